@@ -1,0 +1,245 @@
+package openpay
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/shopspring/decimal"
+)
+
+// Amount is an exact amount of money. The gateway takes amounts as JSON
+// numbers with at most two decimal places; floats cannot represent most such
+// values exactly, which is the source of the gateway's "bad precision"
+// rejections, so the SDK never uses them.
+//
+// The zero value is an amount of zero and is omitted from optional request
+// fields. Build amounts with [NewAmount], [MustAmount] or [AmountFromCents].
+//
+// Amount owns its JSON encoding: it never reads or changes the process-wide
+// settings of the decimal library, so it cannot disturb the rest of a
+// program that also uses that library.
+type Amount struct {
+	d decimal.Decimal
+}
+
+// ErrAmountPrecision is returned (wrapped) when an amount has more than two
+// decimal places, either when it is built or when it is sent.
+var ErrAmountPrecision = errors.New("openpay: amount has more than two decimal places")
+
+// NewAmount parses a decimal string such as "250", "250.5" or "250.50". It
+// refuses more than two decimal places with an error wrapping
+// [ErrAmountPrecision] rather than rounding: silently rounding money is how
+// cents go missing.
+func NewAmount(s string) (Amount, error) {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return Amount{}, fmt.Errorf("openpay: amount %q is not a decimal number", s)
+	}
+	a := Amount{d: d}
+	if err := a.checkPrecision(); err != nil {
+		return Amount{}, err
+	}
+	return a, nil
+}
+
+// MustAmount is like [NewAmount] but panics on a malformed amount. It is
+// meant for constants in code and tests, where the literal is known good.
+func MustAmount(s string) Amount {
+	a, err := NewAmount(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// AmountFromCents returns the amount of the given number of cents (hundredths
+// of the currency unit): AmountFromCents(12550) is 125.50.
+func AmountFromCents(cents int64) Amount {
+	return Amount{d: decimal.New(cents, -2)}
+}
+
+// AmountFromDecimal wraps d, refusing more than two decimal places.
+func AmountFromDecimal(d decimal.Decimal) (Amount, error) {
+	a := Amount{d: d}
+	if err := a.checkPrecision(); err != nil {
+		return Amount{}, err
+	}
+	return a, nil
+}
+
+// Decimal returns the exact value.
+func (a Amount) Decimal() decimal.Decimal { return a.d }
+
+// Cents returns the amount in cents. ok is false when the amount has more than
+// two decimal places or does not fit in an int64.
+func (a Amount) Cents() (cents int64, ok bool) {
+	c := a.d.Shift(2)
+	if !c.IsInteger() || c.Cmp(maxInt64) > 0 || c.Cmp(minInt64) < 0 {
+		return 0, false
+	}
+	return c.IntPart(), true
+}
+
+var (
+	maxInt64 = decimal.NewFromInt(1<<63 - 1)
+	minInt64 = decimal.NewFromInt(-1 << 63)
+)
+
+// String formats the amount with exactly two decimals, as in "250.00". An
+// amount with more precision keeps all its digits.
+func (a Amount) String() string {
+	if a.d.Exponent() >= -2 {
+		return a.d.StringFixed(2)
+	}
+	return a.d.String()
+}
+
+// IsZero reports whether the amount is zero. It lets `omitzero` leave an
+// unset optional amount out of a request.
+func (a Amount) IsZero() bool { return a.d.IsZero() }
+
+// IsPositive reports whether the amount is greater than zero.
+func (a Amount) IsPositive() bool { return a.d.IsPositive() }
+
+// HasValidPrecision reports whether the amount has at most two decimal places.
+func (a Amount) HasValidPrecision() bool { return a.checkPrecision() == nil }
+
+// Cmp compares a and b: -1 if a < b, 0 if equal, +1 if a > b.
+func (a Amount) Cmp(b Amount) int { return a.d.Cmp(b.d) }
+
+// Equal reports whether a and b are the same amount (100 equals 100.00).
+func (a Amount) Equal(b Amount) bool { return a.d.Equal(b.d) }
+
+// Add returns a + b.
+func (a Amount) Add(b Amount) Amount { return Amount{d: a.d.Add(b.d)} }
+
+// Sub returns a - b.
+func (a Amount) Sub(b Amount) Amount { return Amount{d: a.d.Sub(b.d)} }
+
+// Neg returns -a.
+func (a Amount) Neg() Amount { return Amount{d: a.d.Neg()} }
+
+func (a Amount) checkPrecision() error {
+	if !a.d.Equal(a.d.Truncate(2)) {
+		return fmt.Errorf("%w: %s", ErrAmountPrecision, a.d.String())
+	}
+	return nil
+}
+
+// MarshalJSON writes the amount as a JSON number. It fails, wrapping
+// [ErrAmountPrecision], when the amount has more than two decimal places, so
+// that an amount computed with more precision is never sent rounded.
+func (a Amount) MarshalJSON() ([]byte, error) {
+	if err := a.checkPrecision(); err != nil {
+		return nil, err
+	}
+	return []byte(a.d.String()), nil
+}
+
+// UnmarshalJSON reads a JSON number, or a string holding one (some responses
+// quote numbers). It keeps the value exactly as sent, whatever its precision,
+// so that nothing the gateway says is lost; checking the precision of a
+// request is the receiver's job. null leaves the amount unchanged.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	d, ok, err := decodeJSONDecimal(b)
+	if err != nil {
+		return fmt.Errorf("openpay: amount: %w", err)
+	}
+	if ok {
+		a.d = d
+	}
+	return nil
+}
+
+// MarshalText formats the amount for query strings (for example amount
+// filters). It applies the same precision rule as MarshalJSON.
+func (a Amount) MarshalText() ([]byte, error) { return a.MarshalJSON() }
+
+// UnmarshalText parses a decimal string exactly.
+func (a *Amount) UnmarshalText(b []byte) error {
+	d, err := decimal.NewFromString(string(b))
+	if err != nil {
+		return fmt.Errorf("openpay: amount %q is not a decimal number", b)
+	}
+	a.d = d
+	return nil
+}
+
+// Decimal is an exact decimal number of any precision, used where the gateway
+// sends numbers that are not money with two decimals: exchange rates, reward
+// points, and the quantities and tax rates of electronic invoices. Like
+// [Amount] it owns its JSON encoding (a JSON number) and accepts a number or a
+// quoted number on input.
+type Decimal struct {
+	d decimal.Decimal
+}
+
+// NewDecimal parses a decimal string exactly.
+func NewDecimal(s string) (Decimal, error) {
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return Decimal{}, fmt.Errorf("openpay: %q is not a decimal number", s)
+	}
+	return Decimal{d: d}, nil
+}
+
+// MustDecimal is like [NewDecimal] but panics on malformed input; for
+// literals known to be good.
+func MustDecimal(s string) Decimal {
+	d, err := NewDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// DecimalOf wraps a decimal.Decimal.
+func DecimalOf(d decimal.Decimal) Decimal { return Decimal{d: d} }
+
+// Decimal returns the exact value.
+func (x Decimal) Decimal() decimal.Decimal { return x.d }
+
+// String formats the number without exponent and without trailing zeros.
+func (x Decimal) String() string { return x.d.String() }
+
+// IsZero reports whether the number is zero.
+func (x Decimal) IsZero() bool { return x.d.IsZero() }
+
+// Equal reports whether x and y are the same number.
+func (x Decimal) Equal(y Decimal) bool { return x.d.Equal(y.d) }
+
+// MarshalJSON writes the number as a JSON number.
+func (x Decimal) MarshalJSON() ([]byte, error) { return []byte(x.d.String()), nil }
+
+// UnmarshalJSON reads a JSON number or a quoted number; null leaves x unchanged.
+func (x *Decimal) UnmarshalJSON(b []byte) error {
+	d, ok, err := decodeJSONDecimal(b)
+	if err != nil {
+		return fmt.Errorf("openpay: decimal: %w", err)
+	}
+	if ok {
+		x.d = d
+	}
+	return nil
+}
+
+// decodeJSONDecimal reads a JSON number or a JSON string holding a number.
+// ok is false for null.
+func decodeJSONDecimal(b []byte) (d decimal.Decimal, ok bool, err error) {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
+		return decimal.Decimal{}, false, nil
+	}
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = bytes.TrimSpace(b[1 : len(b)-1])
+	}
+	if len(b) == 0 || len(b) > 64 {
+		return decimal.Decimal{}, false, errors.New("not a number")
+	}
+	d, err = decimal.NewFromString(string(b))
+	if err != nil {
+		return decimal.Decimal{}, false, errors.New("not a number")
+	}
+	return d, true, nil
+}
