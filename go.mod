@@ -11,5 +11,6 @@ require (
 	github.com/oapi-codegen/runtime v1.8.0 // indirect
 	github.com/shopspring/decimal v1.6.0 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	gopkg.in/h2non/gock.v1 v1.1.2 // indirect
 )

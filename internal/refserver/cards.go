@@ -1,0 +1,176 @@
+package refserver
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Card brand values as the gateway writes them on the wire.
+//
+// The interface specification's table spells the American Express brand
+// "american express", but every response example that carries such a card
+// (the subscription examples with card 343434XXXXX4343) writes
+// "american_express", with an underscore. The server answers with the form
+// real responses use.
+const (
+	BrandVisa            = "visa"
+	BrandMastercard      = "mastercard"
+	BrandAmericanExpress = "american_express"
+	BrandCarnet          = "carnet"
+)
+
+// Carnet is a Mexican domestic card network whose numbers start with 50; it
+// has no published, stable BIN list. The server recognises the six-digit BINs
+// carnetBINLow..carnetBINHigh (506199 to 506221), a range commonly attributed
+// to Carnet. It lies outside Mastercard's 51-55 and 2221-2720 prefixes and no
+// sandbox test card falls in it (a test checks both).
+const (
+	carnetBINLow  = 506199
+	carnetBINHigh = 506221
+)
+
+// isDigits reports whether s is non-empty and made only of ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// LuhnValid reports whether number, a string of at least two ASCII digits
+// with no spaces or dashes, passes the Luhn (mod 10) check. Anything else,
+// including the empty string, is not valid.
+func LuhnValid(number string) bool {
+	if len(number) < 2 || !isDigits(number) {
+		return false
+	}
+	sum := 0
+	double := false
+	for i := len(number) - 1; i >= 0; i-- {
+		d := int(number[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+// CardBrand returns the brand of a card number from its leading digits (the
+// BIN): [BrandVisa], [BrandMastercard], [BrandAmericanExpress],
+// [BrandCarnet], or "" when the number is not made of digits, is shorter than
+// a six-digit BIN, or belongs to no brand the gateway accepts. It does not
+// check the length or the Luhn digit: see [CardNumberFormatValid] and
+// [LuhnValid].
+func CardBrand(number string) string {
+	if len(number) < 6 || !isDigits(number) {
+		return ""
+	}
+	bin, _ := strconv.Atoi(number[:6]) // six digits always parse
+	two := bin / 10000
+	four := bin / 100
+	switch {
+	case bin >= carnetBINLow && bin <= carnetBINHigh:
+		return BrandCarnet
+	case number[0] == '4':
+		return BrandVisa
+	case two == 34 || two == 37:
+		return BrandAmericanExpress
+	case two >= 51 && two <= 55, four >= 2221 && four <= 2720:
+		return BrandMastercard
+	}
+	return ""
+}
+
+// MaskCardNumber returns number in the form the gateway shows in responses:
+// the first six and last four digits kept, every digit between them replaced
+// by 'X', the length unchanged ("4111111111111111" -> "411111XXXXXX1111",
+// "343434343434343" -> "343434XXXXX4343").
+//
+// Input that could not be a card number (anything but digits, or fewer than
+// thirteen of them) is replaced by X's entirely, so that no caller can leak
+// digits through this function whatever it is given.
+func MaskCardNumber(number string) string {
+	if len(number) < 13 || !isDigits(number) {
+		return strings.Repeat("X", len(number))
+	}
+	return number[:6] + strings.Repeat("X", len(number)-10) + number[len(number)-4:]
+}
+
+// CardNumberFormatValid reports whether number has the shape the gateway
+// accepts: digits only, 16 or 19 of them, or 15 for an American Express
+// number. The specification's limits say "16 or 19 digits", but the
+// sandbox's own test list has 15-digit American Express numbers, which is
+// the length of every American Express card. The Luhn check is separate
+// (error 2004 rather than 1001): see [LuhnValid].
+func CardNumberFormatValid(number string) bool {
+	if !isDigits(number) {
+		return false
+	}
+	switch len(number) {
+	case 16, 19:
+		return true
+	case 15:
+		return CardBrand(number) == BrandAmericanExpress
+	}
+	return false
+}
+
+// CVVValid reports whether cvv is an acceptable security code for a card of
+// the given brand (one of the Brand constants, or "" when unknown).
+//
+// The specification allows "3 or 4 digits" overall. Per brand the server is
+// stricter, as the cards themselves are: American Express codes (CID) have
+// exactly 4 digits, and the vendor's own client tests send "1234" for its
+// cards; Visa, Mastercard and Carnet codes have exactly 3. An unknown brand
+// gets the specification's rule, 3 or 4 digits.
+func CVVValid(cvv string, brand string) bool {
+	if !isDigits(cvv) {
+		return false
+	}
+	switch brand {
+	case BrandAmericanExpress:
+		return len(cvv) == 4
+	case BrandVisa, BrandMastercard, BrandCarnet:
+		return len(cvv) == 3
+	}
+	return len(cvv) == 3 || len(cvv) == 4
+}
+
+// ExpiryPassed reports whether a card expiring in the given month and year
+// has expired at the instant now. month is "1" to "12", with or without a
+// leading zero; year has two digits (20yy, the form the gateway returns) or
+// four. A card is valid through the last instant of its expiry month, in the
+// time zone of now (the server's clock runs in the gateway's zone), so a
+// card marked 12/25 expires at 2026-01-01T00:00 local time.
+//
+// ok is false, and expired meaningless, when month or year is malformed.
+func ExpiryPassed(month, year string, now time.Time) (expired bool, ok bool) {
+	if len(month) < 1 || len(month) > 2 || !isDigits(month) {
+		return false, false
+	}
+	m, _ := strconv.Atoi(month)
+	if m < 1 || m > 12 {
+		return false, false
+	}
+	if (len(year) != 2 && len(year) != 4) || !isDigits(year) {
+		return false, false
+	}
+	y, _ := strconv.Atoi(year)
+	if len(year) == 2 {
+		y += 2000
+	}
+	// time.Date normalises month 13 to January of the next year.
+	firstInvalid := time.Date(y, time.Month(m)+1, 1, 0, 0, 0, 0, now.Location())
+	return !now.Before(firstInvalid), true
+}

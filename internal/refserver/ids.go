@@ -1,0 +1,154 @@
+package refserver
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+)
+
+// IDLength is the length of the gateway's resource identifiers.
+const IDLength = 20
+
+// IDKind is the kind of a resource identifier; its value is the prefix the
+// gateway's identifiers of that kind start with, as its examples show.
+type IDKind string
+
+// Identifier kinds. Card and token identifiers share the prefix "k", as the
+// gateway's card and token responses do.
+const (
+	KindTransaction  IDKind = "tr" // charges, payouts, transfers, fees, refunds
+	KindCard         IDKind = "k"
+	KindToken        IDKind = "k"
+	KindCustomer     IDKind = "a"
+	KindBankAccount  IDKind = "b"
+	KindPlan         IDKind = "p"
+	KindSubscription IDKind = "s"
+	KindWebhook      IDKind = "w"
+	KindMerchant     IDKind = "m"
+)
+
+const (
+	lowerAlnum = "abcdefghijklmnopqrstuvwxyz0123456789"
+	upperAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	mixedAlnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	digits     = "0123456789"
+	hexDigits  = "0123456789abcdef"
+)
+
+// IDGenerator makes identifiers and references. It draws from the operating
+// system's secure random source by default, or from a seeded generator that
+// yields the same sequence on every run when a test asks for determinism.
+// It is safe for concurrent use (concurrent callers then share one sequence,
+// so only a single-goroutine caller sees a reproducible assignment).
+type IDGenerator struct {
+	mu  sync.Mutex
+	rng *rand.Rand
+}
+
+// NewIDGenerator returns a generator. With a nil seed it draws from
+// crypto/rand; with a seed it is deterministic.
+func NewIDGenerator(seed *int64) *IDGenerator {
+	if seed == nil {
+		return &IDGenerator{rng: rand.New(cryptoSource{})}
+	}
+	// The second PCG word is a fixed constant so that the seed alone decides
+	// the sequence.
+	return &IDGenerator{rng: rand.New(rand.NewPCG(uint64(*seed), 0x6f70656e70617921))}
+}
+
+// cryptoSource adapts crypto/rand to math/rand/v2, whose IntN then gives
+// uniformly distributed indices without modulo bias.
+type cryptoSource struct{}
+
+func (cryptoSource) Uint64() uint64 {
+	var b [8]byte
+	_, _ = crand.Read(b[:]) // never fails since Go 1.24: it aborts the program instead
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+// draw returns n characters picked uniformly from alphabet.
+func (g *IDGenerator) draw(alphabet string, n int) string {
+	var sb strings.Builder
+	sb.Grow(n)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for range n {
+		sb.WriteByte(alphabet[g.rng.IntN(len(alphabet))])
+	}
+	return sb.String()
+}
+
+// NewID returns a new identifier of the given kind: [IDLength] lowercase
+// letters and digits starting with the kind's prefix ("tr" + 18 more for a
+// transaction). A prefix that would leave no room is cut to IDLength-1
+// characters.
+func (g *IDGenerator) NewID(kind IDKind) string {
+	prefix := string(kind)
+	if len(prefix) >= IDLength {
+		prefix = prefix[:IDLength-1]
+	}
+	return prefix + g.draw(lowerAlnum, IDLength-len(prefix))
+}
+
+// AuthorizationNumber returns a processor authorization number: six digits,
+// as on the gateway's completed card charges ("801585").
+func (g *IDGenerator) AuthorizationNumber() string {
+	return g.draw(digits, 6)
+}
+
+// StoreReference returns the payment reference of a store charge, in the
+// gateway's shape: "000020", the transaction identifier in upper case, "01",
+// then five digits ("000020TRNIRKIYOBO5QFEX55EF0100009" for transaction
+// trnirkiyobo5qfex55ef). Characters of transactionID that are not ASCII
+// letters or digits are dropped and at most IDLength are used, so the result
+// always encodes as a barcode.
+func (g *IDGenerator) StoreReference(transactionID string) string {
+	var id strings.Builder
+	for i := 0; i < len(transactionID) && id.Len() < IDLength; i++ {
+		c := transactionID[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			id.WriteByte(c - 'a' + 'A')
+		case c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			id.WriteByte(c)
+		}
+	}
+	return "000020" + id.String() + "01" + g.draw(digits, 5)
+}
+
+// PaybinReference returns a 16-digit Paybin reference of a store charge, in
+// the gateway's shape: "010199" followed by ten digits ("0101990000001065").
+func (g *IDGenerator) PaybinReference() string {
+	return "010199" + g.draw(digits, 10)
+}
+
+// CustomerStoreReference returns the permanent store reference of a customer
+// with an account: "OPENPAY" followed by ten upper-case letters and digits
+// ("OPENPAY02DQ35YOY7").
+func (g *IDGenerator) CustomerStoreReference() string {
+	return "OPENPAY" + g.draw(upperAlnum, 10)
+}
+
+// BankReference returns the 20-digit reference (the "name" field of a
+// bank_transfer payment method) that identifies a bank charge's payment.
+func (g *IDGenerator) BankReference() string {
+	return g.draw(digits, 20)
+}
+
+// VerificationCode returns the 8-character code sent in a webhook's
+// verification event.
+func (g *IDGenerator) VerificationCode() string {
+	return g.draw(mixedAlnum, 8)
+}
+
+// RequestID returns a request identifier for an error body, formatted as a
+// version 4 UUID ("1981cdb8-19cb-4bad-8256-e95d58bc035c").
+func (g *IDGenerator) RequestID() string {
+	h := g.draw(hexDigits, 32)
+	// Version nibble 4; variant nibble one of 8, 9, a, b.
+	variant := hexDigits[8+strings.IndexByte(hexDigits, h[16])%4]
+	return fmt.Sprintf("%s-%s-4%s-%c%s-%s", h[0:8], h[8:12], h[13:16], variant, h[17:20], h[20:32])
+}
