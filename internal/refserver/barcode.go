@@ -58,7 +58,8 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 // data (with code-set switches), checksum and stop. It uses code set B for
 // text and switches to code set C (two digits per symbol) for runs of
 // digits long enough to save space: four or more at either end of the data,
-// six or more in the middle.
+// six or more in the middle, or data that is just two digits. An odd run
+// leaves its first digit in code set B.
 func code128Symbols(data string) ([]int, error) {
 	if data == "" {
 		return nil, fmt.Errorf("%w: empty", ErrBarcodeData)
@@ -102,7 +103,7 @@ func code128Symbols(data string) ([]int, error) {
 			run++
 		}
 		atEdge := i == 0 || i+run == n
-		if run >= 6 || (run >= 4 && atEdge) || (run >= 2 && run == n) {
+		if run >= 6 || (run >= 4 && atEdge) || (run == 2 && n == 2) {
 			if run%2 == 1 {
 				// An odd digit goes first, in code set B; pairs follow.
 				useSet(setB)

@@ -199,11 +199,17 @@ func SearchStores(lat, lng, km float64, amount decimal.Decimal) []StoreRecord {
 		s.DistanceKM = d
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b StoreRecord) int {
+	sortByDistance(out)
+	return out
+}
+
+// sortByDistance orders stores nearest first, ties by id_store, so that a
+// search answers the same way on every run.
+func sortByDistance(stores []StoreRecord) {
+	slices.SortFunc(stores, func(a, b StoreRecord) int {
 		if c := cmp.Compare(a.DistanceKM, b.DistanceKM); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.IDStore, b.IDStore)
 	})
-	return out
 }

@@ -1,0 +1,163 @@
+package refserver
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func seed(v int64) *int64 { return &v }
+
+func TestNewID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kind   IDKind
+		prefix string
+	}{
+		{KindTransaction, "tr"},
+		{KindCard, "k"},
+		{KindToken, "k"},
+		{KindCustomer, "a"},
+		{KindBankAccount, "b"},
+		{KindPlan, "p"},
+		{KindSubscription, "s"},
+		{KindWebhook, "w"},
+		{KindMerchant, "m"},
+		{IDKind(""), ""},
+		{IDKind(strings.Repeat("z", 25)), strings.Repeat("z", 19)},
+	}
+	for _, mode := range []struct {
+		name string
+		seed *int64
+	}{{"random", nil}, {"seeded", seed(7)}} {
+		g := NewIDGenerator(mode.seed)
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+string(tt.kind), func(t *testing.T) {
+				t.Parallel()
+				id := g.NewID(tt.kind)
+				assert.Len(t, id, IDLength)
+				assert.True(t, strings.HasPrefix(id, tt.prefix), id)
+				assert.Regexp(t, `^[a-z0-9]{20}$`, id)
+			})
+		}
+	}
+}
+
+func TestIDGeneratorSeeded(t *testing.T) {
+	t.Parallel()
+	draw := func(g *IDGenerator) []string {
+		return []string{
+			g.NewID(KindTransaction), g.NewID(KindCustomer), g.AuthorizationNumber(),
+			g.StoreReference("trabc"), g.PaybinReference(), g.CustomerStoreReference(),
+			g.BankReference(), g.VerificationCode(), g.RequestID(),
+		}
+	}
+	a, b := draw(NewIDGenerator(seed(42))), draw(NewIDGenerator(seed(42)))
+	assert.Equal(t, a, b, "same seed, same sequence")
+	c := draw(NewIDGenerator(seed(43)))
+	assert.NotEqual(t, a[0], c[0], "another seed, another sequence")
+	r1, r2 := draw(NewIDGenerator(nil)), draw(NewIDGenerator(nil))
+	assert.NotEqual(t, r1[0], r2[0], "random generators differ")
+	assert.NotEqual(t, a[0], r1[0])
+}
+
+// TestIDAlphabet checks that every letter and digit occurs in identifiers,
+// so that an off-by-one in the alphabet cannot hide.
+func TestIDAlphabet(t *testing.T) {
+	t.Parallel()
+	g := NewIDGenerator(seed(1))
+	counts := map[rune]int{}
+	for range 2000 {
+		for _, c := range g.NewID(KindTransaction)[2:] {
+			counts[c]++
+		}
+	}
+	assert.Len(t, counts, 36)
+	for c, n := range counts {
+		// 36000 draws over 36 characters: about 1000 each.
+		assert.InDelta(t, 1000, n, 200, "character %c", c)
+	}
+}
+
+func TestIDGeneratorConcurrent(t *testing.T) {
+	t.Parallel()
+	for _, s := range []*int64{nil, seed(3)} {
+		g := NewIDGenerator(s)
+		const workers, each = 8, 500
+		ids := make(chan string, workers*each)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					ids <- g.NewID(KindCard)
+				}
+			}()
+		}
+		wg.Wait()
+		close(ids)
+		seen := map[string]bool{}
+		for id := range ids {
+			require.Len(t, id, IDLength)
+			require.False(t, seen[id], "duplicate %s", id)
+			seen[id] = true
+		}
+		assert.Len(t, seen, workers*each)
+	}
+}
+
+func TestReferences(t *testing.T) {
+	t.Parallel()
+	g := NewIDGenerator(nil)
+	tests := []struct {
+		name string
+		got  func() string
+		want *regexp.Regexp
+	}{
+		{"authorization", g.AuthorizationNumber, regexp.MustCompile(`^\d{6}$`)},
+		{"store reference", func() string { return g.StoreReference("trnirkiyobo5qfex55ef") },
+			regexp.MustCompile(`^000020TRNIRKIYOBO5QFEX55EF01\d{5}$`)},
+		{"store reference of odd input", func() string { return g.StoreReference("tr-ñ/é x9" + strings.Repeat("y", 40)) },
+			regexp.MustCompile(`^000020TRX9Y{16}01\d{5}$`)},
+		{"paybin reference", g.PaybinReference, regexp.MustCompile(`^010199\d{10}$`)},
+		{"customer store reference", g.CustomerStoreReference, regexp.MustCompile(`^OPENPAY[A-Z0-9]{10}$`)},
+		{"bank reference", g.BankReference, regexp.MustCompile(`^\d{20}$`)},
+		{"verification code", g.VerificationCode, regexp.MustCompile(`^[A-Za-z0-9]{8}$`)},
+		{"request id", g.RequestID, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for range 50 {
+				assert.Regexp(t, tt.want, tt.got())
+			}
+		})
+	}
+	// References are printed as barcodes: they must encode.
+	for _, ref := range []string{g.StoreReference(g.NewID(KindTransaction)), g.PaybinReference(), g.CustomerStoreReference()} {
+		_, err := Code128PNG(ref, 1, 45)
+		assert.NoError(t, err, ref)
+	}
+	assert.Len(t, g.StoreReference(g.NewID(KindTransaction)), len("000020TRNIRKIYOBO5QFEX55EF0100009"))
+}
+
+func TestRequestIDIsUUIDv4(t *testing.T) {
+	t.Parallel()
+	g := NewIDGenerator(seed(9))
+	variants := map[byte]bool{}
+	for range 200 {
+		s := g.RequestID()
+		u, err := uuid.Parse(s)
+		require.NoError(t, err, s)
+		assert.Equal(t, uuid.Version(4), u.Version(), s)
+		assert.Equal(t, uuid.RFC4122, u.Variant(), s)
+		variants[s[19]] = true
+	}
+	assert.Len(t, variants, 4, "all four variant nibbles occur")
+}
