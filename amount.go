@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/shopspring/decimal"
 )
@@ -32,9 +33,9 @@ var ErrAmountPrecision = errors.New("openpay: amount has more than two decimal p
 // [ErrAmountPrecision] rather than rounding: silently rounding money is how
 // cents go missing.
 func NewAmount(s string) (Amount, error) {
-	d, err := decimal.NewFromString(s)
+	d, err := parseDecimal(s)
 	if err != nil {
-		return Amount{}, fmt.Errorf("openpay: amount %q is not a decimal number", s)
+		return Amount{}, fmt.Errorf("openpay: amount %.40q is not a decimal number", s)
 	}
 	a := Amount{d: d}
 	if err := a.checkPrecision(); err != nil {
@@ -158,9 +159,9 @@ func (a Amount) MarshalText() ([]byte, error) { return a.MarshalJSON() }
 
 // UnmarshalText parses a decimal string exactly.
 func (a *Amount) UnmarshalText(b []byte) error {
-	d, err := decimal.NewFromString(string(b))
+	d, err := parseDecimal(string(b))
 	if err != nil {
-		return fmt.Errorf("openpay: amount %q is not a decimal number", b)
+		return fmt.Errorf("openpay: amount %.40q is not a decimal number", b)
 	}
 	a.d = d
 	return nil
@@ -177,9 +178,9 @@ type Decimal struct {
 
 // NewDecimal parses a decimal string exactly.
 func NewDecimal(s string) (Decimal, error) {
-	d, err := decimal.NewFromString(s)
+	d, err := parseDecimal(s)
 	if err != nil {
-		return Decimal{}, fmt.Errorf("openpay: %q is not a decimal number", s)
+		return Decimal{}, fmt.Errorf("openpay: %.40q is not a decimal number", s)
 	}
 	return Decimal{d: d}, nil
 }
@@ -234,12 +235,33 @@ func decodeJSONDecimal(b []byte) (d decimal.Decimal, ok bool, err error) {
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		b = bytes.TrimSpace(b[1 : len(b)-1])
 	}
-	if len(b) == 0 || len(b) > 64 {
-		return decimal.Decimal{}, false, errors.New("not a number")
-	}
-	d, err = decimal.NewFromString(string(b))
+	d, err = parseDecimal(string(b))
 	if err != nil {
-		return decimal.Decimal{}, false, errors.New("not a number")
+		return decimal.Decimal{}, false, err
 	}
 	return d, true, nil
+}
+
+// maxDecimalDigits bounds the integer and the fractional digits of parsed
+// numbers: "1e999999999" is a short string whose plain form has a billion
+// digits, and formatting it would exhaust memory.
+const maxDecimalDigits = 40
+
+// parseDecimal parses a decimal number of bounded size: at most
+// maxDecimalDigits digits before and after the point, so that its plain
+// form always parses back.
+func parseDecimal(s string) (decimal.Decimal, error) {
+	if len(s) == 0 || len(s) > 2*maxDecimalDigits+8 {
+		return decimal.Decimal{}, errors.New("not a number")
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, errors.New("not a number")
+	}
+	exp := int(d.Exponent())
+	intDigits := len(strings.TrimPrefix(d.Coefficient().String(), "-")) + exp
+	if intDigits > maxDecimalDigits || -exp > maxDecimalDigits {
+		return decimal.Decimal{}, errors.New("number out of range")
+	}
+	return d, nil
 }

@@ -1,6 +1,91 @@
 package openpay
 
-import "strconv"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/openpay-go/openpay/internal/transport"
+)
+
+// Error is an error answered by the gateway: any response with a status
+// outside 2xx. When the body is the gateway's error object every field is
+// kept; when it is not (a proxy's HTML page, an empty or truncated body),
+// Code is zero and Description holds a short, redacted excerpt of the body.
+//
+// Use errors.Is with a [Code] or a [Category]:
+//
+//	if errors.Is(err, openpay.ErrCardDeclined) { ... }
+//	if errors.Is(err, openpay.CategoryGateway) { ... }
+//
+// or errors.As to read the fields.
+type Error struct {
+	// Category is the gateway's class of error; empty when the body was not
+	// the gateway's error object.
+	Category Category
+	// Code is the gateway's error_code; zero when the body was not the
+	// gateway's error object.
+	Code Code
+	// Description is the gateway's text, with anything shaped like a card
+	// number or a secret removed.
+	Description string
+	// HTTPStatus is the status of the response (0 for an error raised by
+	// the SDK before sending anything).
+	HTTPStatus int
+	// RequestID identifies the request for the gateway's support.
+	RequestID string
+	// FraudRules lists the anti-fraud rules the request broke, if any.
+	FraudRules []string
+	// Method and Path name the call (the path never includes a query).
+	Method, Path string
+}
+
+// Error summarises the error. It never contains a key, a card number, a
+// security code or a query string.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("openpay: ")
+	if e.Method != "" {
+		b.WriteString(e.Method + " " + e.Path + ": ")
+	}
+	if e.Code != 0 {
+		b.WriteString(e.Code.meaning())
+		b.WriteString(" (" + strconv.Itoa(int(e.Code)))
+		if e.Category != "" {
+			b.WriteString(", " + string(e.Category))
+		}
+	} else {
+		b.WriteString("unexpected response (")
+	}
+	if e.HTTPStatus != 0 {
+		b.WriteString(", HTTP " + strconv.Itoa(e.HTTPStatus))
+	} else {
+		b.WriteString(", not sent")
+	}
+	b.WriteString(")")
+	if e.Description != "" {
+		b.WriteString(": " + e.Description)
+	}
+	if e.RequestID != "" {
+		b.WriteString(" [request " + e.RequestID + "]")
+	}
+	return strings.Replace(b.String(), "(, ", "(", 1)
+}
+
+// Is reports whether target is e's [Code] or e's [Category].
+func (e *Error) Is(target error) bool {
+	switch t := target.(type) {
+	case Code:
+		return e.Code == t
+	case Category:
+		return e.Category == t
+	}
+	return false
+}
 
 // Category is the class of an error reported by the gateway. Each category
 // is an error value, so errors.Is(err, openpay.CategoryGateway) asks whether
@@ -19,15 +104,206 @@ const (
 	CategoryGateway Category = "gateway"
 )
 
-// Error returns the category name; it makes Category usable with errors.Is.
+// Error names the category; it makes Category usable with errors.Is.
 func (c Category) Error() string { return "openpay: " + string(c) + " error" }
 
 // Code is a gateway error code (error_code in error bodies). Every
 // documented code is a constant of this type named after its meaning, and
-// each is an error value, so errors.Is(err, openpay.ErrCardDeclined) works.
+// each is an error value: errors.Is(err, openpay.ErrCardDeclined) asks
+// whether err is an [*Error] with that code.
 type Code int
+
+// The documented error codes. openapi.yaml lists the same codes with their
+// HTTP statuses (a test keeps the two in step).
+const (
+	ErrInternalServer            Code = 1000 // HTTP 500: internal server error
+	ErrBadRequest                Code = 1001 // HTTP 400: invalid JSON, wrong format or missing fields
+	ErrUnauthorized              Code = 1002 // HTTP 401: not authenticated, or wrong key
+	ErrInvalidParameter          Code = 1003 // HTTP 422: a parameter value is incorrect
+	ErrServiceUnavailable        Code = 1004 // HTTP 503: a required service is unavailable
+	ErrNotFound                  Code = 1005 // HTTP 404: the resource does not exist
+	ErrDuplicateOrderID          Code = 1006 // HTTP 409: a transaction with this order_id exists
+	ErrFundsTransferRejected     Code = 1007 // HTTP 402: funds transfer with the card or bank rejected
+	ErrAccountDeactivated        Code = 1008 // HTTP 423: a required account is deactivated
+	ErrRequestTooLarge           Code = 1009 // HTTP 413: request body too large
+	ErrPublicKeyNotAllowed       Code = 1010 // HTTP 403: public key where the private key is required
+	ErrBankAccountExists         Code = 2001 // HTTP 409: CLABE already registered on the customer
+	ErrCardExists                Code = 2002 // HTTP 409: card already registered on the customer
+	ErrExternalIDExists          Code = 2003 // HTTP 409: a customer with this external_id exists
+	ErrCardNumberInvalid         Code = 2004 // HTTP 422: card number fails the Luhn check
+	ErrCardExpirationPast        Code = 2005 // HTTP 400: expiration date in the past
+	ErrCVVMissing                Code = 2006 // HTTP 400: security code not provided
+	ErrTestCardInProduction      Code = 2007 // HTTP 412: sandbox test card used in production
+	ErrCardNotValidForPoints     Code = 2008 // HTTP 412: card has no points programme
+	ErrCVVInvalid                Code = 2009 // HTTP 412: security code not valid
+	ErrCardDeclined              Code = 3001 // HTTP 402: card declined
+	ErrCardExpired               Code = 3002 // HTTP 402: card expired
+	ErrCardInsufficientFunds     Code = 3003 // HTTP 402: insufficient funds on the card
+	ErrCardStolen                Code = 3004 // HTTP 402: card reported stolen
+	ErrCardFraud                 Code = 3005 // HTTP 402: card identified as fraudulent
+	ErrOperationNotAllowed       Code = 3006 // HTTP 412: operation not allowed for this customer or transaction
+	ErrCardNotSupportedOnline    Code = 3008 // HTTP 412: card not supported in online transactions
+	ErrCardLost                  Code = 3009 // HTTP 402: card reported lost
+	ErrCardRestricted            Code = 3010 // HTTP 402: card restricted by the bank
+	ErrCardRetained              Code = 3011 // HTTP 402: the bank asked to hold the card
+	ErrBankAuthorizationRequired Code = 3012 // HTTP 412: bank authorization required
+	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the merchant account has insufficient funds
+)
+
+type codeInfo struct {
+	status   int
+	category Category
+	meaning  string
+}
+
+// codes describes every documented code: HTTP status, the category the
+// gateway reports it under, and its meaning.
+var codes = map[Code]codeInfo{
+	ErrInternalServer:            {500, CategoryInternal, "internal server error"},
+	ErrBadRequest:                {400, CategoryRequest, "malformed request"},
+	ErrUnauthorized:              {401, CategoryRequest, "authentication failed"},
+	ErrInvalidParameter:          {422, CategoryRequest, "invalid parameter"},
+	ErrServiceUnavailable:        {503, CategoryInternal, "service unavailable"},
+	ErrNotFound:                  {404, CategoryRequest, "resource not found"},
+	ErrDuplicateOrderID:          {409, CategoryRequest, "duplicate order_id"},
+	ErrFundsTransferRejected:     {402, CategoryGateway, "funds transfer rejected"},
+	ErrAccountDeactivated:        {423, CategoryRequest, "account deactivated"},
+	ErrRequestTooLarge:           {413, CategoryRequest, "request too large"},
+	ErrPublicKeyNotAllowed:       {403, CategoryRequest, "operation not allowed with this key"},
+	ErrBankAccountExists:         {409, CategoryRequest, "bank account already registered"},
+	ErrCardExists:                {409, CategoryRequest, "card already registered"},
+	ErrExternalIDExists:          {409, CategoryRequest, "external_id already in use"},
+	ErrCardNumberInvalid:         {422, CategoryRequest, "invalid card number"},
+	ErrCardExpirationPast:        {400, CategoryRequest, "card expiration date in the past"},
+	ErrCVVMissing:                {400, CategoryRequest, "security code missing"},
+	ErrTestCardInProduction:      {412, CategoryRequest, "test card used in production"},
+	ErrCardNotValidForPoints:     {412, CategoryRequest, "card not valid for points"},
+	ErrCVVInvalid:                {412, CategoryRequest, "security code invalid"},
+	ErrCardDeclined:              {402, CategoryGateway, "card declined"},
+	ErrCardExpired:               {402, CategoryGateway, "card expired"},
+	ErrCardInsufficientFunds:     {402, CategoryGateway, "insufficient funds on card"},
+	ErrCardStolen:                {402, CategoryGateway, "card reported stolen"},
+	ErrCardFraud:                 {402, CategoryGateway, "card identified as fraudulent"},
+	ErrOperationNotAllowed:       {412, CategoryGateway, "operation not allowed"},
+	ErrCardNotSupportedOnline:    {412, CategoryGateway, "card not supported online"},
+	ErrCardLost:                  {402, CategoryGateway, "card reported lost"},
+	ErrCardRestricted:            {402, CategoryGateway, "card restricted"},
+	ErrCardRetained:              {402, CategoryGateway, "card retained by the bank"},
+	ErrBankAuthorizationRequired: {412, CategoryGateway, "bank authorization required"},
+	ErrMerchantInsufficientFunds: {412, CategoryRequest, "merchant account has insufficient funds"},
+}
 
 // Error describes the code; it makes Code usable with errors.Is.
 func (c Code) Error() string {
-	return "openpay: error " + strconv.Itoa(int(c))
+	return "openpay: " + c.meaning() + " (" + strconv.Itoa(int(c)) + ")"
+}
+
+// HTTPStatus returns the HTTP status the gateway answers with this code,
+// or 0 for an undocumented code.
+func (c Code) HTTPStatus() int { return codes[c].status }
+
+// Category returns the category the gateway reports this code under, or ""
+// for an undocumented code.
+func (c Code) Category() Category { return codes[c].category }
+
+// Documented reports whether c is one of the documented codes.
+func (c Code) Documented() bool {
+	_, ok := codes[c]
+	return ok
+}
+
+func (c Code) meaning() string {
+	if info, ok := codes[c]; ok {
+		return info.meaning
+	}
+	return "error " + strconv.Itoa(int(c))
+}
+
+// ErrClientIPRequired is returned, before anything is sent, by charge
+// creation when no payer IP address is known. The gateway requires the
+// payer device's address in X-Forwarded-For for its anti-fraud checks.
+var ErrClientIPRequired = errors.New("openpay: charge creation needs the payer's IP address: " +
+	"pass openpay.WithClientIP(ip) to the call, or set openpay.WithDefaultClientIP(ip) on the client")
+
+// ErrOutcomeUnknown matches (with errors.Is) a failed call that changes
+// state when the request may have reached the gateway but no answer
+// arrived: the charge, payout or update may or may not have happened. The
+// SDK does not retry such a call on its own unless it can reconcile it (a
+// transaction with an order_id); look the object up before trying again.
+var ErrOutcomeUnknown = errors.New("openpay: outcome unknown")
+
+// TransportError is a call that got no usable response: the connection
+// failed, the response was cut short, or the context ended. It unwraps to
+// the underlying failure, so errors.Is(err, context.DeadlineExceeded) works.
+type TransportError struct {
+	// Method and Path name the call (the path never includes a query).
+	Method, Path string
+	// Attempts is how many times the request was tried.
+	Attempts int
+	// MayHaveReached is false only when no attempt established a
+	// connection, so the gateway certainly saw nothing.
+	MayHaveReached bool
+	// Err is the last failure.
+	Err error
+}
+
+// Error describes the failure without the URL's query or any secret.
+func (e *TransportError) Error() string {
+	what := "request failed"
+	if e.outcomeUnknown() {
+		what = "outcome unknown, the request may have reached the gateway"
+	}
+	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %v", e.Method, e.Path, what, e.Attempts, e.Err)
+}
+
+// Unwrap returns the underlying failure.
+func (e *TransportError) Unwrap() error { return e.Err }
+
+// Is matches [ErrOutcomeUnknown] for a state-changing call that may have
+// reached the gateway.
+func (e *TransportError) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.outcomeUnknown()
+}
+
+func (e *TransportError) outcomeUnknown() bool {
+	return e.MayHaveReached && e.Method != http.MethodGet && e.Method != http.MethodHead
+}
+
+// excerptRunes bounds the body excerpt kept in an Error.
+const excerptRunes = 200
+
+// decodeError turns a non-2xx response into an *Error. It never fails: a
+// body that is not the gateway's error object still yields a typed error.
+func decodeError(method, path string, resp *transport.Response, secrets []string) *Error {
+	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: resp.Header.Get("X-Request-Id")}
+	var body ErrorResponse
+	dec := json.NewDecoder(bytes.NewReader(resp.Body))
+	if err := dec.Decode(&body); err == nil && (body.ErrorCode != 0 || body.Category != "") {
+		e.Category = body.Category
+		e.Code = body.ErrorCode
+		e.Description = transport.Redact(body.Description, secrets...)
+		if body.RequestID != "" {
+			e.RequestID = body.RequestID
+		}
+		e.FraudRules = body.FraudRules
+		if e.Category == "" {
+			e.Category = e.Code.Category()
+		}
+		return e
+	}
+	ctype := resp.Header.Get("Content-Type")
+	if i := strings.IndexByte(ctype, ';'); i >= 0 {
+		ctype = ctype[:i]
+	}
+	switch {
+	case len(bytes.TrimSpace(resp.Body)) == 0:
+		e.Description = "empty response body"
+	case ctype != "":
+		e.Description = "response body (" + ctype + ") is not a gateway error object: " +
+			transport.Excerpt(resp.Body, excerptRunes, secrets...)
+	default:
+		e.Description = "response body is not a gateway error object: " +
+			transport.Excerpt(resp.Body, excerptRunes, secrets...)
+	}
+	return e
 }

@@ -1,0 +1,237 @@
+package openpay
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewAmount(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    string
+		wantErr error
+	}{
+		{in: "250", want: "250.00"},
+		{in: "250.5", want: "250.50"},
+		{in: "250.50", want: "250.50"},
+		{in: "0.01", want: "0.01"},
+		{in: "0", want: "0.00"},
+		{in: "-10.25", want: "-10.25"},
+		{in: "1.005", wantErr: ErrAmountPrecision},
+		{in: "0.001", wantErr: ErrAmountPrecision},
+		{in: "abc"},
+		{in: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			a, err := NewAmount(tt.in)
+			if tt.want == "" {
+				require.Error(t, err)
+				if tt.wantErr != nil {
+					assert.ErrorIs(t, err, tt.wantErr)
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, a.String())
+		})
+	}
+}
+
+func TestAmountFromCents(t *testing.T) {
+	t.Parallel()
+	a := AmountFromCents(12550)
+	assert.Equal(t, "125.50", a.String())
+	c, ok := a.Cents()
+	assert.True(t, ok)
+	assert.Equal(t, int64(12550), c)
+	assert.True(t, a.Equal(MustAmount("125.5")))
+}
+
+func TestAmountArithmeticIsExact(t *testing.T) {
+	t.Parallel()
+	// 0.1 + 0.2 is the classic float failure.
+	sum := MustAmount("0.10").Add(MustAmount("0.20"))
+	assert.True(t, sum.Equal(MustAmount("0.30")), sum.String())
+	total := Amount{}
+	for range 1000 {
+		total = total.Add(MustAmount("0.01"))
+	}
+	assert.Equal(t, "10.00", total.String())
+	assert.Equal(t, 1, MustAmount("10").Cmp(MustAmount("9.99")))
+	assert.Equal(t, "-0.01", MustAmount("9.99").Sub(MustAmount("10")).String())
+	assert.True(t, MustAmount("5").Neg().Add(MustAmount("5")).IsZero())
+}
+
+func TestAmountMarshalJSON(t *testing.T) {
+	t.Parallel()
+	b, err := json.Marshal(struct {
+		A Amount `json:"amount"`
+		B Amount `json:"fee,omitzero"`
+	}{A: MustAmount("250.50")})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"amount":250.5}`, string(b))
+	assert.Equal(t, `{"amount":250.5}`, string(b), "a JSON number, never a string, and zero omitted")
+
+	// Precision added by arithmetic is refused at marshal time, never rounded.
+	third, err := AmountFromDecimal(decimal.RequireFromString("100"))
+	require.NoError(t, err)
+	bad := Amount{d: third.Decimal().Div(decimal.NewFromInt(3))}
+	_, err = json.Marshal(bad)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrAmountPrecision)
+	assert.False(t, bad.HasValidPrecision())
+	_, ok := bad.Cents()
+	assert.False(t, ok)
+}
+
+func TestAmountUnmarshalJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in      string
+		want    string
+		wantErr bool
+	}{
+		{in: `100.0`, want: "100.00"},
+		{in: `2000`, want: "2000.00"},
+		{in: `10.5`, want: "10.50"},
+		{in: `"22.5"`, want: "22.50"},
+		{in: `99999.99`, want: "99999.99"},
+		{in: `1.005`, want: "1.005"}, // kept exactly; receivers check precision
+		{in: `"x"`, wantErr: true},
+		{in: `true`, wantErr: true},
+		{in: `{}`, wantErr: true},
+		{in: `""`, wantErr: true},
+		{in: `1e999999999`, wantErr: true}, // would format to a billion digits
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			var a Amount
+			err := json.Unmarshal([]byte(tt.in), &a)
+			if tt.wantErr {
+				require.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, a.String())
+		})
+	}
+	a := MustAmount("7")
+	require.NoError(t, json.Unmarshal([]byte(`null`), &a))
+	assert.Equal(t, "7.00", a.String(), "null leaves the amount unchanged")
+}
+
+// The SDK must not depend on, or change, the decimal library's global JSON
+// setting: a program that sets it either way gets the same wire format.
+func TestAmountIgnoresDecimalGlobals(t *testing.T) {
+	old := decimal.MarshalJSONWithoutQuotes
+	t.Cleanup(func() { decimal.MarshalJSONWithoutQuotes = old })
+	for _, setting := range []bool{false, true} {
+		decimal.MarshalJSONWithoutQuotes = setting
+		b, err := json.Marshal(MustAmount("12.30"))
+		require.NoError(t, err)
+		assert.Equal(t, `12.3`, string(b))
+		b, err = json.Marshal(MustDecimal("19.6452"))
+		require.NoError(t, err)
+		assert.Equal(t, `19.6452`, string(b))
+		assert.Equal(t, setting, decimal.MarshalJSONWithoutQuotes, "the SDK must not change the setting")
+	}
+}
+
+func TestAmountText(t *testing.T) {
+	t.Parallel()
+	b, err := MustAmount("1500").MarshalText()
+	require.NoError(t, err)
+	assert.Equal(t, "1500", string(b))
+	var a Amount
+	require.NoError(t, a.UnmarshalText([]byte("12.34")))
+	assert.Equal(t, "12.34", a.String())
+	assert.Error(t, a.UnmarshalText([]byte("12,34")))
+}
+
+func TestMustAmountPanicsOnBadLiteral(t *testing.T) {
+	t.Parallel()
+	assert.Panics(t, func() { MustAmount("1.234") })
+	assert.NotPanics(t, func() { MustAmount("1.23") })
+}
+
+func TestDecimal(t *testing.T) {
+	t.Parallel()
+	var d Decimal
+	require.NoError(t, json.Unmarshal([]byte(`"300"`), &d))
+	assert.Equal(t, "300", d.String())
+	require.NoError(t, json.Unmarshal([]byte(`0.160000`), &d))
+	assert.True(t, d.Equal(MustDecimal("0.16")))
+	b, err := json.Marshal(MustDecimal("0.160000"))
+	require.NoError(t, err)
+	assert.Equal(t, `0.16`, string(b))
+	assert.Error(t, json.Unmarshal([]byte(`[1]`), &d))
+	_, err = NewDecimal("1e")
+	assert.Error(t, err)
+}
+
+func TestFlexInt(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]FlexInt{`404`: 404, `"404"`: 404, `" 6 "`: 6, `-1`: -1} {
+		var n FlexInt
+		require.NoError(t, json.Unmarshal([]byte(in), &n), in)
+		assert.Equal(t, want, n, in)
+	}
+	for _, in := range []string{`"x"`, `1.5`, `{}`, `true`} {
+		var n FlexInt
+		assert.Error(t, json.Unmarshal([]byte(in), &n), in)
+	}
+	n := FlexInt(9)
+	require.NoError(t, json.Unmarshal([]byte(`null`), &n))
+	assert.Equal(t, FlexInt(9), n)
+	b, err := json.Marshal(FlexInt(412))
+	require.NoError(t, err)
+	assert.Equal(t, `412`, string(b))
+}
+
+func TestFlexString(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]FlexString{`4913`: "4913", `"4913"`: "4913", `12.50`: "12.50", `"a\"b"`: `a"b`} {
+		var s FlexString
+		require.NoError(t, json.Unmarshal([]byte(in), &s), in)
+		assert.Equal(t, want, s, in)
+	}
+	for _, in := range []string{`{}`, `[1]`, `true`} {
+		var s FlexString
+		assert.Error(t, json.Unmarshal([]byte(in), &s), in)
+	}
+	b, err := json.Marshal(FlexString("4913"))
+	require.NoError(t, err)
+	assert.Equal(t, `"4913"`, string(b))
+}
+
+func FuzzAmountUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{`1`, `"1.50"`, `null`, `1e400`, `"-0.01"`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var a Amount
+		if err := json.Unmarshal(b, &a); err != nil {
+			return
+		}
+		// Whatever decodes either re-encodes exactly or is refused for
+		// precision: never silently rounded.
+		out, err := json.Marshal(a)
+		if err != nil {
+			if !errors.Is(err, ErrAmountPrecision) {
+				t.Fatalf("unexpected marshal error %v", err)
+			}
+			return
+		}
+		var back Amount
+		if err := json.Unmarshal(out, &back); err != nil || !back.Equal(a) {
+			t.Fatalf("round trip of %s changed %s to %s (%v)", b, a, back, err)
+		}
+	})
+}

@@ -1,0 +1,311 @@
+// Package openpay is a client for the Openpay payment gateway's REST API
+// (Mexico, Colombia and Peru).
+//
+// Create a [Client] with the merchant id and the private API key, then call
+// the services. Every call takes a context, amounts are exact ([Amount]),
+// errors from the gateway are [*Error] values usable with errors.Is, and
+// retries are safe: a call that may already have moved money is never
+// silently repeated.
+//
+//	c, err := openpay.New(merchantID, privateKey) // sandbox, Mexico
+//
+// The reference server in package openpaytest serves the same API in
+// memory, for tests and examples that need no account.
+package openpay
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/openpay-go/openpay/internal/transport"
+)
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// Country selects the gateway's country host.
+type Country string
+
+// The countries the gateway serves.
+const (
+	CountryMexico   Country = "MX"
+	CountryColombia Country = "CO"
+	CountryPeru     Country = "PE"
+)
+
+// baseURLs are the gateway hosts: [country][production].
+var baseURLs = map[Country][2]string{
+	CountryMexico:   {"https://sandbox-api.openpay.mx", "https://api.openpay.mx"},
+	CountryColombia: {"https://sandbox-api.openpay.co", "https://api.openpay.co"},
+	CountryPeru:     {"https://sandbox-api.openpay.pe", "https://api.openpay.pe"},
+}
+
+// RetryPolicy bounds the SDK's retries. Which failures are retried is
+// fixed by the SDK, for safety (see the README's "Retries"): reads and
+// deletes on transport errors, 429, 502, 503, 504 and 500 with codes 1000 or
+// 1004; requests that change state only when nothing reached the gateway,
+// or when they carry an order_id the SDK can reconcile.
+type RetryPolicy struct {
+	// MaxRetries is the number of retries after the first attempt (0: none).
+	MaxRetries int
+	// WaitMin is the base of the exponential backoff; each wait is a random
+	// duration between zero and WaitMin*2^retry, at most WaitMax.
+	WaitMin, WaitMax time.Duration
+	// RetryAfterMax caps the wait a Retry-After header can ask for.
+	RetryAfterMax time.Duration
+}
+
+// DefaultRetryPolicy returns the policy a Client uses unless told
+// otherwise: 2 retries, backoff from 250ms up to 4s, Retry-After honoured up
+// to 10s.
+func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(transport.DefaultPolicy) }
+
+// DefaultTimeout bounds one attempt of a request unless [WithTimeout] or
+// [WithHTTPClient] says otherwise. The context bounds the whole call.
+const DefaultTimeout = 60 * time.Second
+
+// Client calls the gateway for one merchant. It is safe for concurrent use;
+// create one and share it.
+type Client struct {
+	merchantID string
+	public     bool
+	authHeader string
+	secrets    []string
+	baseURL    string
+	userAgent  string
+	clientIP   string
+	tr         *transport.Transport
+}
+
+type settings struct {
+	production bool
+	country    Country
+	baseURL    string
+	httpClient *http.Client
+	timeout    time.Duration
+	policy     RetryPolicy
+	userAgent  string
+	logger     *slog.Logger
+	clientIP   string
+}
+
+// Option configures a Client.
+type Option func(*settings) error
+
+// WithSandbox selects the sandbox environment (the default).
+func WithSandbox() Option {
+	return func(s *settings) error { s.production = false; return nil }
+}
+
+// WithProduction selects the production environment. Production requires
+// https, also for a base URL set with WithBaseURL.
+func WithProduction() Option {
+	return func(s *settings) error { s.production = true; return nil }
+}
+
+// WithCountry selects the country host (Mexico by default).
+func WithCountry(c Country) Option {
+	return func(s *settings) error {
+		if _, ok := baseURLs[c]; !ok {
+			return fmt.Errorf("openpay: unknown country %q (use CountryMexico, CountryColombia or CountryPeru)", string(c))
+		}
+		s.country = c
+		return nil
+	}
+}
+
+// WithBaseURL sends requests to another host, such as a reference server
+// (openpaytest) or a proxy: "http://127.0.0.1:8080". Paths are appended to
+// it ("/v1/{merchant_id}/...", "/stores").
+func WithBaseURL(base string) Option {
+	return func(s *settings) error {
+		u, err := url.Parse(base)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return errors.New("openpay: base URL must be an absolute http or https URL")
+		}
+		if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+			return errors.New("openpay: base URL must not carry credentials, a query or a fragment")
+		}
+		s.baseURL = strings.TrimRight(u.String(), "/")
+		return nil
+	}
+}
+
+// WithHTTPClient sends each attempt through hc: its Transport (connection
+// pool, proxy, TLS settings) and its Timeout (per attempt). The SDK does not
+// follow redirects whatever hc says. Without this option the SDK uses a pool
+// tuned for concurrent callers.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(s *settings) error {
+		if hc == nil {
+			return errors.New("openpay: WithHTTPClient needs a client")
+		}
+		s.httpClient = hc
+		return nil
+	}
+}
+
+// WithTimeout bounds each attempt of a request (default 60s). Bound a whole
+// call, retries included, with its context.
+func WithTimeout(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("openpay: timeout must be positive")
+		}
+		s.timeout = d
+		return nil
+	}
+}
+
+// WithRetryPolicy replaces the default retry bounds.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(s *settings) error {
+		if p.MaxRetries < 0 || p.WaitMin < 0 || p.WaitMax < p.WaitMin || p.RetryAfterMax < 0 {
+			return errors.New("openpay: retry policy needs MaxRetries >= 0 and 0 <= WaitMin <= WaitMax")
+		}
+		s.policy = p
+		return nil
+	}
+}
+
+// WithUserAgent adds the application's name and version to the User-Agent
+// header, before the SDK's own: "shop/2.1 openpay-go/0.1.0 (go1.24; linux/amd64)".
+func WithUserAgent(ua string) Option {
+	return func(s *settings) error {
+		if strings.ContainsAny(ua, "\r\n") {
+			return errors.New("openpay: user agent must be a single line")
+		}
+		s.userAgent = strings.TrimSpace(ua)
+		return nil
+	}
+}
+
+// WithLogger sends debug records of each attempt (method, path without
+// query, status, attempt number, timings) to l. Nothing logged contains a
+// key, a header, a body or card data.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) error { s.logger = l; return nil }
+}
+
+// WithDefaultClientIP sets the payer IP address sent in X-Forwarded-For on
+// charge creation when the call does not pass [WithClientIP]. It suits
+// back-office programs that charge on behalf of one known device; a web
+// backend should pass each payer's address per call.
+func WithDefaultClientIP(ip string) Option {
+	return func(s *settings) error {
+		a, err := parseClientIP(ip)
+		if err != nil {
+			return err
+		}
+		s.clientIP = a
+		return nil
+	}
+}
+
+var merchantIDRE = regexp.MustCompile(`^[A-Za-z0-9]{1,45}$`)
+
+// New returns a client for the merchant. key is the private key ("sk_...")
+// for a server, or the public key ("pk_...") for a program that only creates
+// cards and tokens; a public-key client refuses every other call before
+// sending it. By default the client talks to the Mexican sandbox.
+func New(merchantID, key string, opts ...Option) (*Client, error) {
+	if !merchantIDRE.MatchString(merchantID) {
+		return nil, errors.New("openpay: merchant id must be 1 to 45 letters and digits")
+	}
+	if key == "" || len(key) > 200 || strings.ContainsFunc(key, func(r rune) bool { return r <= ' ' || r == ':' || r > '~' }) {
+		// Never echo the key: it may be a real secret pasted wrongly.
+		return nil, errors.New("openpay: API key must be non-empty printable ASCII without spaces or colons")
+	}
+	s := settings{country: CountryMexico, timeout: DefaultTimeout, policy: DefaultRetryPolicy()}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&s); err != nil {
+			return nil, err
+		}
+	}
+	base := s.baseURL
+	if base == "" {
+		env := 0
+		if s.production {
+			env = 1
+		}
+		base = baseURLs[s.country][env]
+	}
+	if s.production && !strings.HasPrefix(base, "https://") {
+		return nil, errors.New("openpay: production requires an https base URL")
+	}
+	if err := checkTLSFloor(s.httpClient); err != nil {
+		return nil, err
+	}
+	ua := "openpay-go/" + Version + " (" + runtime.Version() + "; " + runtime.GOOS + "/" + runtime.GOARCH + ")"
+	if s.userAgent != "" {
+		ua = s.userAgent + " " + ua
+	}
+	basic := base64.StdEncoding.EncodeToString([]byte(key + ":"))
+	return &Client{
+		merchantID: merchantID,
+		public:     strings.HasPrefix(key, "pk_"),
+		authHeader: "Basic " + basic,
+		secrets:    []string{key, basic},
+		baseURL:    base,
+		userAgent:  ua,
+		clientIP:   s.clientIP,
+		tr: transport.New(transport.Config{
+			HTTPClient: s.httpClient,
+			Timeout:    s.timeout,
+			Policy:     transport.Policy(s.policy),
+			Logger:     s.logger,
+		}),
+	}, nil
+}
+
+// checkTLSFloor refuses a caller's transport explicitly configured below
+// TLS 1.2 (Go's client default is already 1.2).
+func checkTLSFloor(hc *http.Client) error {
+	if hc == nil {
+		return nil
+	}
+	if t, ok := hc.Transport.(*http.Transport); ok && t.TLSClientConfig != nil &&
+		t.TLSClientConfig.MinVersion != 0 && t.TLSClientConfig.MinVersion < 0x0303 {
+		return errors.New("openpay: the HTTP client allows TLS below 1.2")
+	}
+	return nil
+}
+
+// MerchantID returns the merchant the client acts for.
+func (c *Client) MerchantID() string { return c.merchantID }
+
+// CloseIdleConnections closes the idle connections of the SDK's own
+// connection pool (not of a client passed with WithHTTPClient).
+func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+
+// String describes the client without its key.
+func (c *Client) String() string {
+	kind := "private"
+	if c.public {
+		kind = "public"
+	}
+	return "openpay.Client{merchant: " + c.merchantID + ", key: " + kind + ", base: " + c.baseURL + "}"
+}
+
+// GoString is like String, so that %#v does not print the key either.
+func (c *Client) GoString() string { return c.String() }
+
+func parseClientIP(ip string) (string, error) {
+	a, err := netip.ParseAddr(strings.TrimSpace(ip))
+	if err != nil {
+		return "", fmt.Errorf("openpay: client IP %.45q is not an IPv4 or IPv6 address", ip)
+	}
+	return a.Unmap().String(), nil
+}

@@ -1,0 +1,162 @@
+package openpay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/openpay-go/openpay/internal/transport"
+)
+
+// CallOption adjusts one call.
+type CallOption func(*callSettings) error
+
+type callSettings struct {
+	clientIP string
+}
+
+// WithClientIP sets the payer device's IP address (IPv4 or IPv6), sent in
+// the X-Forwarded-For header that the gateway requires on charge creation
+// for its anti-fraud checks. Pass the address of the payer's browser or
+// app, not the server's.
+func WithClientIP(ip string) CallOption {
+	return func(c *callSettings) error {
+		a, err := parseClientIP(ip)
+		if err != nil {
+			return err
+		}
+		c.clientIP = a
+		return nil
+	}
+}
+
+// apiRequest is one call as the services describe it.
+type apiRequest struct {
+	method string
+	// path is below the base URL, built with pathOf so that every id is
+	// checked and escaped.
+	path  string
+	query url.Values
+	body  any
+	// needsClientIP: charge creation, which must carry X-Forwarded-For.
+	needsClientIP bool
+	// publicKeyOK: creating a card or a token, the only calls a public
+	// key may make.
+	publicKeyOK bool
+	// reconcilable: a state-changing request carrying an order_id, which
+	// the transport may retry after an unknown outcome because reconcile
+	// can find out whether an earlier attempt took effect.
+	reconcilable bool
+	// reconcile is called when the final attempt meets a duplicate
+	// order_id after an earlier attempt may have reached the gateway. It
+	// looks the transaction up and fills out when it is the one this call
+	// created; otherwise it returns an error.
+	reconcile func(ctx context.Context, out any) error
+}
+
+// send performs r and decodes a 2xx body into out (when out is not nil and
+// the body is not empty). Any other status yields an *Error; no usable
+// response yields a *TransportError.
+func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOption) error {
+	if ctx == nil {
+		return errors.New("openpay: nil context")
+	}
+	if c.public && !r.publicKeyOK {
+		return &Error{
+			Category:    CategoryRequest,
+			Code:        ErrPublicKeyNotAllowed,
+			Description: "not sent: a public key may only create cards and tokens; use the private key, on a server",
+			Method:      r.method,
+			Path:        r.path,
+		}
+	}
+	var cs callSettings
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&cs); err != nil {
+			return err
+		}
+	}
+	header := http.Header{
+		"Authorization": {c.authHeader},
+		"Accept":        {"application/json"},
+		"Content-Type":  {"application/json"},
+		"User-Agent":    {c.userAgent},
+	}
+	if r.needsClientIP {
+		ip := cs.clientIP
+		if ip == "" {
+			ip = c.clientIP
+		}
+		if ip == "" {
+			return ErrClientIPRequired
+		}
+		header.Set("X-Forwarded-For", ip)
+	}
+	var body []byte
+	if r.body != nil {
+		var err error
+		if body, err = json.Marshal(r.body); err != nil {
+			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, r.path, err)
+		}
+	}
+	u := c.baseURL + r.path
+	if len(r.query) > 0 {
+		u += "?" + r.query.Encode()
+	}
+	resp, err := c.tr.Do(ctx, &transport.Request{
+		Method:       r.method,
+		URL:          u,
+		Header:       header,
+		Body:         body,
+		Reconcilable: r.reconcilable,
+	})
+	if err != nil {
+		var te *transport.Error
+		if errors.As(err, &te) {
+			return &TransportError{Method: r.method, Path: r.path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
+		}
+		return err
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		e := decodeError(r.method, r.path, resp, c.secrets)
+		if e.Code == ErrDuplicateOrderID && r.reconcile != nil && resp.EarlierMayHaveReached() {
+			return r.reconcile(ctx, out)
+		}
+		return e
+	}
+	if out == nil || resp.Status == http.StatusNoContent || len(bytes.TrimSpace(resp.Body)) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Body, out); err != nil {
+		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, r.path, err)
+	}
+	return nil
+}
+
+// buildPath joins path segments (fixed names and caller-supplied ids) into
+// an escaped path. Each segment must be 1 to 45 characters, cannot be "."
+// or "..", and cannot contain '/', '?', '#', '%', '\\' or control
+// characters: an id can never change which resource a request addresses.
+func buildPath(segments ...string) (string, error) {
+	var b strings.Builder
+	for _, s := range segments {
+		if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, func(r rune) bool {
+			return r < ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' || r == '%' || r == '\\'
+		}) {
+			// The segment is not echoed: a mistaken argument could be a
+			// card number or a key.
+			return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+		}
+		b.WriteByte('/')
+		b.WriteString(url.PathEscape(s))
+	}
+	return b.String(), nil
+}
