@@ -649,7 +649,6 @@ type CaptureRequest struct {
 
 // Card A stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack `id` and `creation_date`.
 type Card struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
 
 	// AllowsCharges Whether the card can be charged.
@@ -792,7 +791,7 @@ type CardPayout struct {
 
 // CardPoints Reward points used to pay (part of) a charge.
 type CardPoints struct {
-	// Amount An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -800,12 +799,12 @@ type CardPoints struct {
 	// Caption Text the programme asks to print on the receipt.
 	Caption string `json:"caption,omitempty,omitzero"`
 
-	// Remaining An exact decimal number of any precision, for values that are not money with two decimals: exchange rates, reward points, invoice quantities and rates.
+	// Remaining An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
 	//
 	// Example: 19.3542
 	Remaining Decimal `json:"remaining"`
 
-	// Used An exact decimal number of any precision, for values that are not money with two decimals: exchange rates, reward points, invoice quantities and rates.
+	// Used An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
 	//
 	// Example: 19.3542
 	Used Decimal `json:"used"`
@@ -865,11 +864,11 @@ type CardUpdateResponse map[string]interface{}
 // ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address            `json:"address,omitempty"`
-	Email       openapi_types.Email `json:"email"`
-	LastName    string              `json:"last_name,omitempty,omitzero"`
-	Name        string              `json:"name"`
-	PhoneNumber string              `json:"phone_number,omitempty,omitzero"`
+	Address     *Address `json:"address,omitempty"`
+	Email       string   `json:"email"`
+	LastName    string   `json:"last_name,omitempty,omitzero"`
+	Name        string   `json:"name"`
+	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
 }
 
 // ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect.
@@ -880,10 +879,9 @@ type Currency string
 
 // Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
 type Customer struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
 
-	// Balance An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Balance Amount `json:"balance,omitempty,omitzero"`
@@ -910,8 +908,8 @@ type Customer struct {
 // CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address *Address            `json:"address,omitempty"`
-	Email   openapi_types.Email `json:"email"`
+	Address *Address `json:"address,omitempty"`
+	Email   string   `json:"email"`
 
 	// ExternalID Merchant-assigned identifier; a repeat answers 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
@@ -929,11 +927,11 @@ type CustomerStatus string
 // CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
 type CustomerUpdateRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address            `json:"address,omitempty"`
-	Email       openapi_types.Email `json:"email"`
-	LastName    string              `json:"last_name,omitempty,omitzero"`
-	Name        string              `json:"name"`
-	PhoneNumber string              `json:"phone_number,omitempty,omitzero"`
+	Address     *Address `json:"address,omitempty"`
+	Email       string   `json:"email"`
+	LastName    string   `json:"last_name,omitempty,omitzero"`
+	Name        string   `json:"name"`
+	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
 }
 
 // ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
@@ -1025,7 +1023,7 @@ type ErrorResponse struct {
 	// FraudRules Anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
-	// HTTPCode An integer that the gateway sends either as a JSON number (`404`) or as a string holding one (`"404"`). Clients send it as a number and must accept both on input.
+	// HTTPCode An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
 	HTTPCode FlexInt `json:"http_code"`
 
 	// RequestID Identifier of the request, for support.
@@ -1049,7 +1047,7 @@ type ExchangeRate struct {
 	// To Currency converted to (ISO 4217).
 	To string `json:"to"`
 
-	// Value An exact decimal number of any precision, for values that are not money with two decimals: exchange rates, reward points, invoice quantities and rates.
+	// Value An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
 	//
 	// Example: 19.3542
 	Value Decimal `json:"value"`
@@ -1191,7 +1189,7 @@ type InlineCardPayout struct {
 
 // Merchant The merchant account.
 type Merchant struct {
-	// Balance An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Balance Amount `json:"balance"`
@@ -1273,7 +1271,7 @@ type PaynetChain struct {
 	// Logo Logo image.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	MaxAmount Amount `json:"max_amount"`
@@ -1300,22 +1298,22 @@ type PayoutMethod string
 
 // PayoutSummary Totals of a payout period, as the gateway's documentation shows them for a payout-summary operation. That operation lies outside the interface this document describes (no path here); the object is kept so that the documented example decodes.
 type PayoutSummary struct {
-	// ChargedAdjustments An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	In Amount `json:"in"`
 
-	// Out An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
@@ -1323,7 +1321,7 @@ type PayoutSummary struct {
 
 // Plan A recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Amount       Amount    `json:"amount"`
@@ -1396,8 +1394,8 @@ type PointsBalance struct {
 	// Example: santander
 	PointsType string `json:"points_type"`
 
-	// RemainingMxn Value of the remaining points in Mexican pesos, a number or a string holding one.
-	RemainingMxn Amount `json:"remaining_mxn"`
+	// RemainingMXN Value of the remaining points in Mexican pesos, a number or a string holding one.
+	RemainingMXN Amount `json:"remaining_mxn"`
 
 	// RemainingPoints Points left, a number or a string holding one.
 	RemainingPoints Decimal `json:"remaining_points"`
@@ -1445,7 +1443,7 @@ type RepeatUnit string
 type RiskData struct {
 	Rules []string `json:"rules,omitempty,omitzero"`
 
-	// Score An exact decimal number of any precision, for values that are not money with two decimals: exchange rates, reward points, invoice quantities and rates.
+	// Score An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
 	//
 	// Example: 19.3542
 	Score Decimal `json:"score,omitempty,omitzero"`
@@ -1456,16 +1454,15 @@ type StatusAfterRetry string
 
 // Store A convenience store that accepts store payments.
 type Store struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
 
 	// Geolocation Position of a store.
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
-	// ID An integer that the gateway sends either as a JSON number (`404`) or as a string holding one (`"404"`). Clients send it as a number and must accept both on input.
+	// ID An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
 	ID FlexInt `json:"id"`
 
-	// IDStore A string that the gateway sometimes sends as a JSON number (a store's `id_store` is documented as a string and is numeric in real responses). Clients send it as a string and must accept both on input.
+	// IDStore A string that may arrive as a JSON number (a store's `id_store` is numeric in real responses); clients send a string and accept both.
 	IDStore    FlexString `json:"id_store"`
 	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
 	Name       string     `json:"name"`
@@ -1573,7 +1570,6 @@ type Token struct {
 
 // TokenCard The tokenized card, masked. Number and security code cannot be retrieved.
 type TokenCard struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
 
 	// Brand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
@@ -1628,7 +1624,7 @@ type TokenRequest struct {
 
 // Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 type Transaction struct {
-	// Amount An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1713,7 +1709,7 @@ type Transaction struct {
 
 // TransactionFee Commission the gateway took on a charge (present on wallet charges).
 type TransactionFee struct {
-	// Amount An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1721,7 +1717,7 @@ type TransactionFee struct {
 	// Currency Currency of the fee (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Tax An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 	//
 	// Example: 250.5
 	Tax Amount `json:"tax"`
@@ -1801,17 +1797,17 @@ type WebhookRequest struct {
 // WebhookStatus Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
 type WebhookStatus string
 
-// amountParam An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam An amount of money: a JSON number with at most two decimal places (`250`, `250.5`, `250.50`). Amounts sent in requests must be greater than zero; the fields that carry that rule say so. Clients should hold amounts as exact decimals, never binary floating point.
+// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
 //
 // Example: 250.5
 type amountLteParam = Amount
