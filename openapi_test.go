@@ -2,6 +2,7 @@ package openpay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
@@ -605,4 +607,143 @@ func TestOpenAPISchemaRules(t *testing.T) {
 	ok(prop("ErrorResponse", "http_code"), "404")
 	ok(schema("FlexInt"), "404")
 	ok(schema("FlexString"), 4913.0)
+}
+
+// TestOpenAPIErrorResponsesMatchCodes checks that every error code an
+// operation's error response names has, in x-error-codes, the HTTP status
+// the response is documented under.
+func TestOpenAPIErrorResponsesMatchCodes(t *testing.T) {
+	doc := loadOpenAPI(t)
+	status := map[int]int{}
+	for _, item := range doc.Components.Schemas["ErrorCode"].Value.Extensions["x-error-codes"].([]any) {
+		m := item.(map[string]any)
+		status[int(m["code"].(float64))] = int(m["http_status"].(float64))
+	}
+	codeRe := regexp.MustCompile(`\b(\d{4}):`)
+	checked := 0
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for code, resp := range op.Responses.Map() {
+				if code[0] != '4' && code[0] != '5' {
+					continue
+				}
+				want, err := strconv.Atoi(code)
+				require.NoError(t, err)
+				codes := codeRe.FindAllStringSubmatch(*resp.Value.Description, -1)
+				assert.NotEmpty(t, codes, "%s %s: response %s names no error code", method, path, code)
+				for _, c := range codes {
+					n, _ := strconv.Atoi(c[1])
+					if assert.Contains(t, status, n, "%s %s: response %s names unknown code %d", method, path, code, n) {
+						assert.Equal(t, want, status[n], "%s %s: code %d is documented under %s", method, path, n, code)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	assert.Greater(t, checked, 300)
+}
+
+// TestOpenAPIRequestVariants encodes a typical value of every generated
+// request variant and validates it against the request body of the operation
+// that takes it: each must match exactly one branch of the oneOf, so the
+// variants are told apart by their fields alone.
+func TestOpenAPIRequestVariants(t *testing.T) {
+	doc := loadOpenAPI(t)
+	body := func(path, method string) *openapi3.Schema {
+		op := doc.Paths.Value(path).GetOperation(method)
+		require.NotNil(t, op, "%s %s", method, path)
+		return op.RequestBody.Value.Content.Get("application/json").Schema.Value
+	}
+	validate := func(s *openapi3.Schema, v any) error {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		var generic any
+		require.NoError(t, json.Unmarshal(b, &generic))
+		return s.VisitJSON(generic, openapi3.EnableFormatValidation())
+	}
+	amount := MustAmount("250.00")
+	card := CardDetails{CardNumber: "4111111111111111", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "12", CVV2: "123"}
+	customer := &ChargeCustomer{Name: "Juan", Email: "juan@example.com"}
+	no := false
+
+	charges := map[string]any{
+		"CardCharge": CardCharge{Method: ChargeMethodCard, SourceID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Order 42",
+			OrderID: "oid-42", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f", Capture: &no, Currency: CurrencyMXN,
+			PaymentPlan: &PaymentPlan{Payments: 6}, UseCardPoints: UseCardPointsNone, Metadata: Metadata{"sku": "A-1"}},
+		"InlineCardCharge": InlineCardCharge{Method: ChargeMethodCard, Card: card, Amount: amount, Description: "Order 42"},
+		"RedirectCharge": RedirectCharge{Method: ChargeMethodCard, Amount: amount, Description: "Order 42", Customer: customer,
+			Confirm: false, RedirectURL: "https://shop.example.com/back", SendEmail: true},
+		"StoreCharge":  StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)},
+		"BankCharge":   BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
+		"AlipayCharge": AlipayCharge{Method: ChargeMethodAlipay, Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
+		"IVRCharge":    IVRCharge{Method: ChargeMethodCard, Confirm: "ivr", Amount: amount, Description: "Order 42", Customer: customer},
+	}
+	for _, path := range []string{merchantPrefix + "/charges", customerPrefix + "/charges"} {
+		s := body(path, http.MethodPost)
+		require.Len(t, s.OneOf, len(charges))
+		for name, v := range charges {
+			assert.NoError(t, validate(s, v), "%s must match exactly one charge variant of POST %s", name, path)
+		}
+	}
+	// An unknown method, or a mix of two variants, is refused.
+	s := body(merchantPrefix+"/charges", http.MethodPost)
+	wrong := charges["StoreCharge"].(StoreCharge)
+	wrong.Method = ChargeMethodBankAccount + "x"
+	assert.Error(t, validate(s, wrong))
+	mixed := charges["InlineCardCharge"].(InlineCardCharge)
+	assert.Error(t, validate(s, struct {
+		InlineCardCharge
+		SourceID string `json:"source_id"`
+	}{mixed, "kqgykn96i7bcs1wwhvgw"}), "a card and a source_id together match two variants")
+
+	payouts := map[string]any{
+		"BankAccountPayout": BankAccountPayout{Method: PayoutMethodBankAccount, DestinationID: "b3d54sd3mdjf75udjfvoc", Amount: amount, Description: "Weekly"},
+		"InlineBankAccountPayout": InlineBankAccountPayout{Method: PayoutMethodBankAccount, Amount: amount, Description: "Weekly",
+			BankAccount: BankAccountRequest{CLABE: "012298026516924616", HolderName: "Mi empresa"}},
+		"CardPayout": CardPayout{Method: PayoutMethodCard, DestinationID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Weekly"},
+		"InlineCardPayout": InlineCardPayout{Method: PayoutMethodCard, Amount: amount, Description: "Weekly",
+			Card: PayoutCardDetails{CardNumber: "4111111111111111", HolderName: "Juan Perez", BankCode: "002"}},
+	}
+	for _, path := range []string{merchantPrefix + "/payouts", customerPrefix + "/payouts"} {
+		s := body(path, http.MethodPost)
+		require.Len(t, s.OneOf, len(payouts))
+		for name, v := range payouts {
+			assert.NoError(t, validate(s, v), "%s must match exactly one payout variant of POST %s", name, path)
+		}
+	}
+
+	cards := map[string]any{
+		"CardRequest":      CardRequest{CardNumber: "4111111111111111", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "12", CVV2: "123"},
+		"TokenCardRequest": TokenCardRequest{TokenID: "k1n0mscnjwhxqia8q7cm", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"},
+	}
+	for _, path := range []string{merchantPrefix + "/cards", customerPrefix + "/cards"} {
+		s := body(path, http.MethodPost)
+		for name, v := range cards {
+			assert.NoError(t, validate(s, v), "%s must match exactly one card variant of POST %s", name, path)
+		}
+	}
+
+	// Single-schema request bodies accept a typical value too.
+	singles := []struct {
+		method, path string
+		v            any
+	}{
+		{http.MethodPost, customerPrefix + "/transfers", TransferRequest{CustomerID: "a9pvykxz4g5rg0fplze0", Amount: MustAmount("12.50"), Description: "Rent"}},
+		{http.MethodPost, merchantPrefix + "/fees", FeeRequest{CustomerID: "dvocf97jd20es3tw5laz", Amount: MustAmount("12.50"), Description: "Fee"}},
+		{http.MethodPost, merchantPrefix + "/customers", CustomerRequest{Name: "Juan", Email: "juan@example.com", RequiresAccount: true}},
+		{http.MethodPost, merchantPrefix + "/plans", PlanRequest{Name: "Monthly", Amount: MustAmount("150.00"), RepeatEvery: 1,
+			RepeatUnit: RepeatUnitMonth, StatusAfterRetry: StatusAfterRetryCancelled, TrialDays: 0}},
+		{http.MethodPost, customerPrefix + "/subscriptions", SubscriptionRequest{PlanID: "pbi4kb8hpb64x0uud2eb", SourceID: "kqgykn96i7bcs1wwhvgw"}},
+		{http.MethodPost, merchantPrefix + "/webhooks", WebhookRequest{URL: "https://shop.example.com/hooks", EventTypes: []EventType{EventTypeChargeSucceeded}}},
+		{http.MethodPost, merchantPrefix + "/tokens", TokenRequest{CardNumber: "345678000000007", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "01", CVV2: "1234"}},
+		{http.MethodPost, merchantPrefix + "/charges/{transaction_id}/capture", CaptureRequest{Amount: MustAmount("100.00")}},
+		{http.MethodPost, merchantPrefix + "/charges/{transaction_id}/refund", RefundRequest{Description: "Returned", Amount: MustAmount("50.00")}},
+	}
+	for _, c := range singles {
+		assert.NoError(t, validate(body(c.path, c.method), c.v), "%s %s", c.method, c.path)
+	}
+	// An amount at or below the limits is refused.
+	assert.Error(t, validate(body(customerPrefix+"/transfers", http.MethodPost),
+		TransferRequest{CustomerID: "a9pvykxz4g5rg0fplze0", Amount: MustAmount("1.00"), Description: "Rent"}))
 }
