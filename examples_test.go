@@ -578,21 +578,23 @@ func TestExampleLossDetectorCanFail(t *testing.T) {
 
 	// The real types are held to the same rule: a field Card does not have
 	// is reported.
-	card, err := os.ReadFile(filepath.Join(examplesDir, "cards--card-object.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("skipping the last check: %s not found", examplesDir)
-	}
-	require.NoError(t, err)
-	var generic map[string]any
-	require.NoError(t, json.Unmarshal(card, &generic))
-	generic["unknown_field"] = "x"
-	withExtra, err := json.Marshal(generic)
-	require.NoError(t, err)
-	losses, err = roundTripLosses(withExtra, reflect.TypeFor[Card]())
-	require.NoError(t, err)
-	if assert.Len(t, losses, 1) {
-		assert.Equal(t, "$.unknown_field", losses[0].path)
-	}
+	t.Run("generated type", func(t *testing.T) {
+		card, err := os.ReadFile(filepath.Join(examplesDir, "cards--card-object.json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			t.Skipf("skipping: %s not found", examplesDir)
+		}
+		require.NoError(t, err)
+		var generic map[string]any
+		require.NoError(t, json.Unmarshal(card, &generic))
+		generic["unknown_field"] = "x"
+		withExtra, err := json.Marshal(generic)
+		require.NoError(t, err)
+		losses, err := roundTripLosses(withExtra, reflect.TypeFor[Card]())
+		require.NoError(t, err)
+		if assert.Len(t, losses, 1) {
+			assert.Equal(t, "$.unknown_field", losses[0].path)
+		}
+	})
 }
 
 // lossyString keeps only the first three characters when encoded.
