@@ -117,7 +117,7 @@ const (
 	EventTypePayoutCreated            EventType = "payout.created"
 	EventTypePayoutFailed             EventType = "payout.failed"
 	EventTypePayoutSucceeded          EventType = "payout.succeeded"
-	EventTypeSpeiReceived             EventType = "spei.received"
+	EventTypeSPEIReceived             EventType = "spei.received"
 	EventTypeSubscriptionChargeFailed EventType = "subscription.charge.failed"
 	EventTypeTransferSucceeded        EventType = "transfer.succeeded"
 	EventTypeVerification             EventType = "verification"
@@ -168,7 +168,7 @@ func (e EventType) Valid() bool {
 		return true
 	case EventTypePayoutSucceeded:
 		return true
-	case EventTypeSpeiReceived:
+	case EventTypeSPEIReceived:
 		return true
 	case EventTypeSubscriptionChargeFailed:
 		return true
