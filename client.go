@@ -76,6 +76,19 @@ const DefaultTimeout = 60 * time.Second
 // Client calls the gateway for one merchant. It is safe for concurrent use;
 // create one and share it.
 type Client struct {
+	// Merchant-level services. The services of one customer are at
+	// [Client.Customer].
+	Charges   *ChargesService
+	Payouts   *PayoutsService
+	Fees      *FeesService
+	Cards     *CardsService
+	Customers *CustomersService
+	Plans     *PlansService
+	Tokens    *TokensService
+	Webhooks  *WebhooksService
+	Merchant  *MerchantService
+	Stores    *StoresService
+
 	merchantID string
 	public     bool
 	authHeader string
@@ -253,7 +266,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		ua = s.userAgent + " " + ua
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte(key + ":"))
-	return &Client{
+	c := &Client{
 		merchantID: merchantID,
 		public:     strings.HasPrefix(key, "pk_"),
 		authHeader: "Basic " + basic,
@@ -267,7 +280,9 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 			Policy:     transport.Policy(s.policy),
 			Logger:     s.logger,
 		}),
-	}, nil
+	}
+	c.initServices()
+	return c, nil
 }
 
 // checkTLSFloor refuses a caller's transport explicitly configured below
@@ -309,3 +324,7 @@ func parseClientIP(ip string) (string, error) {
 	}
 	return a.Unmap().String(), nil
 }
+
+// Ptr returns a pointer to v, for the few optional request fields whose
+// zero value means something (Capture: openpay.Ptr(false)).
+func Ptr[T any](v T) *T { return &v }

@@ -46,17 +46,20 @@ type apiRequest struct {
 	// needsClientIP: charge creation, which must carry X-Forwarded-For.
 	needsClientIP bool
 	// publicKeyOK: creating a card or a token, the only calls a public
-	// key may make.
+	// key may make (and the store lookup, which sends no key).
 	publicKeyOK bool
+	// noAuth: the call needs no credentials (the store lookup); the key is
+	// not sent where it is not needed.
+	noAuth bool
 	// reconcilable: a state-changing request carrying an order_id, which
 	// the transport may retry after an unknown outcome because reconcile
 	// can find out whether an earlier attempt took effect.
 	reconcilable bool
 	// reconcile is called when the final attempt meets a duplicate
-	// order_id after an earlier attempt may have reached the gateway. It
-	// looks the transaction up and fills out when it is the one this call
-	// created; otherwise it returns an error.
-	reconcile func(ctx context.Context, out any) error
+	// order_id (dup) after an earlier attempt may have reached the gateway.
+	// It looks the transaction up and fills out when it is the one this
+	// call created; otherwise it returns an error.
+	reconcile func(ctx context.Context, dup *Error, out any) error
 }
 
 // send performs r and decodes a 2xx body into out (when out is not nil and
@@ -85,10 +88,12 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		}
 	}
 	header := http.Header{
-		"Authorization": {c.authHeader},
-		"Accept":        {"application/json"},
-		"Content-Type":  {"application/json"},
-		"User-Agent":    {c.userAgent},
+		"Accept":       {"application/json"},
+		"Content-Type": {"application/json"},
+		"User-Agent":   {c.userAgent},
+	}
+	if !r.noAuth {
+		header["Authorization"] = []string{c.authHeader}
 	}
 	if r.needsClientIP {
 		ip := cs.clientIP
@@ -128,7 +133,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	if resp.Status < 200 || resp.Status > 299 {
 		e := decodeError(r.method, r.path, resp, c.secrets)
 		if e.Code == ErrDuplicateOrderID && r.reconcile != nil && resp.EarlierMayHaveReached() {
-			return r.reconcile(ctx, out)
+			return r.reconcile(ctx, e, out)
 		}
 		return e
 	}

@@ -1,0 +1,123 @@
+package openpay
+
+import (
+	"context"
+	"iter"
+	"net/http"
+)
+
+// ChargeRequest is one of the charge variants:
+//
+//   - [CardCharge]: a saved card or a token (source_id), optionally with
+//     3-D Secure, a payment plan, card points or capture=false.
+//   - [InlineCardCharge]: card data in the request.
+//   - [RedirectCharge]: the payer enters the card on the gateway's page.
+//   - [StoreCharge]: cash at a convenience store, with a reference.
+//   - [BankCharge]: a SPEI bank transfer, with a CLABE.
+//   - [AlipayCharge]: the wallet's redirect flow.
+//   - [IVRCharge]: the payer keys the card in by phone.
+//
+// The set is closed: only these types implement it, and each carries only
+// the fields its method accepts, so an impossible mix does not compile.
+// The SDK sets each variant's method (and confirm) field itself.
+type ChargeRequest interface {
+	chargeRequest() (body any, want txExpectation)
+}
+
+func (r CardCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodCard
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+}
+
+func (r InlineCardCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodCard
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+}
+
+func (r RedirectCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodCard
+	r.Confirm = false
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+}
+
+func (r StoreCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodStore
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodStore, TransactionTypeCharge}
+}
+
+func (r BankCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodBankAccount
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypeCharge}
+}
+
+func (r AlipayCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodAlipay
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodAlipay, TransactionTypeCharge}
+}
+
+func (r IVRCharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodCard
+	r.Confirm = "ivr"
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+}
+
+// ChargesService creates and manages charges, at the merchant level
+// (Client.Charges) or for one customer (Client.Customer(id).Charges).
+type ChargesService struct{ s scope }
+
+// Create charges with one of the [ChargeRequest] variants. The gateway
+// requires the payer's IP address: pass [WithClientIP] (or set
+// [WithDefaultClientIP] on the client), else Create fails before sending
+// with [ErrClientIPRequired].
+//
+// With an OrderID set, a Create whose outcome is unknown (the connection
+// dropped after sending) is retried, and if the retry finds the order_id
+// taken by a transaction with the same amount, currency and method, that
+// transaction is returned: the charge is made once. Without an OrderID such
+// a failure returns an error matching [ErrOutcomeUnknown] and is not
+// retried.
+func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
+	body, want := req.chargeRequest()
+	return createTx(ctx, cs.s, apiRequest{body: body, needsClientIP: true}, want, opts, "charges")
+}
+
+// Get returns a charge, with its refund when it was refunded.
+func (cs *ChargesService) Get(ctx context.Context, chargeID string) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodGet}, "charges", chargeID)
+}
+
+// List iterates over the charges matching params (nil: all), newest first,
+// fetching pages lazily as the loop advances.
+func (cs *ChargesService) List(ctx context.Context, params *TransactionListParams) iter.Seq2[*Transaction, error] {
+	q, err := params.query()
+	return iterOf[Transaction](ctx, cs.s, q, err, "charges")
+}
+
+// ListPage returns one page of charges (params.Limit, default 10, from
+// params.Offset).
+func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams) ([]Transaction, error) {
+	q, err := params.query()
+	return pageOf[Transaction](ctx, cs.s, q, err, "charges")
+}
+
+// Capture confirms a pre-authorization (a card charge made with
+// Capture: Ptr(false)). A zero req.Amount captures the whole authorized
+// amount; a smaller amount captures part of it. The charge becomes
+// completed with the captured amount.
+func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost, body: req}, "charges", chargeID, "capture")
+}
+
+// Refund returns a card charge's money to the payer: all of it when
+// req.Amount is zero, or part of it. The answer is the charge, refunded,
+// with the refund transaction nested in its Refund field. Refunding a
+// pre-authorization that was never captured cancels it.
+func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost, body: req}, "charges", chargeID, "refund")
+}
+
+// Cancel cancels a charge still waiting for the payer (a redirect or 3-D
+// Secure charge in charge_pending) or a pre-authorization.
+func (cs *ChargesService) Cancel(ctx context.Context, chargeID string) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost}, "charges", chargeID, "cancel")
+}

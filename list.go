@@ -1,0 +1,217 @@
+package openpay
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxPageSize is the largest page the gateway returns (limit 1..100).
+const MaxPageSize = 100
+
+// ListParams are the filters and paging every list accepts. The zero value
+// lists from the newest object with the gateway's default page size (10).
+//
+// Dates are calendar days: only the year, month and day of each time are
+// sent (yyyy-mm-dd), as read in the time's own location.
+type ListParams struct {
+	// Creation keeps objects created on that day.
+	Creation time.Time
+	// CreationGte keeps objects created on or after that day.
+	CreationGte time.Time
+	// CreationLte keeps objects created on or before that day.
+	CreationLte time.Time
+	// Offset skips that many objects.
+	Offset int
+	// Limit is the page size, 1..100 (0: the gateway's default of 10, or
+	// 100 when iterating).
+	Limit int
+}
+
+func (p ListParams) encode(q url.Values) error {
+	if p.Offset < 0 {
+		return errors.New("openpay: list offset must not be negative")
+	}
+	if p.Limit < 0 || p.Limit > MaxPageSize {
+		return errors.New("openpay: list limit must be between 1 and 100")
+	}
+	setDate(q, "creation", p.Creation)
+	setDate(q, "creation[gte]", p.CreationGte)
+	setDate(q, "creation[lte]", p.CreationLte)
+	if p.Offset > 0 {
+		q.Set("offset", strconv.Itoa(p.Offset))
+	}
+	if p.Limit > 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	return nil
+}
+
+func setDate(q url.Values, key string, t time.Time) {
+	if !t.IsZero() {
+		q.Set(key, t.Format(time.DateOnly))
+	}
+}
+
+func setAmount(q url.Values, key string, a Amount) error {
+	if a.IsZero() {
+		return nil
+	}
+	b, err := a.MarshalText()
+	if err != nil {
+		return err
+	}
+	q.Set(key, string(b))
+	return nil
+}
+
+// TransactionListParams filter lists of charges, payouts, transfers and
+// fees.
+type TransactionListParams struct {
+	ListParams
+	// OrderID keeps the transaction with that order_id.
+	OrderID string
+	// Amount, AmountGte and AmountLte filter by amount (zero: no filter).
+	Amount, AmountGte, AmountLte Amount
+	// Status keeps transactions in that state. Pass the same constants the
+	// responses carry (TransactionStatusCompleted); the SDK sends them in the
+	// upper case the gateway's filter expects.
+	Status TransactionStatus
+}
+
+func (p *TransactionListParams) query() (url.Values, error) {
+	q := url.Values{}
+	if p == nil {
+		return q, nil
+	}
+	if err := p.ListParams.encode(q); err != nil {
+		return nil, err
+	}
+	if p.OrderID != "" {
+		q.Set("order_id", p.OrderID)
+	}
+	for _, f := range []struct {
+		key string
+		a   Amount
+	}{{"amount", p.Amount}, {"amount[gte]", p.AmountGte}, {"amount[lte]", p.AmountLte}} {
+		if err := setAmount(q, f.key, f.a); err != nil {
+			return nil, err
+		}
+	}
+	if p.Status != "" {
+		q.Set("status", strings.ToUpper(string(p.Status)))
+	}
+	return q, nil
+}
+
+// PayoutListParams filter lists of payouts.
+type PayoutListParams struct {
+	TransactionListParams
+	// PayoutType keeps payouts of that type (the gateway's payout_type
+	// filter, for example "AUTOMATIC" or "MANUAL").
+	PayoutType string
+}
+
+func (p *PayoutListParams) query() (url.Values, error) {
+	if p == nil {
+		return url.Values{}, nil
+	}
+	q, err := p.TransactionListParams.query()
+	if err != nil {
+		return nil, err
+	}
+	if p.PayoutType != "" {
+		q.Set("payout_type", p.PayoutType)
+	}
+	return q, nil
+}
+
+// CustomerListParams filter lists of customers.
+type CustomerListParams struct {
+	ListParams
+	// ExternalID keeps the customer with that merchant-assigned id.
+	ExternalID string
+}
+
+func (p *CustomerListParams) query() (url.Values, error) {
+	q := url.Values{}
+	if p == nil {
+		return q, nil
+	}
+	if err := p.ListParams.encode(q); err != nil {
+		return nil, err
+	}
+	if p.ExternalID != "" {
+		q.Set("external_id", p.ExternalID)
+	}
+	return q, nil
+}
+
+func (p *ListParams) query() (url.Values, error) {
+	q := url.Values{}
+	if p == nil {
+		return q, nil
+	}
+	return q, p.encode(q)
+}
+
+// listPage fetches one page of a list.
+func listPage[T any](ctx context.Context, c *Client, path string, q url.Values) ([]T, error) {
+	var page []T
+	if err := c.send(ctx, apiRequest{method: http.MethodGet, path: path, query: q}, &page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// listAll returns a lazy iterator over every object of a list, fetching
+// pages of `limit` (100 when the query sets none) starting at the query's
+// offset. The query is the caller's parameters already copied into
+// url.Values, so changing them while iterating has no effect. Nothing is
+// fetched until the iterator is ranged over; it stops after a short page,
+// and yields (nil, err) once on failure. A build error (err) is yielded the
+// same way.
+func listAll[T any](ctx context.Context, c *Client, path string, q url.Values, err error) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		offset, _ := strconv.Atoi(q.Get("offset"))
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		if limit <= 0 {
+			limit = MaxPageSize
+		}
+		for {
+			pq := url.Values{}
+			for k, v := range q {
+				pq[k] = v
+			}
+			pq.Set("limit", strconv.Itoa(limit))
+			if offset > 0 {
+				pq.Set("offset", strconv.Itoa(offset))
+			} else {
+				pq.Del("offset")
+			}
+			page, err := listPage[T](ctx, c, path, pq)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range page {
+				if !yield(&page[i], nil) {
+					return
+				}
+			}
+			if len(page) < limit {
+				return
+			}
+			offset += len(page)
+		}
+	}
+}

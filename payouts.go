@@ -1,0 +1,72 @@
+package openpay
+
+import (
+	"context"
+	"iter"
+	"net/http"
+)
+
+// PayoutRequest is one of the payout variants: [BankAccountPayout] (a
+// registered bank account), [InlineBankAccountPayout] (CLABE and holder in
+// the request), [CardPayout] (a stored card) and [InlineCardPayout] (card
+// data in the request). The SDK sets each variant's method field itself.
+type PayoutRequest interface {
+	payoutRequest() (body any, want txExpectation)
+}
+
+func (r BankAccountPayout) payoutRequest() (any, txExpectation) {
+	r.Method = PayoutMethodBankAccount
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypePayout}
+}
+
+func (r InlineBankAccountPayout) payoutRequest() (any, txExpectation) {
+	r.Method = PayoutMethodBankAccount
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypePayout}
+}
+
+func (r CardPayout) payoutRequest() (any, txExpectation) {
+	r.Method = PayoutMethodCard
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodCard, TransactionTypePayout}
+}
+
+func (r InlineCardPayout) payoutRequest() (any, txExpectation) {
+	r.Method = PayoutMethodCard
+	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodCard, TransactionTypePayout}
+}
+
+// PayoutsService sends funds from the merchant's balance
+// (Client.Payouts) or a customer's (Client.Customer(id).Payouts) to a bank
+// account or a card.
+type PayoutsService struct{ s scope }
+
+// Create starts a payout; it begins in_progress and debits the balance at
+// once. With an OrderID, an unknown outcome is retried and reconciled as
+// for charges (see [ChargesService.Create]); without one it is reported
+// as [ErrOutcomeUnknown].
+func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest) (*Transaction, error) {
+	body, want := req.payoutRequest()
+	return createTx(ctx, ps.s, apiRequest{body: body}, want, nil, "payouts")
+}
+
+// Get returns a payout.
+func (ps *PayoutsService) Get(ctx context.Context, payoutID string) (*Transaction, error) {
+	return call[Transaction](ctx, ps.s, apiRequest{method: http.MethodGet}, "payouts", payoutID)
+}
+
+// Cancel cancels a payout that is still in_progress and returns it,
+// cancelled.
+func (ps *PayoutsService) Cancel(ctx context.Context, payoutID string) (*Transaction, error) {
+	return call[Transaction](ctx, ps.s, apiRequest{method: http.MethodDelete}, "payouts", payoutID)
+}
+
+// List iterates over the payouts matching params, newest first.
+func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams) iter.Seq2[*Transaction, error] {
+	q, err := params.query()
+	return iterOf[Transaction](ctx, ps.s, q, err, "payouts")
+}
+
+// ListPage returns one page of payouts.
+func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams) ([]Transaction, error) {
+	q, err := params.query()
+	return pageOf[Transaction](ctx, ps.s, q, err, "payouts")
+}

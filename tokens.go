@@ -1,0 +1,33 @@
+package openpay
+
+import (
+	"context"
+	"net/http"
+)
+
+// TokensService creates card tokens (Client.Tokens). A token stands for
+// card data for one later use (a charge's SourceID, or
+// [CardsService.CreateFromToken]); it is meant to be made on the payer's
+// device with the public key, so that card data never crosses the
+// merchant's server.
+type TokensService struct{ s scope }
+
+// Create tokenises card data. It is one of the two calls a public key may
+// make.
+func (ts *TokensService) Create(ctx context.Context, req TokenRequest) (*Token, error) {
+	return call[Token](ctx, ts.s, apiRequest{method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
+}
+
+// Get returns a token, with its card masked.
+func (ts *TokensService) Get(ctx context.Context, tokenID string) (*Token, error) {
+	return call[Token](ctx, ts.s, apiRequest{method: http.MethodGet}, "tokens", tokenID)
+}
+
+// Points returns the reward-points balances of the card behind a token.
+func (ts *TokensService) Points(ctx context.Context, tokenID string) ([]PointsBalance, error) {
+	out, err := call[[]PointsBalance](ctx, ts.s, apiRequest{method: http.MethodGet}, "tokens", tokenID, "points")
+	if err != nil {
+		return nil, err
+	}
+	return *out, nil
+}
