@@ -50,7 +50,7 @@ func BenchmarkGet(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var tx Transaction
-			p, err := buildPath("v1", c.merchantID, "charges", "tr6cxbcefzatd10guvvw")
+			p, err := buildPath([]string{"v1", c.merchantID}, []string{"charges", "tr6cxbcefzatd10guvvw"})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,9 @@ func BenchmarkGet(b *testing.B) {
 	})
 
 	b.Run("handwritten", func(b *testing.B) {
-		hc := &http.Client{}
+		// The same work by hand: a client with the same per-attempt timeout,
+		// the same headers, and a decode into the same type.
+		hc := &http.Client{Timeout: DefaultTimeout}
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
@@ -71,6 +73,8 @@ func BenchmarkGet(b *testing.B) {
 			}
 			req.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
 			req.Header.Set("Accept", "application/json")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("User-Agent", "handwritten/1.0")
 			resp, err := hc.Do(req)
 			if err != nil {
 				b.Fatal(err)

@@ -89,14 +89,14 @@ type Client struct {
 	Merchant  *MerchantService
 	Stores    *StoresService
 
-	merchantID string
-	public     bool
-	authHeader string
-	secrets    []string
-	baseURL    string
-	userAgent  string
-	clientIP   string
-	tr         *transport.Transport
+	merchantID     string
+	public         bool
+	authValue      []string // the Authorization header's value
+	secrets        []string
+	baseURL        string
+	userAgentValue []string
+	clientIP       string
+	tr             *transport.Transport
 }
 
 type settings struct {
@@ -267,13 +267,13 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte(key + ":"))
 	c := &Client{
-		merchantID: merchantID,
-		public:     strings.HasPrefix(key, "pk_"),
-		authHeader: "Basic " + basic,
-		secrets:    []string{key, basic},
-		baseURL:    base,
-		userAgent:  ua,
-		clientIP:   s.clientIP,
+		merchantID:     merchantID,
+		public:         strings.HasPrefix(key, "pk_"),
+		authValue:      []string{"Basic " + basic},
+		secrets:        []string{key, basic},
+		baseURL:        base,
+		userAgentValue: []string{ua},
+		clientIP:       s.clientIP,
 		tr: transport.New(transport.Config{
 			HTTPClient: s.httpClient,
 			Timeout:    s.timeout,

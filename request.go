@@ -35,6 +35,8 @@ func WithClientIP(ip string) CallOption {
 	}
 }
 
+var jsonMediaType = []string{"application/json"}
+
 // apiRequest is one call as the services describe it.
 type apiRequest struct {
 	method string
@@ -87,13 +89,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 			return err
 		}
 	}
-	header := http.Header{
-		"Accept":       {"application/json"},
-		"Content-Type": {"application/json"},
-		"User-Agent":   {c.userAgent},
-	}
+	// The value slices are shared by every request of the client: nothing
+	// below writes into them.
+	header := make(http.Header, 5)
+	header["Accept"] = jsonMediaType
+	header["Content-Type"] = jsonMediaType
+	header["User-Agent"] = c.userAgentValue
 	if !r.noAuth {
-		header["Authorization"] = []string{c.authHeader}
+		header["Authorization"] = c.authValue
 	}
 	if r.needsClientIP {
 		ip := cs.clientIP
@@ -103,7 +106,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		if ip == "" {
 			return ErrClientIPRequired
 		}
-		header.Set("X-Forwarded-For", ip)
+		header["X-Forwarded-For"] = []string{ip}
 	}
 	var body []byte
 	if r.body != nil {
@@ -147,21 +150,33 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 }
 
 // buildPath joins path segments (fixed names and caller-supplied ids) into
-// an escaped path. Each segment must be 1 to 45 characters, cannot be "."
-// or "..", and cannot contain '/', '?', '#', '%', '\\' or control
-// characters: an id can never change which resource a request addresses.
-func buildPath(segments ...string) (string, error) {
-	var b strings.Builder
-	for _, s := range segments {
-		if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, func(r rune) bool {
-			return r < ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' || r == '%' || r == '\\'
-		}) {
-			// The segment is not echoed: a mistaken argument could be a
-			// card number or a key.
-			return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+// an escaped path: the prefix's segments, then the parts. Each segment must
+// be 1 to 45 characters, cannot be "." or "..", and cannot contain '/',
+// '?', '#', '%', '\\' or control characters: an id can never change which
+// resource a request addresses.
+func buildPath(prefix, parts []string) (string, error) {
+	n := 0
+	for _, seg := range [2][]string{prefix, parts} {
+		for _, s := range seg {
+			if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, badPathRune) {
+				// The segment is not echoed: a mistaken argument could be a
+				// card number or a key.
+				return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+			}
+			n += 1 + len(s)
 		}
-		b.WriteByte('/')
-		b.WriteString(url.PathEscape(s))
+	}
+	var b strings.Builder
+	b.Grow(n + 8)
+	for _, seg := range [2][]string{prefix, parts} {
+		for _, s := range seg {
+			b.WriteByte('/')
+			b.WriteString(url.PathEscape(s))
+		}
 	}
 	return b.String(), nil
+}
+
+func badPathRune(r rune) bool {
+	return r < ' ' || r == 0x7f || r == '/' || r == '?' || r == '#' || r == '%' || r == '\\'
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 )
 
 // scope is where a service's paths start: the merchant
@@ -18,7 +17,7 @@ type scope struct {
 }
 
 func (s scope) path(parts ...string) (string, error) {
-	return buildPath(slices.Concat(s.prefix, parts)...)
+	return buildPath(s.prefix, parts)
 }
 
 // CustomerScope holds the services of one customer: the same operations as

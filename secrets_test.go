@@ -33,7 +33,14 @@ func TestCardDataNeverPrinted(t *testing.T) {
 	for _, v := range values {
 		var out bytes.Buffer
 		fmt.Fprintf(&out, "%v|%+v|%#v|%s|", v, v, v, v)
-		for _, h := range []slog.Handler{slog.NewTextHandler(&out, nil), slog.NewJSONHandler(&out, nil)} {
+		// No timestamps: their digits could contain the CVV by chance.
+		opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		}}
+		for _, h := range []slog.Handler{slog.NewTextHandler(&out, opts), slog.NewJSONHandler(&out, opts)} {
 			slog.New(h).Info("request", "req", v)
 		}
 		text := out.String()

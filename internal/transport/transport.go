@@ -79,6 +79,8 @@ type Transport struct {
 type Request struct {
 	Method string
 	URL    string
+	// Header is owned by the request from now on: it is sent as it is,
+	// not copied, and must not be changed by the caller afterwards.
 	Header http.Header
 	// Body is sent identically on every attempt.
 	Body []byte
@@ -224,6 +226,24 @@ type callState struct {
 	idempotent   bool
 	reconcilable bool
 	attempts     []Attempt
+	// body is the final response's body, read by readResponse.
+	body     []byte
+	haveBody bool
+	// buf backs attempts for the usual few attempts.
+	buf [4]Attempt
+}
+
+// readResponse is the response handler: it reads the body of a response
+// that will not be retried, inside the retry loop, so that a body cut
+// short counts as a failed attempt.
+func (s *callState) readResponse(resp *http.Response) error {
+	b, err := readBody(resp.Body)
+	if err != nil {
+		s.last().Err = err
+		return err
+	}
+	s.body, s.haveBody = b, true
+	return nil
 }
 
 type callStateKey struct{}
@@ -243,6 +263,7 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 		idempotent:   req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodDelete,
 		reconcilable: req.Reconcilable,
 	}
+	st.attempts = st.buf[:0]
 	ctx = context.WithValue(ctx, callStateKey{}, st)
 	var body any
 	if req.Body != nil {
@@ -253,22 +274,11 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 		return nil, &Error{Method: req.Method, Path: pathOf(req.URL), Err: errors.New("malformed request")}
 	}
 	st.path = rreq.URL.Path
-	for k, v := range req.Header {
-		rreq.Header[k] = v
+	if req.Header != nil {
+		// The caller hands the header over; it is not copied.
+		rreq.Header = req.Header
 	}
-	var (
-		respBody []byte
-		haveBody bool
-	)
-	rreq.SetResponseHandler(func(resp *http.Response) error {
-		b, err := readBody(resp.Body)
-		if err != nil {
-			st.last().Err = err
-			return err
-		}
-		respBody, haveBody = b, true
-		return nil
-	})
+	rreq.SetResponseHandler(st.readResponse)
 
 	resp, err := t.rc.Do(rreq)
 	if err != nil {
@@ -279,16 +289,16 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 		// ended during a backoff wait.
 		return nil, &Error{Method: st.method, Path: st.path, Attempts: st.attempts, Err: unwrapURLError(err)}
 	}
-	if !haveBody {
+	if !st.haveBody {
 		// The final response has a retryable status and the retries are
 		// spent: the response handler did not run for it.
-		if respBody, err = readBody(resp.Body); err != nil {
+		if st.body, err = readBody(resp.Body); err != nil {
 			st.last().Err = err
 			return nil, &Error{Method: st.method, Path: st.path, Attempts: st.attempts, Err: err}
 		}
 	}
 	resp.Body.Close()
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: respBody, Attempts: st.attempts}, nil
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: st.body, Attempts: st.attempts}, nil
 }
 
 var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", MaxResponseBytes)
@@ -316,12 +326,18 @@ type attemptRecorder struct {
 
 func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := stateOf(req.Context())
+	// Whether a connection was made matters only to a request that changes
+	// state (it decides whether it may be repeated); reads skip the trace
+	// and count as possibly reached once dialled or not.
 	var connected atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
-	req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	traced := st == nil || !st.idempotent
+	if traced {
+		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	}
 	start := time.Now()
 	resp, err := a.base.RoundTrip(req)
-	at := Attempt{Err: err, MayHaveReached: resp != nil || connected.Load()}
+	at := Attempt{Err: err, MayHaveReached: resp != nil || connected.Load() || !traced}
 	if resp != nil {
 		at.Status = resp.StatusCode
 	}
