@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // scope is where a service's paths start: the merchant
@@ -198,4 +199,61 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 		return nil, err
 	}
 	return &tx, nil
+}
+
+// GroupScope holds the services of a merchant group: a group's own
+// customers and their cards, and charges and subscriptions of the group's
+// merchants. Build the Client with the group's credentials and get a scope
+// with [Client.Group]. The gateway offers only some operations at group
+// level; see openapi.yaml (operations named ...Group...).
+type GroupScope struct {
+	// ID is the group's id.
+	ID string
+	// Customers are the group's customers (/v1/groups/{group_id}/customers).
+	Customers *CustomersService
+
+	s scope
+}
+
+// Group returns the services of a merchant group.
+func (c *Client) Group(groupID string) *GroupScope {
+	s := scope{c: c, prefix: []string{"v1", "groups", groupID}}
+	return &GroupScope{ID: groupID, Customers: &CustomersService{s: s}, s: s}
+}
+
+// GroupCustomerScope holds the services of one customer of a group.
+type GroupCustomerScope struct {
+	Cards *CardsService
+}
+
+// Customer returns the services of one of the group's customers.
+func (g *GroupScope) Customer(customerID string) *GroupCustomerScope {
+	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"customers", customerID})}
+	return &GroupCustomerScope{Cards: &CardsService{s: s}}
+}
+
+// GroupMerchantScope holds the services of one merchant of a group.
+type GroupMerchantScope struct {
+	Charges *ChargesService
+
+	s scope
+}
+
+// Merchant returns the services of one of the group's merchants.
+func (g *GroupScope) Merchant(merchantID string) *GroupMerchantScope {
+	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"merchants", merchantID})}
+	return &GroupMerchantScope{Charges: &ChargesService{s: s}, s: s}
+}
+
+// GroupMerchantCustomerScope holds the services of one customer of a
+// group's merchant.
+type GroupMerchantCustomerScope struct {
+	Charges       *ChargesService
+	Subscriptions *SubscriptionsService
+}
+
+// Customer returns the services of one customer of the group's merchant.
+func (m *GroupMerchantScope) Customer(customerID string) *GroupMerchantCustomerScope {
+	s := scope{c: m.s.c, prefix: slices.Concat(m.s.prefix, []string{"customers", customerID})}
+	return &GroupMerchantCustomerScope{Charges: &ChargesService{s: s}, Subscriptions: &SubscriptionsService{s: s}}
 }

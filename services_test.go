@@ -96,6 +96,8 @@ func TestRequestShapes(t *testing.T) {
 	cust := c.Customer("ag4nktpdzebjiye1tlze")
 	P := "/v1/" + testMerchant
 	C := P + "/customers/ag4nktpdzebjiye1tlze"
+	G := "/v1/groups/grp1"
+	group := c.Group("grp1")
 	amt := openpay.MustAmount("100.50")
 	date := time.Date(2024, 3, 9, 23, 0, 0, 0, time.UTC)
 
@@ -320,6 +322,24 @@ func TestRequestShapes(t *testing.T) {
 		{name: "delete webhook", status: 204, call: func() error { return c.Webhooks.Delete(ctx, "w1") }, method: "DELETE", path: P + "/webhooks/w1"},
 		{name: "verify webhook", status: 204, call: func() error { return c.Webhooks.Verify(ctx, "w1", "Ab3dEf9h") },
 			method: "POST", path: P + "/webhooks/w1/verify/Ab3dEf9h"},
+		{name: "group customer", reply: `{"id":"a1"}`, call: func() error {
+			_, err := group.Customers.Create(ctx, openpay.CustomerRequest{Name: "n", Email: "e@example.com"})
+			return err
+		}, method: "POST", path: G + "/customers", body: `{"name":"n","email":"e@example.com"}`},
+		{name: "group customer card", reply: `{"id":"k1"}`, call: func() error { _, err := group.Customer("a1").Cards.Get(ctx, "k1"); return err },
+			method: "GET", path: G + "/customers/a1/cards/k1"},
+		{name: "group merchant charge", reply: txJSON, call: func() error {
+			_, err := group.Merchant("m2").Charges.Create(ctx, openpay.CardCharge{SourceID: "k1", Amount: amt, Description: "d"})
+			return err
+		}, method: "POST", path: G + "/merchants/m2/charges", clientIP: true, body: `{"method":"card","source_id":"k1","amount":100.5,"description":"d"}`},
+		{name: "group merchant refund", reply: txJSON, call: func() error {
+			_, err := group.Merchant("m2").Customer("a1").Charges.Refund(ctx, "tr1", openpay.RefundRequest{})
+			return err
+		}, method: "POST", path: G + "/merchants/m2/customers/a1/charges/tr1/refund", body: `{}`},
+		{name: "group merchant subscriptions", reply: `[]`, call: func() error {
+			_, err := group.Merchant("m2").Customer("a1").Subscriptions.ListPage(ctx, nil)
+			return err
+		}, method: "GET", path: G + "/merchants/m2/customers/a1/subscriptions"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
