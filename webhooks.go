@@ -2,6 +2,8 @@ package openpay
 
 import (
 	"context"
+	"crypto/subtle"
+	"encoding/json"
 	"net/http"
 )
 
@@ -40,4 +42,53 @@ func (ws *WebhooksService) Delete(ctx context.Context, webhookID string) error {
 // verification event.
 func (ws *WebhooksService) Verify(ctx context.Context, webhookID, verificationCode string) error {
 	return callNoContent(ctx, ws.s, http.MethodPost, "webhooks", webhookID, "verify", verificationCode)
+}
+
+// maxEventBytes bounds an event delivery's body.
+const maxEventBytes = 1 << 20
+
+// WebhookHandler returns the http.Handler of a webhook URL. It accepts the
+// gateway's event deliveries (POST, JSON [WebhookEvent]) sent with HTTP Basic
+// credentials equal to user and password (compared in constant time; other
+// requests get 401), decodes the event and calls handle. A nil error
+// answers 200, which ends the gateway's retries; an error answers 500, so the
+// gateway delivers the event again later.
+//
+// The gateway signs nothing and retries until it sees a 2xx, so the same
+// event can arrive more than once: make handle idempotent (for example keyed
+// by event type and transaction id), and re-read the transaction from the
+// API before acting on it rather than trusting the body. Event types the SDK
+// does not know are passed through unchanged. The verification event sent
+// when the webhook is created arrives like any other (Type
+// EventTypeVerification, with a VerificationCode); answering it 2xx is what
+// verifies the webhook.
+func WebhookHandler(user, password string, handle func(ctx context.Context, ev *WebhookEvent) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		u, p, ok := r.BasicAuth()
+		// Both comparisons always run, so timing says nothing about which
+		// one failed.
+		userOK := subtle.ConstantTimeCompare([]byte(u), []byte(user))
+		passOK := subtle.ConstantTimeCompare([]byte(p), []byte(password))
+		if !ok || userOK&passOK != 1 {
+			w.Header().Set("WWW-Authenticate", `Basic realm="openpay webhook"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		var ev WebhookEvent
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxEventBytes))
+		if err := dec.Decode(&ev); err != nil || ev.Type == "" {
+			http.Error(w, "malformed event", http.StatusBadRequest)
+			return
+		}
+		if err := handle(r.Context(), &ev); err != nil {
+			http.Error(w, "event not processed", http.StatusInternalServerError)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
 }
