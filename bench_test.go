@@ -1,6 +1,7 @@
-package openpay
+package openpay_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,15 +9,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"testing"
+
+	"github.com/openpay-go/openpay"
 )
 
-// benchChargeJSON is the documented "get a charge" response, served by the
-// benchmark server.
-func benchChargeJSON(b *testing.B) []byte {
+// The benchmarks compare the SDK with the same call written by hand with
+// net/http and encoding/json, in one run, against a local server answering
+// the documented charge JSON. BENCHMARKS.md has the command and figures.
+
+func benchChargeJSON() []byte {
 	body, err := os.ReadFile("../shared/spec/examples/charges--get-a-charge.json")
 	if err != nil {
-		// Fall back to a compact charge so the benchmark runs anywhere.
+		// A compact charge, so the benchmark runs without the shared folder.
 		body = []byte(`{"id":"tr6cxbcefzatd10guvvw","amount":100.0,"authorization":"801585","method":"card",` +
 			`"operation_type":"in","transaction_type":"charge","status":"completed","currency":"MXN",` +
 			`"creation_date":"2014-05-26T11:56:25-05:00","description":"Cargo inicial","order_id":"oid-00052"}`)
@@ -25,8 +31,9 @@ func benchChargeJSON(b *testing.B) []byte {
 }
 
 func benchServer(b *testing.B) *httptest.Server {
-	body := benchChargeJSON(b)
+	body := benchChargeJSON()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 	}))
@@ -34,60 +41,143 @@ func benchServer(b *testing.B) *httptest.Server {
 	return srv
 }
 
-// BenchmarkGet compares a GET of a charge through the SDK's core (request
-// building, retry transport, decoding into Transaction) with the same call
-// written by hand with net/http and encoding/json, in one run.
-func BenchmarkGet(b *testing.B) {
-	srv := benchServer(b)
-	path := "/v1/mzdtln0bmtms6o3kck8f/charges/tr6cxbcefzatd10guvvw"
+func benchClient(b *testing.B, srv *httptest.Server, opts ...openpay.Option) *openpay.Client {
+	c, err := openpay.New(testMerchant, testKey, append([]openpay.Option{openpay.WithBaseURL(srv.URL)}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
 
+// handwritten does one call the way a careful program would without the
+// SDK: a client with the same per-attempt timeout, the same headers, and a
+// decode into the same type.
+func handwritten(ctx context.Context, hc *http.Client, method, url string, body []byte) (*openpay.Transaction, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.SetBasicAuth(testKey, "")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "handwritten/1.0")
+	if method == http.MethodPost {
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %v", resp.StatusCode, err)
+	}
+	var tx openpay.Transaction
+	return &tx, json.Unmarshal(data, &tx)
+}
+
+func benchCharge() openpay.CardCharge {
+	return openpay.CardCharge{SourceID: "kqgykn96i7bcs1wwhvgw", Amount: openpay.MustAmount("100.00"),
+		Description: "Cargo inicial a mi cuenta", OrderID: "oid-00052", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"}
+}
+
+// BenchmarkChargesGet: Charges.Get through the SDK and by hand.
+func BenchmarkChargesGet(b *testing.B) {
+	srv := benchServer(b)
+	ctx := context.Background()
 	b.Run("sdk", func(b *testing.B) {
-		c, err := New("mzdtln0bmtms6o3kck8f", "sk_e568c42a6c384b7ab02cd47d2e407cab", WithBaseURL(srv.URL))
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx := context.Background()
+		c := benchClient(b, srv)
 		b.ReportAllocs()
 		for b.Loop() {
-			var tx Transaction
-			p, err := buildPath([]string{"v1", c.merchantID}, []string{"charges", "tr6cxbcefzatd10guvvw"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := c.send(ctx, apiRequest{method: http.MethodGet, path: p}, &tx); err != nil {
+			if _, err := c.Charges.Get(ctx, "tr6cxbcefzatd10guvvw"); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-
 	b.Run("handwritten", func(b *testing.B) {
-		// The same work by hand: a client with the same per-attempt timeout,
-		// the same headers, and a decode into the same type.
-		hc := &http.Client{Timeout: DefaultTimeout}
-		ctx := context.Background()
+		hc := &http.Client{Timeout: openpay.DefaultTimeout}
+		url := srv.URL + "/v1/" + testMerchant + "/charges/tr6cxbcefzatd10guvvw"
 		b.ReportAllocs()
 		for b.Loop() {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			req.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
-			req.Header.Set("Accept", "application/json")
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("User-Agent", "handwritten/1.0")
-			resp, err := hc.Do(req)
-			if err != nil {
-				b.Fatal(err)
-			}
-			data, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if err != nil || resp.StatusCode != http.StatusOK {
-				b.Fatal(fmt.Sprint(resp.StatusCode, err))
-			}
-			var tx Transaction
-			if err := json.Unmarshal(data, &tx); err != nil {
+			if _, err := handwritten(ctx, hc, http.MethodGet, url, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// BenchmarkChargesCreate: Charges.Create (a card charge with an order_id,
+// so the SDK traces the connection for safe retries) through the SDK and by
+// hand.
+func BenchmarkChargesCreate(b *testing.B) {
+	srv := benchServer(b)
+	ctx := context.Background()
+	b.Run("sdk", func(b *testing.B) {
+		c := benchClient(b, srv)
+		ip := openpay.WithClientIP("203.0.113.7")
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := c.Charges.Create(ctx, benchCharge(), ip); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("handwritten", func(b *testing.B) {
+		hc := &http.Client{Timeout: openpay.DefaultTimeout}
+		url := srv.URL + "/v1/" + testMerchant + "/charges"
+		b.ReportAllocs()
+		for b.Loop() {
+			req := benchCharge()
+			req.Method = openpay.ChargeMethodCard
+			body, err := json.Marshal(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := handwritten(ctx, hc, http.MethodPost, url, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkConcurrentGet: 64 concurrent callers sharing one client. The
+// SDK's default pool against a client tuned by hand with 64 idle
+// connections per host (Go's default of 2 makes concurrent callers open and
+// close connections all the time).
+func BenchmarkConcurrentGet(b *testing.B) {
+	srv := benchServer(b)
+	ctx := context.Background()
+	run := func(b *testing.B, c *openpay.Client) {
+		b.SetParallelism(max(1, 64/runtime.GOMAXPROCS(0)))
+		b.ReportAllocs()
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if _, err := c.Charges.Get(ctx, "tr6cxbcefzatd10guvvw"); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	b.Run("sdk-default", func(b *testing.B) {
+		run(b, benchClient(b, srv))
+	})
+	b.Run("tuned-64", func(b *testing.B) {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConns = 64
+		tr.MaxIdleConnsPerHost = 64
+		b.Cleanup(tr.CloseIdleConnections)
+		run(b, benchClient(b, srv, openpay.WithHTTPClient(&http.Client{Transport: tr, Timeout: openpay.DefaultTimeout})))
+	})
+	b.Run("go-default-2", func(b *testing.B) {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		b.Cleanup(tr.CloseIdleConnections)
+		run(b, benchClient(b, srv, openpay.WithHTTPClient(&http.Client{Transport: tr, Timeout: openpay.DefaultTimeout})))
 	})
 }

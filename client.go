@@ -95,7 +95,7 @@ type Client struct {
 	secrets        []string
 	baseURL        string
 	userAgentValue []string
-	clientIP       string
+	clientIP       []string // the default X-Forwarded-For value, if any
 	tr             *transport.Transport
 }
 
@@ -108,7 +108,7 @@ type settings struct {
 	policy     RetryPolicy
 	userAgent  string
 	logger     *slog.Logger
-	clientIP   string
+	clientIP   []string
 }
 
 // Option configures a Client.
@@ -219,7 +219,7 @@ func WithDefaultClientIP(ip string) Option {
 		if err != nil {
 			return err
 		}
-		s.clientIP = a
+		s.clientIP = []string{a}
 		return nil
 	}
 }

@@ -13,26 +13,23 @@ import (
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
-// CallOption adjusts one call.
-type CallOption func(*callSettings) error
-
-type callSettings struct {
-	clientIP string
+// CallOption adjusts one call. Build one with [WithClientIP].
+type CallOption struct {
+	// clientIP is the X-Forwarded-For value, ready to send.
+	clientIP []string
+	err      error
 }
 
 // WithClientIP sets the payer device's IP address (IPv4 or IPv6), sent in
 // the X-Forwarded-For header that the gateway requires on charge creation
 // for its anti-fraud checks. Pass the address of the payer's browser or
-// app, not the server's.
+// app, not the server's. An invalid address fails the call before sending.
 func WithClientIP(ip string) CallOption {
-	return func(c *callSettings) error {
-		a, err := parseClientIP(ip)
-		if err != nil {
-			return err
-		}
-		c.clientIP = a
-		return nil
+	a, err := parseClientIP(ip)
+	if err != nil {
+		return CallOption{err: err}
 	}
+	return CallOption{clientIP: []string{a}}
 }
 
 var jsonMediaType = []string{"application/json"}
@@ -40,9 +37,9 @@ var jsonMediaType = []string{"application/json"}
 // apiRequest is one call as the services describe it.
 type apiRequest struct {
 	method string
-	// path is below the base URL, built with pathOf so that every id is
-	// checked and escaped.
-	path  string
+	// url is the base URL followed by the path, built with buildURL so
+	// that every id is checked and escaped; the query goes in query.
+	url   string
 	query url.Values
 	body  any
 	// needsClientIP: charge creation, which must carry X-Forwarded-For.
@@ -57,11 +54,11 @@ type apiRequest struct {
 	// the transport may retry after an unknown outcome because reconcile
 	// can find out whether an earlier attempt took effect.
 	reconcilable bool
-	// reconcile is called when the final attempt meets a duplicate
-	// order_id (dup) after an earlier attempt may have reached the gateway.
-	// It looks the transaction up and fills out when it is the one this
-	// call created; otherwise it returns an error.
-	reconcile func(ctx context.Context, dup *Error, out any) error
+	// want describes the transaction a reconcilable request creates: when
+	// its final attempt meets a duplicate order_id after an earlier
+	// attempt may have reached the gateway, the transaction is looked up
+	// by order_id and returned if it is this request's own (reconcileTx).
+	want txExpectation
 }
 
 // send performs r and decodes a 2xx body into out (when out is not nil and
@@ -71,22 +68,23 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	if ctx == nil {
 		return errors.New("openpay: nil context")
 	}
+	path := strings.TrimPrefix(r.url, c.baseURL) // for messages: never the host or query
 	if c.public && !r.publicKeyOK {
 		return &Error{
 			Category:    CategoryRequest,
 			Code:        ErrPublicKeyNotAllowed,
 			Description: "not sent: a public key may only create cards and tokens; use the private key, on a server",
 			Method:      r.method,
-			Path:        r.path,
+			Path:        path,
 		}
 	}
-	var cs callSettings
+	var clientIP []string
 	for _, o := range opts {
-		if o == nil {
-			continue
+		if o.err != nil {
+			return o.err
 		}
-		if err := o(&cs); err != nil {
-			return err
+		if o.clientIP != nil {
+			clientIP = o.clientIP
 		}
 	}
 	// The value slices are shared by every request of the client: nothing
@@ -99,23 +97,22 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		header["Authorization"] = c.authValue
 	}
 	if r.needsClientIP {
-		ip := cs.clientIP
-		if ip == "" {
-			ip = c.clientIP
+		if clientIP == nil {
+			clientIP = c.clientIP
 		}
-		if ip == "" {
+		if clientIP == nil {
 			return ErrClientIPRequired
 		}
-		header["X-Forwarded-For"] = []string{ip}
+		header["X-Forwarded-For"] = clientIP
 	}
 	var body []byte
 	if r.body != nil {
 		var err error
 		if body, err = json.Marshal(r.body); err != nil {
-			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, r.path, err)
+			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
 		}
 	}
-	u := c.baseURL + r.path
+	u := r.url
 	if len(r.query) > 0 {
 		u += "?" + r.query.Encode()
 	}
@@ -129,14 +126,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	if err != nil {
 		var te *transport.Error
 		if errors.As(err, &te) {
-			return &TransportError{Method: r.method, Path: r.path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
+			return &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
 		}
 		return err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		e := decodeError(r.method, r.path, resp, c.secrets)
-		if e.Code == ErrDuplicateOrderID && r.reconcile != nil && resp.EarlierMayHaveReached() {
-			return r.reconcile(ctx, e, out)
+		e := decodeError(r.method, path, resp, c.secrets)
+		if e.Code == ErrDuplicateOrderID && r.reconcilable && resp.EarlierMayHaveReached() {
+			return c.reconcileTx(ctx, r.url, r.want, e, out)
 		}
 		return e
 	}
@@ -144,18 +141,18 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		return nil
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
-		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, r.path, err)
+		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, path, err)
 	}
 	return nil
 }
 
-// buildPath joins path segments (fixed names and caller-supplied ids) into
-// an escaped path: the prefix's segments, then the parts. Each segment must
-// be 1 to 45 characters, cannot be "." or "..", and cannot contain '/',
-// '?', '#', '%', '\\' or control characters: an id can never change which
-// resource a request addresses.
-func buildPath(prefix, parts []string) (string, error) {
-	n := 0
+// buildURL appends to base the path made of the prefix's segments, then
+// the parts (fixed names and caller-supplied ids), escaped. Each segment
+// must be 1 to 45 characters, cannot be "." or "..", and cannot contain
+// '/', '?', '#', '%', '\\' or control characters: an id can never change
+// which resource a request addresses.
+func buildURL(base string, prefix, parts []string) (string, error) {
+	n := len(base)
 	for _, seg := range [2][]string{prefix, parts} {
 		for _, s := range seg {
 			if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, badPathRune) {
@@ -168,6 +165,7 @@ func buildPath(prefix, parts []string) (string, error) {
 	}
 	var b strings.Builder
 	b.Grow(n + 8)
+	b.WriteString(base)
 	for _, seg := range [2][]string{prefix, parts} {
 		for _, s := range seg {
 			b.WriteByte('/')

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
+	neturl "net/url"
 	"slices"
 )
 
@@ -17,8 +17,9 @@ type scope struct {
 	prefix []string
 }
 
-func (s scope) path(parts ...string) (string, error) {
-	return buildPath(s.prefix, parts)
+// url returns the full URL (without query) of a path below the scope.
+func (s scope) url(parts ...string) (string, error) {
+	return buildURL(s.c.baseURL, s.prefix, parts)
 }
 
 // CustomerScope holds the services of one customer: the same operations as
@@ -70,11 +71,11 @@ func (c *Client) initServices() {
 // call sends one request to a path below the scope and decodes the answer
 // into a new T (nil T for calls answered with no body).
 func call[T any](ctx context.Context, s scope, r apiRequest, parts ...string) (*T, error) {
-	p, err := s.path(parts...)
+	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
 	}
-	r.path = p
+	r.url = u
 	var out T
 	if err := s.c.send(ctx, r, &out); err != nil {
 		return nil, err
@@ -85,32 +86,32 @@ func call[T any](ctx context.Context, s scope, r apiRequest, parts ...string) (*
 // callNoContent sends a request answered with an empty body (deletes,
 // verification).
 func callNoContent(ctx context.Context, s scope, method string, parts ...string) error {
-	p, err := s.path(parts...)
+	u, err := s.url(parts...)
 	if err != nil {
 		return err
 	}
-	return s.c.send(ctx, apiRequest{method: method, path: p}, nil)
+	return s.c.send(ctx, apiRequest{method: method, url: u}, nil)
 }
 
 // pageOf fetches one page of the list at parts.
-func pageOf[T any](ctx context.Context, s scope, q url.Values, err error, parts ...string) ([]T, error) {
+func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, parts ...string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.path(parts...)
+	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
 	}
-	return listPage[T](ctx, s.c, p, q)
+	return listPage[T](ctx, s.c, u, q)
 }
 
 // iterOf iterates over the whole list at parts.
-func iterOf[T any](ctx context.Context, s scope, q url.Values, err error, parts ...string) func(yield func(*T, error) bool) {
-	p, perr := s.path(parts...)
+func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, parts ...string) func(yield func(*T, error) bool) {
+	u, perr := s.url(parts...)
 	if err == nil {
 		err = perr
 	}
-	return listAll[T](ctx, s.c, p, q, err)
+	return listAll[T](ctx, s.c, u, q, err)
 }
 
 // txExpectation is what a state-changing request carrying an order_id
@@ -161,44 +162,47 @@ func (e *OrderConflictError) Unwrap() error { return e.Err }
 
 // createTx sends a state-changing request that creates a transaction. When
 // it carries an order_id the transport may retry it after an unknown
-// outcome, and a retry that meets 1006 is resolved by looking the
-// transaction up: the one this request created is returned as if the first
-// attempt had answered.
+// outcome, and a retry that meets 1006 is resolved by reconcileTx: the
+// transaction this request created is returned as if the first attempt
+// had answered.
 func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, opts []CallOption, parts ...string) (*Transaction, error) {
-	p, err := s.path(parts...)
+	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
 	}
-	r.method, r.path = http.MethodPost, p
+	r.method, r.url = http.MethodPost, u
 	if want.orderID != "" {
-		r.reconcilable = true
-		r.reconcile = func(ctx context.Context, dup *Error, out any) error {
-			// The order_id filter narrows the search where the list
-			// supports it; the match is checked here either way, among the
-			// newest transactions.
-			q := url.Values{"order_id": {want.orderID}, "limit": {"100"}}
-			page, err := listPage[Transaction](ctx, s.c, p, q)
-			if err != nil {
-				return fmt.Errorf("openpay: looking up order_id after a retry: %w (after %w)", err, dup)
-			}
-			for i := range page {
-				if page[i].OrderID != want.orderID {
-					continue
-				}
-				if !want.matches(&page[i]) {
-					return &OrderConflictError{OrderID: want.orderID, Existing: &page[i], Err: dup}
-				}
-				*out.(*Transaction) = page[i]
-				return nil
-			}
-			return &OrderConflictError{OrderID: want.orderID, Err: dup}
-		}
+		r.reconcilable, r.want = true, want
 	}
 	var tx Transaction
 	if err := s.c.send(ctx, r, &tx, opts...); err != nil {
 		return nil, err
 	}
 	return &tx, nil
+}
+
+// reconcileTx looks up, in the collection at url, the transaction holding
+// want's order_id after a retried request met a duplicate order_id (dup).
+// It fills out (a *Transaction) when that transaction is the request's own.
+func (c *Client) reconcileTx(ctx context.Context, url string, want txExpectation, dup *Error, out any) error {
+	// The order_id filter narrows the search where the list supports it;
+	// the match is checked here either way, among the newest transactions.
+	q := neturl.Values{"order_id": {want.orderID}, "limit": {"100"}}
+	page, err := listPage[Transaction](ctx, c, url, q)
+	if err != nil {
+		return fmt.Errorf("openpay: looking up order_id after a retry: %w (after %w)", err, dup)
+	}
+	for i := range page {
+		if page[i].OrderID != want.orderID {
+			continue
+		}
+		if !want.matches(&page[i]) {
+			return &OrderConflictError{OrderID: want.orderID, Existing: &page[i], Err: dup}
+		}
+		*out.(*Transaction) = page[i]
+		return nil
+	}
+	return &OrderConflictError{OrderID: want.orderID, Err: dup}
 }
 
 // GroupScope holds the services of a merchant group: a group's own

@@ -44,7 +44,7 @@ func (ss *StoresService) Search(ctx context.Context, q StoreSearch) ([]Store, er
 		"amount":     {string(amount)},
 	}
 	var stores []Store
-	err = ss.c.send(ctx, apiRequest{method: http.MethodGet, path: "/stores", query: query, noAuth: true, publicKeyOK: true}, &stores)
+	err = ss.c.send(ctx, apiRequest{method: http.MethodGet, url: ss.c.baseURL + "/stores", query: query, noAuth: true, publicKeyOK: true}, &stores)
 	return stores, err
 }
 

@@ -231,13 +231,20 @@ type callState struct {
 	haveBody bool
 	// buf backs attempts for the usual few attempts.
 	buf [4]Attempt
+	// connected records whether the current attempt obtained a
+	// connection; trace sets it. Only requests that change state are
+	// traced: for them it decides whether an attempt may be repeated.
+	connected atomic.Bool
+	trace     httptrace.ClientTrace
 }
+
+func (s *callState) gotConn(httptrace.GotConnInfo) { s.connected.Store(true) }
 
 // readResponse is the response handler: it reads the body of a response
 // that will not be retried, inside the retry loop, so that a body cut
 // short counts as a failed attempt.
 func (s *callState) readResponse(resp *http.Response) error {
-	b, err := readBody(resp.Body)
+	b, err := readBody(resp)
 	if err != nil {
 		s.last().Err = err
 		return err
@@ -265,6 +272,12 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 	}
 	st.attempts = st.buf[:0]
 	ctx = context.WithValue(ctx, callStateKey{}, st)
+	if !st.idempotent {
+		// One trace for all attempts: they run one after another, and
+		// each resets connected before it starts.
+		st.trace.GotConn = st.gotConn
+		ctx = httptrace.WithClientTrace(ctx, &st.trace)
+	}
 	var body any
 	if req.Body != nil {
 		body = req.Body
@@ -292,7 +305,7 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 	if !st.haveBody {
 		// The final response has a retryable status and the retries are
 		// spent: the response handler did not run for it.
-		if st.body, err = readBody(resp.Body); err != nil {
+		if st.body, err = readBody(resp); err != nil {
 			st.last().Err = err
 			return nil, &Error{Method: st.method, Path: st.path, Attempts: st.attempts, Err: err}
 		}
@@ -303,12 +316,30 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 
 var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", MaxResponseBytes)
 
-// readBody reads a whole body, bounded, and closes it.
-func readBody(rc io.ReadCloser) ([]byte, error) {
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, MaxResponseBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading response body: %w", err)
+// readBody reads a whole body, at most MaxResponseBytes, and closes it.
+// When the length is announced the buffer is allocated once, at that size.
+func readBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	size := 512
+	if cl := resp.ContentLength; cl >= 0 && cl <= MaxResponseBytes {
+		size = int(cl) + 1 // +1 so that the final read sees EOF without growing
+	}
+	b := make([]byte, 0, size)
+	for {
+		if len(b) == cap(b) {
+			if len(b) > MaxResponseBytes {
+				return nil, errBodyTooLarge
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := resp.Body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading response body: %w", err)
+		}
 	}
 	if len(b) > MaxResponseBytes {
 		return nil, errBodyTooLarge
@@ -326,18 +357,15 @@ type attemptRecorder struct {
 
 func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := stateOf(req.Context())
-	// Whether a connection was made matters only to a request that changes
-	// state (it decides whether it may be repeated); reads skip the trace
-	// and count as possibly reached once dialled or not.
-	var connected atomic.Bool
-	traced := st == nil || !st.idempotent
+	// Reads are not traced (see callState.connected) and count as
+	// possibly reached whatever happened.
+	traced := st != nil && !st.idempotent
 	if traced {
-		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
-		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+		st.connected.Store(false)
 	}
 	start := time.Now()
 	resp, err := a.base.RoundTrip(req)
-	at := Attempt{Err: err, MayHaveReached: resp != nil || connected.Load() || !traced}
+	at := Attempt{Err: err, MayHaveReached: resp != nil || !traced || st.connected.Load()}
 	if resp != nil {
 		at.Status = resp.StatusCode
 	}
