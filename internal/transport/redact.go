@@ -12,10 +12,11 @@ const redacted = "[redacted]"
 var (
 	// Card numbers: 12 to 19 digits, possibly grouped by spaces or dashes.
 	cardNumberRE = regexp.MustCompile(`\d(?:[ -]?\d){11,18}`)
-	// Security codes next to their field name, in JSON, forms or prose.
-	cvvRE = regexp.MustCompile(`(?i)(cvv2?|cvc2?|security[_ ]code)("?\s*[:=]\s*"?)\d{3,4}`)
-	// Credentials in an echoed header.
-	authRE = regexp.MustCompile(`(?i)(authorization"?\s*[:=]\s*"?(?:basic|bearer)\s+)[A-Za-z0-9+/=._-]+`)
+	// Security codes next to their field name, in JSON (also JSON quoted
+	// inside a JSON string, as an echoed request body is), forms or prose.
+	cvvRE = regexp.MustCompile(`(?i)(cvv2?|cvc2?|security[_ ]code)(\\?"?\s*[:=]\s*\\?"?)\d{3,4}`)
+	// Credentials in an echoed header (quoted as cvvRE's field names are).
+	authRE = regexp.MustCompile(`(?i)(authorization\\?"?\s*[:=]\s*\\?"?(?:basic|bearer)\s+)[A-Za-z0-9+/=._-]+`)
 )
 
 // Redact removes from s every secret given (API keys and their Basic-auth
