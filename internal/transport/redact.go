@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // redacted replaces whatever must never be shown.
@@ -42,8 +43,15 @@ func Excerpt(body []byte, maxRunes int, secrets ...string) string {
 	// the visible prefix of a secret or a card number behind.
 	window := body[:min(len(body), 8*maxRunes+64)]
 	text := Redact(strings.ToValidUTF8(string(window), "?"), secrets...)
+	cut := len(window) < len(body)
+	if cut {
+		// White space collapses, so the visible text can reach the window's
+		// end; a secret or card number that the end cuts in two escaped
+		// redaction there. Drop the tail that could hold its first part.
+		text = dropTail(text, tailGuard(secrets))
+	}
 	var b strings.Builder
-	space, n, cut := false, 0, len(window) < len(body)
+	space, n := false, 0
 	for _, r := range text {
 		if n >= maxRunes {
 			cut = true
@@ -66,4 +74,23 @@ func Excerpt(body []byte, maxRunes int, secrets ...string) string {
 		out += "…"
 	}
 	return out
+}
+
+// tailGuard is longer than any part of a secret, card number (19 digits
+// and their separators) or security code that a cut can leave unredacted.
+func tailGuard(secrets []string) int {
+	g := 64
+	for _, s := range secrets {
+		g = max(g, len(s))
+	}
+	return g
+}
+
+// dropTail removes the last n bytes of s, and the rest of a rune they cut.
+func dropTail(s string, n int) string {
+	keep := max(len(s)-n, 0)
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep]
 }
