@@ -489,8 +489,9 @@ func backoff(retryAfterMax time.Duration) retryablehttp.Backoff {
 			}
 		}
 		ceiling := maxWait
-		if attemptNum < 30 {
-			ceiling = min(minWait<<attemptNum, maxWait)
+		if attemptNum < 63 && minWait <= maxWait>>attemptNum {
+			// Compared before shifting: minWait<<attemptNum can overflow.
+			ceiling = minWait << attemptNum
 		}
 		if ceiling <= 0 {
 			return 0
