@@ -225,7 +225,10 @@ type callState struct {
 	path         string
 	idempotent   bool
 	reconcilable bool
-	attempts     []Attempt
+	// traced: the request changes state (anything but a read), so each
+	// attempt records whether it obtained a connection.
+	traced   bool
+	attempts []Attempt
 	// body is the final response's body, read by readResponse.
 	body     []byte
 	haveBody bool
@@ -269,10 +272,11 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 		method:       req.Method,
 		idempotent:   req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodDelete,
 		reconcilable: req.Reconcilable,
+		traced:       req.Method != http.MethodGet && req.Method != http.MethodHead,
 	}
 	st.attempts = st.buf[:0]
 	ctx = context.WithValue(ctx, callStateKey{}, st)
-	if !st.idempotent {
+	if st.traced {
 		// One trace for all attempts: they run one after another, and
 		// each resets connected before it starts.
 		st.trace.GotConn = st.gotConn
@@ -359,7 +363,7 @@ func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	st := stateOf(req.Context())
 	// Reads are not traced (see callState.connected) and count as
 	// possibly reached whatever happened.
-	traced := st != nil && !st.idempotent
+	traced := st != nil && st.traced
 	if traced {
 		st.connected.Store(false)
 	}
