@@ -1,0 +1,227 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Request bodies are decoded in two steps, so that the server can tell a
+// field that is absent (or null) from one sent with its zero value, and can
+// name the field in every error:
+//
+//  1. readBody reads the body as one JSON object into fields, its members
+//     kept raw (1001 when it is not a JSON object, 1009 when too large);
+//  2. fields.into decodes the members into a wire request type
+//     (openpay.CardRequest, openpay.CardCharge, ...), member by member, so a
+//     member of the wrong type answers 1001 naming it.
+//
+// Then the handler checks presence with fields.has and values with a
+// checker (validate.go): 1001 for what is missing or malformed, 1003 for a
+// value out of range.
+
+// fields is a JSON object body, its members raw.
+type fields map[string]json.RawMessage
+
+// has reports whether the member is present and not null.
+func (f fields) has(name string) bool {
+	raw, ok := f[name]
+	return ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+}
+
+// object returns a member that is a JSON object as fields (nil when absent
+// or not an object).
+func (f fields) object(name string) fields {
+	if !f.has(name) {
+		return nil
+	}
+	var sub fields
+	if err := json.Unmarshal(f[name], &sub); err != nil {
+		return nil
+	}
+	return sub
+}
+
+// readBody reads the request body as one JSON object. An empty body gives
+// empty fields when optional is true (bodies of capture and refund are
+// optional) and 1001 otherwise.
+func readBody(c *call, optional bool) (fields, *Error) {
+	var data []byte
+	if c.r.Body != nil {
+		var err error
+		data, err = io.ReadAll(c.r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return nil, errorf(openpay.ErrRequestTooLarge, descBodyTooLarge)
+			}
+			return nil, errorf(openpay.ErrBadRequest, "The request body could not be read")
+		}
+	}
+	return parseBody(data, optional)
+}
+
+// parseBody parses data as one JSON object (see readBody).
+func parseBody(data []byte, optional bool) (fields, *Error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		if optional {
+			return fields{}, nil
+		}
+		return nil, errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var f fields
+	if err := dec.Decode(&f); err != nil || f == nil {
+		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errorf(openpay.ErrBadRequest, "The request body has data after the JSON object")
+	}
+	return f, nil
+}
+
+// flexStringFields are the string members that clients also send as JSON
+// numbers (the specification types card numbers, security codes and expiry
+// parts as numeric or string); their number form is taken as written.
+var flexStringFields = map[string]bool{
+	"card_number": true, "cvv2": true, "expiration_month": true, "expiration_year": true,
+}
+
+var (
+	typeAmount   = reflect.TypeFor[openpay.Amount]()
+	typeTime     = reflect.TypeFor[time.Time]()
+	unmarshalerT = reflect.TypeFor[json.Unmarshaler]()
+)
+
+// into decodes the members into dst, a pointer to a wire request struct,
+// using its json tags. Members dst does not know are ignored, as the
+// gateway ignores them. A member of the wrong type answers 1001 naming it
+// (nested members are named with dots: "card.cvv2").
+func (f fields) into(dst any) *Error {
+	return f.intoValue(reflect.ValueOf(dst).Elem(), "")
+}
+
+func (f fields) intoValue(v reflect.Value, prefix string) *Error {
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !sf.IsExported() || !f.has(name) {
+			continue
+		}
+		if e := decodeMember(f[name], v.Field(i), prefix+name); e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// decodeMember decodes one raw member into the field fv.
+func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
+	raw = bytes.TrimSpace(raw)
+	bad := func(what string) *Error {
+		return errorf(openpay.ErrBadRequest, "The field '%s' %s", path, what)
+	}
+	ft := fv.Type()
+	switch {
+	case ft == typeAmount:
+		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+			return bad("must be a number")
+		}
+		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+			return bad("must be a number")
+		}
+		return nil
+	case ft == typeTime:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return bad("must be a date-time string")
+		}
+		tm, ok := parseFlexibleTime(s)
+		if !ok {
+			return bad("must be an ISO 8601 date-time (yyyy-mm-ddThh:mm:ss with an optional offset)")
+		}
+		fv.Set(reflect.ValueOf(tm))
+		return nil
+	case reflect.PointerTo(ft).Implements(unmarshalerT):
+		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+			return bad("has the wrong type or format")
+		}
+		return nil
+	}
+	switch ft.Kind() {
+	case reflect.String:
+		if len(raw) > 0 && raw[0] != '"' {
+			last := path[strings.LastIndexByte(path, '.')+1:]
+			if flexStringFields[last] && len(raw) > 0 && raw[0] >= '0' && raw[0] <= '9' {
+				var n json.Number
+				if err := json.Unmarshal(raw, &n); err == nil {
+					fv.SetString(n.String())
+					return nil
+				}
+			}
+			return bad("must be a string")
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return bad("must be a string")
+		}
+		fv.SetString(s)
+		return nil
+	case reflect.Pointer:
+		elem := reflect.New(ft.Elem())
+		if e := decodeMember(raw, elem.Elem(), path); e != nil {
+			return e
+		}
+		fv.Set(elem)
+		return nil
+	case reflect.Struct:
+		var sub fields
+		if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
+			return bad("must be an object")
+		}
+		return sub.intoValue(fv, path+".")
+	default:
+		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+			return bad("has the wrong type: " + kindWord(ft))
+		}
+		return nil
+	}
+}
+
+// kindWord says in words what JSON type a Go type takes.
+func kindWord(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "it must be true or false"
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Float64:
+		return "it must be a number"
+	case reflect.Map:
+		return "it must be an object of strings"
+	case reflect.Slice:
+		return "it must be an array"
+	}
+	return "unexpected value"
+}
+
+// parseFlexibleTime reads the date-time forms clients send: RFC 3339 with
+// an offset, or a local date-time or date without one (taken as the
+// gateway's time zone, where the gateway converts due dates).
+func parseFlexibleTime(s string) (time.Time, bool) {
+	if tm, err := time.Parse(time.RFC3339, s); err == nil {
+		return tm.In(gatewayZone), true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if tm, err := time.ParseInLocation(layout, s, gatewayZone); err == nil {
+			return tm, true
+		}
+	}
+	return time.Time{}, false
+}

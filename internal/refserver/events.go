@@ -1,0 +1,74 @@
+package refserver
+
+import (
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Event is something that happened to a merchant's transaction, as a
+// webhook delivers it: its type, when it happened and the transaction as it
+// stood then.
+type Event struct {
+	// ID identifies the event within the server.
+	ID string
+	// MerchantID is the merchant the event belongs to.
+	MerchantID string
+	// Type is the event type (charge.succeeded, ...).
+	Type openpay.EventType
+	// Date is when the event happened (server clock).
+	Date time.Time
+	// Transaction is the transaction the event is about, as it stood when
+	// the event happened.
+	Transaction openpay.Transaction
+}
+
+// Wire returns the event as a webhook delivers it.
+func (e Event) Wire() openpay.WebhookEvent {
+	t := e.Transaction
+	return openpay.WebhookEvent{Type: e.Type, EventDate: e.Date, Transaction: &t}
+}
+
+// maxEventsKept bounds each merchant's event log; older events are dropped.
+const maxEventsKept = 10000
+
+// emit records an event about t. The caller holds m.mu, so events are
+// recorded in the order the changes happened. Every registered event hook
+// (see onEvent) is called with the event while m.mu is still held: a hook
+// must only hand the event on (to a channel, a queue) and never block or
+// take a merchant's lock.
+func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) {
+	ev := Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.Now(), Transaction: t}
+	if len(m.events) >= maxEventsKept {
+		m.events = append(m.events[:0], m.events[len(m.events)-maxEventsKept+1:]...)
+	}
+	m.events = append(m.events, ev)
+	s.hooksMu.Lock()
+	hooks := s.eventHooks
+	s.hooksMu.Unlock()
+	for _, h := range hooks {
+		h(ev)
+	}
+}
+
+// onEvent registers the webhook delivery hook (or any other listener): it
+// receives every event emitted, under the rules described at emit. The
+// webhook resource registers its delivery queue here.
+func (s *Server) onEvent(h func(Event)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.eventHooks = append(s.eventHooks, h)
+}
+
+// Events returns the events recorded for a merchant, oldest first.
+func (s *Server) Events(merchantID string) []Event {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Event, len(m.events))
+	copy(out, m.events)
+	return out
+}

@@ -1,0 +1,241 @@
+package refserver
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// The route table: one entry per operationId of openapi.yaml, plus the
+// simulation controls and the barcode images. Each resource file registers
+// its own entries in a register function that buildRoutes calls, so that
+// filling in a resource never touches this file or server.go.
+//
+// Matching is done here rather than by http.ServeMux: the group paths
+// (/v1/groups/{group_id}/customers/...) and the merchant paths
+// (/v1/{merchant_id}/customers/...) overlap in ways ServeMux refuses to
+// register, and ServeMux answers unknown and unclean paths with plain-text
+// pages and redirects, where the gateway answers with its error object. The
+// rule is simple: a path matches a pattern when it has as many segments and
+// every literal segment is equal; among several matches the one with more
+// literal segments wins (so /v1/groups/... beats /v1/{merchant_id}/...).
+
+// access is what credentials a route needs.
+type access int
+
+const (
+	// accessPrivate: the merchant's private key (or the group's key on
+	// group paths). The default.
+	accessPrivate access = iota
+	// accessPublic: the merchant's private or public key (card and token
+	// creation).
+	accessPublic
+	// accessNone: no credentials (store search, barcode images).
+	accessNone
+)
+
+// handlerFunc answers a call. It returns the response body (encoded as JSON,
+// or written as is when it is a rawBody; nil writes no body) or an error.
+// The success status is the route's.
+type handlerFunc func(c *call) (any, *Error)
+
+// route is one entry of the table.
+type route struct {
+	operationID string
+	method      string
+	pattern     string
+	status      int // success status
+	access      access
+	group       bool // a /v1/groups/{group_id}/... path: authenticated by the group's key
+	clientIP    bool // charge creation: the X-Forwarded-For rule applies
+	simulation  bool // a simulation control, not part of the gateway's API
+	handle      handlerFunc
+	segs        []string // literal segments, "" for a parameter
+	params      []string // parameter names in order
+	literals    int
+}
+
+// allowPublicKey lets the merchant's public key call the route.
+func (rt *route) allowPublicKey() *route { rt.access = accessPublic; return rt }
+
+// noAuth makes the route answer without credentials.
+func (rt *route) noAuth() *route { rt.access = accessNone; return rt }
+
+// needsClientIP applies the X-Forwarded-For rule of charge creation.
+func (rt *route) needsClientIP() *route { rt.clientIP = true; return rt }
+
+// routeTable holds the routes. It is built once, in New, and only read
+// afterwards.
+type routeTable struct {
+	routes []*route
+	byOp   map[string]*route
+	// bySegs indexes routes by their number of segments.
+	bySegs map[int][]*route
+}
+
+func newRouteTable() *routeTable {
+	return &routeTable{byOp: make(map[string]*route), bySegs: make(map[int][]*route)}
+}
+
+// add registers an operation of the gateway's API: its operationId (as in
+// openapi.yaml), method, path pattern ({name} for a parameter), success
+// status and handler. Patterns under /v1/{merchant_id} are authenticated as
+// the merchant, under /v1/groups/{group_id} as the group. It panics on a
+// duplicate, which is a programming error that every test run catches.
+func (t *routeTable) add(operationID, method, pattern string, status int, h handlerFunc) *route {
+	rt := &route{operationID: operationID, method: method, pattern: pattern, status: status, handle: h}
+	if !strings.HasPrefix(pattern, "/") {
+		panic("refserver: route pattern must start with /: " + pattern)
+	}
+	for _, seg := range strings.Split(pattern[1:], "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			rt.segs = append(rt.segs, "")
+			rt.params = append(rt.params, seg[1:len(seg)-1])
+		} else {
+			rt.segs = append(rt.segs, seg)
+			rt.literals++
+		}
+	}
+	rt.group = strings.HasPrefix(pattern, "/v1/groups/")
+	if _, dup := t.byOp[operationID]; dup {
+		panic("refserver: duplicate operation " + operationID)
+	}
+	for _, other := range t.bySegs[len(rt.segs)] {
+		if other.method == method && slices.Equal(other.segs, rt.segs) {
+			panic(fmt.Sprintf("refserver: %s %s registered twice (%s, %s)", method, pattern, other.operationID, operationID))
+		}
+	}
+	t.routes = append(t.routes, rt)
+	t.byOp[operationID] = rt
+	t.bySegs[len(rt.segs)] = append(t.bySegs[len(rt.segs)], rt)
+	return rt
+}
+
+// simulate registers a simulation control: a POST under /_simulate, apart
+// from the API, authenticated with a merchant's private key when the
+// pattern starts with /_simulate/{merchant_id}.
+func (t *routeTable) simulate(name, pattern string, h handlerFunc) *route {
+	if !strings.HasPrefix(pattern, "/_simulate/") {
+		panic("refserver: simulation controls live under /_simulate/: " + pattern)
+	}
+	rt := t.add("simulate:"+name, http.MethodPost, pattern, http.StatusOK, h)
+	rt.simulation = true
+	return rt
+}
+
+// match finds the route for a method and URL. It returns the route and the
+// values of its parameters; or nil and the methods the path accepts (empty
+// when no route has this path).
+func (t *routeTable) match(method string, u *url.URL) (*route, []string, []string) {
+	raw := u.EscapedPath()
+	if !strings.HasPrefix(raw, "/") {
+		return nil, nil, nil
+	}
+	parts := strings.Split(raw[1:], "/")
+	segs := make([]string, len(parts))
+	for i, p := range parts {
+		if p == "" {
+			return nil, nil, nil
+		}
+		v, err := url.PathUnescape(p)
+		if err != nil || v == "" {
+			return nil, nil, nil
+		}
+		segs[i] = v
+	}
+	var best *route
+	var allowed []string
+	bestPathLiterals := -1
+	for _, rt := range t.bySegs[len(segs)] {
+		if !rt.matches(segs) {
+			continue
+		}
+		// Among the patterns that match the path, only the most specific
+		// ones count, for the method and for the Allow list.
+		switch {
+		case rt.literals > bestPathLiterals:
+			bestPathLiterals = rt.literals
+			best, allowed = nil, nil
+		case rt.literals < bestPathLiterals:
+			continue
+		}
+		if rt.method == method || (method == http.MethodHead && rt.method == http.MethodGet) {
+			best = rt
+		}
+		allowed = append(allowed, rt.method)
+	}
+	if best == nil {
+		slices.Sort(allowed)
+		return nil, slices.Compact(allowed), nil
+	}
+	params := make([]string, 0, len(best.params))
+	for i, lit := range best.segs {
+		if lit == "" {
+			params = append(params, segs[i])
+		}
+	}
+	return best, nil, params
+}
+
+func (rt *route) matches(segs []string) bool {
+	for i, lit := range rt.segs {
+		if lit != "" && lit != segs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// buildRoutes builds the table. Each resource file contributes through its
+// register function; a file of the second wave replaces the body of its
+// function (its stub) without touching the others.
+func (s *Server) buildRoutes() *routeTable {
+	r := newRouteTable()
+	s.registerMerchant(r)
+	s.registerCards(r)
+	s.registerTokens(r)
+	s.registerCharges(r)
+	s.registerCustomers(r)
+	s.registerBankAccounts(r)
+	s.registerPayouts(r)
+	s.registerTransfers(r)
+	s.registerFees(r)
+	s.registerPlans(r)
+	s.registerSubscriptions(r)
+	s.registerWebhooks(r)
+	s.registerStores(r)
+	s.registerGroups(r)
+	s.registerBarcode(r)
+	s.registerSimulation(r)
+	return r
+}
+
+// notImplemented answers an operation the server routes but does not
+// implement yet: HTTP 501 with code 1004.
+func notImplemented(c *call) (any, *Error) {
+	return nil, &Error{Code: 1004, Status: NotImplementedStatus,
+		Description: "The operation " + c.route.operationID + " is not implemented yet by the reference server"}
+}
+
+// Route describes one entry of the route table, for documentation and tests.
+type Route struct {
+	OperationID string // operationId in openapi.yaml, or "simulate:<name>"
+	Method      string
+	Pattern     string // path with {name} parameters
+	Status      int    // success status
+	PublicKey   bool   // the public key may call it
+	NoAuth      bool   // no credentials needed
+	Simulation  bool   // a simulation control, not part of the gateway's API
+}
+
+// Routes lists the route table in registration order.
+func (s *Server) Routes() []Route {
+	out := make([]Route, 0, len(s.routes.routes))
+	for _, rt := range s.routes.routes {
+		out = append(out, Route{OperationID: rt.operationID, Method: rt.method, Pattern: rt.pattern, Status: rt.status,
+			PublicKey: rt.access == accessPublic, NoAuth: rt.access == accessNone, Simulation: rt.simulation})
+	}
+	return out
+}

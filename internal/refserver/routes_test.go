@@ -1,0 +1,220 @@
+package refserver
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/openpay-go/openpay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const openAPIPath = "../../openapi.yaml"
+
+type apiOperation struct {
+	id, method, path string
+	status           int // documented success status
+	noAuth           bool
+}
+
+func loadOperations(t *testing.T) []apiOperation {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromFile(openAPIPath)
+	require.NoError(t, err)
+	var ops []apiOperation
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := apiOperation{id: op.OperationID, method: method, path: path}
+			for code := range op.Responses.Map() {
+				if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
+					o.status = n
+				}
+			}
+			o.noAuth = op.Security != nil && len(*op.Security) == 0
+			ops = append(ops, o)
+		}
+	}
+	sort.Slice(ops, func(i, j int) bool { return ops[i].id < ops[j].id })
+	require.NotEmpty(t, ops)
+	return ops
+}
+
+// TestRouteTableMatchesOpenAPI: every operation of openapi.yaml has exactly
+// one route with its method, path and success status, found by the
+// matcher; the table has no API route that openapi.yaml does not list.
+func TestRouteTableMatchesOpenAPI(t *testing.T) {
+	t.Parallel()
+	s := New(Options{})
+	ops := loadOperations(t)
+	documented := map[string]bool{}
+	for _, op := range ops {
+		documented[op.id] = true
+		rt := s.routes.byOp[op.id]
+		if !assert.NotNil(t, rt, "operation %s (%s %s) has no route", op.id, op.method, op.path) {
+			continue
+		}
+		assert.Equal(t, op.method, rt.method, op.id)
+		assert.Equal(t, op.path, rt.pattern, op.id)
+		assert.Equal(t, op.status, rt.status, "%s: success status", op.id)
+		assert.Equal(t, op.noAuth, rt.access == accessNone, "%s: credentials", op.id)
+		// The matcher finds this route for a concrete path.
+		concrete := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(op.path, "x1")
+		got, _, _ := s.routes.match(op.method, &url.URL{Path: concrete})
+		if assert.NotNil(t, got, "%s %s", op.method, concrete) {
+			assert.Equal(t, op.id, got.operationID)
+		}
+	}
+	for _, rt := range s.routes.routes {
+		if rt.simulation || rt.operationID == "getBarcode" {
+			continue
+		}
+		assert.True(t, documented[rt.operationID], "route %s is not an operation of openapi.yaml", rt.operationID)
+	}
+	// Only card and token creation take the public key.
+	for _, rt := range s.routes.routes {
+		want := rt.operationID == "createToken" || rt.operationID == "createCard" || rt.operationID == "createCustomerCard" ||
+			rt.operationID == "createGroupCustomerCard"
+		if rt.group {
+			want = false
+		}
+		assert.Equal(t, want, rt.access == accessPublic, "%s: public key", rt.operationID)
+	}
+}
+
+// TestEveryOperationIsServed calls every operation of openapi.yaml over
+// HTTP, with real resources where the server has them: none may answer
+// 405 or the unknown-path 404. A 404 naming a missing resource is fine
+// (once a card is deleted its points are gone).
+func TestEveryOperationIsServed(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cust, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com", RequiresAccount: true})
+	require.NoError(t, err)
+	ids := map[string]string{
+		"merchant_id": env.m.ID, "group_id": env.g.ID, "customer_id": cust.ID,
+		"card_id": "kmissing", "token_id": "kmissing", "transaction_id": "trmissing", "fee_id": "trmissing",
+		"bank_account_id": "bmissing", "plan_id": "pmissing", "subscription_id": "smissing",
+		"webhook_id": "wmissing", "verification_code": "abcdefgh",
+	}
+	// Real resources for the operations of this wave, when they exist.
+	if r := env.post("/customers/"+cust.ID+"/cards", validCard("4111111111111111")); r.status == http.StatusOK {
+		ids["card_id"] = r.obj(t)["id"].(string)
+	}
+	if r := env.post("/tokens", validCard("4242424242424242")); r.status == http.StatusOK {
+		ids["token_id"] = r.obj(t)["id"].(string)
+	}
+	if r := env.post("/customers/"+cust.ID+"/charges", map[string]any{"method": "store", "amount": 10, "description": "x"}); r.status == http.StatusOK {
+		ids["transaction_id"] = r.obj(t)["id"].(string)
+	}
+	param := regexp.MustCompile(`\{([^}]+)\}`)
+	for _, op := range loadOperations(t) {
+		path := param.ReplaceAllStringFunc(op.path, func(p string) string {
+			id, ok := ids[p[1:len(p)-1]]
+			require.True(t, ok, "no value for %s", p)
+			return url.PathEscape(id)
+		})
+		key := env.m.PrivateKey
+		if strings.HasPrefix(op.path, "/v1/groups/") {
+			key = env.g.PrivateKey
+		}
+		var body any
+		if op.method == http.MethodPost || op.method == http.MethodPut {
+			body = "{}"
+		}
+		if op.id == "listStores" {
+			path += "?latitud=20.6&longitud=-100.4&kilometers=10&amount=100"
+		}
+		r := env.do(op.method, path, key, body)
+		assert.NotEqual(t, http.StatusMethodNotAllowed, r.status, "%s %s", op.id, r.body)
+		if r.status == http.StatusNotFound {
+			assert.NotEqual(t, descNoSuchPath, r.obj(t)["description"], "%s was not routed", op.id)
+		}
+		if r.status == NotImplementedStatus {
+			requireErrorStatus(t, r, 1004, NotImplementedStatus, "internal")
+		} else {
+			assert.Less(t, r.status, 500, "%s: %s", op.id, r.body)
+		}
+		t.Logf("%-40s %d", op.id, r.status)
+	}
+}
+
+func TestUnknownPathsAnswerTheErrorObject(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, p := range []string{
+		"/", "/v1", "/v1/", "/v2/" + env.m.ID + "/charges", env.mp("/charges/"), env.mp("/nothing"),
+		env.mp("//charges"), env.mp("/charges/x/y/z"), "/v1/groups/" + env.g.ID, "/favicon.ico",
+		"/barcode/", "/_simulate/nothing",
+	} {
+		r := env.do(http.MethodGet, p, env.m.PrivateKey, nil)
+		desc := requireError(t, r, 1005)
+		assert.Equal(t, descNoSuchPath, desc, p)
+	}
+}
+
+func TestWrongMethodAnswers405(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	r := env.do(http.MethodDelete, env.mp("/charges"), env.m.PrivateKey, nil)
+	requireErrorStatus(t, r, int(MethodNotAllowedCode), http.StatusMethodNotAllowed, "request")
+	assert.Equal(t, "GET, POST", r.header.Get("Allow"))
+	r = env.do(http.MethodPatch, env.mp(""), env.m.PrivateKey, nil)
+	requireErrorStatus(t, r, int(MethodNotAllowedCode), http.StatusMethodNotAllowed, "request")
+	assert.Equal(t, "GET", r.header.Get("Allow"))
+}
+
+func TestAuthentication(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	noEcho := func(r resp, secret string) {
+		t.Helper()
+		assert.NotContains(t, string(r.body), secret)
+		for _, vs := range r.header {
+			for _, v := range vs {
+				assert.NotContains(t, v, secret)
+			}
+		}
+	}
+	// Missing credentials.
+	r := env.do(http.MethodGet, env.mp(""), "", nil)
+	requireError(t, r, 1002)
+	// A wrong key.
+	r = env.do(http.MethodGet, env.mp(""), "sk_wrongwrongwrong", nil)
+	requireError(t, r, 1002)
+	noEcho(r, "sk_wrongwrongwrong")
+	// Another merchant's key on this merchant's path, private or public.
+	r = env.do(http.MethodGet, env.mp(""), env.other.PrivateKey, nil)
+	requireError(t, r, 1002)
+	noEcho(r, env.other.PrivateKey)
+	r = env.do(http.MethodPost, env.mp("/tokens"), env.other.PublicKey, validCard("4111111111111111"))
+	requireError(t, r, 1002)
+	// An unknown merchant.
+	r = env.do(http.MethodGet, "/v1/mnosuchmerchant0000", env.m.PrivateKey, nil)
+	requireError(t, r, 1002)
+	// The public key may not read the merchant, list charges or charge.
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, ""}, {http.MethodGet, "/charges"}, {http.MethodPost, "/charges"}, {http.MethodGet, "/tokens/kx"},
+	} {
+		r = env.do(c.method, env.mp(c.path), env.m.PublicKey, "{}")
+		requireError(t, r, 1010)
+		noEcho(r, env.m.PublicKey)
+	}
+	// Basic auth with a password is still the key as user.
+	req := env.do(http.MethodGet, env.mp(""), "", nil, "Authorization", "Basic !!!notbase64")
+	requireError(t, req, 1002)
+	// The private key works.
+	requireOK(t, env.get(""), http.StatusOK)
+	// The group key acts only for its merchants, and only on group paths.
+	r = env.do(http.MethodGet, env.mp(""), env.g.PrivateKey, nil)
+	requireError(t, r, 1002)
+	r = env.do(http.MethodPost, "/v1/groups/"+env.g.ID+"/merchants/"+env.other.ID+"/charges", env.g.PrivateKey, "{}")
+	requireError(t, r, 1002)
+	r = env.do(http.MethodPost, "/v1/groups/"+env.g.ID+"/merchants/"+env.m.ID+"/charges", env.m.PrivateKey, "{}")
+	requireError(t, r, 1002)
+}

@@ -1,0 +1,529 @@
+package refserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// DefaultMaxBodyBytes is the default cap on a request body (1 MiB); a
+// larger body answers 1009 (HTTP 413). The gateway does not document its
+// own limit.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Options configure a [Server]. The zero value is a lenient sandbox server
+// on the wall clock with random identifiers.
+type Options struct {
+	// Strict turns off the sandbox's leniency: charge creation then requires
+	// the X-Forwarded-For header (1001 when absent, 1003 when it holds no IP
+	// address), card charges require order_id and device_session_id, and
+	// merchant-level charges require the customer object (1001 when absent).
+	Strict bool
+	// Production makes the server behave as the production environment:
+	// the sandbox test cards are refused with 2007.
+	Production bool
+	// Clock tells the time; nil means the wall clock ([RealClock]). Pass a
+	// [*FakeClock] to control time (the clock simulation control needs one).
+	Clock Clock
+	// IDSeed makes identifiers and references deterministic: the same
+	// sequence of requests gives the same ids. nil draws them at random.
+	IDSeed *int64
+	// Logger receives one debug record per request (operation, status,
+	// duration, request id) and warnings for recovered panics. It never
+	// receives bodies, paths with their identifiers, query strings,
+	// credentials or card data. nil discards everything.
+	Logger *slog.Logger
+	// BaseURL is the absolute URL the server is reached at (no trailing
+	// slash), used in barcode and redirect URLs it hands out. Empty derives
+	// it from each request's Host header.
+	BaseURL string
+	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes].
+	MaxBodyBytes int64
+	// HTTPClient sends webhook deliveries; nil means a client with a short
+	// timeout.
+	HTTPClient *http.Client
+	// USDExchangeRate is the MXN value of one US dollar applied to USD
+	// charges; zero means [DefaultUSDExchangeRate].
+	USDExchangeRate openpay.Decimal
+}
+
+// DefaultUSDExchangeRate is the MXN value of one US dollar the server applies
+// to USD charges unless [Options.USDExchangeRate] says otherwise: a fixed,
+// plausible rate, so that amounts in tests are predictable.
+const DefaultUSDExchangeRate = "18.5000"
+
+// MerchantConfig describes a merchant account to create on a server. Empty
+// fields are generated: an id like the gateway's (20 lower-case letters and
+// digits starting with "m"), keys "sk_" and "pk_" followed by 32 hex digits,
+// a name, an e-mail address and a CLABE.
+type MerchantConfig struct {
+	ID         string
+	Name       string
+	Email      string
+	Phone      string
+	PrivateKey string
+	PublicKey  string
+	CLABE      string
+	// Balance is the merchant account's opening balance (zero by default).
+	Balance openpay.Amount
+}
+
+// GroupConfig describes a merchant group: a key that may act for every
+// merchant of the group under /v1/groups/{group_id}/... Empty ID and
+// PrivateKey are generated.
+type GroupConfig struct {
+	ID          string
+	PrivateKey  string
+	MerchantIDs []string
+}
+
+// Server is the reference server, an http.Handler. Create it with [New], add
+// merchants with [Server.AddMerchant], and serve it with net/http or
+// httptest. It is safe for concurrent use.
+type Server struct {
+	opts     Options
+	clock    Clock
+	ids      *IDGenerator // resource ids and references
+	reqIDs   *IDGenerator // request ids, apart so they do not shift resource ids
+	log      *slog.Logger
+	maxBody  int64
+	usdRate  openpay.Decimal
+	routes   *routeTable
+	client   *http.Client
+	barcodes sync.Map // reference -> struct{}: references the server issued
+
+	mu        sync.RWMutex
+	merchants map[string]*merchant
+	groups    map[string]*group
+
+	hooksMu      sync.Mutex
+	eventHooks   []func(Event)
+	clockHooks   []func(now time.Time)
+	closers      []func()
+	closeOnce    sync.Once
+	merchantList []string // ids in creation order
+}
+
+// New returns a server with no merchants.
+func New(opts Options) *Server {
+	s := &Server{
+		opts:      opts,
+		clock:     opts.Clock,
+		ids:       NewIDGenerator(opts.IDSeed),
+		log:       opts.Logger,
+		maxBody:   opts.MaxBodyBytes,
+		usdRate:   opts.USDExchangeRate,
+		client:    opts.HTTPClient,
+		merchants: make(map[string]*merchant),
+		groups:    make(map[string]*group),
+	}
+	if s.clock == nil {
+		s.clock = RealClock{}
+	}
+	if opts.IDSeed != nil {
+		seed := *opts.IDSeed ^ 0x5eed
+		s.reqIDs = NewIDGenerator(&seed)
+	} else {
+		s.reqIDs = NewIDGenerator(nil)
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = DefaultMaxBodyBytes
+	}
+	if s.usdRate.IsZero() {
+		s.usdRate = openpay.MustDecimal(DefaultUSDExchangeRate)
+	}
+	if s.client == nil {
+		s.client = &http.Client{Timeout: 10 * time.Second}
+	}
+	s.routes = s.buildRoutes()
+	return s
+}
+
+// Close stops the server's background work (webhook deliveries). It does
+// not close listeners: the caller owns those.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.hooksMu.Lock()
+		closers := s.closers
+		s.hooksMu.Unlock()
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	})
+}
+
+// onClose registers f to run on [Server.Close] (resource files that start
+// goroutines register their stop function here).
+func (s *Server) onClose(f func()) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.closers = append(s.closers, f)
+}
+
+// Now returns the server's current time in the gateway's zone, to the second
+// (the gateway's timestamps carry no fraction).
+func (s *Server) Now() time.Time {
+	return s.clock.Now().Truncate(time.Second)
+}
+
+// Clock returns the server's clock.
+func (s *Server) Clock() Clock { return s.clock }
+
+// Strict reports whether the server runs in strict mode.
+func (s *Server) Strict() bool { return s.opts.Strict }
+
+// Production reports whether the server refuses sandbox test cards.
+func (s *Server) Production() bool { return s.opts.Production }
+
+// AddMerchant creates a merchant account and returns its configuration with
+// every generated field filled in. It fails when the id or a key is already
+// used by another merchant or group, or when the opening balance is negative
+// or has more than two decimals.
+func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
+	if cfg.ID == "" {
+		cfg.ID = s.ids.NewID(KindMerchant)
+	}
+	if cfg.PrivateKey == "" {
+		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+	}
+	if cfg.PublicKey == "" {
+		cfg.PublicKey = "pk_" + s.ids.draw(hexDigits, 32)
+	}
+	if cfg.Name == "" {
+		cfg.Name = "Merchant " + cfg.ID
+	}
+	if cfg.Email == "" {
+		cfg.Email = cfg.ID + "@merchants.example"
+	}
+	if cfg.CLABE == "" {
+		cfg.CLABE = s.newCLABE("646")
+	}
+	if cfg.Balance.Cmp(openpay.Amount{}) < 0 || !cfg.Balance.HasValidPrecision() {
+		return cfg, errors.New("refserver: a merchant's opening balance must be a non-negative amount with at most two decimals")
+	}
+	if cfg.PrivateKey == cfg.PublicKey {
+		return cfg, errors.New("refserver: a merchant's private and public keys must differ")
+	}
+	if strings.HasPrefix(cfg.ID, "groups") || strings.ContainsAny(cfg.ID, "/?#%") || len(cfg.ID) > 45 {
+		return cfg, fmt.Errorf("refserver: merchant id %q cannot be used in a path", cfg.ID)
+	}
+	m := newMerchant(cfg, s.Now())
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.merchants[cfg.ID]; dup {
+		return cfg, fmt.Errorf("refserver: merchant %q already exists", cfg.ID)
+	}
+	if _, dup := s.groups[cfg.ID]; dup {
+		return cfg, fmt.Errorf("refserver: id %q is already a group", cfg.ID)
+	}
+	for _, other := range s.merchants {
+		if other.privHash == m.privHash || other.pubHash == m.pubHash ||
+			other.privHash == m.pubHash || other.pubHash == m.privHash {
+			return cfg, errors.New("refserver: a key of this merchant is already used by another merchant")
+		}
+	}
+	s.merchants[cfg.ID] = m
+	s.merchantList = append(s.merchantList, cfg.ID)
+	return cfg, nil
+}
+
+// AddGroup creates a merchant group whose key may act for the listed
+// merchants, which must exist, and returns its configuration with the
+// generated fields filled in.
+func (s *Server) AddGroup(cfg GroupConfig) (GroupConfig, error) {
+	if cfg.ID == "" {
+		cfg.ID = s.ids.NewID(KindMerchant)
+	}
+	if cfg.PrivateKey == "" {
+		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.groups[cfg.ID]; dup {
+		return cfg, fmt.Errorf("refserver: group %q already exists", cfg.ID)
+	}
+	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool)}
+	for _, id := range cfg.MerchantIDs {
+		if _, ok := s.merchants[id]; !ok {
+			return cfg, fmt.Errorf("refserver: merchant %q does not exist", id)
+		}
+		g.merchants[id] = true
+	}
+	g.customers = newCustomerSet()
+	s.groups[cfg.ID] = g
+	return cfg, nil
+}
+
+// merchantByID returns the merchant with the given id, or nil.
+func (s *Server) merchantByID(id string) *merchant {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.merchants[id]
+}
+
+// groupByID returns the group with the given id, or nil.
+func (s *Server) groupByID(id string) *group {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.groups[id]
+}
+
+// keyKind is which of a merchant's keys authenticated a request.
+type keyKind int
+
+const (
+	keyNone keyKind = iota
+	keyPrivate
+	keyPublic
+)
+
+// call is one API request being answered: what the handlers get.
+type call struct {
+	s         *Server
+	w         http.ResponseWriter
+	r         *http.Request
+	route     *route
+	requestID string
+	// m is the merchant the path names, authenticated (nil on routes that
+	// need no credentials, and on unknown paths).
+	m *merchant
+	// g is the group on /v1/groups/{group_id}/... paths, else nil.
+	g *group
+	// key is the kind of key that authenticated the request.
+	key keyKind
+}
+
+// param returns the path parameter with the given name ("" when absent).
+func (c *call) param(name string) string { return c.r.PathValue(name) }
+
+// statusWriter remembers the status written, so the recovery layer knows
+// whether it may still answer, and the log can say what was answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP answers one request: it finds the route, authenticates,
+// enforces the body limit and the strict-mode header, runs the handler and
+// writes its answer. Whatever the input, the answer is the handler's or the
+// gateway's error object: a panic is recovered into a 1000 error object.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	c := &call{s: s, w: sw, r: r, requestID: s.reqIDs.RequestID()}
+	sw.Header().Set("X-Request-Id", c.requestID)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Warn("refserver: recovered from a panic", "operation", c.operation(), "request_id", c.requestID,
+				"panic_type", fmt.Sprintf("%T", p))
+			if sw.status == 0 {
+				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
+			}
+		}
+		s.log.Debug("refserver: request", "operation", c.operation(), "method", r.Method,
+			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+	}()
+
+	rt, allowed, params := s.routes.match(r.Method, r.URL)
+	if rt == nil {
+		if len(allowed) > 0 {
+			sw.Header().Set("Allow", strings.Join(allowed, ", "))
+			writeError(sw, c.requestID, &Error{Code: MethodNotAllowedCode, Status: http.StatusMethodNotAllowed,
+				Description: fmt.Sprintf("The method %s is not allowed on this resource; allowed: %s",
+					truncateForMessage(r.Method), strings.Join(allowed, ", "))})
+			return
+		}
+		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
+		return
+	}
+	c.route = rt
+	for i, name := range rt.params {
+		r.SetPathValue(name, params[i])
+	}
+	if e := s.authenticate(c); e != nil {
+		writeError(sw, c.requestID, e)
+		return
+	}
+	if r.ContentLength > s.maxBody {
+		writeError(sw, c.requestID, errorf(openpay.ErrRequestTooLarge, descBodyTooLarge))
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+	}
+	if rt.clientIP {
+		if e := s.checkClientIP(r); e != nil {
+			writeError(sw, c.requestID, e)
+			return
+		}
+	}
+	body, e := rt.handle(c)
+	if e != nil {
+		writeError(sw, c.requestID, e)
+		return
+	}
+	switch b := body.(type) {
+	case nil:
+		sw.WriteHeader(rt.status)
+	case rawBody:
+		sw.Header().Set("Content-Type", b.contentType)
+		sw.Header().Set("Cache-Control", "no-store")
+		sw.WriteHeader(rt.status)
+		_, _ = sw.Write(b.data)
+	default:
+		writeJSON(sw, rt.status, body)
+	}
+}
+
+// operation names the route of the call for logs: its operationId, never
+// its path (paths carry identifiers a careless client might fill with card
+// data).
+func (c *call) operation() string {
+	if c.route == nil {
+		return "unmatched"
+	}
+	return c.route.operationID
+}
+
+// rawBody is a handler result written as is (the barcode images).
+type rawBody struct {
+	contentType string
+	data        []byte
+}
+
+// authenticate checks the credentials the route needs and fills c.m, c.g
+// and c.key.
+func (s *Server) authenticate(c *call) *Error {
+	rt := c.route
+	if rt.access == accessNone {
+		return nil
+	}
+	key, _, ok := c.r.BasicAuth()
+	if !ok || key == "" {
+		return errorf(openpay.ErrUnauthorized, descUnauthorized)
+	}
+	keyHash := sha256.Sum256([]byte(key))
+	if rt.group {
+		g := s.groupByID(c.param("group_id"))
+		// A dummy comparison keeps an unknown group as slow as a known one.
+		want := [32]byte{}
+		if g != nil {
+			want = g.keyHash
+		}
+		if subtle.ConstantTimeCompare(keyHash[:], want[:]) != 1 || g == nil {
+			return errorf(openpay.ErrUnauthorized, descUnauthorized)
+		}
+		c.g = g
+		c.key = keyPrivate
+		if mid := c.param("merchant_id"); mid != "" {
+			m := s.merchantByID(mid)
+			if m == nil || !g.merchants[mid] {
+				return errorf(openpay.ErrUnauthorized, descUnauthorized)
+			}
+			c.m = m
+		}
+		return nil
+	}
+	m := s.merchantByID(c.param("merchant_id"))
+	var priv, pub [32]byte
+	if m != nil {
+		priv, pub = m.privHash, m.pubHash
+	}
+	isPriv := subtle.ConstantTimeCompare(keyHash[:], priv[:]) == 1
+	isPub := subtle.ConstantTimeCompare(keyHash[:], pub[:]) == 1
+	switch {
+	case m == nil || (!isPriv && !isPub):
+		return errorf(openpay.ErrUnauthorized, descUnauthorized)
+	case isPub && rt.access != accessPublic:
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
+	}
+	c.m = m
+	c.key = keyPrivate
+	if isPub {
+		c.key = keyPublic
+	}
+	return nil
+}
+
+// checkClientIP applies the X-Forwarded-For rule of charge creation: the
+// sandbox does not enforce it; strict mode requires the header and an IP
+// address as its first entry.
+func (s *Server) checkClientIP(r *http.Request) *Error {
+	if !s.opts.Strict {
+		return nil
+	}
+	v := r.Header.Get("X-Forwarded-For")
+	if strings.TrimSpace(v) == "" {
+		return errorf(openpay.ErrBadRequest, "The X-Forwarded-For header with the payer's IP address is required")
+	}
+	first, _, _ := strings.Cut(v, ",")
+	if net.ParseIP(strings.TrimSpace(first)) == nil {
+		return errorf(openpay.ErrInvalidParameter, "The X-Forwarded-For header must start with the payer's IP address")
+	}
+	return nil
+}
+
+// writeJSON encodes v and writes it with the given status. Encoding is done
+// before anything is written, so a value that cannot be encoded still gets
+// a proper error object.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		buf.Reset()
+		status = http.StatusInternalServerError
+		_ = json.NewEncoder(&buf).Encode(openpay.ErrorResponse{
+			Category: openpay.CategoryInternal, Description: descInternal,
+			ErrorCode: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
+		})
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// baseURL is the absolute URL clients reach the server at.
+func (c *call) baseURL() string {
+	if c.s.opts.BaseURL != "" {
+		return strings.TrimSuffix(c.s.opts.BaseURL, "/")
+	}
+	scheme := "http"
+	if c.r.TLS != nil {
+		scheme = "https"
+	}
+	host := c.r.Host
+	if host == "" || strings.ContainsAny(host, "/?#@ ") {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}

@@ -1,0 +1,408 @@
+package refserver
+
+import (
+	"crypto/sha256"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// The in-memory store.
+//
+// Each merchant's state sits behind ONE mutex, merchant.mu. Every operation
+// that reads or changes a merchant's state takes it once, does all its
+// checks and changes, and releases it: so every movement of funds (a charge
+// credited, a refund, a transfer between two customers, a fee, a payout) is
+// atomic, and an order_id is checked and reserved in one step. Handlers
+// validate their input before taking the lock and encode their answer after
+// releasing it.
+//
+// Stored wire values (openpay.Transaction, openpay.Card, ...) are copied out
+// under the lock and encoded afterwards. For that to be safe, the pointees of
+// a stored wire value are never modified once stored: to change a nested
+// object, store a new pointer (copy on write). Top-level fields may change.
+//
+// Money is openpay.Amount (an exact decimal), never a float.
+//
+// Lock order, when two are needed: a group's lock before a merchant's. The
+// server-wide s.mu only guards the merchant and group maps and is never held
+// while taking another lock.
+
+// merchant is one merchant account and everything it owns.
+type merchant struct {
+	mu sync.Mutex
+
+	id                string
+	name, email       string
+	phone             string
+	clabe             string
+	created           time.Time
+	privHash, pubHash [32]byte
+	status            openpay.MerchantStatus
+	balance           openpay.Amount
+
+	customers *customerSet
+	cards     map[string]*card
+	cardList  []*card // creation order
+	tokens    map[string]*token
+	txs       map[string]*tx
+	txList    []*tx // creation order
+	// orderIDs indexes every transaction of the merchant that carries an
+	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
+	// an order_id is unique across all of them (1006).
+	orderIDs map[string]*tx
+	events   []Event
+
+	// ext holds the state of resources that live in their own files (plans,
+	// webhooks, bank accounts, ...), one value per Go type: see extState.
+	ext map[reflect.Type]any
+}
+
+func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
+	return &merchant{
+		id: cfg.ID, name: cfg.Name, email: cfg.Email, phone: cfg.Phone, clabe: cfg.CLABE,
+		created:   now,
+		privHash:  sha256.Sum256([]byte(cfg.PrivateKey)),
+		pubHash:   sha256.Sum256([]byte(cfg.PublicKey)),
+		status:    openpay.MerchantStatusActive,
+		balance:   cfg.Balance,
+		customers: newCustomerSet(),
+		cards:     make(map[string]*card),
+		tokens:    make(map[string]*token),
+		txs:       make(map[string]*tx),
+		orderIDs:  make(map[string]*tx),
+		ext:       make(map[reflect.Type]any),
+	}
+}
+
+// extState returns the merchant's state of type T, created by init on first
+// use. The caller holds m.mu. Resource files keep their own state this way,
+// without adding fields to merchant:
+//
+//	type planState struct{ plans map[string]*planRecord; list []*planRecord }
+//	ps := extState(m, func() *planState { return &planState{plans: map[string]*planRecord{}} })
+func extState[T any](m *merchant, init func() *T) *T {
+	key := reflect.TypeFor[T]()
+	if v, ok := m.ext[key]; ok {
+		return v.(*T)
+	}
+	v := init()
+	m.ext[key] = v
+	return v
+}
+
+// group is a merchant group: its key acts for its merchants, and it has
+// customers of its own (/v1/groups/{group_id}/customers).
+type group struct {
+	mu        sync.Mutex
+	id        string
+	keyHash   [32]byte
+	merchants map[string]bool // fixed at creation
+	customers *customerSet
+	ext       map[reflect.Type]any
+}
+
+// customer is a customer record. Its wire form is built by wire().
+type customer struct {
+	id         string
+	created    time.Time
+	name       string
+	lastName   string
+	email      string
+	phone      string
+	externalID string
+	address    *openpay.Address
+	status     openpay.CustomerStatus
+	// hasAccount: created with requires_account. Such a customer has a
+	// balance, a CLABE and a store reference, and charges made at its scope
+	// are credited to its balance instead of the merchant's.
+	hasAccount bool
+	balance    openpay.Amount
+	clabe      string
+	storeRef   string
+	// deactivated accounts refuse movements of funds with 1008.
+	deactivated bool
+}
+
+// wire returns the customer's wire form. baseURL is where barcode images are
+// served (for the store reference of customers with an account).
+func (cu *customer) wire(baseURL string) openpay.Customer {
+	w := openpay.Customer{
+		ID: cu.id, CreationDate: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
+		PhoneNumber: cu.phone, ExternalID: cu.externalID, Address: cu.address, Status: cu.status,
+	}
+	if cu.hasAccount {
+		w.Balance = cu.balance
+		w.CLABE = cu.clabe
+		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
+	}
+	return w
+}
+
+// customerSet is the customers of a merchant or of a group.
+type customerSet struct {
+	byID       map[string]*customer
+	list       []*customer // creation order
+	externalID map[string]*customer
+}
+
+func newCustomerSet() *customerSet {
+	return &customerSet{byID: make(map[string]*customer), externalID: make(map[string]*customer)}
+}
+
+// get returns the customer with the given id, nil when it does not exist or
+// was deleted.
+func (cs *customerSet) get(id string) *customer {
+	cu := cs.byID[id]
+	if cu == nil || cu.status == openpay.CustomerStatusDeleted {
+		return nil
+	}
+	return cu
+}
+
+// newCustomer creates a customer from a validated request: external_id is
+// unique (2003); requires_account gives the customer a balance, a CLABE and
+// a store reference. The caller holds the lock of the set's owner.
+func (s *Server) newCustomer(cs *customerSet, req openpay.CustomerRequest) (*customer, *Error) {
+	if req.ExternalID != "" {
+		if other := cs.externalID[req.ExternalID]; other != nil && other.status != openpay.CustomerStatusDeleted {
+			return nil, errorf(openpay.ErrExternalIDExists, "A customer with the external_id '%s' already exists",
+				truncateForMessage(req.ExternalID))
+		}
+	}
+	cu := &customer{
+		id: s.ids.NewID(KindCustomer), created: s.Now(),
+		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
+		externalID: req.ExternalID, address: req.Address, status: openpay.CustomerStatusActive,
+		hasAccount: req.RequiresAccount,
+	}
+	if cu.hasAccount {
+		cu.clabe = s.newCLABE("646")
+		cu.storeRef = s.ids.CustomerStoreReference()
+		s.registerBarcodeRef(cu.storeRef)
+	}
+	cs.byID[cu.id] = cu
+	cs.list = append(cs.list, cu)
+	if cu.externalID != "" {
+		cs.externalID[cu.externalID] = cu
+	}
+	return cu, nil
+}
+
+// CreateCustomer creates a customer of a merchant, as the customer API does;
+// for tests and tools that need a customer before that API exists.
+func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) (openpay.Customer, error) {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Customer{}, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cu, e := s.newCustomer(m.customers, req)
+	if e != nil {
+		return openpay.Customer{}, e
+	}
+	return cu.wire(s.opts.BaseURL), nil
+}
+
+// card is a stored card. The full number is kept in memory only, to decide
+// charges and detect duplicates; every answer shows the masked form. The
+// security code is kept only until the next charge to the card uses it.
+type card struct {
+	id         string
+	customerID string // "" for a merchant-level card
+	created    time.Time
+	number     string
+	holder     string
+	expMonth   string // two digits
+	expYear    string // two digits
+	address    *openpay.Address
+	brand      string
+	cardType   string
+	bankName   string
+	bankCode   string
+	points     bool
+	deleted    bool
+	// pendingCVV is the security code sent with the card or its last
+	// update, used by the next charge and then dropped.
+	pendingCVV string
+}
+
+// wire returns the card's wire form, number masked.
+func (k *card) wire() openpay.Card {
+	return openpay.Card{
+		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
+		CardNumber: MaskCardNumber(k.number), HolderName: k.holder,
+		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
+		Brand: openpay.CardBrand(k.brand), Type: k.cardType, BankName: k.bankName, BankCode: k.bankCode,
+		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
+	}
+}
+
+// token is a single-use card token.
+type token struct {
+	id      string
+	created time.Time
+	card    card // id and customer empty
+	used    bool
+}
+
+// wire returns the token's wire form, number masked.
+func (tk *token) wire() openpay.Token {
+	return openpay.Token{ID: tk.id, Card: openpay.TokenCard{
+		CardNumber: MaskCardNumber(tk.card.number), HolderName: tk.card.holder,
+		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
+		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
+	}}
+}
+
+// tx is a transaction record: a charge, refund, payout, transfer or fee.
+// t is its wire form, kept current; the other fields are the server's
+// bookkeeping.
+type tx struct {
+	t openpay.Transaction
+
+	// kind tells the charge variants apart (card, redirect, ivr, store,
+	// bank, alipay); "" for transactions that are not charges.
+	kind chargeKind
+	// preauth: a card charge made with capture false and not captured yet.
+	preauth bool
+	// captureOnCompletion: a 3-D Secure charge that becomes a
+	// pre-authorization rather than a completed charge when the payer
+	// completes it.
+	captureOnCompletion bool
+	// cardNumber is the card a charge used (empty for other kinds), to
+	// decide the outcome of a 3-D Secure completion.
+	cardNumber string
+	// email is the payer's e-mail (the fraud trigger applies on completion
+	// of a pending charge too).
+	email string
+	// refunded is the amount refunded so far, in the charge's currency.
+	refunded openpay.Amount
+	// credited is what the charge added to the balance (MXN); debited what
+	// refunds and chargebacks took back from it.
+	credited openpay.Amount
+	debited  openpay.Amount
+	// chargeback is the chargeback state of a charge ("" when none).
+	chargeback string
+}
+
+// snapshot returns a copy of the wire form, safe to encode after the lock is
+// released (see the copy-on-write rule above).
+func (t *tx) snapshot() openpay.Transaction { return t.t }
+
+// addTx stores a new transaction and reserves its order_id. The caller
+// holds m.mu and has checked the order_id with orderIDTaken.
+func (m *merchant) addTx(t *tx) {
+	m.txs[t.t.ID] = t
+	m.txList = append(m.txList, t)
+	if t.t.OrderID != "" {
+		m.orderIDs[t.t.OrderID] = t
+	}
+}
+
+// orderIDTaken returns the 1006 error when an order_id is already used by
+// any transaction of the merchant. The caller holds m.mu; checking and
+// storing in the same critical section is what makes the rule hold under
+// concurrent requests.
+func (m *merchant) orderIDTaken(orderID string) *Error {
+	if orderID == "" {
+		return nil
+	}
+	if _, ok := m.orderIDs[orderID]; ok {
+		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
+	}
+	return nil
+}
+
+// account is a balance that money moves into and out of: the merchant's or
+// a customer's with an account.
+type account interface {
+	// credit adds a (positive) amount.
+	credit(a openpay.Amount)
+	// debit takes a (positive) amount, refusing (false, nothing changed)
+	// when the balance is short unless force is set.
+	debit(a openpay.Amount, force bool) bool
+}
+
+func (m *merchant) credit(a openpay.Amount) { m.balance = m.balance.Add(a) }
+
+func (m *merchant) debit(a openpay.Amount, force bool) bool {
+	if !force && m.balance.Cmp(a) < 0 {
+		return false
+	}
+	m.balance = m.balance.Sub(a)
+	return true
+}
+
+func (cu *customer) credit(a openpay.Amount) { cu.balance = cu.balance.Add(a) }
+
+func (cu *customer) debit(a openpay.Amount, force bool) bool {
+	if !force && cu.balance.Cmp(a) < 0 {
+		return false
+	}
+	cu.balance = cu.balance.Sub(a)
+	return true
+}
+
+// accountFor returns the balance a transaction of the given customer moves:
+// the customer's when it has an account, the merchant's otherwise. The
+// caller holds m.mu.
+func (m *merchant) accountFor(customerID string) account {
+	if customerID != "" {
+		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount {
+			return cu
+		}
+	}
+	return m
+}
+
+// insufficientFunds is the error for a balance that cannot pay. The
+// interface documents one code, 4001, for both the merchant account and a
+// customer's balance.
+func insufficientFunds(acct account) *Error {
+	if _, ok := acct.(*customer); ok {
+		return errorf(openpay.ErrMerchantInsufficientFunds, "The customer's account has insufficient funds")
+	}
+	return errorf(openpay.ErrMerchantInsufficientFunds, "The merchant account has insufficient funds")
+}
+
+// newCLABE returns a fresh valid CLABE at the given bank.
+func (s *Server) newCLABE(bankCode string) string {
+	n, _ := strconv.ParseUint(s.ids.draw(digits, 11), 10, 64)
+	return NewCLABE(bankCode, "180", n)
+}
+
+// registerBarcodeRef records a reference the server issued, so that its
+// barcode image is served.
+func (s *Server) registerBarcodeRef(ref string) { s.barcodes.Store(ref, struct{}{}) }
+
+// merchantWire returns the merchant's wire form. The caller holds m.mu.
+func (m *merchant) wire() openpay.Merchant {
+	return openpay.Merchant{
+		ID: m.id, Name: m.name, Email: m.email, Phone: m.phone, Status: m.status,
+		Balance: m.balance, CLABE: m.clabe, CreationDate: m.created,
+	}
+}
+
+// Balances reports the merchant's balance and the balance of each of its
+// customers with an account, read in one critical section (a consistent
+// view for tests that check that money is conserved).
+func (s *Server) Balances(merchantID string) (merchantBalance openpay.Amount, customers map[string]openpay.Amount, err error) {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Amount{}, nil, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	customers = make(map[string]openpay.Amount)
+	for _, cu := range m.customers.list {
+		if cu.hasAccount {
+			customers[cu.id] = cu.balance
+		}
+	}
+	return m.balance, customers, nil
+}
