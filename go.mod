@@ -18,6 +18,6 @@ require (
 	github.com/shopspring/decimal v1.6.0 // indirect
 	github.com/stretchr/testify v1.12.1
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
-	golang.org/x/text v0.32.0 // indirect
+	golang.org/x/text v0.32.0
 	gopkg.in/h2non/gock.v1 v1.1.2 // indirect
 )

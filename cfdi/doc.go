@@ -1,0 +1,53 @@
+// Package cfdi holds the objects of Mexican electronic invoices (CFDI,
+// Comprobante Fiscal Digital por Internet) as the Openpay gateway defines
+// them: the request a merchant sends to have an invoice generated, its
+// receiver, concepts, taxes, related invoices and complements, the gateway's
+// answer and the notification of the outcome.
+//
+// The gateway publishes no endpoint for invoices, so the package is about
+// getting the data right before it leaves the merchant's program, which is
+// where invoices fail in practice: [GenerationRequest.Validate] checks every
+// rule of the interface and the arithmetic the tax authority checks, to the
+// cent, and reports every violation at once with the JSON path of the field.
+//
+// An income invoice for a completed charge:
+//
+//	receptor := cfdi.Receiver{
+//		Nombre:  "Comercializadora del Centro",
+//		RFC:     "CCE010203AB1",
+//		UsoCFDI: cfdi.UseGeneralExpenses,
+//	}
+//	req, err := cfdi.NewIncomeInvoice("A-1001", charge.ID, receptor,
+//		cfdi.WithLugarExpedicion("06600"),
+//		cfdi.WithFormaPago(cfdi.PaymentFormCreditCard),
+//		cfdi.WithSerieFolio("A", "1001"),
+//	).AddConcept(cfdi.Concept{
+//		Identificador: "PLAN-ANUAL",
+//		Clave:         "81112100",
+//		ClaveUnidad:   "E48",
+//		Descripcion:   "Annual hosting plan",
+//		Cantidad:      openpay.MustDecimal("1"),
+//		ValorUnitario: openpay.MustAmount("1200.00"),
+//	}, cfdi.IVA16()).Build()
+//	var ve *cfdi.ValidationError
+//	if errors.As(err, &ve) {
+//		for _, v := range ve.Violations {
+//			log.Printf("%s: %s (%s)", v.Path, v.Message, v.Rule) // conceptos[0].clave_unidad: ...
+//		}
+//		return err
+//	}
+//	body, err := json.Marshal(req) // total 1392, subtotal 1200, total_trasladados 192
+//
+// A request written by hand is checked the same way:
+//
+//	if err := req.Validate(); err != nil { ... }
+//
+// Money (totals, prices, line and tax amounts) is [openpay.Amount], exact and
+// at most two decimals on the wire; quantities, rates and exchange rates are
+// [openpay.Decimal]. Catalogues (payment forms, uses of CFDI, taxes...) are
+// string types with constants, a Description and a Valid check. Dates are
+// [Date] (YYYY-MM-DD) and [DateTime] (ISO 8601, read leniently).
+//
+// A notification decodes with [ParseNotification]; unknown fields and codes
+// are tolerated.
+package cfdi
