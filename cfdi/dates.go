@@ -18,9 +18,9 @@ import (
 // encoding any other fails rather than sending something the gateway cannot
 // read.
 type Date struct {
-	Year  int
-	Month time.Month
-	Day   int
+	Year  int        // 1 to 9999
+	Month time.Month // January to December
+	Day   int        // 1 to the last day of the month
 }
 
 // DateOf returns the date of t in t's own location.

@@ -10,14 +10,18 @@
 // rule of the interface and the arithmetic the tax authority checks, to the
 // cent, and reports every violation at once with the JSON path of the field.
 //
-// An income invoice for a completed charge:
+// An income invoice for a completed charge of 1392.00 (1200.00 plus IVA):
 //
+//	ch, err := client.Charges.Get(ctx, chargeID)
+//	if err != nil {
+//		return err
+//	}
 //	receptor := cfdi.Receiver{
 //		Nombre:  "Comercializadora del Centro",
 //		RFC:     "CCE010203AB1",
 //		UsoCFDI: cfdi.UseGeneralExpenses,
 //	}
-//	req, err := cfdi.NewIncomeInvoice("A-1001", charge.ID, receptor,
+//	req, err := cfdi.NewIncomeInvoice("A-1001", ch.ID, receptor,
 //		cfdi.WithLugarExpedicion("06600"),
 //		cfdi.WithFormaPago(cfdi.PaymentFormCreditCard),
 //		cfdi.WithSerieFolio("A", "1001"),
@@ -36,7 +40,10 @@
 //		}
 //		return err
 //	}
-//	body, err := json.Marshal(req) // total 1392, subtotal 1200, total_trasladados 192
+//	if !req.Total.Equal(ch.Amount) { // total 1392 = subtotal 1200 + total_trasladados 192
+//		return fmt.Errorf("invoice total %s, charge amount %s", req.Total, ch.Amount)
+//	}
+//	body, err := json.Marshal(req) // the request, ready to send
 //
 // A request written by hand is checked the same way:
 //

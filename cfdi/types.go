@@ -113,7 +113,10 @@ type Concept struct {
 	ClaveUnidad string `json:"clave_unidad"`
 	// Descripcion describes the line, 1 to 1000 characters; required.
 	Descripcion string `json:"descripcion"`
-	// ValorUnitario is the price of one unit, before taxes; required.
+	// ValorUnitario is the price of one unit, before taxes; required. Like
+	// every amount of the gateway it has at most two decimals (the tax
+	// authority would take up to six), so a price per gram or per minute is
+	// better invoiced per kilogram or per hour.
 	ValorUnitario openpay.Amount `json:"valor_unitario"`
 	// Importe is Cantidad x ValorUnitario, rounded to the cent; required.
 	Importe openpay.Amount `json:"importe"`

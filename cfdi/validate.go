@@ -180,15 +180,15 @@ func index(path string, i int) string {
 }
 
 var (
-	alphanumeric   = regexp.MustCompile(`^[A-Za-z0-9]+$`)
-	digits         = regexp.MustCompile(`^[0-9]+$`)
-	postalCode     = regexp.MustCompile(`^[0-9]{5}$`)
-	unitKey        = regexp.MustCompile(`^[A-Z0-9]{2,3}$`)
-	threeLetters   = regexp.MustCompile(`^[A-Z]{3}$`)
-	uuidPattern    = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
-	rfcPattern     = regexp.MustCompile(`^[A-ZÑ&]{3,4}([0-9]{2})([0-9]{2})([0-9]{2})[A-Z0-9]{2}[0-9A]$`)
-	decimalOne     = decimal.NewFromInt(1)
-	noLengthLimits = [2]int{1, -1}
+	alphanumeric = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+	digits       = regexp.MustCompile(`^[0-9]+$`)
+	postalCode   = regexp.MustCompile(`^[0-9]{5}$`)
+	unitKey      = regexp.MustCompile(`^[A-Z0-9]{2,3}$`)
+	threeLetters = regexp.MustCompile(`^[A-Z]{3}$`)
+	uuidPattern  = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+	rfcPattern   = regexp.MustCompile(`^[A-ZÑ&]{3,4}([0-9]{2})([0-9]{2})([0-9]{2})[A-Z0-9]{2}[0-9A]$`)
+	decimalOne   = decimal.NewFromInt(1)
+	anyLength    = [2]int{1, -1} // at least one character, no upper bound
 )
 
 // text checks an optional text field: valid UTF-8 and a length (in
@@ -307,7 +307,7 @@ func validYYMMDD(yy, mm, dd string) bool {
 
 func (v *validator) request(r *GenerationRequest) {
 	v.text("openpay_transaction_id", r.OpenpayTransactionID, [2]int{1, 45})
-	v.requiredText("invoice_id", r.InvoiceID, noLengthLimits)
+	v.requiredText("invoice_id", r.InvoiceID, anyLength)
 	v.catalogue("tipo_comprobante", string(r.TipoComprobante), r.TipoComprobante.Valid(), false)
 	if v.text("serie", r.Serie, [2]int{1, 25}) {
 		v.pattern("serie", r.Serie, alphanumeric, "letters and digits")
@@ -324,7 +324,7 @@ func (v *validator) request(r *GenerationRequest) {
 	}
 	v.pattern("lugar_expedicion", r.LugarExpedicion, postalCode, "a postal code of five digits")
 	v.money("descuento", r.Descuento)
-	v.text("observaciones", r.Observaciones, noLengthLimits)
+	v.text("observaciones", r.Observaciones, anyLength)
 	v.money("total_trasladados", r.TotalTrasladados)
 	v.money("total_retenidos", r.TotalRetenidos)
 	v.currencyCode("moneda", r.Moneda)
@@ -357,7 +357,7 @@ func (v *validator) receiver(path string, r *Receiver) {
 			v.add(field(path, "email"), RuleFormat, "must be a bare e-mail address (name@example.com)")
 		}
 	}
-	v.text(field(path, "residencia_fiscal"), r.ResidenciaFiscal, noLengthLimits)
+	v.text(field(path, "residencia_fiscal"), r.ResidenciaFiscal, anyLength)
 	v.catalogue(field(path, "uso_cfdi"), string(r.UsoCFDI), r.UsoCFDI.Valid(), true)
 
 	paisPath := field(path, "pais")
@@ -459,8 +459,8 @@ func (v *validator) complements(path string, c *Complements) {
 		v.money(field(p, "tua"), a.TUA)
 		for i, oc := range a.OtrosCargos {
 			q := index(field(p, "otrosCargos"), i)
-			v.text(field(q, "codigo_cargo"), oc.CodigoCargo, noLengthLimits)
-			v.text(field(q, "descripcion_cargo"), oc.DescripcionCargo, noLengthLimits)
+			v.text(field(q, "codigo_cargo"), oc.CodigoCargo, anyLength)
+			v.text(field(q, "descripcion_cargo"), oc.DescripcionCargo, anyLength)
 			v.money(field(q, "importe"), oc.Importe)
 		}
 	}
@@ -469,14 +469,14 @@ func (v *validator) complements(path string, c *Complements) {
 	}
 	if d := c.Donatarias; d != nil {
 		p := field(path, "donatarias")
-		v.requiredText(field(p, "no_autorizacion"), d.NoAutorizacion, noLengthLimits)
+		v.requiredText(field(p, "no_autorizacion"), d.NoAutorizacion, anyLength)
 		switch {
 		case d.FechaAutorizacion.IsZero():
 			v.add(field(p, "fecha_autorizacion"), RuleRequired, "is required")
 		case !d.FechaAutorizacion.Valid():
 			v.add(field(p, "fecha_autorizacion"), RuleFormat, "%s is not a date YYYY-MM-DD of the calendar", d.FechaAutorizacion)
 		}
-		v.requiredText(field(p, "leyenda"), d.Leyenda, noLengthLimits)
+		v.requiredText(field(p, "leyenda"), d.Leyenda, anyLength)
 	}
 }
 

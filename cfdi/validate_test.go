@@ -55,6 +55,12 @@ func TestValidateValidRequests(t *testing.T) {
 		{"longest serie, folio and clave", func(r *GenerationRequest) {
 			r.Serie, r.Folio, r.Conceptos[0].Clave = strings.Repeat("Z", 25), strings.Repeat("9", 40), "0123456789"
 		}},
+		{"importe rounded half-up", func(r *GenerationRequest) {
+			// 1.5 x 10.35 = 15.525 -> 15.53
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = amt("10.35"), amt("15.53")
+			r.Conceptos[1].Traslados[0].Base = amt("15.53")
+			r.Subtotal, r.Total = amt("215.53"), amt("206.33")
+		}},
 		{"a discount equal to the line", func(r *GenerationRequest) {
 			// concept 1 discounted entirely: its exempt tax base becomes 0
 			r.Conceptos[1].Descuento = amt("15.50")
@@ -184,6 +190,11 @@ func TestValidateRules(t *testing.T) {
 		}, []string{"conceptos[0].importe importe"}},
 		{"importe rounded down instead of half-up", func(r *GenerationRequest) {
 			r.Conceptos[1].Importe, r.Subtotal, r.Total = amt("15.49"), amt("215.49"), amt("206.29")
+		}, []string{"conceptos[1].importe importe"}},
+		{"importe rounded half-even instead of half-up", func(r *GenerationRequest) {
+			// 1.5 x 10.35 = 15.525: half-up 15.53, half-even 15.52
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = amt("10.35"), amt("15.52")
+			r.Subtotal, r.Total = amt("215.52"), amt("206.32")
 		}, []string{"conceptos[1].importe importe"}},
 		{"importe changed, subtotal not", func(r *GenerationRequest) { r.Conceptos[0].Importe = amt("201.00") }, []string{
 			"conceptos[0].importe importe", "subtotal subtotal",
