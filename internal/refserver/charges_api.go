@@ -1,25 +1,826 @@
 package refserver
 
-import "net/http"
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/shopspring/decimal"
+)
+
+// Charges: the six variants of section 4.1 at merchant, customer and group
+// scope, their capture, refund and cancellation, and the moves the
+// simulation controls make (simulate_api.go).
+//
+// States (section 3 of the specification and the facts; the gateway leaves
+// the rest unstated, so these are the server's choices):
+//
+//	card, capture true (default)  -> completed, authorization set; the amount is credited
+//	card, capture false           -> in_progress: a pre-authorization (authorization set, nothing credited)
+//	  capture (amount <= authorized, once)  -> completed, amount = captured amount; credited
+//	  refund or cancel              -> cancelled (voided; nothing moves)
+//	card declined (3xxx, test cards, fraud e-mail) -> a failed transaction is stored with
+//	  error_message, and the request answers the decline's error
+//	card needing 3-D Secure (use_3d_secure, or the 3-D Secure test card) -> charge_pending,
+//	  payment_method redirect; completed (or in_progress when capture was false) by the payer
+//	redirect (confirm false), alipay, IVR (confirm "ivr") -> charge_pending with their payment_method
+//	store, bank_account           -> in_progress with their payment_method, until paid
+//	pending charges (charge_pending, unpaid store or bank, pre-authorization): cancel -> cancelled;
+//	  past their due_date when the clock advances -> cancelled
+//	completed card charge: refund (partial or full; never more than what was captured) ->
+//	  refunded, with the latest refund nested as `refund`; the refunded amount leaves the balance
+//	  (4001 when the balance cannot pay it)
+//	completed or refunded card charge: chargeback opened -> chargeback_pending (the disputed
+//	  amount leaves the balance at once); accepted -> chargeback_accepted; rejected -> back to
+//	  its previous status and the amount returns
+//
+// Money: a completed charge credits the merchant's balance, or the balance of
+// the customer it was made for when that customer has an account
+// (requires_account), as the gateway funds customer accounts with their
+// charges. A USD charge credits its value in MXN at the server's exchange
+// rate, carried as exchange_rate. An Alipay charge credits its amount less
+// the gateway's fee.
+//
+// Lists and reads at merchant scope see every charge of the merchant,
+// including customers' charges; at customer scope only that customer's.
+//
+// An order_id is unique among all the merchant's transactions, whatever
+// their status: a declined charge keeps its order_id (1006 on a retry).
 
 // chargeKind tells the charge variants apart.
 type chargeKind string
 
+const (
+	kindCard     chargeKind = "card"     // stored card, token or inline card data
+	kindRedirect chargeKind = "redirect" // the gateway's payment form (confirm false)
+	kindIVR      chargeKind = "ivr"
+	kindStore    chargeKind = "store"
+	kindBank     chargeKind = "bank"
+	kindAlipay   chargeKind = "alipay"
+)
+
+// Fixed data of the payment instructions the server hands out.
+const (
+	// ivrPhoneNumber is the number the payer of an IVR charge calls.
+	ivrPhoneNumber = "525588969143"
+	// bankAgreement and bankName are the collection agreement and the bank
+	// of bank-transfer charges (the gateway's agreement, the same for every
+	// merchant).
+	bankAgreement = "1411217"
+	bankName      = "BBVA Bancomer"
+	bankCode      = "012"
+	// alipayFeeRate is the share of an Alipay charge the gateway keeps as
+	// its fee (the gateway's example: 2.00 on 2000.00).
+	alipayFeeRate = "0.001"
+)
+
+// Default payment windows of charges sent without a due_date.
+const (
+	storeDueAfter   = 48 * time.Hour
+	bankDueAfter    = 72 * time.Hour
+	pendingDueAfter = 24 * time.Hour // alipay and IVR
+)
+
 // registerCharges registers charges at merchant, customer and group scope.
 func (s *Server) registerCharges(r *routeTable) {
-	r.add("listCharges", http.MethodGet, "/v1/{merchant_id}/charges", http.StatusOK, notImplemented)
-	r.add("createCharge", http.MethodPost, "/v1/{merchant_id}/charges", http.StatusOK, notImplemented).needsClientIP()
-	r.add("getCharge", http.MethodGet, "/v1/{merchant_id}/charges/{transaction_id}", http.StatusOK, notImplemented)
-	r.add("captureCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, notImplemented)
-	r.add("refundCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, notImplemented)
-	r.add("cancelCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/cancel", http.StatusOK, notImplemented)
-	r.add("listCustomerCharges", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, notImplemented)
-	r.add("createCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, notImplemented).needsClientIP()
-	r.add("getCustomerCharge", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}", http.StatusOK, notImplemented)
-	r.add("captureCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, notImplemented)
-	r.add("refundCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, notImplemented)
-	r.add("cancelCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/cancel", http.StatusOK, notImplemented)
-	r.add("createGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges", http.StatusOK, notImplemented).needsClientIP()
-	r.add("captureGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, notImplemented)
-	r.add("refundGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, notImplemented)
+	r.add("listCharges", http.MethodGet, "/v1/{merchant_id}/charges", http.StatusOK, s.listCharges)
+	r.add("createCharge", http.MethodPost, "/v1/{merchant_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
+	r.add("getCharge", http.MethodGet, "/v1/{merchant_id}/charges/{transaction_id}", http.StatusOK, s.getCharge)
+	r.add("captureCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
+	r.add("refundCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
+	r.add("cancelCharge", http.MethodPost, "/v1/{merchant_id}/charges/{transaction_id}/cancel", http.StatusOK, s.cancelCharge)
+	r.add("listCustomerCharges", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, s.listCharges)
+	r.add("createCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
+	r.add("getCustomerCharge", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}", http.StatusOK, s.getCharge)
+	r.add("captureCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
+	r.add("refundCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
+	r.add("cancelCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/cancel", http.StatusOK, s.cancelCharge)
+	r.add("createGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
+	r.add("captureGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
+	r.add("refundGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
+	s.onClockAdvance(s.expireCharges)
+}
+
+// chargeRequest is a validated charge request, whatever its variant.
+type chargeRequest struct {
+	kind            chargeKind
+	amount          openpay.Amount
+	currency        openpay.Currency
+	description     string
+	orderID         string
+	customer        *openpay.ChargeCustomer // merchant scope only
+	capture         bool
+	sourceID        string
+	inline          *card // inline card data, checked
+	cvv2            string
+	useCardPoints   openpay.UseCardPoints
+	use3DS          bool
+	redirectURL     string
+	dueDate         time.Time
+	hasPaymentPlan  bool
+	customerAtScope bool
+}
+
+// parseCharge decodes and validates a charge request. The variant is chosen
+// by method and the fields that come with it: card with source_id (stored
+// card or token), card with a card object (inline data), card with confirm
+// false (payment form), card with confirm "ivr", store, bank_account,
+// alipay.
+func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Error) {
+	var v checker
+	v.required(f, "method")
+	if v.err != nil {
+		return nil, v.err
+	}
+	var method string
+	if err := json.Unmarshal(f["method"], &method); err != nil {
+		return nil, errorf(openpay.ErrBadRequest, "The field 'method' must be a string")
+	}
+	req := &chargeRequest{capture: true, customerAtScope: customerScope}
+	var common struct {
+		amount      openpay.Amount
+		description string
+		orderID     string
+		customer    *openpay.ChargeCustomer
+		currency    openpay.Currency
+	}
+	var extraRequired []string
+	switch {
+	case method == string(openpay.ChargeMethodCard) && f.has("confirm"):
+		var confirm any
+		_ = json.Unmarshal(f["confirm"], &confirm)
+		switch confirm {
+		case false:
+			var w openpay.RedirectCharge
+			if e := f.into(&w); e != nil {
+				return nil, e
+			}
+			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
+			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+			extraRequired = []string{"redirect_url"}
+		case "ivr":
+			var w openpay.IVRCharge
+			if e := f.into(&w); e != nil {
+				return nil, e
+			}
+			req.kind = kindIVR
+			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		default:
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form) or \"ivr\" (phone payment)")
+		}
+		if !customerScope {
+			extraRequired = append(extraRequired, "customer")
+		}
+	case method == string(openpay.ChargeMethodCard) && f.has("card"):
+		var w openpay.InlineCardCharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		k, e := s.checkCardData(f.object("card"), "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
+			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
+		if f.object("card") == nil {
+			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
+		}
+		if e != nil {
+			return nil, e
+		}
+		req.kind, req.inline = kindCard, &k
+		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
+			return nil, e
+		}
+	case method == string(openpay.ChargeMethodCard):
+		var w openpay.CardCharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		extraRequired = []string{"source_id"}
+		req.kind, req.sourceID, req.cvv2 = kindCard, w.SourceID, w.CVV2
+		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		v.required(f, "source_id")
+		if v.err != nil {
+			return nil, v.err
+		}
+		v.identifier("source_id", w.SourceID)
+		if f.has("cvv2") && (!isDigits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
+			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
+		}
+		if v.err != nil {
+			return nil, v.err
+		}
+		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
+			return nil, e
+		}
+	case method == string(openpay.ChargeMethodStore):
+		var w openpay.StoreCharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		req.kind, req.dueDate = kindStore, w.DueDate
+		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		if s.opts.Strict && !customerScope {
+			extraRequired = []string{"customer"}
+		}
+	case method == string(openpay.ChargeMethodBankAccount):
+		var w openpay.BankCharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		req.kind, req.dueDate = kindBank, w.DueDate
+		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+	case method == string(openpay.ChargeMethodAlipay):
+		var w openpay.AlipayCharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
+		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		extraRequired = []string{"redirect_url"}
+	default:
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be card, store, bank_account or alipay")
+	}
+
+	v.required(f, "amount", "description")
+	v.required(f, extraRequired...)
+	if s.opts.Strict {
+		v.required(f, "order_id")
+		if req.kind == kindCard && !customerScope {
+			v.required(f, "customer")
+		}
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	req.amount, req.description, req.orderID, req.currency = common.amount, common.description, common.orderID, common.currency
+	v.amount("amount", req.amount)
+	v.nonEmpty("description", req.description)
+	v.maxLen("description", req.description, 250)
+	if f.has("order_id") {
+		v.nonEmpty("order_id", req.orderID)
+	}
+	v.maxLen("order_id", req.orderID, 100)
+	v.currency("currency", req.currency)
+	if f.has("redirect_url") {
+		v.absoluteURL("redirect_url", req.redirectURL)
+	}
+	if !req.dueDate.IsZero() && !req.dueDate.After(s.Now()) {
+		v.failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	if req.currency == "" {
+		req.currency = openpay.CurrencyMXN
+	}
+	if !customerScope && common.customer != nil {
+		if e := checkChargeCustomer(f.object("customer"), common.customer); e != nil {
+			return nil, e
+		}
+		req.customer = common.customer
+	}
+	return req, nil
+}
+
+// cardChargeOptions validates the options of a charge to a card (stored,
+// token or inline): capture, points, 3-D Secure, device session, payment
+// plan.
+func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, points openpay.UseCardPoints,
+	use3DS bool, redirectURL, deviceSessionID string, plan *openpay.PaymentPlan) *Error {
+	var v checker
+	if capture != nil {
+		req.capture = *capture
+	}
+	switch points {
+	case "", "NONE", "ONLY_POINTS", "MIXED":
+		req.useCardPoints = points
+	default:
+		v.failf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE, ONLY_POINTS or MIXED")
+	}
+	req.use3DS, req.redirectURL = use3DS, redirectURL
+	if use3DS {
+		v.required(f, "redirect_url")
+	}
+	if s.opts.Strict {
+		v.required(f, "device_session_id")
+	}
+	v.maxLen("device_session_id", deviceSessionID, 255)
+	if plan != nil {
+		if !f.object("payment_plan").has("payments") {
+			v.failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
+		}
+		switch plan.Payments {
+		case 3, 6, 9, 12, 18:
+		default:
+			v.failf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
+		}
+		req.hasPaymentPlan = true
+	}
+	return v.err
+}
+
+// checkChargeCustomer validates the customer object of a merchant-level
+// charge.
+func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
+	var v checker
+	if f == nil {
+		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
+	}
+	for _, n := range []string{"name", "email"} {
+		if !f.has(n) {
+			v.failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
+		}
+	}
+	v.nonEmpty("customer.name", cu.Name)
+	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
+		v.maxLen("customer."+fld.n, fld.s, 100)
+	}
+	v.email("customer.email", cu.Email)
+	v.address("customer.address", f, cu.Address)
+	return v.err
+}
+
+// createCharge creates a charge of any variant at merchant, customer or
+// group-merchant scope.
+func (s *Server) createCharge(c *call) (any, *Error) {
+	f, e := readBody(c, false)
+	if e != nil {
+		return nil, e
+	}
+	req, e := s.parseCharge(f, c.param("customer_id") != "")
+	if e != nil {
+		return nil, e
+	}
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	if cu != nil && cu.deactivated {
+		return nil, errorf(openpay.ErrAccountDeactivated, "The customer's account is deactivated")
+	}
+	if m.status != openpay.MerchantStatusActive {
+		return nil, errorf(openpay.ErrAccountDeactivated, "The merchant account is deactivated")
+	}
+	if e := m.orderIDTaken(req.orderID); e != nil {
+		return nil, e
+	}
+	now := s.Now()
+	t := &tx{kind: req.kind, t: openpay.Transaction{
+		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
+		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
+		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
+	}}
+	if cu != nil {
+		t.t.CustomerID = cu.id
+		t.email = cu.email
+	} else if req.customer != nil {
+		t.email = req.customer.Email
+	}
+	if req.currency == openpay.CurrencyUSD {
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate}
+		t.t.ExchangeRate.Date.Time = now
+	}
+	echo := func() {
+		if req.customer != nil {
+			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
+				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address, CreationDate: now}
+		}
+	}
+	base := c.baseURL() + "/v1/" + m.id + "/charges/" + t.t.ID
+
+	switch req.kind {
+	case kindCard:
+		return s.chargeCard(c, m, cu, req, t, base)
+	case kindRedirect:
+		echo()
+		t.t.Status = openpay.TransactionStatusChargePending
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/card_capture"}
+	case kindIVR:
+		echo()
+		t.t.Status = openpay.TransactionStatusChargePending
+		t.t.DueDate = now.Add(pendingDueAfter)
+		key, _ := strconv.ParseInt(s.ids.draw(digits[1:], 1)+s.ids.draw(digits, 5), 10, 64)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: key}
+	case kindAlipay:
+		t.t.Method = openpay.TransactionMethodAlipay
+		t.t.Status = openpay.TransactionStatusChargePending
+		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
+		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
+		feeAmount, _ := openpay.AmountFromDecimal(fee)
+		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
+	case kindStore:
+		t.t.Method = openpay.TransactionMethodStore
+		t.t.Status = openpay.TransactionStatusInProgress
+		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
+		ref, paybin := s.ids.StoreReference(t.t.ID), s.ids.PaybinReference()
+		s.registerBarcodeRef(ref)
+		s.registerBarcodeRef(paybin)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, PaybinReference: paybin,
+			BarcodeURL: barcodeURL(c.baseURL(), ref), BarcodePaybinURL: barcodeURL(c.baseURL(), paybin)}
+	case kindBank:
+		t.t.Method = openpay.TransactionMethodBankAccount
+		t.t.Status = openpay.TransactionStatusInProgress
+		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
+			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
+	}
+	m.addTx(t)
+	s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+	return t.snapshot(), nil
+}
+
+// dueOr returns due, or def when due is zero.
+func dueOr(due, def time.Time) time.Time {
+	if due.IsZero() {
+		return def
+	}
+	return due
+}
+
+// chargeCard carries out a charge to a card: a stored card or a token of
+// the scope, or inline card data. The caller holds m.mu.
+func (s *Server) chargeCard(c *call, m *merchant, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
+	var k card
+	var stored *card
+	var tk *token
+	switch {
+	case req.inline != nil:
+		k = *req.inline
+	default:
+		if sc := m.cards[req.sourceID]; sc != nil && !sc.deleted && ((cu == nil && sc.customerID == "") || (cu != nil && sc.customerID == cu.id)) {
+			stored, k = sc, *sc
+		} else if m.tokens[req.sourceID] != nil {
+			var e *Error
+			if tk, e = m.unusedToken(req.sourceID); e != nil {
+				return nil, e
+			}
+			k = tk.card
+		} else {
+			return nil, errorf(openpay.ErrNotFound, "The card or token with id '%s' does not exist", truncateForMessage(req.sourceID))
+		}
+		if req.cvv2 != "" && !CVVValid(req.cvv2, k.brand) {
+			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
+		}
+	}
+	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !k.points {
+		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
+	}
+	// The security code serves this charge and is then dropped, whatever
+	// the outcome; the token is consumed.
+	if stored != nil {
+		stored.pendingCVV = ""
+	}
+	if tk != nil {
+		tk.used = true
+		tk.card.pendingCVV = ""
+	}
+	wireCard := k.wire()
+	if stored == nil {
+		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
+	}
+	t.t.Card = &wireCard
+
+	now := t.t.CreationDate
+	outcome := ChargeOutcome(k.number, t.email)
+	if outcome.Code != 0 {
+		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
+		t.t.Status = openpay.TransactionStatusFailed
+		t.t.ErrorMessage = e.Description
+		m.addTx(t)
+		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+		return nil, e
+	}
+	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
+		value := openpay.MustAmount(pointsValueMXN)
+		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
+			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
+			t.t.Status, t.t.ErrorMessage = openpay.TransactionStatusFailed, e.Description
+			m.addTx(t)
+			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+			return nil, e
+		}
+		used := value
+		if req.amount.Cmp(value) < 0 {
+			used = req.amount
+		}
+		t.t.CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
+			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
+	}
+	if outcome.Requires3DS || req.use3DS {
+		t.t.Status = openpay.TransactionStatusChargePending
+		t.captureOnCompletion = req.capture
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
+		m.addTx(t)
+		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		return t.snapshot(), nil
+	}
+	t.t.Authorization = s.ids.AuthorizationNumber()
+	t.t.OperationDate = now
+	m.addTx(t)
+	if !req.capture {
+		t.preauth = true
+		t.t.Status = openpay.TransactionStatusInProgress
+		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		return t.snapshot(), nil
+	}
+	s.completeCharge(m, t, t.t.Amount)
+	return t.snapshot(), nil
+}
+
+// declineMessage is the error_message of a declined card charge.
+func declineMessage(code openpay.Code) string {
+	switch code {
+	case openpay.ErrCardDeclined:
+		return "The card was declined"
+	case openpay.ErrCardExpired:
+		return "The card has expired"
+	case openpay.ErrCardInsufficientFunds:
+		return "The card doesn't have sufficient funds"
+	case openpay.ErrCardStolen:
+		return "The card was reported as stolen"
+	case openpay.ErrCardFraud:
+		return "Fraud risk detected by anti-fraud system"
+	case openpay.ErrOperationNotAllowed:
+		return "The operation is not allowed for this customer or transaction"
+	case openpay.ErrCardNotSupportedOnline:
+		return "The card is not supported in online transactions"
+	case openpay.ErrCardLost:
+		return "The card was reported as lost"
+	case openpay.ErrCardRestricted:
+		return "The bank has restricted the card"
+	case openpay.ErrCardRetained:
+		return "The bank has requested the card to be retained"
+	case openpay.ErrBankAuthorizationRequired:
+		return "Bank authorization is required for this charge"
+	}
+	return "The payment was declined"
+}
+
+// completeCharge moves a charge to completed with the given amount and
+// credits the balance it belongs to. The caller holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
+	now := s.Now()
+	t.preauth = false
+	t.t.Amount = amount
+	t.t.Status = openpay.TransactionStatusCompleted
+	t.t.OperationDate = now
+	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
+		t.t.Authorization = s.ids.AuthorizationNumber()
+	}
+	credit := s.toMXN(t, amount)
+	if t.t.Fee != nil {
+		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
+	}
+	if credit.IsPositive() {
+		m.accountFor(t.t.CustomerID).credit(credit)
+		t.credited = t.credited.Add(credit)
+	}
+	s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
+}
+
+// toMXN converts an amount of the charge's currency to MXN at the charge's
+// exchange rate, to the cent.
+func (s *Server) toMXN(t *tx, a openpay.Amount) openpay.Amount {
+	if t.t.ExchangeRate == nil {
+		return a
+	}
+	mxn, _ := openpay.AmountFromDecimal(a.Decimal().Mul(t.t.ExchangeRate.Value.Decimal()).Round(2))
+	return mxn
+}
+
+// scopeCharge returns the charge the path names, or 1005: at merchant
+// scope any charge of the merchant, at customer scope only the customer's.
+// The caller holds c.m.mu.
+func (c *call) scopeCharge() (*tx, *Error) {
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	id := c.param("transaction_id")
+	t := c.m.txs[id]
+	if t == nil || t.t.TransactionType != "charge" || (cu != nil && t.t.CustomerID != cu.id) {
+		return nil, errNotFound("charge", id)
+	}
+	return t, nil
+}
+
+// getCharge answers a charge, with its latest refund nested when refunded.
+func (s *Server) getCharge(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	t, e := c.scopeCharge()
+	if e != nil {
+		return nil, e
+	}
+	return t.snapshot(), nil
+}
+
+// listCharges lists the charges of the scope, newest first, with the
+// common filters and order_id, amount, amount[gte], amount[lte], status.
+func (s *Server) listCharges(c *call) (any, *Error) {
+	q := c.r.URL.Query()
+	p, e := parseListParams(q)
+	if e != nil {
+		return nil, e
+	}
+	amountOK, e := amountFilter(q)
+	if e != nil {
+		return nil, e
+	}
+	status, e := statusFilter(q)
+	if e != nil {
+		return nil, e
+	}
+	orderID := q.Get("order_id")
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	return page(p, c.m.txList, func(t *tx) (time.Time, bool) {
+		keep := t.t.TransactionType == "charge" && (cu == nil || t.t.CustomerID == cu.id) &&
+			(orderID == "" || t.t.OrderID == orderID) && (status == "" || t.t.Status == status) && amountOK(t.t.Amount)
+		return t.t.CreationDate, keep
+	}, (*tx).snapshot), nil
+}
+
+// captureCharge charges what a pre-authorization authorized, or part of it.
+func (s *Server) captureCharge(c *call) (any, *Error) {
+	f, e := readBody(c, true)
+	if e != nil {
+		return nil, e
+	}
+	var req openpay.CaptureRequest
+	if e := f.into(&req); e != nil {
+		return nil, e
+	}
+	var v checker
+	if f.has("amount") {
+		v.amount("amount", req.Amount)
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	t, e := c.scopeCharge()
+	if e != nil {
+		return nil, e
+	}
+	if !t.preauth {
+		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
+	}
+	amount := t.t.Amount
+	if f.has("amount") {
+		if req.Amount.Cmp(t.t.Amount) > 0 {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.t.Amount)
+		}
+		amount = req.Amount
+	}
+	s.completeCharge(c.m, t, amount)
+	return t.snapshot(), nil
+}
+
+// refundCharge refunds a card charge in whole or in part, or voids a
+// pre-authorization.
+func (s *Server) refundCharge(c *call) (any, *Error) {
+	f, e := readBody(c, true)
+	if e != nil {
+		return nil, e
+	}
+	var req openpay.RefundRequest
+	if e := f.into(&req); e != nil {
+		return nil, e
+	}
+	var v checker
+	if f.has("amount") {
+		v.amount("amount", req.Amount)
+	}
+	v.maxLen("description", req.Description, 250)
+	if v.err != nil {
+		return nil, v.err
+	}
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t, e := c.scopeCharge()
+	if e != nil {
+		return nil, e
+	}
+	if t.kind != kindCard && t.kind != kindRedirect && t.kind != kindIVR {
+		return nil, errorf(openpay.ErrInvalidParameter, "Only card charges can be refunded")
+	}
+	if t.preauth {
+		s.cancel(m, t)
+		return t.snapshot(), nil
+	}
+	if t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded {
+		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
+	}
+	remaining := t.t.Amount.Sub(t.refunded)
+	if !remaining.IsPositive() {
+		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
+	}
+	amount := remaining
+	if f.has("amount") {
+		if req.Amount.Cmp(remaining) > 0 {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the refundable amount %s", remaining)
+		}
+		amount = req.Amount
+	}
+	// The refund leaves the balance the charge was credited to. The last
+	// refund takes exactly what remains of the credit, so that rounding of
+	// USD conversions never leaves a cent behind.
+	debit := s.toMXN(t, amount)
+	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.debited)) > 0 {
+		debit = t.credited.Sub(t.debited)
+	}
+	acct := m.accountFor(t.t.CustomerID)
+	if debit.IsPositive() && !acct.debit(debit, false) {
+		return nil, insufficientFunds(acct)
+	}
+	t.debited = t.debited.Add(debit)
+	t.refunded = t.refunded.Add(amount)
+	now := s.Now()
+	desc := req.Description
+	if desc == "" {
+		desc = "Refund of " + t.t.ID
+	}
+	r := &tx{t: openpay.Transaction{
+		ID: s.ids.NewID(KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.t.Method,
+		OperationType: openpay.OperationTypeOut, TransactionType: "refund", Status: openpay.TransactionStatusCompleted,
+		Currency: t.t.Currency, CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.t.CustomerID,
+		ExchangeRate: t.t.ExchangeRate,
+	}}
+	m.addTx(r)
+	refund := r.snapshot()
+	t.t.Refund = &refund
+	t.t.Status = openpay.TransactionStatusRefunded
+	t.t.OperationDate = now
+	s.emit(m, openpay.EventTypeChargeRefunded, t.snapshot())
+	return t.snapshot(), nil
+}
+
+// cancelCharge cancels a charge still waiting for the payer, or a
+// pre-authorization.
+func (s *Server) cancelCharge(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	t, e := c.scopeCharge()
+	if e != nil {
+		return nil, e
+	}
+	if !t.pending() {
+		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
+	}
+	s.cancel(c.m, t)
+	return t.snapshot(), nil
+}
+
+// pending reports whether a charge still waits for the payer or for its
+// capture.
+func (t *tx) pending() bool {
+	switch {
+	case t.t.TransactionType != "charge":
+		return false
+	case t.preauth, t.t.Status == openpay.TransactionStatusChargePending:
+		return true
+	case t.t.Status == openpay.TransactionStatusInProgress && (t.kind == kindStore || t.kind == kindBank):
+		return true
+	}
+	return false
+}
+
+// cancel moves a pending charge to cancelled. The caller holds m.mu.
+func (s *Server) cancel(m *merchant, t *tx) {
+	t.preauth = false
+	t.t.Status = openpay.TransactionStatusCancelled
+	t.t.OperationDate = s.Now()
+	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
+}
+
+// expireCharges cancels pending charges whose due date has passed, on every
+// clock advance.
+func (s *Server) expireCharges(now time.Time) {
+	s.mu.RLock()
+	ms := make([]*merchant, 0, len(s.merchants))
+	for _, m := range s.merchants {
+		ms = append(ms, m)
+	}
+	s.mu.RUnlock()
+	for _, m := range ms {
+		m.mu.Lock()
+		for _, t := range m.txList {
+			if t.pending() && !t.preauth && !t.t.DueDate.IsZero() && now.After(t.t.DueDate) {
+				s.cancel(m, t)
+			}
+		}
+		m.mu.Unlock()
+	}
 }

@@ -85,7 +85,7 @@ func newRouteTable() *routeTable {
 // the merchant, under /v1/groups/{group_id} as the group. It panics on a
 // duplicate, which is a programming error that every test run catches.
 func (t *routeTable) add(operationID, method, pattern string, status int, h handlerFunc) *route {
-	rt := &route{operationID: operationID, method: method, pattern: pattern, status: status, handle: h}
+	rt := &route{operationID: operationID, method: method, pattern: pattern, status: status, handle: h, access: accessPrivate}
 	if !strings.HasPrefix(pattern, "/") {
 		panic("refserver: route pattern must start with /: " + pattern)
 	}

@@ -1,4 +1,260 @@
 package refserver
 
-// registerSimulation registers the simulation controls.
-func (s *Server) registerSimulation(r *routeTable) {}
+import (
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Simulation controls move what only the outside world moves: a payer
+// paying at a store or by bank transfer, completing or abandoning a
+// redirect, 3-D Secure, wallet or phone payment, a chargeback, the clock.
+// They are Go methods of Server and, for programs that run the server as a
+// process, POST endpoints under /_simulate/, apart from the gateway's API
+// and authenticated with a merchant's private key:
+//
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/pay                 store or bank charge paid
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/complete            redirect, 3-D Secure, Alipay or IVR charge completed by the payer
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/fail                a pending charge fails; body {"error_code": 3001} (optional, any 3xxx)
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback          chargeback opened on a completed card charge
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback/resolve  body {"accepted": true|false}
+//	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the server's clock (shared by every merchant) moves on
+//
+// Charge controls answer the charge; the clock answers {"now": "<time>"}.
+// Other resources register theirs (payouts, bank receipts) in their files
+// with routeTable.simulate, and clock-driven work (subscriptions) with
+// onClockAdvance.
+
+// registerSimulation registers the simulation controls of charges and the
+// clock.
+func (s *Server) registerSimulation(r *routeTable) {
+	chargeOp := func(op func(merchantID, chargeID string) (openpay.Transaction, error)) handlerFunc {
+		return func(c *call) (any, *Error) {
+			t, err := op(c.m.id, c.param("transaction_id"))
+			if err != nil {
+				return nil, err.(*Error)
+			}
+			return t, nil
+		}
+	}
+	r.simulate("payCharge", "/_simulate/{merchant_id}/charges/{transaction_id}/pay", chargeOp(s.PayCharge))
+	r.simulate("completeCharge", "/_simulate/{merchant_id}/charges/{transaction_id}/complete", chargeOp(s.CompleteCharge))
+	r.simulate("openChargeback", "/_simulate/{merchant_id}/charges/{transaction_id}/chargeback", chargeOp(s.OpenChargeback))
+	r.simulate("failCharge", "/_simulate/{merchant_id}/charges/{transaction_id}/fail", func(c *call) (any, *Error) {
+		f, e := readBody(c, true)
+		if e != nil {
+			return nil, e
+		}
+		var body struct {
+			ErrorCode int `json:"error_code"`
+		}
+		if e := f.into(&body); e != nil {
+			return nil, e
+		}
+		t, err := s.FailCharge(c.m.id, c.param("transaction_id"), openpay.Code(body.ErrorCode))
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return t, nil
+	})
+	r.simulate("resolveChargeback", "/_simulate/{merchant_id}/charges/{transaction_id}/chargeback/resolve", func(c *call) (any, *Error) {
+		f, e := readBody(c, false)
+		if e != nil {
+			return nil, e
+		}
+		var body struct {
+			Accepted bool `json:"accepted"`
+		}
+		if e := f.into(&body); e != nil {
+			return nil, e
+		}
+		if !f.has("accepted") {
+			return nil, errorf(openpay.ErrBadRequest, "The field 'accepted' is required")
+		}
+		t, err := s.ResolveChargeback(c.m.id, c.param("transaction_id"), body.Accepted)
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return t, nil
+	})
+	r.simulate("advanceClock", "/_simulate/{merchant_id}/clock/advance", func(c *call) (any, *Error) {
+		f, e := readBody(c, false)
+		if e != nil {
+			return nil, e
+		}
+		var body struct {
+			Seconds int64 `json:"seconds"`
+		}
+		if e := f.into(&body); e != nil {
+			return nil, e
+		}
+		if !f.has("seconds") {
+			return nil, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
+		}
+		if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
+		}
+		now, err := s.AdvanceClock(time.Duration(body.Seconds) * time.Second)
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return map[string]time.Time{"now": now}, nil
+	})
+}
+
+// onClockAdvance registers f to run after every [Server.AdvanceClock], with
+// the new time, holding no lock (subscriptions charge on schedule this way).
+func (s *Server) onClockAdvance(f func(now time.Time)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.clockHooks = append(s.clockHooks, f)
+}
+
+// AdvanceClock moves the server's clock forward by d, then runs what time
+// moves: pending charges past their due date are cancelled, and the work
+// other resources registered (subscription charges) runs. It needs a server
+// built with a [*FakeClock] (1003 otherwise). It returns the new time.
+func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
+	fc, ok := s.clock.(*FakeClock)
+	if !ok {
+		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The server runs on the wall clock; start it with a fake clock to move time")
+	}
+	if d <= 0 {
+		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock only moves forward")
+	}
+	now := fc.Advance(d)
+	s.hooksMu.Lock()
+	hooks := s.clockHooks
+	s.hooksMu.Unlock()
+	for _, h := range hooks {
+		h(now)
+	}
+	return now, nil
+}
+
+// withCharge runs op on a merchant's charge under the merchant's lock and
+// returns the charge as it stands afterwards.
+func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (openpay.Transaction, error) {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Transaction{}, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.txs[chargeID]
+	if t == nil || t.t.TransactionType != "charge" {
+		return openpay.Transaction{}, errNotFound("charge", chargeID)
+	}
+	if e := op(m, t); e != nil {
+		return openpay.Transaction{}, e
+	}
+	return t.snapshot(), nil
+}
+
+// PayCharge simulates the payer paying a store or bank-transfer charge that
+// is in_progress: the charge completes and its amount is credited.
+func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, error) {
+	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if (t.kind != kindStore && t.kind != kindBank) || t.t.Status != openpay.TransactionStatusInProgress {
+			return errorf(openpay.ErrInvalidParameter, "Only a store or bank charge in progress can be paid")
+		}
+		s.completeCharge(m, t, t.t.Amount)
+		return nil
+	})
+}
+
+// CompleteCharge simulates the payer completing a charge_pending charge
+// (payment form, 3-D Secure, Alipay, IVR): the charge completes and is
+// credited, or, for a 3-D Secure charge made with capture false, becomes a
+// pre-authorization (in_progress).
+func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transaction, error) {
+	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if t.t.Status != openpay.TransactionStatusChargePending {
+			return errorf(openpay.ErrInvalidParameter, "Only a charge_pending charge can be completed")
+		}
+		if t.t.Method == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
+			t.preauth = true
+			t.t.Status = openpay.TransactionStatusInProgress
+			t.t.Authorization = s.ids.AuthorizationNumber()
+			t.t.OperationDate = s.Now()
+			return nil
+		}
+		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type != "" {
+			t.t.Conciliated = t.kind != kindCard
+		}
+		s.completeCharge(m, t, t.t.Amount)
+		return nil
+	})
+}
+
+// FailCharge simulates the failure of a charge waiting for the payer
+// (charge_pending, or a store or bank charge in progress): it ends failed,
+// with the message of code, a card error code 3001-3012 (0 means 3001).
+func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (openpay.Transaction, error) {
+	if code == 0 {
+		code = openpay.ErrCardDeclined
+	}
+	if code < 3001 || code > 3012 || !code.Documented() {
+		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "The field 'error_code' must be a card error code from 3001 to 3012")
+	}
+	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if !t.pending() || t.preauth {
+			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
+		}
+		t.t.Status = openpay.TransactionStatusFailed
+		t.t.ErrorMessage = declineMessage(code)
+		t.t.OperationDate = s.Now()
+		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+		return nil
+	})
+}
+
+// OpenChargeback simulates the payer's bank disputing a completed (or
+// partly refunded) charge: chargeback_pending, and what the charge still
+// holds in the balance leaves it at once (this is the one movement that
+// may take a balance below zero, as a card network's would).
+func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transaction, error) {
+	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if t.chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
+			!t.t.Amount.Sub(t.refunded).IsPositive() {
+			return errorf(openpay.ErrInvalidParameter, "Only a completed charge with an amount not refunded can be disputed")
+		}
+		held := t.credited.Sub(t.debited)
+		if held.IsPositive() {
+			m.accountFor(t.t.CustomerID).debit(held, true)
+			t.debited = t.debited.Add(held)
+			t.chargebackHeld = held
+		}
+		t.chargeback = string(t.t.Status)
+		t.t.Status = openpay.TransactionStatusChargebackPending
+		t.t.OperationDate = s.Now()
+		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
+		return nil
+	})
+}
+
+// ResolveChargeback settles an open chargeback: accepted leaves the charge
+// chargeback_accepted (the money stays with the payer); rejected returns the
+// charge to its previous status and the money to the balance.
+func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (openpay.Transaction, error) {
+	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if t.t.Status != openpay.TransactionStatusChargebackPending {
+			return errorf(openpay.ErrInvalidParameter, "The charge has no open chargeback")
+		}
+		t.t.OperationDate = s.Now()
+		if accepted {
+			t.t.Status = openpay.TransactionStatusChargebackAccepted
+			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())
+			return nil
+		}
+		if t.chargebackHeld.IsPositive() {
+			m.accountFor(t.t.CustomerID).credit(t.chargebackHeld)
+			t.debited = t.debited.Sub(t.chargebackHeld)
+			t.chargebackHeld = openpay.Amount{}
+		}
+		t.t.Status = openpay.TransactionStatus(t.chargeback)
+		t.chargeback = ""
+		s.emit(m, openpay.EventTypeChargebackRejected, t.snapshot())
+		return nil
+	})
+}

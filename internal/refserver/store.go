@@ -102,7 +102,6 @@ type group struct {
 	keyHash   [32]byte
 	merchants map[string]bool // fixed at creation
 	customers *customerSet
-	ext       map[reflect.Type]any
 }
 
 // customer is a customer record. Its wire form is built by wire().
@@ -192,6 +191,22 @@ func (s *Server) newCustomer(cs *customerSet, req openpay.CustomerRequest) (*cus
 	return cu, nil
 }
 
+// CreateGroupCustomer creates a customer of a merchant group, as the group
+// customer API does.
+func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest) (openpay.Customer, error) {
+	g := s.groupByID(groupID)
+	if g == nil {
+		return openpay.Customer{}, errNotFound("group", groupID)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	cu, e := s.newCustomer(g.customers, req)
+	if e != nil {
+		return openpay.Customer{}, e
+	}
+	return cu.wire(s.opts.BaseURL), nil
+}
+
 // CreateCustomer creates a customer of a merchant, as the customer API does;
 // for tests and tools that need a customer before that API exists.
 func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) (openpay.Customer, error) {
@@ -274,9 +289,6 @@ type tx struct {
 	// pre-authorization rather than a completed charge when the payer
 	// completes it.
 	captureOnCompletion bool
-	// cardNumber is the card a charge used (empty for other kinds), to
-	// decide the outcome of a 3-D Secure completion.
-	cardNumber string
 	// email is the payer's e-mail (the fraud trigger applies on completion
 	// of a pending charge too).
 	email string
@@ -286,8 +298,11 @@ type tx struct {
 	// refunds and chargebacks took back from it.
 	credited openpay.Amount
 	debited  openpay.Amount
-	// chargeback is the chargeback state of a charge ("" when none).
-	chargeback string
+	// chargeback is the status a charge had before its open chargeback
+	// ("" when none is open); chargebackHeld what the chargeback took from
+	// the balance.
+	chargeback     string
+	chargebackHeld openpay.Amount
 }
 
 // snapshot returns a copy of the wire form, safe to encode after the lock is

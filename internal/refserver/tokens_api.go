@@ -1,10 +1,74 @@
 package refserver
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Tokens hold card data for one use: a card creation (token_id) or a charge
+// (source_id) consumes the token; using it again answers 1003. A consumed
+// token can still be read. The security code sent with a token goes with it
+// to the card or charge that consumes it and is dropped after that charge.
 
 // registerTokens registers card tokens.
 func (s *Server) registerTokens(r *routeTable) {
-	r.add("createToken", http.MethodPost, "/v1/{merchant_id}/tokens", http.StatusOK, notImplemented).allowPublicKey()
-	r.add("getToken", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}", http.StatusOK, notImplemented)
-	r.add("getTokenPoints", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}/points", http.StatusOK, notImplemented)
+	r.add("createToken", http.MethodPost, "/v1/{merchant_id}/tokens", http.StatusOK, s.createToken).allowPublicKey()
+	r.add("getToken", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}", http.StatusOK, s.getToken)
+	r.add("getTokenPoints", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}/points", http.StatusOK, s.getTokenPoints)
+}
+
+// createToken tokenizes card data, with the card rules of card creation.
+func (s *Server) createToken(c *call) (any, *Error) {
+	f, e := readBody(c, false)
+	if e != nil {
+		return nil, e
+	}
+	var req openpay.TokenRequest
+	if e := f.into(&req); e != nil {
+		return nil, e
+	}
+	k, e := s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
+		month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
+	if e != nil {
+		return nil, e
+	}
+	tk := &token{id: s.ids.NewID(KindToken), created: s.Now(), card: k}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	c.m.tokens[tk.id] = tk
+	return tk.wire(), nil
+}
+
+// scopeToken returns the token the path names, or 1005. The caller holds
+// c.m.mu.
+func (c *call) scopeToken() (*token, *Error) {
+	id := c.param("token_id")
+	tk := c.m.tokens[id]
+	if tk == nil {
+		return nil, errNotFound("token", id)
+	}
+	return tk, nil
+}
+
+// getToken answers a token, its card masked.
+func (s *Server) getToken(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	tk, e := c.scopeToken()
+	if e != nil {
+		return nil, e
+	}
+	return tk.wire(), nil
+}
+
+// getTokenPoints answers the points balance of a token's card.
+func (s *Server) getTokenPoints(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	tk, e := c.scopeToken()
+	if e != nil {
+		return nil, e
+	}
+	return pointsOf(&tk.card)
 }

@@ -28,13 +28,6 @@ type checker struct {
 	err *Error
 }
 
-// fail records e unless an earlier rule already failed.
-func (v *checker) fail(e *Error) {
-	if v.err == nil {
-		v.err = e
-	}
-}
-
 // failf records a formatted error unless an earlier rule already failed.
 func (v *checker) failf(code openpay.Code, format string, args ...any) {
 	if v.err == nil {
