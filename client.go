@@ -60,7 +60,8 @@ type RetryPolicy struct {
 	// WaitMin is the base of the exponential backoff; each wait is a random
 	// duration between zero and WaitMin*2^retry, at most WaitMax.
 	WaitMin, WaitMax time.Duration
-	// RetryAfterMax caps the wait a Retry-After header can ask for.
+	// RetryAfterMax caps the wait a Retry-After header can ask for; zero
+	// means WaitMax.
 	RetryAfterMax time.Duration
 }
 
@@ -306,7 +307,7 @@ func (c *Client) MerchantID() string { return c.merchantID }
 func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
 
 // String describes the client without its key.
-func (c *Client) String() string {
+func (c Client) String() string {
 	kind := "private"
 	if c.public {
 		kind = "public"
@@ -315,7 +316,7 @@ func (c *Client) String() string {
 }
 
 // GoString is like String, so that %#v does not print the key either.
-func (c *Client) GoString() string { return c.String() }
+func (c Client) GoString() string { return c.String() }
 
 func parseClientIP(ip string) (string, error) {
 	a, err := netip.ParseAddr(strings.TrimSpace(ip))

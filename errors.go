@@ -198,6 +198,17 @@ func (c Code) Error() string {
 	return "openpay: " + c.meaning() + " (" + strconv.Itoa(int(c)) + ")"
 }
 
+// UnmarshalJSON reads an error_code sent as a number or as a string
+// holding one, like the gateway's other loosely typed numbers.
+func (c *Code) UnmarshalJSON(b []byte) error {
+	var n FlexInt
+	if err := n.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*c = Code(n)
+	return nil
+}
+
 // HTTPStatus returns the HTTP status the gateway answers with this code,
 // or 0 for an undocumented code.
 func (c Code) HTTPStatus() int { return codes[c].status }
@@ -283,9 +294,12 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		e.Code = body.ErrorCode
 		e.Description = transport.Redact(body.Description, secrets...)
 		if body.RequestID != "" {
-			e.RequestID = body.RequestID
+			e.RequestID = transport.Redact(body.RequestID, secrets...)
 		}
 		e.FraudRules = body.FraudRules
+		for i, r := range e.FraudRules {
+			e.FraudRules[i] = transport.Redact(r, secrets...)
+		}
 		if e.Category == "" {
 			e.Category = e.Code.Category()
 		}

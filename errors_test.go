@@ -1,6 +1,7 @@
 package openpay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -96,5 +97,19 @@ func TestTransportErrorOutcome(t *testing.T) {
 		assert.Equal(t, tt.unknown, errors.Is(e, ErrOutcomeUnknown), "%s reached=%v", tt.method, tt.reached)
 		assert.ErrorIs(t, e, cause)
 		assert.Equal(t, tt.unknown, strings.Contains(e.Error(), "outcome unknown"))
+	}
+}
+
+// The error object is decoded whatever form its loose fields take.
+func TestDecodeErrorLooseFields(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"category":"request","error_code":"1006","description":"dup","http_code":"409","request_id":"r1"}`,
+		`{"category":"request","error_code":1006,"description":"dup","http_code":"","request_id":"r1"}`,
+		`{"category":"request","error_code":1006,"description":"dup","http_code":409,"request_id":"r1"}`,
+	} {
+		var e ErrorResponse
+		require.NoError(t, json.Unmarshal([]byte(body), &e), body)
+		assert.Equal(t, ErrDuplicateOrderID, e.ErrorCode, body)
 	}
 }

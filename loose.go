@@ -17,7 +17,8 @@ func (n FlexInt) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, int64(n), 10), nil
 }
 
-// UnmarshalJSON accepts 404, "404" and null (which leaves n unchanged).
+// UnmarshalJSON accepts 404, "404", and null or "" (which leave n
+// unchanged).
 func (n *FlexInt) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if bytes.Equal(b, []byte("null")) {
@@ -25,6 +26,9 @@ func (n *FlexInt) UnmarshalJSON(b []byte) error {
 	}
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		b = bytes.TrimSpace(b[1 : len(b)-1])
+		if len(b) == 0 {
+			return nil
+		}
 	}
 	v, err := strconv.ParseInt(string(b), 10, 64)
 	if err != nil {

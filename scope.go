@@ -199,7 +199,11 @@ func (c *Client) reconcileTx(ctx context.Context, url string, want txExpectation
 		if !want.matches(&page[i]) {
 			return &OrderConflictError{OrderID: want.orderID, Existing: &page[i], Err: dup}
 		}
-		*out.(*Transaction) = page[i]
+		tx, ok := out.(*Transaction)
+		if !ok {
+			return fmt.Errorf("openpay: internal error: reconciling into %T (after %w)", out, dup)
+		}
+		*tx = page[i]
 		return nil
 	}
 	return &OrderConflictError{OrderID: want.orderID, Err: dup}

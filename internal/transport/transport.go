@@ -9,6 +9,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -37,7 +38,8 @@ type Policy struct {
 	WaitMin time.Duration
 	// WaitMax caps the backoff between two attempts.
 	WaitMax time.Duration
-	// RetryAfterMax caps how long a Retry-After header can make us wait.
+	// RetryAfterMax caps how long a Retry-After header can make us wait
+	// (zero: WaitMax).
 	RetryAfterMax time.Duration
 }
 
@@ -203,7 +205,7 @@ func New(cfg Config) *Transport {
 		RetryWaitMax: p.WaitMax,
 		RetryMax:     max(p.MaxRetries, 0),
 		CheckRetry:   checkRetry,
-		Backoff:      backoff(p.RetryAfterMax),
+		Backoff:      backoff(cmp.Or(p.RetryAfterMax, p.WaitMax)),
 		// Hand the final response back untouched: the default handler
 		// discards the body, which holds the gateway's error object.
 		ErrorHandler: retryablehttp.PassthroughErrorHandler,
