@@ -1,0 +1,158 @@
+// Command openpay-refserver runs the reference server of the Openpay
+// gateway as a process: a stateful emulator of the whole API for test
+// suites written in any language, with no network and no sandbox account.
+//
+// Usage:
+//
+//	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
+//	                  [--strict] [--production] [--seed N] [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose]
+//
+// When the server is ready it prints one line on standard output, its base
+// URL (http://127.0.0.1:8080); API paths follow it (/v1/{merchant_id}/...).
+// Port 0 picks a free port. The merchant is seeded with the given id and
+// keys, so a suite with hard-coded sandbox credentials runs unchanged; those
+// not given are generated and printed on standard error. SIGINT or SIGTERM
+// shut the server down gracefully.
+//
+// Simulation controls, apart from the API and authenticated with the
+// merchant's private key (HTTP Basic user, empty password):
+//
+//	POST /_simulate/{merchant_id}/charges/{id}/pay                 a store or bank charge is paid
+//	POST /_simulate/{merchant_id}/charges/{id}/complete            a redirect, 3-D Secure, Alipay or IVR charge is completed
+//	POST /_simulate/{merchant_id}/charges/{id}/fail                {"error_code": 3001}: a pending charge fails
+//	POST /_simulate/{merchant_id}/charges/{id}/chargeback          a chargeback is opened on a completed card charge
+//	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
+//	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/openpay-go/openpay/internal/refserver"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "openpay-refserver:", err)
+		}
+		os.Exit(2)
+	}
+}
+
+// Server timeouts: bounded header and body reads, so slow clients cannot
+// hold connections for ever.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 10 * time.Second
+)
+
+// run starts the server and serves until ctx ends, then shuts down.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("openpay-refserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
+	merchantID := fs.String("merchant-id", "", "id of the seeded merchant (generated when empty)")
+	privateKey := fs.String("private-key", "", "private key of the seeded merchant (generated when empty)")
+	publicKey := fs.String("public-key", "", "public key of the seeded merchant (generated when empty)")
+	strict := fs.Bool("strict", false, "require X-Forwarded-For on charges, and order_id, device_session_id and customer where the sandbox is lenient")
+	production := fs.Bool("production", false, "act as production: refuse the sandbox test cards (2007)")
+	seed := fs.Int64("seed", 0, "make ids and keys deterministic with this seed (0: random)")
+	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
+	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	baseURL := "http://" + ln.Addr().String()
+	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL}
+	if *seed != 0 {
+		opts.IDSeed = seed
+	}
+	if *fakeClock != "" {
+		start, err := time.Parse(time.RFC3339, *fakeClock)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--fake-clock: %w", err)
+		}
+		opts.Clock = refserver.NewFakeClock(start)
+	}
+	ref := refserver.New(opts)
+	defer ref.Close()
+	m, err := ref.AddMerchant(refserver.MerchantConfig{ID: *merchantID, PrivateKey: *privateKey, PublicKey: *publicKey})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	if *merchantID == "" || *privateKey == "" || *publicKey == "" {
+		// Only generated values are printed; keys given on the command
+		// line are not repeated into logs.
+		var gen []any
+		if *merchantID == "" {
+			gen = append(gen, "merchant_id", m.ID)
+		}
+		if *privateKey == "" {
+			gen = append(gen, "private_key", m.PrivateKey)
+		}
+		if *publicKey == "" {
+			gen = append(gen, "public_key", m.PublicKey)
+		}
+		logger.Info("generated merchant credentials", gen...)
+	}
+
+	srv := &http.Server{
+		Handler:           ref,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	fmt.Fprintln(stdout, baseURL)
+
+	select {
+	case err := <-serveErr:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		return err
+	}
+	if err := <-serveErr; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

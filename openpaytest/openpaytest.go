@@ -1,0 +1,307 @@
+// Package openpaytest runs the reference server of the Openpay gateway inside
+// a test or a program: a stateful emulator that answers every operation of
+// the API with the gateway's rules (authentication, limits, card checks, the
+// sandbox test cards, order_id uniqueness, balances, the states of charges),
+// with no network and no sandbox account.
+//
+//	srv := openpaytest.NewServer(t)
+//	client, _ := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
+//	// ... charge openpaytest.CardVisa, openpaytest.CardDeclined, ...
+//	srv.PayCharge(storeChargeID) // the payer pays at the store
+//
+// What only the outside world can do is done with the simulation methods:
+// PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
+// (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
+// payment), OpenChargeback and ResolveChargeback, AdvanceClock (with a fake
+// clock: due dates pass, subscriptions charge). The same controls exist as
+// HTTP endpoints under /_simulate/ for programs that run the server as a
+// process (see cmd/openpay-refserver).
+//
+// States the gateway leaves unstated are the server's choices: a card charge
+// with capture false is an in_progress pre-authorization until captured
+// (completed) or refunded/cancelled (cancelled); a refunded charge is
+// refunded with its latest refund nested; declines are stored as failed
+// transactions and keep their order_id. Completed charges credit the
+// merchant's balance, or the customer's when the customer has an account.
+package openpaytest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver"
+)
+
+// Server is a running reference server.
+type Server struct {
+	// URL is the base URL of the server ("http://127.0.0.1:port"), to pass
+	// to openpay.WithBaseURL. API paths start with /v1/{merchant_id}.
+	URL string
+	// Merchant is the merchant the server was started with: its id and keys,
+	// and the simulation methods acting on its charges.
+	Merchant
+
+	ref   *refserver.Server
+	http  *http.Server
+	clock *refserver.FakeClock
+	done  chan struct{}
+}
+
+// Merchant is a merchant account of a running server.
+type Merchant struct {
+	// MerchantID is the merchant's id, the {merchant_id} of API paths.
+	MerchantID string
+	// PrivateKey may call every operation (HTTP Basic user, empty password).
+	PrivateKey string
+	// PublicKey may only create cards and tokens.
+	PublicKey string
+
+	srv *Server
+}
+
+// config is what the options set.
+type config struct {
+	opts     refserver.Options
+	merchant refserver.MerchantConfig
+	start    *time.Time
+	addr     string
+}
+
+// Option configures a server.
+type Option func(*config)
+
+// WithStrict turns off the sandbox's leniency: charge creation requires the
+// X-Forwarded-For header, card charges an order_id and a device_session_id,
+// merchant-level charges the customer object.
+func WithStrict() Option { return func(c *config) { c.opts.Strict = true } }
+
+// WithProduction makes the server act as the production environment: the
+// sandbox test cards are refused with error 2007.
+func WithProduction() Option { return func(c *config) { c.opts.Production = true } }
+
+// WithMerchant seeds the first merchant with the given id and keys (any
+// left empty is generated), so that a suite written against the sandbox
+// with fixed credentials runs unchanged.
+func WithMerchant(id, privateKey, publicKey string) Option {
+	return func(c *config) {
+		c.merchant.ID, c.merchant.PrivateKey, c.merchant.PublicKey = id, privateKey, publicKey
+	}
+}
+
+// WithMerchantBalance sets the first merchant's opening balance.
+func WithMerchantBalance(a openpay.Amount) Option {
+	return func(c *config) { c.merchant.Balance = a }
+}
+
+// WithSeed makes identifiers, keys and references deterministic: the same
+// seed and the same requests give the same ids.
+func WithSeed(seed int64) Option { return func(c *config) { c.opts.IDSeed = &seed } }
+
+// WithClock runs the server on a fake clock standing at start, which moves
+// only with AdvanceClock.
+func WithClock(start time.Time) Option { return func(c *config) { c.start = &start } }
+
+// DefaultStart is where the fake clock of [Deterministic] stands at first.
+var DefaultStart = time.Date(2026, time.January, 5, 10, 0, 0, 0, refserver.GatewayZone())
+
+// Deterministic is WithSeed(1) and WithClock(DefaultStart): identical runs
+// give identical ids and timestamps.
+func Deterministic() Option {
+	return func(c *config) {
+		WithSeed(1)(c)
+		WithClock(DefaultStart)(c)
+	}
+}
+
+// WithLogger sends the server's request log (debug level: operation,
+// status, duration, request id; never bodies, keys or card data) to l.
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.opts.Logger = l } }
+
+// WithUSDExchangeRate sets the MXN value of one US dollar applied to USD
+// charges (default 18.5000).
+func WithUSDExchangeRate(rate openpay.Decimal) Option {
+	return func(c *config) { c.opts.USDExchangeRate = rate }
+}
+
+// WithAddr sets the address to listen on (default "127.0.0.1:0", a free
+// port on the loopback interface).
+func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
+
+// NewServer starts a server for the test t and closes it when the test
+// ends. It fails the test if the server cannot start.
+func NewServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := Start(opts...)
+	if err != nil {
+		t.Fatalf("openpaytest: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server and returns once it accepts connections. Close it
+// with [Server.Close].
+func Start(opts ...Option) (*Server, error) {
+	cfg := config{addr: "127.0.0.1:0"}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return nil, fmt.Errorf("openpaytest: listen: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), done: make(chan struct{})}
+	cfg.opts.BaseURL = s.URL
+	if cfg.start != nil {
+		s.clock = refserver.NewFakeClock(*cfg.start)
+		cfg.opts.Clock = s.clock
+	}
+	s.ref = refserver.New(cfg.opts)
+	m, err := s.ref.AddMerchant(cfg.merchant)
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("openpaytest: %w", err)
+	}
+	s.Merchant = Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, srv: s}
+	s.http = &http.Server{
+		Handler:           s.ref,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       time.Minute,
+	}
+	go func() {
+		defer close(s.done)
+		_ = s.http.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Close stops the server: it stops accepting connections, closes open ones
+// and waits for the serving goroutine. Calling it again does nothing.
+func (s *Server) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.http.Shutdown(ctx); err != nil {
+		_ = s.http.Close()
+	}
+	<-s.done
+	s.ref.Close()
+}
+
+// Handler returns the server's http.Handler, to serve it some other way as
+// well (all handlers share the same state).
+func (s *Server) Handler() http.Handler { return s.ref }
+
+// AddMerchant creates another merchant on the server (several merchants, each
+// with its own keys, share a server; a key of one is refused on another's
+// paths). Empty arguments are generated.
+func (s *Server) AddMerchant(id, privateKey, publicKey string) (*Merchant, error) {
+	m, err := s.ref.AddMerchant(refserver.MerchantConfig{ID: id, PrivateKey: privateKey, PublicKey: publicKey})
+	if err != nil {
+		return nil, err
+	}
+	return &Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, srv: s}, nil
+}
+
+// AddGroup creates a merchant group whose key acts for the given merchants
+// under /v1/groups/{group_id}/... It returns the group's id and key.
+func (s *Server) AddGroup(merchantIDs ...string) (id, privateKey string, err error) {
+	g, err := s.ref.AddGroup(refserver.GroupConfig{MerchantIDs: merchantIDs})
+	if err != nil {
+		return "", "", err
+	}
+	return g.ID, g.PrivateKey, nil
+}
+
+// ErrRealClock is returned by AdvanceClock on a server that runs on the
+// wall clock (start it with WithClock or Deterministic).
+var ErrRealClock = errors.New("openpaytest: the server runs on the wall clock; start it with WithClock or Deterministic")
+
+// AdvanceClock moves the fake clock forward by d and runs what time moves:
+// unpaid charges past their due date are cancelled, subscriptions charge.
+// It returns the new time.
+func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
+	if s.clock == nil {
+		return time.Time{}, ErrRealClock
+	}
+	return s.ref.AdvanceClock(d)
+}
+
+// Now returns the server's current time.
+func (s *Server) Now() time.Time { return s.ref.Now() }
+
+// simError turns the server's error into an *openpay.Error, the type the
+// SDK returns, so errors.Is with the SDK's codes works.
+func simError(err error) error {
+	var e *refserver.Error
+	if errors.As(err, &e) {
+		return &openpay.Error{Category: e.Code.Category(), Code: e.Code, Description: e.Description, HTTPStatus: e.HTTPStatus()}
+	}
+	return err
+}
+
+func (m *Merchant) sim(op func(merchantID, chargeID string) (openpay.Transaction, error), chargeID string) (*openpay.Transaction, error) {
+	t, err := op(m.MerchantID, chargeID)
+	if err != nil {
+		return nil, simError(err)
+	}
+	return &t, nil
+}
+
+// PayCharge simulates the payer paying a store or bank-transfer charge that
+// is in_progress: it completes and its amount is credited.
+func (m *Merchant) PayCharge(chargeID string) (*openpay.Transaction, error) {
+	return m.sim(m.srv.ref.PayCharge, chargeID)
+}
+
+// CompleteCharge simulates the payer completing a charge_pending charge
+// (payment form, 3-D Secure, Alipay, IVR): it completes, or becomes a
+// pre-authorization when it was a 3-D Secure charge with capture false.
+func (m *Merchant) CompleteCharge(chargeID string) (*openpay.Transaction, error) {
+	return m.sim(m.srv.ref.CompleteCharge, chargeID)
+}
+
+// FailCharge simulates the failure of a charge that waits for the payer: it
+// ends failed with the message of code (a card error code, 3001 to 3012; 0
+// means 3001).
+func (m *Merchant) FailCharge(chargeID string, code openpay.Code) (*openpay.Transaction, error) {
+	return m.sim(func(mid, cid string) (openpay.Transaction, error) { return m.srv.ref.FailCharge(mid, cid, code) }, chargeID)
+}
+
+// OpenChargeback simulates the payer's bank disputing a completed charge:
+// chargeback_pending, and the disputed amount leaves the balance.
+func (m *Merchant) OpenChargeback(chargeID string) (*openpay.Transaction, error) {
+	return m.sim(m.srv.ref.OpenChargeback, chargeID)
+}
+
+// ResolveChargeback settles an open chargeback: accepted leaves the charge
+// chargeback_accepted; rejected returns it to its status and the money to
+// the balance.
+func (m *Merchant) ResolveChargeback(chargeID string, accepted bool) (*openpay.Transaction, error) {
+	return m.sim(func(mid, cid string) (openpay.Transaction, error) {
+		return m.srv.ref.ResolveChargeback(mid, cid, accepted)
+	}, chargeID)
+}
+
+// Balance returns the merchant account's balance.
+func (m *Merchant) Balance() openpay.Amount {
+	b, _, _ := m.srv.ref.Balances(m.MerchantID)
+	return b
+}
+
+// Events returns the events recorded for the merchant, oldest first, as a
+// webhook would deliver them.
+func (m *Merchant) Events() []openpay.WebhookEvent {
+	evs := m.srv.ref.Events(m.MerchantID)
+	out := make([]openpay.WebhookEvent, len(evs))
+	for i, ev := range evs {
+		out[i] = ev.Wire()
+	}
+	return out
+}
