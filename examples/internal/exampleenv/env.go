@@ -1,0 +1,71 @@
+// Package exampleenv connects the example programs to a gateway: the real
+// sandbox when OPENPAY_MERCHANT_ID and OPENPAY_PRIVATE_KEY are set (and
+// OPENPAY_PUBLIC_KEY for the examples that make tokens), otherwise a
+// reference server started in the program itself, so that every example
+// runs with no account and no network.
+package exampleenv
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/openpaytest"
+)
+
+// Env is a connected example.
+type Env struct {
+	// Client uses the private key.
+	Client *openpay.Client
+	// Public uses the public key (token creation).
+	Public *openpay.Client
+	// Sim is the embedded reference server, nil against the real sandbox.
+	// Examples use it to do what only the payer or the bank can do.
+	Sim *openpaytest.Server
+	// PayerIP is the payer device's address sent on charges.
+	PayerIP string
+}
+
+// Connect returns an Env; opts configure the embedded server. Close it when
+// done.
+func Connect(opts ...openpaytest.Option) (*Env, error) {
+	env := &Env{PayerIP: "203.0.113.10"}
+	id, priv, pub := os.Getenv("OPENPAY_MERCHANT_ID"), os.Getenv("OPENPAY_PRIVATE_KEY"), os.Getenv("OPENPAY_PUBLIC_KEY")
+	var base []openpay.Option
+	if id == "" || priv == "" {
+		srv, err := openpaytest.Start(opts...)
+		if err != nil {
+			return nil, err
+		}
+		env.Sim = srv
+		id, priv, pub = srv.MerchantID, srv.PrivateKey, srv.PublicKey
+		base = append(base, openpay.WithBaseURL(srv.URL))
+	}
+	var err error
+	if env.Client, err = openpay.New(id, priv, base...); err != nil {
+		env.Close()
+		return nil, err
+	}
+	if pub != "" {
+		if env.Public, err = openpay.New(id, pub, base...); err != nil {
+			env.Close()
+			return nil, err
+		}
+	}
+	return env, nil
+}
+
+// Where says what the example runs against.
+func (e *Env) Where() string {
+	if e.Sim != nil {
+		return fmt.Sprintf("embedded reference server at %s (no account needed)", e.Sim.URL)
+	}
+	return "the Openpay sandbox"
+}
+
+// Close stops the embedded server, if any.
+func (e *Env) Close() {
+	if e.Sim != nil {
+		e.Sim.Close()
+	}
+}
