@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay"
 	"github.com/stretchr/testify/require"
 )
 
@@ -187,4 +188,9 @@ func validCard(number string) map[string]any {
 	}
 	return map[string]any{"holder_name": "Juan Perez", "card_number": number, "cvv2": cvv,
 		"expiration_month": "12", "expiration_year": "30"}
+}
+
+// openpayCustomer is a customer request.
+func openpayCustomer(name string, account bool) openpay.CustomerRequest {
+	return openpay.CustomerRequest{Name: name, Email: strings.ToLower(name) + "@example.com", RequiresAccount: account}
 }

@@ -66,7 +66,7 @@ const DefaultUSDExchangeRate = "18.5000"
 // MerchantConfig describes a merchant account to create on a server. Empty
 // fields are generated: an id like the gateway's (20 lower-case letters and
 // digits starting with "m"), keys "sk_" and "pk_" followed by 32 hex digits,
-// a name, an e-mail address and a CLABE.
+// a name, an e-mail address, a phone number and a CLABE.
 type MerchantConfig struct {
 	ID         string
 	Name       string
@@ -208,6 +208,9 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	}
 	if cfg.Email == "" {
 		cfg.Email = cfg.ID + "@merchants.example"
+	}
+	if cfg.Phone == "" {
+		cfg.Phone = "(55) 5555-0100"
 	}
 	if cfg.CLABE == "" {
 		cfg.CLABE = s.newCLABE("646")
