@@ -29,7 +29,8 @@ func (e Event) Wire() openpay.WebhookEvent {
 	return openpay.WebhookEvent{Type: e.Type, EventDate: e.Date, Transaction: &t}
 }
 
-// maxEventsKept bounds each merchant's event log; older events are dropped.
+// maxEventsKept bounds each merchant's event log: Events returns at most the
+// latest maxEventsKept; older events are dropped.
 const maxEventsKept = 10000
 
 // emit records an event about t. The caller holds m.mu, so events are
@@ -38,16 +39,18 @@ const maxEventsKept = 10000
 // must only hand the event on (to a channel, a queue) and never block or
 // take a merchant's lock.
 func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) {
-	ev := Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.Now(), Transaction: t}
-	if len(m.events) >= maxEventsKept {
-		m.events = append(m.events[:0], m.events[len(m.events)-maxEventsKept+1:]...)
+	ev := &Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.Now(), Transaction: t}
+	// The log may grow to twice its bound before the older half is
+	// dropped, so that trimming costs O(1) per event over time.
+	if len(m.events) >= 2*maxEventsKept {
+		m.events = append([]*Event(nil), m.events[len(m.events)-maxEventsKept:]...)
 	}
 	m.events = append(m.events, ev)
 	s.hooksMu.Lock()
 	hooks := s.eventHooks
 	s.hooksMu.Unlock()
 	for _, h := range hooks {
-		h(ev)
+		h(*ev)
 	}
 }
 
@@ -68,7 +71,13 @@ func (s *Server) Events(merchantID string) []Event {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Event, len(m.events))
-	copy(out, m.events)
+	evs := m.events
+	if len(evs) > maxEventsKept {
+		evs = evs[len(evs)-maxEventsKept:]
+	}
+	out := make([]Event, len(evs))
+	for i, ev := range evs {
+		out[i] = *ev
+	}
 	return out
 }

@@ -54,7 +54,7 @@ type merchant struct {
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
 	orderIDs map[string]*tx
-	events   []Event
+	events   []*Event
 
 	// ext holds the state of resources that live in their own files (plans,
 	// webhooks, bank accounts, ...), one value per Go type: see extState.
