@@ -1,28 +1,94 @@
 // Package refserver is the reference server: a stateful, in-process emulator
 // of the Openpay gateway that merchants run in their own tests (through the
-// public openpaytest package) or as a standalone process.
+// public openpaytest package) or as a standalone process
+// (cmd/openpay-refserver).
 //
 // The server enforces what the interface specification and the collected
 // facts about the real gateway say: authentication, limits, card checks,
 // the sandbox test cards, order_id uniqueness, balances and the state
 // machines of charges, payouts, transfers, fees, subscriptions and plans.
+// It depends on the wire types of package openpay and on nothing else of
+// the client; every answer is encoded from those types.
 //
-// This file set holds its self-contained building blocks, pure logic with no
-// dependency on the wire types or on the client:
+// # Files
 //
-//   - card checks: Luhn, brand detection, masking, number and CVV formats,
-//     expiry (cards.go);
-//   - the sandbox test-card table and its outcomes (testcards.go);
-//   - CLABE account numbers and the bank catalogue (clabe.go);
-//   - a Code 128 barcode renderer for store payment references (barcode.go);
-//   - a bundled sample data set of convenience stores and the location
-//     search over it (stores.go);
-//   - identifier and reference generation, random or deterministic (ids.go);
-//   - a clock that tests can set and advance (clock.go).
+// Building blocks, pure logic: cards.go (Luhn, brands, masking, expiry),
+// testcards.go (the sandbox test cards), clabe.go, barcode.go (Code 128),
+// stores.go (store search), ids.go, clock.go.
 //
-// The HTTP layer, the in-memory store, the state machines and the event
-// delivery are built on top of these pieces.
+// Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
+// recovery into error 1000, request id, routing, authentication, body limit,
+// the strict-mode X-Forwarded-For rule), routes.go (the route table and its
+// matcher), errors.go (the error object), decode.go and validate.go (request
+// bodies and field rules), list.go (paging and filters), store.go
+// (per-merchant state, customers, cards, tokens, transactions, balances),
+// events.go (the event log and its hooks).
 //
-// Nothing in this package logs or returns a full card number: callers get
-// the masked form from [MaskCardNumber].
+// Resources, one file each, each with a register function called from
+// buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
+// charges_api.go, barcode_api.go, simulate_api.go; and customers_api.go,
+// bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
+// plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
+// groups_api.go, whose operations answer 501 with code 1004 until written.
+//
+// # Writing a resource file
+//
+// Register each operation of openapi.yaml with its operationId, method,
+// pattern and success status; a test checks all four against openapi.yaml
+// and calls every operation over HTTP:
+//
+//	func (s *Server) registerPlans(r *routeTable) {
+//		r.add("createPlan", http.MethodPost, "/v1/{merchant_id}/plans", http.StatusOK, s.createPlan)
+//		...
+//	}
+//
+// Routes under /v1/{merchant_id} are authenticated as that merchant with its
+// private key (allowPublicKey for the few the public key may call), routes
+// under /v1/groups/{group_id} with the group's key, noAuth routes with
+// nothing. needsClientIP applies the strict-mode X-Forwarded-For rule.
+// Simulation controls go under /_simulate/{merchant_id}/... with
+// r.simulate.
+//
+// A handler gets a *call (c.m is the authenticated merchant, c.g the group
+// on group paths, c.param reads path parameters, c.baseURL the server's
+// address) and returns the body to encode (a wire value, nil for 204) or an
+// *Error:
+//
+//	func (s *Server) createPlan(c *call) (any, *Error) {
+//		f, e := readBody(c, false) // 1001 not a JSON object, 1009 too large
+//		if e != nil {
+//			return nil, e
+//		}
+//		var req openpay.PlanRequest
+//		if e := f.into(&req); e != nil { // 1001 naming a member of the wrong type
+//			return nil, e
+//		}
+//		var v checker
+//		v.required(f, "name", "amount")  // 1001 when absent or null
+//		v.maxLen("name", req.Name, 255)  // 1003 when out of range
+//		v.amount("amount", req.Amount)   // 1003: > 0, at most two decimals
+//		if v.err != nil {
+//			return nil, v.err
+//		}
+//		c.m.mu.Lock() // the merchant's one lock: checks and changes in one step
+//		defer c.m.mu.Unlock()
+//		ps := extState(c.m, newPlanState) // the file's own state, per merchant
+//		...
+//		return plan, nil
+//	}
+//
+// Errors: errorf(code, format, ...) for any code (status and category come
+// from the code), errNotFound(kind, id) for 1005. Lists: parseListParams,
+// page, amountFilter and statusFilter (list.go). Customers:
+// c.scopeCustomer() for the {customer_id} of the path, s.newCustomer to
+// create one. Transactions: m.orderIDTaken then m.addTx (order_id is
+// unique across every transaction of the merchant), m.accountFor(customerID)
+// and its credit/debit for balances, insufficientFunds for 4001, s.emit for
+// events. Webhook delivery registers itself with s.onEvent (the hook runs
+// under the merchant's lock: enqueue only) and its stop function with
+// s.onClose; work driven by the clock registers with s.onClockAdvance.
+//
+// Nothing in this package logs or returns a full card number, a security
+// code or a key: answers carry the masked number ([MaskCardNumber]) and the
+// log records the operation, never the path, query or body.
 package refserver

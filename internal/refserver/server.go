@@ -259,6 +259,9 @@ func (s *Server) AddGroup(cfg GroupConfig) (GroupConfig, error) {
 	if _, dup := s.groups[cfg.ID]; dup {
 		return cfg, fmt.Errorf("refserver: group %q already exists", cfg.ID)
 	}
+	if _, dup := s.merchants[cfg.ID]; dup {
+		return cfg, fmt.Errorf("refserver: id %q is already a merchant", cfg.ID)
+	}
 	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool)}
 	for _, id := range cfg.MerchantIDs {
 		if _, ok := s.merchants[id]; !ok {
@@ -351,7 +354,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
 			}
 		}
-		s.log.Debug("refserver: request", "operation", c.operation(), "method", r.Method,
+		s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
 			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
 	}()
 
@@ -414,6 +417,17 @@ func (c *call) operation() string {
 		return "unmatched"
 	}
 	return c.route.operationID
+}
+
+// logMethod is the request method as the log shows it: a standard method,
+// or "other" (a method is free text a client could fill with anything).
+func logMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
 }
 
 // rawBody is a handler result written as is (the barcode images).

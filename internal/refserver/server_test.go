@@ -31,6 +31,23 @@ func TestPanicsAnswerTheInternalErrorObject(t *testing.T) {
 	assert.NotContains(t, logs.String(), "secret detail")
 }
 
+func TestDeactivatedAccountsRefuseCharges(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := newCustomer(t, env, true)
+	m := env.s.merchantByID(env.m.ID)
+	m.mu.Lock()
+	m.customers.byID[cu].deactivated = true
+	m.mu.Unlock()
+	desc := requireError(t, env.post("/customers/"+cu+"/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), 1008)
+	assert.Contains(t, desc, "customer")
+	m.mu.Lock()
+	m.status = "deleted"
+	m.mu.Unlock()
+	desc = requireError(t, env.post("/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), 1008)
+	assert.Contains(t, desc, "merchant")
+}
+
 func TestSimulationControlsOverHTTP(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
@@ -114,6 +131,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 	requireError(t, env.do(http.MethodGet, env.mp("/"+number), env.m.PrivateKey, nil), 1005)
 	requireError(t, env.do(http.MethodGet, env.mp(""), env.m.PublicKey, nil), 1010)
 	requireErrorStatus(t, env.do(http.MethodPatch, env.mp("/cards"), env.m.PrivateKey, number), 1001, 405, "request")
+	requireErrorStatus(t, env.do("X"+number, env.mp("/cards"), env.m.PrivateKey, nil), 1001, 405, "request")
 
 	out := logs.String()
 	require.Contains(t, out, `"operation":"createCharge"`, "the log is at debug level and records requests")

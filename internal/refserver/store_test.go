@@ -111,6 +111,8 @@ func TestAddMerchantAndGroup(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.AddGroup(GroupConfig{ID: g.ID})
 	assert.Error(t, err)
+	_, err = s.AddGroup(GroupConfig{ID: m.ID})
+	assert.Error(t, err, "a merchant's id")
 	_, err = s.AddGroup(GroupConfig{MerchantIDs: []string{"mnobody"}})
 	assert.Error(t, err)
 	cu, err := s.CreateGroupCustomer(g.ID, openpay.CustomerRequest{Name: "G", Email: "g@example.com", ExternalID: "e1"})
