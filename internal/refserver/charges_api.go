@@ -368,22 +368,8 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.orderID); e != nil {
 		return nil, e
 	}
-	now := s.Now()
-	t := &tx{kind: req.kind, t: openpay.Transaction{
-		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
-		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
-		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
-	}}
-	if cu != nil {
-		t.t.CustomerID = cu.id
-		t.email = cu.email
-	} else if req.customer != nil {
-		t.email = req.customer.Email
-	}
-	if req.currency == openpay.CurrencyUSD {
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate}
-		t.t.ExchangeRate.Date.Time = now
-	}
+	t := s.newChargeTx(cu, req)
+	now := t.t.CreationDate
 	echo := func() {
 		if req.customer != nil {
 			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
@@ -394,7 +380,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 
 	switch req.kind {
 	case kindCard:
-		return s.chargeCard(c, m, cu, req, t, base)
+		return s.chargeCard(m, cu, req, t, base)
 	case kindRedirect:
 		echo()
 		t.t.Status = openpay.TransactionStatusChargePending
@@ -434,6 +420,48 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
+// newChargeTx starts the record of a charge of the given customer (nil at
+// merchant level): id, amount, currency and exchange rate, dates, the
+// payer's e-mail. Its status is for the caller to set.
+func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
+	now := s.Now()
+	t := &tx{kind: req.kind, t: openpay.Transaction{
+		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
+		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
+		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
+	}}
+	if cu != nil {
+		t.t.CustomerID = cu.id
+		t.email = cu.email
+	} else if req.customer != nil {
+		t.email = req.customer.Email
+	}
+	if req.currency == openpay.CurrencyUSD {
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate}
+		t.t.ExchangeRate.Date.Time = now
+	}
+	return t
+}
+
+// chargeStoredCard charges a customer's stored card (or a merchant card
+// when cu is nil) from inside the server, as subscriptions do on schedule:
+// the same outcome rules as a card charge through the API (test cards,
+// fraud e-mail), recorded the same way (a failed transaction and the
+// decline's error on a decline). The caller holds m.mu.
+func (s *Server) chargeStoredCard(m *merchant, cu *customer, cardID string, amount openpay.Amount,
+	currency openpay.Currency, description string) (openpay.Transaction, *Error) {
+	if currency == "" {
+		currency = openpay.CurrencyMXN
+	}
+	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
+		capture: true, sourceID: cardID}
+	t := s.newChargeTx(cu, req)
+	if _, e := s.chargeCard(m, cu, req, t, ""); e != nil {
+		return openpay.Transaction{}, e
+	}
+	return t.snapshot(), nil
+}
+
 // dueOr returns due, or def when due is zero.
 func dueOr(due, def time.Time) time.Time {
 	if due.IsZero() {
@@ -444,7 +472,7 @@ func dueOr(due, def time.Time) time.Time {
 
 // chargeCard carries out a charge to a card: a stored card or a token of
 // the scope, or inline card data. The caller holds m.mu.
-func (s *Server) chargeCard(c *call, m *merchant, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
+func (s *Server) chargeCard(m *merchant, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
 	var k card
 	var stored *card
 	var tk *token

@@ -84,7 +84,8 @@
 // create one. Transactions: m.orderIDTaken then m.addTx (order_id is
 // unique across every transaction of the merchant), m.accountFor(customerID)
 // and its credit/debit for balances, insufficientFunds for 4001, s.emit for
-// events. Webhook delivery registers itself with s.onEvent (the hook runs
+// events, s.chargeStoredCard to charge a stored card from inside the server
+// (subscriptions). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: enqueue only) and its stop function with
 // s.onClose; work driven by the clock registers with s.onClockAdvance.
 //
