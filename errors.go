@@ -294,7 +294,7 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		e.Code = body.ErrorCode
 		e.Description = transport.Redact(body.Description, secrets...)
 		if body.RequestID != "" {
-			e.RequestID = transport.Redact(body.RequestID, secrets...)
+			e.RequestID = body.RequestID // gateway-generated; a UUID would look like a card number to Redact
 		}
 		e.FraudRules = body.FraudRules
 		for i, r := range e.FraudRules {
