@@ -1,14 +1,152 @@
 package refserver
 
-import "net/http"
+import (
+	"net/http"
 
-// registerTransfers registers transfers between two customers with an account (the out and in transactions, moved atomically under the merchant lock).
+	"github.com/openpay-go/openpay"
+)
+
+// Transfers between two customers with an account
+// (/customers/{customer_id}/transfers): the customer of the path pays, the
+// customer named by customer_id receives.
 //
-// Second wave: every route answers 501 with code 1004 until its handler is
-// written. Replace notImplemented by the handler; keep the operationId, the
-// pattern and the success status, which a test checks against openapi.yaml.
+// Rules: customer_id, amount and description required (1001); amount more
+// than one peso with two decimals at most (1003); description at most 250
+// characters; order_id at most 100 and unique among all the merchant's
+// transactions (1006). The receiving customer must exist (1005) and differ
+// from the paying one (1003); both need an account (1003); a deactivated
+// account answers 1008; a paying balance short of the amount 4001.
+//
+// A transfer is one step under the merchant's lock: the amount leaves the
+// paying balance and enters the receiving one, and two transactions are
+// stored, completed, with the same id, as the gateway's list example shows
+// them: the out transaction on the paying customer (it carries the
+// order_id, and is the answer, with the paying customer's store reference
+// and CLABE as the gateway's create example carries them) and the in
+// transaction on the receiving customer. Reading the id at a customer's
+// scope answers that customer's side; the list of a customer shows both
+// directions of its transfers. One transfer.succeeded event carries the out
+// transaction.
+
+// transferState indexes the in side of the merchant's transfers by id (the
+// out side is the merchant's transaction of that id).
+type transferState struct {
+	in map[string]*tx
+}
+
+func newTransferState() *transferState { return &transferState{in: make(map[string]*tx)} }
+
+// registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
-	r.add("listTransfers", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, notImplemented)
-	r.add("createTransfer", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, notImplemented)
-	r.add("getTransfer", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers/{transaction_id}", http.StatusOK, notImplemented)
+	r.add("listTransfers", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, s.listTransfers)
+	r.add("createTransfer", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, s.createTransfer)
+	r.add("getTransfer", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers/{transaction_id}", http.StatusOK, s.getTransfer)
+}
+
+// onePeso is the amount a transfer must exceed.
+var onePeso = openpay.MustAmount("1.00")
+
+// createTransfer moves funds from the customer of the path to another.
+func (s *Server) createTransfer(c *call) (any, *Error) {
+	f, e := readBody(c, false)
+	if e != nil {
+		return nil, e
+	}
+	var req openpay.TransferRequest
+	if e := f.into(&req); e != nil {
+		return nil, e
+	}
+	var v checker
+	v.required(f, "customer_id")
+	v.identifier("customer_id", req.CustomerID)
+	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
+	if v.err == nil && req.Amount.Cmp(onePeso) <= 0 {
+		v.failf(openpay.ErrInvalidParameter, "The field 'amount' must be greater than 1.00")
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	from, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	to := m.customers.get(req.CustomerID)
+	if to == nil {
+		return nil, errNotFound("customer", req.CustomerID)
+	}
+	if to == from {
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'customer_id' must name a customer other than the one paying")
+	}
+	if e := checkActive(m, from, to); e != nil {
+		return nil, e
+	}
+	if !from.hasAccount {
+		return nil, errNoAccount("", from.id)
+	}
+	if !to.hasAccount {
+		return nil, errNoAccount("customer_id", to.id)
+	}
+	if e := m.orderIDTaken(req.OrderID); e != nil {
+		return nil, e
+	}
+	if !from.debit(req.Amount, false) {
+		return nil, insufficientFunds(from)
+	}
+	to.credit(req.Amount)
+	out := s.newMoneyTx(openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+		req.Amount, req.Description, req.OrderID, from.id)
+	out.t.Status = openpay.TransactionStatusCompleted
+	in := &tx{t: out.t}
+	in.t.OperationType, in.t.CustomerID, in.t.OrderID = openpay.OperationTypeIn, to.id, ""
+	// The in side first: the merchant's transaction of the id is then the
+	// out side, which holds the order_id.
+	m.addTx(in)
+	m.addTx(out)
+	extState(m, newTransferState).in[in.t.ID] = in
+	s.emit(m, openpay.EventTypeTransferSucceeded, out.snapshot())
+	answer := out.snapshot()
+	answer.Store = &openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
+	answer.CLABE = from.clabe
+	return answer, nil
+}
+
+// getTransfer answers the side of a transfer that belongs to the customer
+// of the path.
+func (s *Server) getTransfer(c *call) (any, *Error) {
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	id := c.param("transaction_id")
+	if t := m.txs[id]; t != nil && t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
+		return t.snapshot(), nil
+	}
+	if t := extState(m, newTransferState).in[id]; t != nil && t.t.CustomerID == cu.id {
+		return t.snapshot(), nil
+	}
+	return nil, errNotFound("transfer", id)
+}
+
+// listTransfers lists the transfers in and out of the customer's balance,
+// newest first.
+func (s *Server) listTransfers(c *call) (any, *Error) {
+	flt, e := parseTxFilter(c.r.URL.Query())
+	if e != nil {
+		return nil, e
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		return nil, e
+	}
+	return flt.list(c.m, func(t *tx) bool {
+		return t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id
+	}), nil
 }

@@ -1,0 +1,180 @@
+package refserver
+
+import (
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Money movement between balances: payouts (payouts_api.go), transfers
+// (transfers_api.go), fees (fees_api.go) and the simulation controls that
+// settle payouts and bring bank transfers in (money_sim.go). This file holds
+// what they share.
+//
+// Balances. The merchant account has one; a customer created with
+// requires_account has its own. Every movement happens in one critical
+// section under the merchant's lock, checks and changes together, so money
+// is conserved under any interleaving of requests: at every moment the sum
+// of the merchant's balance, the customers' balances and the payouts still
+// in_progress (whose money has left a balance but not the gateway) only
+// changes by what enters from outside (charges, bank receipts) or leaves for
+// good (settled payouts, refunds and chargebacks of charges). No operation of
+// these files takes a balance below zero: each debit is refused first.
+//
+// Which balance a movement uses:
+//
+//   - a payout at merchant scope: the merchant's; at customer scope the
+//     customer's when it has an account, else the merchant's (the customer
+//     is then only a record of the merchant, as with its charges);
+//   - a transfer: from the customer in the path to the customer named in the
+//     body, both with an account (1003 otherwise);
+//   - a fee: from the customer (which must have an account, 1003) to the
+//     merchant; its refund the other way.
+//
+// Errors the gateway leaves unstated, chosen here:
+//
+//   - a balance that cannot pay: 4001 (HTTP 412), the one funds code the
+//     interface documents, for the merchant account and for a customer's
+//     balance alike; the description says which ([insufficientFunds]);
+//   - a deactivated account: 1008 (HTTP 423) when the merchant's status is
+//     not active or the customer is deactivated, for every operation that
+//     moves money (payout create and cancel, transfer, fee, fee refund, a
+//     bank transfer received);
+//   - a request that the state of a resource refuses (a payout no longer
+//     in_progress, a fee refunded already, a customer without an account
+//     asked to hold money): 1003 (HTTP 422), as charges answer a capture of
+//     a charge in a final status.
+
+// Descriptions shared by the money files.
+const (
+	descMerchantDeactivated = "The merchant account is deactivated"
+	descCustomerDeactivated = "The customer's account is deactivated"
+)
+
+// checkActive returns the 1008 error when the merchant or one of the
+// customers cannot move money. The caller holds m.mu.
+func checkActive(m *merchant, customers ...*customer) *Error {
+	if m.status != openpay.MerchantStatusActive {
+		return errorf(openpay.ErrAccountDeactivated, descMerchantDeactivated)
+	}
+	for _, cu := range customers {
+		if cu != nil && (cu.deactivated || cu.status == openpay.CustomerStatusDeleted) {
+			return errorf(openpay.ErrAccountDeactivated, descCustomerDeactivated)
+		}
+	}
+	return nil
+}
+
+// errNoAccount is the answer when a customer without a balance of its own
+// is asked to hold money. field names the member of the request, or "" for
+// the customer of the path.
+func errNoAccount(field, customerID string) *Error {
+	if field == "" {
+		return errorf(openpay.ErrInvalidParameter,
+			"The customer '%s' has no account (it was created without requires_account)", truncateForMessage(customerID))
+	}
+	return errorf(openpay.ErrInvalidParameter,
+		"The field '%s' names the customer '%s', which has no account (it was created without requires_account)",
+		field, truncateForMessage(customerID))
+}
+
+// newMoneyTx starts a transaction record of the given type and method, at
+// the current time, in MXN (balances are kept in MXN).
+func (s *Server) newMoneyTx(typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
+	amount openpay.Amount, description, orderID, customerID string) *tx {
+	now := s.Now()
+	return &tx{t: openpay.Transaction{
+		ID: s.ids.NewID(KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
+		Description: description, OrderID: orderID, CustomerID: customerID,
+		CreationDate: now, OperationDate: now,
+		TransactionType: typ, Method: method, OperationType: op,
+	}}
+}
+
+// checkMoneyRequest applies the rules every request that moves money
+// shares: amount required, greater than zero, at most two decimals;
+// description required, at most 250 characters; order_id, when sent, not
+// blank and at most 100 characters.
+func checkMoneyRequest(v *checker, f fields, amount openpay.Amount, description, orderID string) {
+	v.required(f, "amount", "description")
+	if v.err != nil {
+		return
+	}
+	v.amount("amount", amount)
+	v.nonEmpty("description", description)
+	v.maxLen("description", description, 250)
+	if f.has("order_id") {
+		v.nonEmpty("order_id", orderID)
+	}
+	v.maxLen("order_id", orderID, 100)
+}
+
+// txFilter holds the filters of a transaction list: the common ones, and
+// order_id, amount, amount[gte], amount[lte] and status as the charge list
+// takes them.
+type txFilter struct {
+	p        listParams
+	amountOK func(openpay.Amount) bool
+	status   openpay.TransactionStatus
+	orderID  string
+}
+
+// parseTxFilter reads the filters of a transaction list (1003 naming a bad
+// parameter).
+func parseTxFilter(q url.Values) (txFilter, *Error) {
+	var f txFilter
+	var e *Error
+	if f.p, e = parseListParams(q); e != nil {
+		return f, e
+	}
+	if f.amountOK, e = amountFilter(q); e != nil {
+		return f, e
+	}
+	if f.status, e = statusFilter(q); e != nil {
+		return f, e
+	}
+	f.orderID = q.Get("order_id")
+	return f, nil
+}
+
+// list pages the merchant's transactions that keep accepts and that pass
+// the filters, newest first. The caller holds m.mu.
+func (f txFilter) list(m *merchant, keep func(*tx) bool) []openpay.Transaction {
+	return page(f.p, m.txList, func(t *tx) (time.Time, bool) {
+		ok := keep(t) && (f.orderID == "" || t.t.OrderID == f.orderID) &&
+			(f.status == "" || t.t.Status == f.status) && f.amountOK(t.t.Amount)
+		return t.t.CreationDate, ok
+	}, (*tx).snapshot)
+}
+
+// customerDeletionListener is implemented by the per-merchant state of a
+// resource (a value kept with extState) that must act when a customer is
+// deleted. deleteCustomer calls customerDeleted on every such state of the
+// merchant, under the merchant's lock, after the customer is marked
+// deleted; the subscriptions state cancels the customer's subscriptions
+// this way, without the customer file knowing about subscriptions.
+type customerDeletionListener interface {
+	customerDeleted(s *Server, m *merchant, customerID string)
+}
+
+// notifyCustomerDeleted calls the listeners of the merchant's states, in a
+// fixed order (by type name) so that events stay deterministic. The caller
+// holds m.mu.
+func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
+	type entry struct {
+		name string
+		l    customerDeletionListener
+	}
+	var ls []entry
+	for typ, st := range m.ext {
+		if l, ok := st.(customerDeletionListener); ok {
+			ls = append(ls, entry{typ.String(), l})
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].name < ls[j].name })
+	for _, e := range ls {
+		e.l.customerDeleted(s, m, customerID)
+	}
+}

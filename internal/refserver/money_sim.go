@@ -1,0 +1,183 @@
+package refserver
+
+import "github.com/openpay-go/openpay"
+
+// Simulation controls of money movements: what the banks do. Go methods of
+// Server, and POST endpoints under /_simulate/ authenticated with the
+// merchant's private key:
+//
+//	POST /_simulate/{merchant_id}/payouts/{transaction_id}/settle       the payout reaches its destination
+//	POST /_simulate/{merchant_id}/payouts/{transaction_id}/fail         the bank rejects it; body {"error_message": "..."} (optional)
+//	POST /_simulate/{merchant_id}/spei                                  a bank transfer (SPEI) arrives at the merchant's CLABE
+//	POST /_simulate/{merchant_id}/customers/{customer_id}/spei          one arrives at a customer's CLABE
+//
+// The payout controls answer the payout; the SPEI controls answer the
+// incoming transaction. SPEI bodies: {"amount": n, "description": "..."}
+// (description optional).
+//
+// A bank transfer received is stored as the gateway's account statement
+// shows one: a completed transaction of type charge, method bank_account,
+// operation in, conciliated, carrying the sender's bank account (CLABE
+// masked, and the generic RFC of the general public, XAXX010101000, as the
+// sender's tax id) and an authorization number; its amount is credited to
+// the receiving balance, and a spei.received event is emitted. Only a
+// customer with an account has a CLABE to receive at (1003 otherwise);
+// money does not enter a deactivated account (1008).
+
+// senderRFC is the tax id shown for the sender of a simulated bank
+// transfer: Mexico's generic RFC for the general public.
+const senderRFC = "XAXX010101000"
+
+// defaultPayoutFailure is the error_message of a payout failed without one.
+const defaultPayoutFailure = "The receiving bank rejected the transfer"
+
+// registerMoneySimulation registers the simulation controls of payouts and
+// bank receipts.
+func (s *Server) registerMoneySimulation(r *routeTable) {
+	r.simulate("settlePayout", "/_simulate/{merchant_id}/payouts/{transaction_id}/settle", func(c *call) (any, *Error) {
+		t, err := s.SettlePayout(c.m.id, c.param("transaction_id"))
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return t, nil
+	})
+	r.simulate("failPayout", "/_simulate/{merchant_id}/payouts/{transaction_id}/fail", func(c *call) (any, *Error) {
+		f, e := readBody(c, true)
+		if e != nil {
+			return nil, e
+		}
+		var body struct {
+			ErrorMessage string `json:"error_message"`
+		}
+		if e := f.into(&body); e != nil {
+			return nil, e
+		}
+		t, err := s.FailPayout(c.m.id, c.param("transaction_id"), body.ErrorMessage)
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return t, nil
+	})
+	spei := func(c *call) (any, *Error) {
+		f, e := readBody(c, false)
+		if e != nil {
+			return nil, e
+		}
+		var body struct {
+			Amount      openpay.Amount `json:"amount"`
+			Description string         `json:"description"`
+		}
+		if e := f.into(&body); e != nil {
+			return nil, e
+		}
+		if !f.has("amount") {
+			return nil, errorf(openpay.ErrBadRequest, "The field 'amount' is required")
+		}
+		t, err := s.ReceiveSPEI(c.m.id, c.param("customer_id"), body.Amount, body.Description)
+		if err != nil {
+			return nil, err.(*Error)
+		}
+		return t, nil
+	}
+	r.simulate("receiveSPEI", "/_simulate/{merchant_id}/spei", spei)
+	r.simulate("receiveCustomerSPEI", "/_simulate/{merchant_id}/customers/{customer_id}/spei", spei)
+}
+
+// withPayout runs op on a merchant's payout in progress, under the
+// merchant's lock, and returns the payout as it stands afterwards.
+func (s *Server) withPayout(merchantID, payoutID string, op func(m *merchant, t *tx)) (openpay.Transaction, error) {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Transaction{}, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.txs[payoutID]
+	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
+		return openpay.Transaction{}, errNotFound("payout", payoutID)
+	}
+	if t.t.Status != openpay.TransactionStatusInProgress {
+		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can settle or fail; this one is %s", t.t.Status)
+	}
+	op(m, t)
+	return t.snapshot(), nil
+}
+
+// SettlePayout simulates a payout in progress reaching its destination: it
+// completes (payout.succeeded). Its amount had left the balance when it was
+// created.
+func (s *Server) SettlePayout(merchantID, payoutID string) (openpay.Transaction, error) {
+	return s.withPayout(merchantID, payoutID, func(m *merchant, t *tx) {
+		s.endPayout(m, t, openpay.TransactionStatusCompleted, "")
+		s.emit(m, openpay.EventTypePayoutSucceeded, t.snapshot())
+	})
+}
+
+// FailPayout simulates the receiving bank rejecting a payout in progress:
+// it fails with message as its error_message ("" gives a default; at most
+// 250 characters, 1003 otherwise), its amount returns to the balance it
+// left, and payout.failed is emitted.
+func (s *Server) FailPayout(merchantID, payoutID, message string) (openpay.Transaction, error) {
+	var v checker
+	v.maxLen("error_message", message, 250)
+	if v.err != nil {
+		return openpay.Transaction{}, v.err
+	}
+	if message == "" {
+		message = defaultPayoutFailure
+	}
+	return s.withPayout(merchantID, payoutID, func(m *merchant, t *tx) {
+		s.endPayout(m, t, openpay.TransactionStatusFailed, message)
+		s.emit(m, openpay.EventTypePayoutFailed, t.snapshot())
+	})
+}
+
+// ReceiveSPEI simulates a bank transfer (SPEI) arriving at the CLABE of a
+// customer with an account (customerID), or of the merchant (customerID
+// ""): the amount (greater than zero, two decimals at most, 1003) is
+// credited and the incoming transaction stored and returned. description
+// (at most 250 characters) defaults to a fixed text.
+func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amount, description string) (openpay.Transaction, error) {
+	var v checker
+	v.amount("amount", amount)
+	v.maxLen("description", description, 250)
+	if v.err != nil {
+		return openpay.Transaction{}, v.err
+	}
+	if description == "" {
+		description = "SPEI transfer received"
+	}
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Transaction{}, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var cu *customer
+	if customerID != "" {
+		if cu = m.customers.get(customerID); cu == nil {
+			return openpay.Transaction{}, errNotFound("customer", customerID)
+		}
+	}
+	if e := checkActive(m, cu); e != nil {
+		return openpay.Transaction{}, e
+	}
+	if cu != nil && !cu.hasAccount {
+		return openpay.Transaction{}, errNoAccount("", cu.id)
+	}
+	t := s.newMoneyTx(openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
+		amount, description, "", customerID)
+	t.kind = kindBank
+	t.t.Status = openpay.TransactionStatusCompleted
+	t.t.Conciliated = true
+	t.t.Authorization = s.ids.AuthorizationNumber()
+	sender := s.newCLABE("002")
+	name, _ := BankForCode("002")
+	t.t.BankAccount = &openpay.BankAccount{CLABE: MaskCLABE(sender), BankCode: "002", BankName: name,
+		HolderName: "SPEI sender", RFC: senderRFC}
+	m.accountFor(customerID).credit(amount)
+	t.credited = amount
+	m.addTx(t)
+	s.emit(m, openpay.EventTypeSPEIReceived, t.snapshot())
+	return t.snapshot(), nil
+}
