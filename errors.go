@@ -104,8 +104,9 @@ const (
 	CategoryGateway Category = "gateway"
 )
 
-// Error names the category; it makes Category usable with errors.Is.
-func (c Category) Error() string { return "openpay: " + string(c) + " error" }
+// Error returns the category's name ("gateway"), so that printing a
+// Category shows just that; it makes Category usable with errors.Is.
+func (c Category) Error() string { return string(c) }
 
 // Code is a gateway error code (error_code in error bodies). Every
 // documented code is a constant of this type named after its meaning, and
