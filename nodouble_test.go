@@ -230,3 +230,31 @@ func TestOrderIDConflictAfterRetry(t *testing.T) {
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
 	assert.False(t, errors.As(err, &conflict))
 }
+
+// Payouts, transfers and fees with an order_id are reconciled the same way:
+// each lost response ends with the one transaction the server holds.
+func TestNoDoubleMoneyMovement(t *testing.T) {
+	t.Parallel()
+	e := newNoDoubleEnv(t, dropFirst(1))
+	ctx := context.Background()
+	k := &contract{srv: e.srv, c: e.direct}
+	a := k.fundedCustomer(t, "Ana", "500.00")
+	b := k.fundedCustomer(t, "Beto", "")
+
+	tr, err := e.via.Customer(a.ID).Transfers.Create(ctx, openpay.TransferRequest{CustomerID: b.ID, Amount: openpay.MustAmount("100.00"), Description: "rent", OrderID: "nd-transfer"})
+	require.NoError(t, err)
+	assert.Equal(t, "nd-transfer", tr.OrderID)
+	fee, err := e.via.Fees.Create(ctx, openpay.FeeRequest{CustomerID: a.ID, Amount: openpay.MustAmount("10.00"), Description: "fee", OrderID: "nd-fee"})
+	require.NoError(t, err)
+	assert.Equal(t, "nd-fee", fee.OrderID)
+	ba, err := e.direct.Customer(a.ID).BankAccounts.Create(ctx, openpay.BankAccountRequest{HolderName: "Ana", CLABE: "012680012426485980"})
+	require.NoError(t, err)
+	po, err := e.via.Customer(a.ID).Payouts.Create(ctx, openpay.BankAccountPayout{DestinationID: ba.ID, Amount: openpay.MustAmount("50.00"), Description: "out", OrderID: "nd-payout"})
+	require.NoError(t, err)
+	assert.Equal(t, "nd-payout", po.OrderID)
+
+	assert.EqualValues(t, 3, e.proxy.dropped.Load())
+	// Each moved once: 500 - 100 - 10 - 50.
+	assert.True(t, k.balance(t, a.ID).Equal(openpay.MustAmount("340.00")), "%s", k.balance(t, a.ID))
+	assert.True(t, k.balance(t, b.ID).Equal(openpay.MustAmount("100.00")))
+}
