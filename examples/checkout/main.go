@@ -15,8 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"os"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -24,11 +22,7 @@ import (
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
-func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { exampleenv.Main(run) }
 
 // tokenize is what the payer's browser does with the public key.
 func tokenize(ctx context.Context, public *openpay.Client, number string) (*openpay.Token, error) {
@@ -38,18 +32,12 @@ func tokenize(ctx context.Context, public *openpay.Client, number string) (*open
 	})
 }
 
-func run(ctx context.Context, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	env, err := exampleenv.Connect()
-	if err != nil {
-		return err
-	}
-	defer env.Close()
+func run(ctx context.Context, out io.Writer) error { return exampleenv.Run(ctx, out, flow) }
+
+func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	if env.Public == nil {
 		return errors.New("set OPENPAY_PUBLIC_KEY too: tokens are made with the public key")
 	}
-	fmt.Fprintln(out, "Running against", env.Where())
 
 	// The public key can make tokens and nothing else: the SDK refuses any
 	// other call before sending it.

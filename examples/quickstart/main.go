@@ -13,8 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"os"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -22,22 +20,12 @@ import (
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
-func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { exampleenv.Main(run) }
 
-func run(ctx context.Context, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	env, err := exampleenv.Connect()
-	if err != nil {
-		return err
-	}
-	defer env.Close()
+func run(ctx context.Context, out io.Writer) error { return exampleenv.Run(ctx, out, flow) }
+
+func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	c := env.Client
-	fmt.Fprintln(out, "Running against", env.Where())
 
 	cust, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Juan", LastName: "Pérez", Email: "juan.perez@example.com"})
 	if err != nil {

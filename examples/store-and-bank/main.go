@@ -14,31 +14,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/examples/internal/exampleenv"
 )
 
-func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		log.Fatal(err)
-	}
-}
+func main() { exampleenv.Main(run) }
 
-func run(ctx context.Context, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	env, err := exampleenv.Connect()
-	if err != nil {
-		return err
-	}
-	defer env.Close()
+func run(ctx context.Context, out io.Writer) error { return exampleenv.Run(ctx, out, flow) }
+
+func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	c := env.Client
-	fmt.Fprintln(out, "Running against", env.Where())
 	payer := &openpay.ChargeCustomer{Name: "Luis", LastName: "García", Email: "luis.garcia@example.com", PhoneNumber: "4421234567"}
 
 	store, err := c.Charges.Create(ctx, openpay.StoreCharge{

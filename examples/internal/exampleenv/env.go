@@ -6,8 +6,12 @@
 package exampleenv
 
 import (
+	"context"
 	"fmt"
+	"io"
+	"log"
 	"os"
+	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/openpaytest"
@@ -67,5 +71,29 @@ func (e *Env) Where() string {
 func (e *Env) Close() {
 	if e.Sim != nil {
 		e.Sim.Close()
+	}
+}
+
+// Flow is the body of an example: what it does once connected.
+type Flow func(ctx context.Context, env *Env, out io.Writer) error
+
+// Run connects (opts configure the embedded server), says what it runs
+// against, and runs flow with a one-minute deadline.
+func Run(ctx context.Context, out io.Writer, flow Flow, opts ...openpaytest.Option) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	env, err := Connect(opts...)
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	fmt.Fprintln(out, "Running against", env.Where())
+	return flow(ctx, env, out)
+}
+
+// Main runs an example on standard output and exits non-zero when it fails.
+func Main(run func(ctx context.Context, out io.Writer) error) {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		log.Fatal(err)
 	}
 }
