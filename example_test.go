@@ -1,0 +1,300 @@
+package openpay_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/openpaytest"
+)
+
+// Every example runs against a reference server started in the process
+// (deterministic ids and clock), so its output is checked by go test. Against
+// the gateway, build the client with openpay.New(merchantID, privateKey) and
+// nothing else: the Mexican sandbox is the default.
+
+// exampleClient starts a reference server and returns a client for its
+// merchant, and the function that stops the server.
+func exampleClient(opts ...openpaytest.Option) (*openpay.Client, *openpaytest.Server, func()) {
+	srv, err := openpaytest.Start(append([]openpaytest.Option{openpaytest.Deterministic()}, opts...)...)
+	if err != nil {
+		panic(err)
+	}
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey,
+		openpay.WithBaseURL(srv.URL),
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
+	return c, srv, srv.Close
+}
+
+// exampleCard is a sandbox test card that is always approved.
+func exampleCard() openpay.CardDetails {
+	return openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: openpaytest.CardVisa, CVV2: "123",
+		ExpirationMonth: "12", ExpirationYear: "40"}
+}
+
+func ExampleNew() {
+	c, err := openpay.New("mzdtln0bmtms6o3kck8f", "sk_e568c42a6c384b7ab02cd47d2e407cab",
+		openpay.WithCountry(openpay.CountryColombia), // the Colombian sandbox
+		openpay.WithUserAgent("shop/2.1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%T\n", c)
+
+	// Inputs are checked before anything is sent.
+	_, err = openpay.New("", "sk_x")
+	fmt.Println(err != nil)
+	// Output:
+	// *openpay.Client
+	// true
+}
+
+func ExampleChargesService_Create() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{
+		Card:        exampleCard(),
+		Amount:      openpay.MustAmount("250.00"),
+		Description: "Order 42",
+		OrderID:     "order-42", // a retried call can never charge twice
+	}, openpay.WithClientIP("198.51.100.23"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status, ch.Amount, ch.Currency, ch.Card.CardNumber)
+	// Output:
+	// completed 250.00 MXN 411111XXXXXX1111
+}
+
+// A store charge gives the payer a reference to pay in cash; the reference
+// server's PayCharge plays the payer.
+func ExampleStoreCharge() {
+	c, srv, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("150"), Description: "Order 43"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status, ch.PaymentMethod.Type, ch.PaymentMethod.Reference != "")
+
+	if _, err := srv.PayCharge(ch.ID); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ch, _ = c.Charges.Get(ctx, ch.ID)
+	fmt.Println(ch.Status)
+	// Output:
+	// in_progress store true
+	// completed
+}
+
+func ExampleChargesService_Refund() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("300"), Description: "Two items"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ch, err = c.Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("100"), Description: "one item returned"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status, ch.Refund.Amount)
+
+	// More than what is left is refused.
+	_, err = c.Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("250")})
+	fmt.Println(err != nil)
+	// Output:
+	// refunded 100.00
+	// true
+}
+
+// A pre-authorization holds the amount; Capture takes all or part of it.
+func ExampleChargesService_Capture() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("500"),
+		Description: "Hotel deposit", Capture: openpay.Ptr(false)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status)
+	ch, err = c.Charges.Capture(ctx, ch.ID, openpay.CaptureRequest{Amount: openpay.MustAmount("420.50")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status, ch.Amount)
+	// Output:
+	// in_progress
+	// completed 420.50
+}
+
+// Lists are lazy iterators: nothing is fetched until the loop runs, and
+// pages are fetched as the loop goes.
+func ExampleChargesService_List() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	for _, amount := range []string{"10", "20", "30"} {
+		if _, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount(amount), Description: "Item"}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	params := &openpay.TransactionListParams{AmountGte: openpay.MustAmount("15")}
+	for ch, err := range c.Charges.List(ctx, params) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(ch.Amount) // newest first
+	}
+	// Output:
+	// 30.00
+	// 20.00
+}
+
+// Every refusal from the gateway is an *openpay.Error, matched with
+// errors.Is against a constant per documented code or a category.
+func ExampleError() {
+	c, _, stop := exampleClient()
+	defer stop()
+
+	card := exampleCard()
+	card.CardNumber = openpaytest.CardDeclined
+	_, err := c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("100"), Description: "Declined"})
+
+	fmt.Println(errors.Is(err, openpay.ErrCardDeclined), errors.Is(err, openpay.CategoryGateway))
+	var oe *openpay.Error
+	if errors.As(err, &oe) {
+		fmt.Println(oe.HTTPStatus, int(oe.Code), oe.Category)
+	}
+	// Output:
+	// true true
+	// 402 3001 gateway
+}
+
+// Services of one customer hang off c.Customer(id).
+func ExampleClient_Customer() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	cust, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d := exampleCard()
+	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: d.HolderName, CardNumber: d.CardNumber,
+		CVV2: d.CVV2, ExpirationMonth: d.ExpirationMonth, ExpirationYear: d.ExpirationYear})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ch, err := c.Customer(cust.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("99.90"), Description: "Subscription box"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(card.Brand, card.CardNumber)
+	fmt.Println(ch.Status, ch.Amount, ch.CustomerID == cust.ID)
+	// Output:
+	// visa 411111XXXXXX1111
+	// completed 99.90 true
+}
+
+// Customers created with RequiresAccount hold a balance: transfers move
+// money between two of them, fees take the merchant's commission, payouts
+// send it to a bank account.
+func ExampleTransfersService_Create() {
+	c, srv, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	buyer, _ := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Pablo", Email: "pablo@example.com", RequiresAccount: true})
+	seller, _ := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Marta", Email: "marta@example.com", RequiresAccount: true})
+	if _, err := srv.ReceiveSPEI(buyer.ID, openpay.MustAmount("1000")); err != nil { // a bank transfer arrives
+		fmt.Println(err)
+		return
+	}
+
+	tr, err := c.Customer(buyer.ID).Transfers.Create(ctx, openpay.TransferRequest{CustomerID: seller.ID,
+		Amount: openpay.MustAmount("400"), Description: "Order 3001", OrderID: "transfer-3001"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fee, err := c.Fees.Create(ctx, openpay.FeeRequest{CustomerID: seller.ID, Amount: openpay.MustAmount("20"), Description: "Commission"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	payout, err := c.Customer(seller.ID).Payouts.Create(ctx, openpay.InlineBankAccountPayout{
+		BankAccount: openpay.BankAccountRequest{HolderName: "Marta Ruiz", CLABE: "012680012426485980"},
+		Amount:      openpay.MustAmount("300"), Description: "Withdrawal"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	seller, _ = c.Customers.Get(ctx, seller.ID)
+	fmt.Println(tr.Status, fee.Status, payout.Status, seller.Balance)
+	// Output:
+	// completed completed in_progress 80.00
+}
+
+// WebhookHandler serves the webhook URL: it checks the delivery's Basic
+// credentials and decodes the event.
+func ExampleWebhookHandler() {
+	h := openpay.WebhookHandler("hook-user", "hook-secret", func(ctx context.Context, ev *openpay.WebhookEvent) error {
+		fmt.Println(ev.Type, ev.Transaction.ID)
+		return nil // a non-nil error makes the gateway deliver again later
+	})
+
+	body := `{"type":"charge.succeeded","event_date":"2026-11-22T10:00:00-06:00","transaction":{"id":"trzjaozcik8msyqshka4","amount":100,"status":"completed"}}`
+	for _, pass := range []string{"hook-secret", "wrong"} {
+		r := httptest.NewRequest(http.MethodPost, "/openpay/events", strings.NewReader(body))
+		r.SetBasicAuth("hook-user", pass)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		fmt.Println(w.Code)
+	}
+	// Output:
+	// charge.succeeded trzjaozcik8msyqshka4
+	// 200
+	// 401
+}
+
+func ExampleMustAmount() {
+	a := openpay.MustAmount("250.5")
+	fmt.Println(a)
+
+	_, err := openpay.NewAmount("1.005") // never rounded
+	fmt.Println(errors.Is(err, openpay.ErrAmountPrecision))
+	// Output:
+	// 250.50
+	// true
+}
