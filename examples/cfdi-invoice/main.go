@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/openpay-go/openpay"
@@ -25,13 +26,14 @@ type charge struct {
 }
 
 func main() {
-	if err := run(); err != nil {
+	if err := run(os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "cfdi-invoice:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
+// run writes the invoice's JSON to out, or the violations found to errOut.
+func run(out, errOut io.Writer) error {
 	ch := charge{id: "trzjaozcik8msyqshka4", amount: openpay.MustAmount("1565.65")}
 
 	receptor := cfdi.Receiver{
@@ -64,7 +66,7 @@ func run() error {
 	var ve *cfdi.ValidationError
 	if errors.As(err, &ve) {
 		for _, v := range ve.Violations {
-			fmt.Fprintf(os.Stderr, "  %s: %s (%s)\n", v.Path, v.Message, v.Rule)
+			fmt.Fprintf(errOut, "  %s: %s (%s)\n", v.Path, v.Message, v.Rule)
 		}
 		return errors.New("the invoice is not valid")
 	}
@@ -86,6 +88,6 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(string(body))
+	fmt.Fprintln(out, string(body))
 	return nil
 }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
+	"github.com/openpay-go/openpay/examples/internal/exampleenv"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestCheckout(t *testing.T) {
-	t.Setenv("OPENPAY_MERCHANT_ID", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	text := out.String()
+	text := exampleenv.Output(t, run)
 	assert.Contains(t, text, "public key refused for a charge lookup")
 	assert.Regexp(t, `token \S+ for visa 411111XXXXXX1111`, text)
 	assert.Regexp(t, `charge \S+: completed 899\.90`, text)

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
+	"github.com/openpay-go/openpay/examples/internal/exampleenv"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestPayoutsAndTransfers(t *testing.T) {
-	t.Setenv("OPENPAY_MERCHANT_ID", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	text := out.String()
+	text := exampleenv.Output(t, run)
 	assert.Regexp(t, `buyer receives transfers at CLABE \d{18}`, text)
 	assert.Regexp(t, `transfer \S+: completed 400\.00`, text)
 	assert.Regexp(t, `fee \S+: completed 20\.00`, text)

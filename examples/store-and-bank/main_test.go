@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
+	"github.com/openpay-go/openpay/examples/internal/exampleenv"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestStoreAndBank(t *testing.T) {
-	t.Setenv("OPENPAY_MERCHANT_ID", "")
-	var out bytes.Buffer
-	require.NoError(t, run(context.Background(), &out))
-	text := out.String()
+	text := exampleenv.Output(t, run)
 	assert.Regexp(t, `store charge \S+: in_progress, pay with reference \S+`, text)
 	assert.Contains(t, text, "barcode image: HTTP 200, image/png")
 	assert.Regexp(t, `bank charge \S+: in_progress, transfer to CLABE \d{18}`, text)

@@ -11,6 +11,8 @@ import (
 	"io"
 	"log"
 	"os"
+	"strings"
+	"testing"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -96,4 +98,18 @@ func Main(run func(ctx context.Context, out io.Writer) error) {
 	if err := run(context.Background(), os.Stdout); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// Output runs an example the way its test does: against an embedded
+// reference server (the credentials' variables are cleared for the test),
+// failing t if the example fails, and returns what the example printed.
+func Output(t testing.TB, run func(ctx context.Context, out io.Writer) error) string {
+	t.Helper()
+	t.Setenv("OPENPAY_MERCHANT_ID", "")
+	t.Setenv("OPENPAY_PRIVATE_KEY", "")
+	var out strings.Builder
+	if err := run(context.Background(), &out); err != nil {
+		t.Fatalf("the example failed: %v\noutput so far:\n%s", err, out.String())
+	}
+	return out.String()
 }
