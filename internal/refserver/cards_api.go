@@ -9,9 +9,10 @@ import (
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
-// customer) and at customer scope (/customers/{customer_id}/cards). A card
-// is visible only at its own scope: a customer's card is not found at
-// merchant scope and the other way round.
+// customer) and at customer scope (/customers/{customer_id}/cards), and,
+// through the same handlers, the cards of a group's customers (registered
+// in groups_api.go). A card is visible only at its own scope: a customer's
+// card is not found at merchant scope and the other way round.
 
 // registerCards registers stored cards at merchant and customer scope.
 func (s *Server) registerCards(r *routeTable) {
@@ -29,14 +30,81 @@ func (s *Server) registerCards(r *routeTable) {
 	r.add("getCustomerCardPoints", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/cards/{card_id}/points", http.StatusOK, s.getCardPoints)
 }
 
+// Scopes. A path names up to three owners: a group, a merchant and a
+// customer. Customers (and their cards) on group paths are the group's own,
+// also when one of the group's merchants charges them; everything else
+// (merchant-level cards, tokens, transactions) is the merchant's. So one
+// handler serves a merchant path and its group counterpart, reading its
+// records through c.customers and c.cards under c.lock.
+
+// lock takes the locks the path needs, the group's before the merchant's
+// (the order of store.go), and returns the function that releases them:
+//
+//	defer c.lock()()
+func (c *call) lock() (unlock func()) {
+	g, m := c.g, c.m
+	if g != nil {
+		g.mu.Lock()
+	}
+	if m != nil {
+		m.mu.Lock()
+	}
+	return func() {
+		if m != nil {
+			m.mu.Unlock()
+		}
+		if g != nil {
+			g.mu.Unlock()
+		}
+	}
+}
+
+// eachMerchant calls f with each merchant whose records may hold the path's
+// customers' transactions or state: the path's merchant (locked by c.lock),
+// or on a group path without one each merchant of the group, in id order,
+// locked while f runs. It stops at the first error f returns.
+func (c *call) eachMerchant(f func(m *merchant) *Error) *Error {
+	if c.m != nil {
+		return f(c.m)
+	}
+	for _, m := range c.s.groupMerchants(c.g) {
+		m.mu.Lock()
+		e := f(m)
+		m.mu.Unlock()
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// customers returns the customers the path's {customer_id} belongs to: the
+// group's on group paths, else the merchant's.
+func (c *call) customers() *customerSet {
+	if c.g != nil {
+		return c.g.customers
+	}
+	return c.m.customers
+}
+
+// cards returns the cards of the path's scope: a group customer's live with
+// the group, every other card with the merchant.
+func (c *call) cards() cardSet {
+	if c.g != nil && c.param("customer_id") != "" {
+		return c.g.storedCards()
+	}
+	return c.m.storedCards()
+}
+
 // scopeCustomer returns the customer the path names (nil at merchant
-// scope), or 1005. The caller holds c.m.mu.
+// scope), or 1005. The caller holds the locks of c.lock; on merchant paths
+// that is c.m.mu alone.
 func (c *call) scopeCustomer() (*customer, *Error) {
 	id := c.param("customer_id")
 	if id == "" {
 		return nil, nil
 	}
-	cu := c.m.customers.get(id)
+	cu := c.customers().get(id)
 	if cu == nil {
 		return nil, errNotFound("customer", id)
 	}
@@ -44,18 +112,68 @@ func (c *call) scopeCustomer() (*customer, *Error) {
 }
 
 // scopeCard returns the card the path names, at the path's scope, or 1005.
-// The caller holds c.m.mu.
+// The caller holds the locks of c.lock.
 func (c *call) scopeCard() (*card, *Error) {
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
 	}
 	id := c.param("card_id")
-	k := c.m.cards[id]
-	if k == nil || k.deleted || (cu == nil && k.customerID != "") || (cu != nil && k.customerID != cu.id) {
+	k := c.cards().find(cu, id)
+	if k == nil {
 		return nil, errNotFound("card", id)
 	}
 	return k, nil
+}
+
+// cardSet is where cards are stored: a merchant's (its merchant-level
+// cards and its customers') or a group's (its customers'). A deleted card
+// stays, marked, for the transactions that used it.
+type cardSet struct {
+	byID map[string]*card
+	list *[]*card // creation order
+}
+
+// storedCards returns the merchant's cards. The caller holds m.mu.
+func (m *merchant) storedCards() cardSet { return cardSet{byID: m.cards, list: &m.cardList} }
+
+// find returns the live card with the id stored at the scope of cu
+// (merchant level when cu is nil), or nil.
+func (cs cardSet) find(cu *customer, id string) *card {
+	k := cs.byID[id]
+	if k == nil || k.deleted || k.customerID != ownerID(cu) {
+		return nil
+	}
+	return k
+}
+
+// add stores a new card and returns the stored record.
+func (cs cardSet) add(k card) *card {
+	stored := &k
+	cs.byID[stored.id] = stored
+	*cs.list = append(*cs.list, stored)
+	return stored
+}
+
+// ownerID is the customer id cards of cu carry ("" at merchant level).
+func ownerID(cu *customer) string {
+	if cu == nil {
+		return ""
+	}
+	return cu.id
+}
+
+// unusedToken returns the token the request names, usable: the merchant's
+// on merchant paths; on group paths a token of any merchant of the group
+// (a group has no tokens of its own, and its key acts for each of its
+// merchants), whose merchant stays locked until release is called. The
+// caller holds the locks of c.lock.
+func (c *call) unusedToken(id string) (tk *token, release func(), _ *Error) {
+	if c.m != nil {
+		tk, e := c.m.unusedToken(id)
+		return tk, func() {}, e
+	}
+	return c.s.groupToken(c.g, id)
 }
 
 // cardData is card data as a request sends it: to store a card, to create
@@ -201,20 +319,20 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 	}
 
-	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
 	}
 	if tokenID != "" {
-		tk, e := m.unusedToken(tokenID)
+		tk, release, e := c.unusedToken(tokenID)
 		if e != nil {
 			return nil, e
 		}
+		defer release()
 		k = tk.card
-		// The token is consumed only when the card is stored.
+		// The token is consumed only when the card is stored (this runs
+		// before release: the token's merchant is still locked).
 		defer func() {
 			if created != nil {
 				tk.used = true
@@ -227,8 +345,9 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
+	cards := c.cards()
 	if cu != nil {
-		for _, other := range m.cardList {
+		for _, other := range *cards.list {
 			if !other.deleted && other.customerID == cu.id && other.number == k.number {
 				return nil, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 			}
@@ -237,10 +356,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	}
 	k.id = s.ids.NewID(KindCard)
 	k.created = s.Now()
-	stored := k
-	m.cards[stored.id] = &stored
-	m.cardList = append(m.cardList, &stored)
-	return stored.wire(), nil
+	return cards.add(k).wire(), nil
 }
 
 // unusedToken returns a token that can still be used: 1005 when it does not
@@ -259,8 +375,7 @@ func (m *merchant) unusedToken(id string) (*token, *Error) {
 
 // getCard answers a stored card.
 func (s *Server) getCard(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	k, e := c.scopeCard()
 	if e != nil {
 		return nil, e
@@ -270,7 +385,9 @@ func (s *Server) getCard(c *call) (any, *Error) {
 
 // updateCard changes the holder name, the expiration or the security code
 // (kept for the next charge) of a stored card. Only the fields sent change.
-// The answer is an empty object.
+// The answer is an empty object. A group customer's card names the merchant
+// of the group that uses it: merchant_id is required there (section 4.4)
+// and must be one of the group's merchants (1003).
 func (s *Server) updateCard(c *call) (any, *Error) {
 	f, e := readBody(c, false)
 	if e != nil {
@@ -286,12 +403,17 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		v.maxLen("holder_name", req.HolderName, 80)
 	}
 	v.maxLen("merchant_id", req.MerchantID, 45)
+	if c.g != nil {
+		v.required(f, "merchant_id")
+		if v.err == nil && !c.g.merchants[req.MerchantID] {
+			v.failf(openpay.ErrInvalidParameter, "The field 'merchant_id' must name a merchant of the group")
+		}
+	}
 	if v.err != nil {
 		return nil, v.err
 	}
 
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	k, e := c.scopeCard()
 	if e != nil {
 		return nil, e
@@ -327,8 +449,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 // deleteCard deletes a stored card: nothing can use it afterwards; the
 // transactions that used it keep their copy of it.
 func (s *Server) deleteCard(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	k, e := c.scopeCard()
 	if e != nil {
 		return nil, e
@@ -344,17 +465,13 @@ func (s *Server) listCards(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
 	}
-	owner := ""
-	if cu != nil {
-		owner = cu.id
-	}
-	return page(p, c.m.cardList, func(k *card) (time.Time, bool) {
+	owner := ownerID(cu)
+	return page(p, *c.cards().list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
 }
@@ -380,8 +497,7 @@ func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
 
 // getCardPoints answers a stored card's points balance.
 func (s *Server) getCardPoints(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	k, e := c.scopeCard()
 	if e != nil {
 		return nil, e

@@ -45,6 +45,9 @@ import (
 //
 // Lists and reads at merchant scope see every charge of the merchant,
 // including customers' charges; at customer scope only that customer's.
+// A group customer's charge at one of the group's merchants (groups_api.go
+// registers it with these handlers) is that merchant's transaction and
+// credits that merchant's balance.
 //
 // An order_id is unique among all the merchant's transactions, whatever
 // their status: a declined charge keeps its order_id (1006 on a retry).
@@ -341,8 +344,8 @@ func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
 	return v.err
 }
 
-// createCharge creates a charge of any variant at merchant, customer or
-// group-merchant scope.
+// createCharge creates a charge of any variant at merchant, customer,
+// group-merchant or group-merchant-customer scope.
 func (s *Server) createCharge(c *call) (any, *Error) {
 	f, e := readBody(c, false)
 	if e != nil {
@@ -353,8 +356,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
@@ -380,7 +382,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 
 	switch req.kind {
 	case kindCard:
-		return s.chargeCard(m, cu, req, t, base)
+		return s.chargeCard(m, c.cards(), cu, req, t, base)
 	case kindRedirect:
 		echo()
 		t.t.Status = openpay.TransactionStatusChargePending
@@ -456,7 +458,7 @@ func (s *Server) chargeStoredCard(m *merchant, cu *customer, cardID string, amou
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID}
 	t := s.newChargeTx(cu, req)
-	if _, e := s.chargeCard(m, cu, req, t, ""); e != nil {
+	if _, e := s.chargeCard(m, m.storedCards(), cu, req, t, ""); e != nil {
 		return openpay.Transaction{}, e
 	}
 	return t.snapshot(), nil
@@ -470,9 +472,10 @@ func dueOr(due, def time.Time) time.Time {
 	return due
 }
 
-// chargeCard carries out a charge to a card: a stored card or a token of
-// the scope, or inline card data. The caller holds m.mu.
-func (s *Server) chargeCard(m *merchant, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
+// chargeCard carries out a charge to a card: a card of cards stored at the
+// scope of cu, a token of the merchant, or inline card data. The caller
+// holds m.mu, and the lock of whoever owns cards.
+func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
 	var k card
 	var stored *card
 	var tk *token
@@ -480,7 +483,7 @@ func (s *Server) chargeCard(m *merchant, cu *customer, req *chargeRequest, t *tx
 	case req.inline != nil:
 		k = *req.inline
 	default:
-		if sc := m.cards[req.sourceID]; sc != nil && !sc.deleted && ((cu == nil && sc.customerID == "") || (cu != nil && sc.customerID == cu.id)) {
+		if sc := cards.find(cu, req.sourceID); sc != nil {
 			stored, k = sc, *sc
 		} else if m.tokens[req.sourceID] != nil {
 			var e *Error
@@ -623,7 +626,7 @@ func (s *Server) toMXN(t *tx, a openpay.Amount) openpay.Amount {
 
 // scopeCharge returns the charge the path names, or 1005: at merchant
 // scope any charge of the merchant, at customer scope only the customer's.
-// The caller holds c.m.mu.
+// The caller holds the locks of c.lock.
 func (c *call) scopeCharge() (*tx, *Error) {
 	cu, e := c.scopeCustomer()
 	if e != nil {
@@ -639,8 +642,7 @@ func (c *call) scopeCharge() (*tx, *Error) {
 
 // getCharge answers a charge, with its latest refund nested when refunded.
 func (s *Server) getCharge(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	t, e := c.scopeCharge()
 	if e != nil {
 		return nil, e
@@ -665,8 +667,7 @@ func (s *Server) listCharges(c *call) (any, *Error) {
 		return nil, e
 	}
 	orderID := q.Get("order_id")
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
@@ -695,8 +696,7 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	if v.err != nil {
 		return nil, v.err
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	t, e := c.scopeCharge()
 	if e != nil {
 		return nil, e
@@ -735,8 +735,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		return nil, v.err
 	}
 	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer c.lock()()
 	t, e := c.scopeCharge()
 	if e != nil {
 		return nil, e
@@ -798,8 +797,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 // cancelCharge cancels a charge still waiting for the payer, or a
 // pre-authorization.
 func (s *Server) cancelCharge(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	t, e := c.scopeCharge()
 	if e != nil {
 		return nil, e

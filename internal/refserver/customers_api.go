@@ -7,7 +7,9 @@ import (
 	"github.com/openpay-go/openpay"
 )
 
-// Customers of a merchant (/v1/{merchant_id}/customers). The record and its
+// Customers of a merchant (/v1/{merchant_id}/customers), and through the
+// same handlers a group's own customers (registered in groups_api.go, which
+// says what differs at group scope). The record and its
 // creation (newCustomer: external_id unique, 2003; requires_account gives a
 // balance, a CLABE and a store reference whose barcode the server serves)
 // are in store.go.
@@ -78,12 +80,15 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 		v.nonEmpty("external_id", req.ExternalID)
 	}
 	v.maxLen("external_id", req.ExternalID, 100)
+	if c.g != nil && req.RequiresAccount {
+		// See groups_api.go: no merchant of a group could fund such an account.
+		v.failf(openpay.ErrInvalidParameter, "A customer of a merchant group cannot have an account: 'requires_account' must be false")
+	}
 	if v.err != nil {
 		return nil, v.err
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	cu, e := s.newCustomer(c.m.customers, req)
+	defer c.lock()()
+	cu, e := s.newCustomer(c.customers(), req)
 	if e != nil {
 		return nil, e
 	}
@@ -92,8 +97,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 
 // getCustomer answers a customer.
 func (s *Server) getCustomer(c *call) (any, *Error) {
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
@@ -122,8 +126,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address); e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
@@ -142,9 +145,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 
 // deleteCustomer deletes a customer with no money in its balance.
 func (s *Server) deleteCustomer(c *call) (any, *Error) {
-	m := c.m
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	defer c.lock()()
 	cu, e := c.scopeCustomer()
 	if e != nil {
 		return nil, e
@@ -153,17 +154,26 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter,
 			"The customer cannot be deleted while its balance (%s) is above zero", cu.balance)
 	}
-	for _, t := range m.txList {
-		if t.t.TransactionType == openpay.TransactionTypePayout && t.t.CustomerID == cu.id &&
-			t.t.Status == openpay.TransactionStatusInProgress {
-			return nil, errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.t.ID)
+	e = c.eachMerchant(func(m *merchant) *Error {
+		for _, t := range m.txList {
+			if t.t.TransactionType == openpay.TransactionTypePayout && t.t.CustomerID == cu.id &&
+				t.t.Status == openpay.TransactionStatusInProgress {
+				return errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.t.ID)
+			}
 		}
+		return nil
+	})
+	if e != nil {
+		return nil, e
 	}
 	cu.status = openpay.CustomerStatusDeleted
-	if cu.externalID != "" && m.customers.externalID[cu.externalID] == cu {
-		delete(m.customers.externalID, cu.externalID)
+	if cs := c.customers(); cu.externalID != "" && cs.externalID[cu.externalID] == cu {
+		delete(cs.externalID, cu.externalID)
 	}
-	s.notifyCustomerDeleted(m, cu.id)
+	_ = c.eachMerchant(func(m *merchant) *Error {
+		s.notifyCustomerDeleted(m, cu.id)
+		return nil
+	})
 	return nil, nil
 }
 
@@ -177,9 +187,8 @@ func (s *Server) listCustomers(c *call) (any, *Error) {
 	}
 	externalID := q.Get("external_id")
 	base := c.baseURL()
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return page(p, c.m.customers.list, func(cu *customer) (time.Time, bool) {
+	defer c.lock()()
+	return page(p, c.customers().list, func(cu *customer) (time.Time, bool) {
 		return cu.created, cu.status != openpay.CustomerStatusDeleted && (externalID == "" || cu.externalID == externalID)
 	}, func(cu *customer) openpay.Customer { return cu.wire(base) }), nil
 }

@@ -1,24 +1,133 @@
 package refserver
 
-import "net/http"
+import (
+	"maps"
+	"net/http"
+	"runtime"
+	"slices"
+	"sync"
+	"weak"
+)
 
-// registerGroups registers a merchant group's own customers and their cards, and charges of those customers at a merchant of the group (group.customers in store.go; take the group's lock before a merchant's). Group merchant-level charges, captures and refunds are served by charges_api.go.
+// A merchant group's own customers (/v1/groups/{group_id}/customers), their
+// cards, and their charges at a merchant of the group
+// (/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges).
 //
-// Second wave: every route answers 501 with code 1004 until its handler is
-// written. Replace notImplemented by the handler; keep the operationId, the
-// pattern and the success status, which a test checks against openapi.yaml.
+// Every operation is served by the handler of its merchant counterpart
+// (customers_api.go, cards_api.go, charges_api.go): those handlers read
+// customers and cards through c.customers and c.cards and lock through
+// c.lock, which on group paths are the group's customers, the group's cards
+// and the group's lock before the merchant's. The rules are therefore the
+// merchant ones (external_id unique within the group, 2003; Luhn 2004,
+// expiry 2005, CVV 2006/2009, duplicate card 2002, masking; charge
+// variants, capture, refund, 1006). What differs, and why:
+//
+//   - Authentication (server.go): the group's key, 1002 for any other key
+//     (a merchant's own key included) and for a merchant that is not in the
+//     group.
+//   - A group customer cannot have an account (requires_account true
+//     answers 1003): its charges are transactions of the merchant that
+//     makes them, so no merchant of the group could fund or debit a
+//     balance of the group's.
+//   - Cards from tokens: a group has no tokens of its own (tokens are
+//     created at /v1/{merchant_id}/tokens), and openapi.yaml lets the group
+//     card creation take a TokenCardRequest, so a token of any merchant of
+//     the group is accepted and consumed; a token of another merchant is not
+//     found (1005).
+//   - Card update: merchant_id is required (section 4.4: "required when
+//     using a merchant group") and must be a merchant of the group (1003).
+//   - Charges: a group customer's charge at a merchant of the group is a
+//     transaction of that merchant (its order_id unique across that
+//     merchant's transactions, 1006; listed at the merchant's
+//     /charges; credited to the merchant's balance; refunds debit it). The
+//     customer's stored cards are the group's; a token of that merchant or
+//     inline card data may be used too. Capture and refund at this scope
+//     find only that customer's charges at that merchant.
+//   - Deletion cancels what each merchant of the group holds for the
+//     customer (its subscriptions), merchant by merchant in id order.
+//
+// Merchant-level charges through the group (.../merchants/{merchant_id}/
+// charges) are registered by charges_api.go.
+
+// registerGroups registers a merchant group's customers, their cards and
+// their charges at a merchant of the group.
 func (s *Server) registerGroups(r *routeTable) {
-	r.add("listGroupCustomers", http.MethodGet, "/v1/groups/{group_id}/customers", http.StatusOK, notImplemented)
-	r.add("createGroupCustomer", http.MethodPost, "/v1/groups/{group_id}/customers", http.StatusOK, notImplemented)
-	r.add("getGroupCustomer", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusOK, notImplemented)
-	r.add("updateGroupCustomer", http.MethodPut, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusOK, notImplemented)
-	r.add("deleteGroupCustomer", http.MethodDelete, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusNoContent, notImplemented)
-	r.add("listGroupCustomerCards", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}/cards", http.StatusOK, notImplemented)
-	r.add("createGroupCustomerCard", http.MethodPost, "/v1/groups/{group_id}/customers/{customer_id}/cards", http.StatusOK, notImplemented)
-	r.add("getGroupCustomerCard", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusOK, notImplemented)
-	r.add("updateGroupCustomerCard", http.MethodPut, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusOK, notImplemented)
-	r.add("deleteGroupCustomerCard", http.MethodDelete, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusNoContent, notImplemented)
-	r.add("createGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, notImplemented).needsClientIP()
-	r.add("captureGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, notImplemented)
-	r.add("refundGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, notImplemented)
+	r.add("listGroupCustomers", http.MethodGet, "/v1/groups/{group_id}/customers", http.StatusOK, s.listCustomers)
+	r.add("createGroupCustomer", http.MethodPost, "/v1/groups/{group_id}/customers", http.StatusOK, s.createCustomer)
+	r.add("getGroupCustomer", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusOK, s.getCustomer)
+	r.add("updateGroupCustomer", http.MethodPut, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusOK, s.updateCustomer)
+	r.add("deleteGroupCustomer", http.MethodDelete, "/v1/groups/{group_id}/customers/{customer_id}", http.StatusNoContent, s.deleteCustomer)
+	r.add("listGroupCustomerCards", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}/cards", http.StatusOK, s.listCards)
+	// A group has a single key: there is no public key to allow.
+	r.add("createGroupCustomerCard", http.MethodPost, "/v1/groups/{group_id}/customers/{customer_id}/cards", http.StatusOK, s.createCard)
+	r.add("getGroupCustomerCard", http.MethodGet, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusOK, s.getCard)
+	r.add("updateGroupCustomerCard", http.MethodPut, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusOK, s.updateCard)
+	r.add("deleteGroupCustomerCard", http.MethodDelete, "/v1/groups/{group_id}/customers/{customer_id}/cards/{card_id}", http.StatusNoContent, s.deleteCard)
+	r.add("createGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
+	r.add("captureGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
+	r.add("refundGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
+}
+
+// groupCards is the card store of one group's customers.
+type groupCards struct {
+	byID map[string]*card
+	list []*card
+}
+
+// groupCardStores holds each group's groupCards. The group record
+// (store.go) has no field for them, so they hang off it here: keyed by a
+// weak pointer, so that the map never keeps a group alive, and dropped by a
+// cleanup when the group is collected (a discarded server leaves nothing
+// behind). Moving the store into the group record would make this table
+// unnecessary; g.storedCards is its only reader.
+var groupCardStores sync.Map // weak.Pointer[group] -> *groupCards
+
+// storedCards returns the cards of the group's customers. The caller holds
+// g.mu.
+func (g *group) storedCards() cardSet {
+	key := weak.Make(g)
+	v, ok := groupCardStores.Load(key)
+	if !ok {
+		var loaded bool
+		v, loaded = groupCardStores.LoadOrStore(key, &groupCards{byID: make(map[string]*card)})
+		if !loaded {
+			runtime.AddCleanup(g, func(k weak.Pointer[group]) { groupCardStores.Delete(k) }, key)
+		}
+	}
+	gc := v.(*groupCards)
+	return cardSet{byID: gc.byID, list: &gc.list}
+}
+
+// groupMerchants returns the merchants of the group, in id order.
+func (s *Server) groupMerchants(g *group) []*merchant {
+	var out []*merchant
+	// g.merchants is fixed when the group is created: no lock needed.
+	for _, id := range slices.Sorted(maps.Keys(g.merchants)) {
+		if m := s.merchantByID(id); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// groupToken finds an unused token of one of the group's merchants: 1005
+// when none of them has it, 1003 when it was used. The token's merchant
+// stays locked until release is called, so that the caller can consume
+// the token in the same critical section. The caller holds g.mu (the lock
+// order: group, then one merchant).
+func (s *Server) groupToken(g *group, id string) (tk *token, release func(), _ *Error) {
+	for _, m := range s.groupMerchants(g) {
+		m.mu.Lock()
+		if m.tokens[id] == nil {
+			m.mu.Unlock()
+			continue
+		}
+		tk, e := m.unusedToken(id)
+		if e != nil {
+			m.mu.Unlock()
+			return nil, nil, e
+		}
+		return tk, m.mu.Unlock, nil
+	}
+	return nil, nil, errNotFound("token", id)
 }
