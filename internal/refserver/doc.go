@@ -26,10 +26,10 @@
 //
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
-// charges_api.go, barcode_api.go, simulate_api.go; and customers_api.go,
+// charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
-// groups_api.go, whose operations answer 501 with code 1004 until written.
+// groups_api.go.
 //
 // # Writing a resource file
 //

@@ -68,12 +68,6 @@ const (
 // usual error object and a status that says what went wrong.
 const MethodNotAllowedCode = openpay.ErrBadRequest
 
-// NotImplementedStatus is the HTTP status, with code 1004 (category
-// internal), of an operation the server routes but does not implement yet.
-// It is 501 rather than 1004's usual 503 so that clients, which retry 503,
-// fail at once.
-const NotImplementedStatus = http.StatusNotImplemented
-
 // errNotFound is the 1005 answer for a resource that does not exist.
 func errNotFound(kind, id string) *Error {
 	return errorf(openpay.ErrNotFound, "The %s with id '%s' does not exist", kind, truncateForMessage(id))

@@ -158,7 +158,7 @@ func requireError(t testing.TB, r resp, code int) string {
 }
 
 // requireErrorStatus is requireError with an explicit status and category
-// (the 405 and 501 answers).
+// (the 405 answers).
 func requireErrorStatus(t testing.TB, r resp, code, status int, category string) string {
 	t.Helper()
 	require.Equal(t, status, r.status, "body: %s", r.body)

@@ -15,8 +15,7 @@ import (
 // FuzzMoneyRoutes sends arbitrary requests to the routes of customers, bank
 // accounts, payouts, transfers, fees and their simulation controls, on a
 // server with customers, balances, a bank account, a fee and a payout in
-// place. Whatever the input: no panic, no 5xx (but the documented 501/1004
-// of operations other files have not written yet), a JSON answer, and
+// place. Whatever the input: no panic, no 5xx, a JSON answer, and
 // afterwards no balance below zero unless a chargeback took it there (the
 // one movement allowed to).
 func FuzzMoneyRoutes(f *testing.F) {
@@ -109,13 +108,7 @@ func FuzzMoneyRoutes(f *testing.F) {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		res := rec.Result()
-		if res.StatusCode >= 500 {
-			var e map[string]any
-			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
-			require.Equal(t, NotImplementedStatus, res.StatusCode, "5xx answer %s", rec.Body.String())
-			require.Equal(t, 1004.0, e["error_code"])
-			return
-		}
+		require.Less(t, res.StatusCode, 500, "5xx answer %s", rec.Body.String())
 		if ct := res.Header.Get("Content-Type"); ct == "application/json" {
 			require.True(t, json.Valid(rec.Body.Bytes()), "invalid JSON: %q", rec.Body.String())
 		} else if rec.Body.Len() > 0 {

@@ -212,13 +212,6 @@ func (s *Server) buildRoutes() *routeTable {
 	return r
 }
 
-// notImplemented answers an operation the server routes but does not
-// implement yet: HTTP 501 with code 1004.
-func notImplemented(c *call) (any, *Error) {
-	return nil, &Error{Code: 1004, Status: NotImplementedStatus,
-		Description: "The operation " + c.route.operationID + " is not implemented yet by the reference server"}
-}
-
 // Route describes one entry of the route table, for documentation and tests.
 type Route struct {
 	OperationID string // operationId in openapi.yaml, or "simulate:<name>"

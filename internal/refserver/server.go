@@ -53,6 +53,10 @@ type Options struct {
 	// HTTPClient sends webhook deliveries; nil means a client with a short
 	// timeout.
 	HTTPClient *http.Client
+	// WebhookRetryDelay is the wait before a failed webhook delivery is
+	// tried again; it doubles after each further failure (up to 30 seconds,
+	// 8 attempts in all). 0 means 500 milliseconds.
+	WebhookRetryDelay time.Duration
 	// USDExchangeRate is the MXN value of one US dollar applied to USD
 	// charges; zero means [DefaultUSDExchangeRate].
 	USDExchangeRate openpay.Decimal

@@ -156,8 +156,7 @@ func TestLogsCarryNoSecrets(t *testing.T) {
 }
 
 // FuzzServeHTTP sends arbitrary methods, paths, bodies and credentials:
-// the server never panics and never answers 5xx, except the documented
-// 501/1004 of operations not implemented yet; every answer but a barcode
+// the server never panics and never answers 5xx; every answer but a barcode
 // or an empty one is the JSON error object or a JSON value.
 func FuzzServeHTTP(f *testing.F) {
 	seed := int64(1)
@@ -230,13 +229,7 @@ func FuzzServeHTTP(f *testing.F) {
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
 		res := rec.Result()
-		if res.StatusCode >= 500 {
-			var e map[string]any
-			require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &e))
-			require.Equal(t, NotImplementedStatus, res.StatusCode, "5xx answer %s", rec.Body.String())
-			require.Equal(t, 1004.0, e["error_code"])
-			return
-		}
+		require.Less(t, res.StatusCode, 500, "5xx answer %s", rec.Body.String())
 		if ct := res.Header.Get("Content-Type"); ct == "application/json" {
 			require.True(t, json.Valid(rec.Body.Bytes()), "invalid JSON: %q", rec.Body.String())
 		} else if rec.Body.Len() > 0 {

@@ -1,16 +1,460 @@
 package refserver
 
-import "net/http"
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"time"
 
-// registerWebhooks registers webhooks (create 201, verification, get, delete, list) and the delivery of events: register the delivery queue with s.onEvent and its stop function with s.onClose.
+	"github.com/openpay-go/openpay"
+)
+
+// Webhooks (/v1/{merchant_id}/webhooks): the URLs that receive a merchant's
+// events, and the delivery of those events.
 //
-// Second wave: every route answers 501 with code 1004 until its handler is
-// written. Replace notImplemented by the handler; keep the operationId, the
-// pattern and the success status, which a test checks against openapi.yaml.
+// Rules, from facts.md where it speaks, chosen where it does not:
+//
+//   - create: url and event_types required (1001). url an absolute http or
+//     https URL of at most maxWebhookURL characters; in production mode it
+//     must be https on a domain name, not an IP address (the gateway's rule
+//     for real endpoints). event_types holds at least one type, each one of
+//     the types the gateway emits (1003 naming the field otherwise); a type
+//     sent twice is kept once. user and password are optional (at most
+//     maxWebhookCredential characters each) and are sent with every
+//     delivery as HTTP Basic credentials; the password is never answered.
+//   - creation answers 201 after the verification event has been sent to the
+//     url: a POST of {"type":"verification","event_date",
+//     "verification_code"} with the webhook's credentials and a
+//     verifyTimeout deadline. A 2xx answer makes the webhook verified at
+//     once; any other answer, a timeout or a connection failure leaves it
+//     unverified, and the creation still succeeds.
+//   - verify (POST .../verify/{code}) with the code of that event marks the
+//     webhook verified and answers 204; a wrong code answers 1003 and
+//     changes nothing. Verifying a verified webhook with its code answers
+//     204 again.
+//   - get answers the webhook; list answers every webhook of the merchant,
+//     newest first, not paged (the gateway's list is a plain array); delete
+//     removes it (204) together with the deliveries still pending for it,
+//     and the id then answers 1005.
+//
+// Delivery. Every event the server records (see emit) is delivered to each
+// verified webhook of the merchant that subscribed to its type: a POST with
+// the JSON body {"type","event_date","transaction"} and the webhook's Basic
+// credentials. An unverified webhook receives nothing but the verification
+// event until it is verified. A delivery that does not get a 2xx answer
+// (or that times out, deliveryTimeout) is tried again after a delay that
+// starts at Options.WebhookRetryDelay and doubles up to maxRetryDelay, at
+// most maxDeliveryAttempts times in all; then it is dropped. The gateway
+// retries without a stated bound; the bound keeps a forgotten receiver from
+// costing a long-running server forever. So a receiver sees duplicates
+// exactly as with the gateway, and events for one webhook are first tried
+// in the order they happened (a retried event comes later, out of order).
+// Delays run on the wall clock, not the server's clock: they pace real
+// network calls. Close cancels deliveries in flight, drops the pending
+// ones and waits for the delivering goroutines to end.
+
+// Limits the server sets on webhook values and deliveries (see above).
+const (
+	maxWebhookURL        = 2000
+	maxWebhookCredential = 100
+	verifyTimeout        = 5 * time.Second
+	deliveryTimeout      = 10 * time.Second
+	defaultRetryDelay    = 500 * time.Millisecond
+	maxRetryDelay        = 30 * time.Second
+	maxDeliveryAttempts  = 8
+)
+
+// registerWebhooks registers webhooks (create 201, verification, get, delete,
+// list) and the delivery of events.
 func (s *Server) registerWebhooks(r *routeTable) {
-	r.add("listWebhooks", http.MethodGet, "/v1/{merchant_id}/webhooks", http.StatusOK, notImplemented)
-	r.add("createWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks", http.StatusCreated, notImplemented)
-	r.add("getWebhook", http.MethodGet, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusOK, notImplemented)
-	r.add("deleteWebhook", http.MethodDelete, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusNoContent, notImplemented)
-	r.add("verifyWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks/{webhook_id}/verify/{verification_code}", http.StatusNoContent, notImplemented)
+	d := newDispatcher(s)
+	s.onEvent(d.event)
+	s.onClose(d.close)
+	r.add("listWebhooks", http.MethodGet, "/v1/{merchant_id}/webhooks", http.StatusOK, s.listWebhooks)
+	r.add("createWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks", http.StatusCreated, d.createWebhook)
+	r.add("getWebhook", http.MethodGet, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusOK, s.getWebhook)
+	r.add("deleteWebhook", http.MethodDelete, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusNoContent, d.deleteWebhook)
+	r.add("verifyWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks/{webhook_id}/verify/{verification_code}", http.StatusNoContent, s.verifyWebhook)
+}
+
+// webhook is a registered webhook. w never holds the password.
+type webhook struct {
+	w        openpay.Webhook
+	password string
+	code     string // the verification code sent on creation
+}
+
+// webhookState is a merchant's webhooks.
+type webhookState struct {
+	byID map[string]*webhook
+	list []*webhook // creation order
+}
+
+func newWebhookState() *webhookState { return &webhookState{byID: make(map[string]*webhook)} }
+
+// webhooksOf returns the merchant's webhooks. The caller holds m.mu.
+func webhooksOf(m *merchant) *webhookState { return extState(m, newWebhookState) }
+
+// scopeWebhook returns the webhook the path names, or 1005. The caller holds
+// c.m.mu.
+func (c *call) scopeWebhook() (*webhook, *Error) {
+	id := c.param("webhook_id")
+	wh := webhooksOf(c.m).byID[id]
+	if wh == nil {
+		return nil, errNotFound("webhook", id)
+	}
+	return wh, nil
+}
+
+// createWebhook registers a webhook and sends it the verification event.
+func (d *dispatcher) createWebhook(c *call) (any, *Error) {
+	s := d.s
+	f, e := readBody(c, false)
+	if e != nil {
+		return nil, e
+	}
+	var req openpay.WebhookRequest
+	if e := f.into(&req); e != nil {
+		return nil, e
+	}
+	var v checker
+	v.required(f, "url", "event_types")
+	v.maxLen("url", req.URL, maxWebhookURL)
+	v.absoluteURL("url", req.URL)
+	if s.Production() {
+		if u, err := url.Parse(req.URL); err == nil && (u.Scheme != "https" || net.ParseIP(u.Hostname()) != nil) {
+			v.failf(openpay.ErrInvalidParameter, "The field 'url' must be an https URL on a domain name")
+		}
+	}
+	v.maxLen("user", req.User, maxWebhookCredential)
+	v.maxLen("password", req.Password, maxWebhookCredential)
+	if f.has("event_types") && len(req.EventTypes) == 0 {
+		v.failf(openpay.ErrInvalidParameter, "The field 'event_types' must hold at least one event type")
+	}
+	for _, t := range req.EventTypes {
+		if !t.Valid() {
+			v.failf(openpay.ErrInvalidParameter, "The field 'event_types' holds an unknown event type '%s'", truncateForMessage(string(t)))
+			break
+		}
+	}
+	if v.err != nil {
+		return nil, v.err
+	}
+	var types []openpay.EventType
+	for _, t := range req.EventTypes {
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	wh := &webhook{
+		w: openpay.Webhook{
+			ID: s.ids.NewID(KindWebhook), URL: req.URL, User: req.User, EventTypes: types,
+			Status: openpay.WebhookStatusUnverified,
+		},
+		password: req.Password,
+		code:     s.ids.VerificationCode(),
+	}
+	c.m.mu.Lock()
+	ws := webhooksOf(c.m)
+	ws.byID[wh.w.ID] = wh
+	ws.list = append(ws.list, wh)
+	target := wh.target()
+	c.m.mu.Unlock()
+
+	// The verification event goes out without the merchant's lock held: a
+	// slow URL delays this answer only.
+	body, err := json.Marshal(openpay.WebhookEvent{
+		Type: openpay.EventTypeVerification, EventDate: s.Now(), VerificationCode: wh.code,
+	})
+	// (Encoding a struct of strings and a time cannot fail; were it to, the
+	// webhook would simply stay unverified.)
+	ok := err == nil && d.send(c.r.Context(), target, body, verifyTimeout)
+
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	if ok && webhooksOf(c.m).byID[wh.w.ID] == wh {
+		wh.w.Status = openpay.WebhookStatusVerified
+	}
+	return wh.wire(), nil
+}
+
+// wire returns the webhook's answer (a copy: its event types are not shared).
+// The caller holds the merchant's lock.
+func (wh *webhook) wire() openpay.Webhook {
+	w := wh.w
+	w.EventTypes = slices.Clone(w.EventTypes)
+	return w
+}
+
+// target returns where and how the webhook's deliveries go. The caller holds
+// the merchant's lock.
+func (wh *webhook) target() deliveryTarget {
+	return deliveryTarget{webhookID: wh.w.ID, url: wh.w.URL, user: wh.w.User, password: wh.password}
+}
+
+// getWebhook answers a webhook.
+func (s *Server) getWebhook(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	wh, e := c.scopeWebhook()
+	if e != nil {
+		return nil, e
+	}
+	return wh.wire(), nil
+}
+
+// listWebhooks answers every webhook of the merchant, newest first.
+func (s *Server) listWebhooks(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	list := webhooksOf(c.m).list
+	out := make([]openpay.Webhook, 0, len(list))
+	for i := len(list) - 1; i >= 0; i-- {
+		out = append(out, list[i].wire())
+	}
+	return out, nil
+}
+
+// deleteWebhook removes a webhook and drops its pending deliveries.
+func (d *dispatcher) deleteWebhook(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	wh, e := c.scopeWebhook()
+	if e != nil {
+		return nil, e
+	}
+	ws := webhooksOf(c.m)
+	delete(ws.byID, wh.w.ID)
+	ws.list = slices.DeleteFunc(ws.list, func(x *webhook) bool { return x == wh })
+	d.forget(wh.w.ID)
+	return nil, nil
+}
+
+// verifyWebhook marks a webhook verified when the path carries its code.
+func (s *Server) verifyWebhook(c *call) (any, *Error) {
+	code := c.param("verification_code")
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	wh, e := c.scopeWebhook()
+	if e != nil {
+		return nil, e
+	}
+	if subtle.ConstantTimeCompare([]byte(code), []byte(wh.code)) != 1 {
+		return nil, errorf(openpay.ErrInvalidParameter, "The verification code is not the one sent to the webhook's URL")
+	}
+	wh.w.Status = openpay.WebhookStatusVerified
+	return nil, nil
+}
+
+// deliveryTarget is where one webhook's deliveries go.
+type deliveryTarget struct {
+	webhookID, url, user, password string
+}
+
+// delivery is one event on its way to one webhook.
+type delivery struct {
+	to       deliveryTarget
+	body     []byte
+	attempts int // attempts made so far
+}
+
+// outbox is the queue of one webhook. A goroutine drains it while it holds
+// deliveries; none runs while it is empty.
+type outbox struct {
+	queue   []*delivery
+	running bool
+}
+
+// dispatcher delivers events to webhooks. Its lock is taken under merchants'
+// locks (event runs while the emitter holds one) and never the other way
+// round: nothing holding d.mu takes a merchant's lock.
+type dispatcher struct {
+	s      *Server
+	ctx    context.Context // cancelled by close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // delivering goroutines and retry timers
+
+	mu      sync.Mutex
+	closed  bool
+	outbox  map[string]*outbox       // by webhook id
+	retries map[*time.Timer]struct{} // retry timers not fired yet
+}
+
+func newDispatcher(s *Server) *dispatcher {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &dispatcher{
+		s: s, ctx: ctx, cancel: cancel,
+		outbox: make(map[string]*outbox), retries: make(map[*time.Timer]struct{}),
+	}
+}
+
+// event queues ev for every verified webhook of its merchant subscribed to
+// its type. It runs under the merchant's lock (see emit) and only queues.
+func (d *dispatcher) event(ev Event) {
+	m := d.s.merchantByID(ev.MerchantID)
+	if m == nil {
+		return
+	}
+	var body []byte
+	for _, wh := range webhooksOf(m).list {
+		if wh.w.Status != openpay.WebhookStatusVerified || !slices.Contains(wh.w.EventTypes, ev.Type) {
+			continue
+		}
+		if body == nil {
+			var err error
+			if body, err = json.Marshal(ev.Wire()); err != nil {
+				d.s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
+				return
+			}
+		}
+		d.enqueue(&delivery{to: wh.target(), body: body}, false)
+	}
+}
+
+// enqueue adds a delivery to its webhook's outbox and starts the outbox's
+// goroutine when none runs. A retry finds no outbox when its webhook has
+// been deleted since, and is dropped.
+func (d *dispatcher) enqueue(dl *delivery, retry bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return
+	}
+	ob := d.outbox[dl.to.webhookID]
+	if ob == nil {
+		if retry {
+			return
+		}
+		ob = &outbox{}
+		d.outbox[dl.to.webhookID] = ob
+	}
+	ob.queue = append(ob.queue, dl)
+	if !ob.running {
+		ob.running = true
+		d.wg.Add(1)
+		go d.drain(dl.to.webhookID, ob)
+	}
+}
+
+// drain delivers an outbox's deliveries in order until it is empty, the
+// webhook is deleted or the dispatcher closes.
+func (d *dispatcher) drain(webhookID string, ob *outbox) {
+	defer d.wg.Done()
+	for {
+		d.mu.Lock()
+		if d.closed || d.outbox[webhookID] != ob || len(ob.queue) == 0 {
+			ob.running = false
+			d.mu.Unlock()
+			return
+		}
+		dl := ob.queue[0]
+		ob.queue[0] = nil
+		ob.queue = ob.queue[1:]
+		d.mu.Unlock()
+
+		dl.attempts++
+		if !d.send(d.ctx, dl.to, dl.body, deliveryTimeout) {
+			d.retryLater(dl)
+		}
+	}
+}
+
+// retryLater queues a failed delivery again after its back-off delay, unless
+// it has used all its attempts.
+func (d *dispatcher) retryLater(dl *delivery) {
+	if dl.attempts >= maxDeliveryAttempts {
+		d.s.log.Debug("webhook delivery dropped", "webhook", dl.to.webhookID, "attempts", dl.attempts)
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || d.outbox[dl.to.webhookID] == nil {
+		return
+	}
+	var t *time.Timer
+	d.wg.Add(1)
+	t = time.AfterFunc(d.retryDelay(dl.attempts), func() {
+		defer d.wg.Done()
+		d.mu.Lock()
+		_, pending := d.retries[t]
+		delete(d.retries, t)
+		d.mu.Unlock()
+		if pending {
+			d.enqueue(dl, true)
+		}
+	})
+	d.retries[t] = struct{}{}
+}
+
+// retryDelay is the wait before the attempt after the n-th: the base delay,
+// doubled for each earlier retry, capped at maxRetryDelay.
+func (d *dispatcher) retryDelay(n int) time.Duration {
+	delay := d.s.opts.WebhookRetryDelay
+	if delay <= 0 {
+		delay = defaultRetryDelay
+	}
+	for i := 1; i < n && delay < maxRetryDelay; i++ {
+		delay *= 2
+	}
+	return min(delay, maxRetryDelay)
+}
+
+// forget drops a deleted webhook's pending deliveries (a delivery in flight
+// completes). The caller may hold a merchant's lock.
+func (d *dispatcher) forget(webhookID string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.outbox, webhookID)
+}
+
+// send POSTs one delivery and reports whether the receiver answered 2xx.
+func (d *dispatcher) send(ctx context.Context, to deliveryTarget, body []byte, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// A delivery outlives the request that caused it only through d.ctx;
+	// close cancels both kinds.
+	stop := context.AfterFunc(d.ctx, cancel)
+	defer stop()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to.url, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "openpay-refserver")
+	if to.user != "" || to.password != "" {
+		req.SetBasicAuth(to.user, to.password)
+	}
+	res, err := d.s.client.Do(req)
+	if err != nil {
+		d.s.log.Debug("webhook delivery failed", "webhook", to.webhookID, "error", "no answer")
+		return false
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	d.s.log.Debug("webhook delivery", "webhook", to.webhookID, "status", res.StatusCode)
+	return res.StatusCode >= 200 && res.StatusCode < 300
+}
+
+// close cancels deliveries in flight, drops pending ones and retry timers,
+// and waits for every delivering goroutine to end.
+func (d *dispatcher) close() {
+	d.mu.Lock()
+	d.closed = true
+	for t := range d.retries {
+		if t.Stop() {
+			d.wg.Done() // its function will never run
+		}
+	}
+	clear(d.retries)
+	clear(d.outbox)
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
 }
