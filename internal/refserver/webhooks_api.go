@@ -21,7 +21,7 @@ import (
 //
 // Rules, from facts.md where it speaks, chosen where it does not:
 //
-//   - create: url and event_types required (1001). url an absolute http or
+//   - create: url (not blank) and event_types required (1001). url an absolute http or
 //     https URL of at most maxWebhookURL characters; in production mode it
 //     must be https on a domain name, not an IP address (the gateway's rule
 //     for real endpoints). event_types holds at least one type, each one of
@@ -126,6 +126,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	}
 	var v checker
 	v.required(f, "url", "event_types")
+	v.nonEmpty("url", req.URL)
 	v.maxLen("url", req.URL, maxWebhookURL)
 	v.absoluteURL("url", req.URL)
 	if s.Production() {

@@ -171,13 +171,13 @@ func TestWebhookVerifyWithTheCode(t *testing.T) {
 	}
 	desc := requireError(t, env.post("/webhooks/"+id+"/verify/"+wrong, nil), 1003)
 	assert.Contains(t, desc, "verification code")
-	assert.Equal(t, "unverified", env.get("/webhooks/"+id).obj(t)["status"])
+	assert.Equal(t, "unverified", env.get("/webhooks/" + id).obj(t)["status"])
 	requireError(t, env.post("/webhooks/wnothere00000000000/verify/"+code, nil), 1005)
 
 	r := env.post("/webhooks/"+id+"/verify/"+code, nil)
 	require.Equal(t, http.StatusNoContent, r.status, "body %s", r.body)
 	assert.Empty(t, r.body)
-	assert.Equal(t, "verified", env.get("/webhooks/"+id).obj(t)["status"])
+	assert.Equal(t, "verified", env.get("/webhooks/" + id).obj(t)["status"])
 	// Again with the same code: still 204.
 	require.Equal(t, http.StatusNoContent, env.post("/webhooks/"+id+"/verify/"+code, nil).status)
 
@@ -203,6 +203,7 @@ func TestWebhookValidation(t *testing.T) {
 		{with(valid, "event_types", nil), 1001, "'event_types'"},
 		{with(valid, "event_types", "charge.succeeded"), 1001, "'event_types'"},
 		{with(valid, "url", 12), 1001, "'url'"},
+		{with(valid, "url", " "), 1001, "'url'"},
 		{with(valid, "url", "ftp://example.com/hook"), 1003, "'url'"},
 		{with(valid, "url", "hook"), 1003, "'url'"},
 		{with(valid, "url", "http://example.com/"+strings.Repeat("a", maxWebhookURL)), 1003, "'url'"},

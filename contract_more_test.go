@@ -1,0 +1,237 @@
+package openpay_test
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/openpaytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Contract tests for webhooks (with real deliveries to a receiver built on
+// openpay.WebhookHandler), the store search and merchant groups.
+
+// receiver is a webhook URL served by the SDK's handler; it records every
+// event it accepts.
+type receiver struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	events []openpay.WebhookEvent
+	got    chan struct{}
+}
+
+func newReceiver(t *testing.T, user, password string) *receiver {
+	rc := &receiver{got: make(chan struct{}, 100)}
+	rc.srv = httptest.NewServer(openpay.WebhookHandler(user, password, func(_ context.Context, ev *openpay.WebhookEvent) error {
+		rc.mu.Lock()
+		rc.events = append(rc.events, *ev)
+		rc.mu.Unlock()
+		rc.got <- struct{}{}
+		return nil
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+// waitFor waits for an accepted event of type typ and returns it.
+func (rc *receiver) waitFor(t *testing.T, typ openpay.EventType) openpay.WebhookEvent {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for {
+		rc.mu.Lock()
+		for _, ev := range rc.events {
+			if ev.Type == typ {
+				rc.mu.Unlock()
+				return ev
+			}
+		}
+		rc.mu.Unlock()
+		select {
+		case <-rc.got:
+		case <-deadline:
+			t.Fatalf("no %s event delivered", typ)
+		}
+	}
+}
+
+func TestContractWebhooks(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	rc := newReceiver(t, "hook-user", "hook-secret")
+
+	wh, err := k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: rc.srv.URL, User: "hook-user", Password: "hook-secret",
+		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded, openpay.EventTypeChargeRefunded}})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.WebhookStatusVerified, wh.Status, "the receiver answered the verification event with 2xx")
+	ver := rc.waitFor(t, openpay.EventTypeVerification)
+	assert.Len(t, ver.VerificationCode, 8)
+
+	// A charge reaches the receiver, with the right credentials.
+	ch, err := k.c.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardVisa), Amount: openpay.MustAmount("75"), Description: "hooked"})
+	require.NoError(t, err)
+	ev := rc.waitFor(t, openpay.EventTypeChargeSucceeded)
+	require.NotNil(t, ev.Transaction)
+	assert.Equal(t, ch.ID, ev.Transaction.ID)
+
+	got, err := k.c.Webhooks.Get(ctx, wh.ID)
+	require.NoError(t, err)
+	assert.Equal(t, rc.srv.URL, got.URL)
+	list, err := k.c.Webhooks.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, wh.ID, list[0].ID)
+
+	// A receiver that answers 500 refuses the verification: the webhook
+	// stays unverified until verified with the code it was sent.
+	var codes []string
+	var codesMu sync.Mutex
+	sniff := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ev openpay.WebhookEvent
+		h := openpay.WebhookHandler("hook-user", "hook-secret", func(_ context.Context, e *openpay.WebhookEvent) error {
+			ev = *e
+			return nil
+		})
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		codesMu.Lock()
+		codes = append(codes, ev.VerificationCode)
+		codesMu.Unlock()
+		w.WriteHeader(http.StatusInternalServerError) // refuse every delivery
+	}))
+	t.Cleanup(sniff.Close)
+	un, err := k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: sniff.URL, User: "hook-user", Password: "hook-secret",
+		EventTypes: []openpay.EventType{openpay.EventTypePayoutCreated}})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.WebhookStatusUnverified, un.Status)
+	codesMu.Lock()
+	require.NotEmpty(t, codes)
+	code := codes[0]
+	codesMu.Unlock()
+	require.Len(t, code, 8)
+	wrong := "00000000"
+	if code == wrong {
+		wrong = "11111111"
+	}
+	err = k.c.Webhooks.Verify(ctx, un.ID, wrong)
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a wrong code is refused")
+	got, err = k.c.Webhooks.Get(ctx, un.ID)
+	require.NoError(t, err)
+	assert.Equal(t, openpay.WebhookStatusUnverified, got.Status)
+	require.NoError(t, k.c.Webhooks.Verify(ctx, un.ID, code))
+	got, err = k.c.Webhooks.Get(ctx, un.ID)
+	require.NoError(t, err)
+	assert.Equal(t, openpay.WebhookStatusVerified, got.Status)
+
+	// Delete; then it is gone.
+	require.NoError(t, k.c.Webhooks.Delete(ctx, un.ID))
+	_, err = k.c.Webhooks.Get(ctx, un.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+
+	// Validation.
+	types := []openpay.EventType{openpay.EventTypeChargeSucceeded}
+	_, err = k.c.Webhooks.Create(ctx, openpay.WebhookRequest{User: "u", Password: "p", EventTypes: types})
+	assert.ErrorIs(t, err, openpay.ErrBadRequest, "no url")
+	_, err = k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: "not a url", User: "u", Password: "p", EventTypes: types})
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+	_, err = k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: rc.srv.URL, EventTypes: []openpay.EventType{"charge.teleported"}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "an unknown event type")
+}
+
+// kmBetween is the great-circle distance between two points, in km.
+func kmBetween(lat1, lng1, lat2, lng2 float64) float64 {
+	rad := math.Pi / 180
+	dLat, dLng := (lat2-lat1)*rad, (lng2-lng1)*rad
+	a := math.Sin(dLat/2)*math.Sin(dLat/2) + math.Cos(lat1*rad)*math.Cos(lat2*rad)*math.Sin(dLng/2)*math.Sin(dLng/2)
+	return 2 * 6371 * math.Asin(math.Sqrt(a))
+}
+
+func TestContractStores(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	// Querétaro's centre: the bundled data set has stores there.
+	q := openpay.StoreSearch{Latitude: 20.5888, Longitude: -100.3899, Kilometers: 10, Amount: openpay.MustAmount("500")}
+	stores, err := k.c.Stores.Search(ctx, q)
+	require.NoError(t, err)
+	require.NotEmpty(t, stores)
+	prev := 0.0
+	for _, st := range stores {
+		assert.NotEmpty(t, st.Name)
+		require.NotNil(t, st.Geolocation)
+		d := kmBetween(q.Latitude, q.Longitude, st.Geolocation.Lat, st.Geolocation.Lng)
+		assert.LessOrEqual(t, d, q.Kilometers+0.01, "within the radius")
+		assert.GreaterOrEqual(t, d+0.01, prev, "nearest first")
+		prev = d
+	}
+	// A larger amount leaves out the chains that cannot take it.
+	q.Amount = openpay.MustAmount("15000")
+	fewer, err := k.c.Stores.Search(ctx, q)
+	require.NoError(t, err)
+	assert.Less(t, len(fewer), len(stores))
+	// The middle of the ocean has none.
+	none, err := k.c.Stores.Search(ctx, openpay.StoreSearch{Latitude: 0, Longitude: -140, Kilometers: 5, Amount: openpay.MustAmount("10")})
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
+
+func TestContractGroups(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	groupID, groupKey, err := k.srv.AddGroup(k.srv.MerchantID)
+	require.NoError(t, err)
+	gc, err := openpay.New(groupID, groupKey, openpay.WithBaseURL(k.srv.URL), openpay.WithDefaultClientIP("198.51.100.4"))
+	require.NoError(t, err)
+	g := gc.Group(groupID)
+
+	cust, err := g.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com", ExternalID: "g-1"})
+	require.NoError(t, err)
+	_, err = g.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com", ExternalID: "g-1"})
+	assert.ErrorIs(t, err, openpay.ErrExternalIDExists)
+	got, err := g.Customers.Get(ctx, cust.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Ana", got.Name)
+	upd, err := g.Customers.Update(ctx, cust.ID, openpay.CustomerUpdateRequest{Name: "Ana María", Email: "ana@example.com"})
+	require.NoError(t, err)
+	assert.Equal(t, "Ana María", upd.Name)
+	page, err := g.Customers.ListPage(ctx, &openpay.CustomerListParams{ExternalID: "g-1"})
+	require.NoError(t, err)
+	require.Len(t, page, 1)
+
+	card, err := g.Customer(cust.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+	require.NoError(t, err)
+	assert.Equal(t, "411111XXXXXX1111", card.CardNumber)
+	_, err = g.Customer(cust.ID).Cards.Create(ctx, cardRequest("4111111111111112"))
+	assert.ErrorIs(t, err, openpay.ErrCardNumberInvalid)
+
+	// The group's customer pays at one of the group's merchants.
+	ch, err := g.Merchant(k.srv.MerchantID).Customer(cust.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID,
+		Amount: openpay.MustAmount("300"), Description: "group order", OrderID: "group-order-1", Capture: openpay.Ptr(false)})
+	require.NoError(t, err)
+	ch, err = g.Merchant(k.srv.MerchantID).Customer(cust.ID).Charges.Capture(ctx, ch.ID, openpay.CaptureRequest{Amount: openpay.MustAmount("200")})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
+	ch, err = g.Merchant(k.srv.MerchantID).Customer(cust.ID).Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("50")})
+	require.NoError(t, err)
+	require.NotNil(t, ch.Refund)
+	assert.Equal(t, "50.00", ch.Refund.Amount.String())
+
+	// The merchant's own key cannot act for the group.
+	mine, err := openpay.New(groupID, k.srv.PrivateKey, openpay.WithBaseURL(k.srv.URL))
+	require.NoError(t, err)
+	_, err = mine.Group(groupID).Customers.Get(ctx, cust.ID)
+	assert.ErrorIs(t, err, openpay.ErrUnauthorized)
+
+	require.NoError(t, g.Customer(cust.ID).Cards.Delete(ctx, card.ID))
+	require.NoError(t, g.Customers.Delete(ctx, cust.ID))
+	_, err = g.Customers.Get(ctx, cust.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+}
