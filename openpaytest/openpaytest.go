@@ -130,6 +130,18 @@ func WithUSDExchangeRate(rate openpay.Decimal) Option {
 	return func(c *config) { c.opts.USDExchangeRate = rate }
 }
 
+// WithWebhookRetryDelay sets the wait before a failed webhook delivery is
+// tried again (default 500ms; it doubles after each further failure, up to
+// 30 seconds, 8 attempts in all), so that a test of a receiver's retries
+// runs quickly.
+func WithWebhookRetryDelay(d time.Duration) Option {
+	return func(c *config) { c.opts.WebhookRetryDelay = d }
+}
+
+// WithWebhookClient sets the HTTP client that sends webhook deliveries (for
+// example one that trusts an httptest TLS server's certificate).
+func WithWebhookClient(hc *http.Client) Option { return func(c *config) { c.opts.HTTPClient = hc } }
+
 // WithAddr sets the address to listen on (default "127.0.0.1:0", a free
 // port on the loopback interface).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
