@@ -445,23 +445,35 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	return t
 }
 
-// chargeStoredCard charges a customer's stored card (or a merchant card
-// when cu is nil) from inside the server, as subscriptions do on schedule:
-// the same outcome rules as a card charge through the API (test cards,
-// fraud e-mail), recorded the same way (a failed transaction and the
-// decline's error on a decline). The caller holds m.mu.
-func (s *Server) chargeStoredCard(m *merchant, cu *customer, cardID string, amount openpay.Amount,
-	currency openpay.Currency, description string) (openpay.Transaction, *Error) {
+// chargeStoredCard charges a card of cards stored at the scope of cu (a
+// merchant card when cu is nil) from inside the server, as subscriptions do
+// on schedule: the same outcome rules as a card charge through the API
+// (test cards, fraud e-mail), recorded the same way. It returns the
+// transaction it recorded (nil when none was, as for a card that does not
+// exist) and, unless the charge completed, the error: a decline's, or 3005
+// for a card that asks for 3-D Secure, whose charge is cancelled at once
+// since no payer is there to authenticate. The caller holds m.mu and the
+// lock of whoever owns cards.
+func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
+	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
 		currency = openpay.CurrencyMXN
 	}
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID}
 	t := s.newChargeTx(cu, req)
-	if _, e := s.chargeCard(m, m.storedCards(), cu, req, t, ""); e != nil {
-		return openpay.Transaction{}, e
+	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
+		if m.txs[t.t.ID] == t { // a decline is recorded; a card not found is not
+			return t, e
+		}
+		return nil, e
 	}
-	return t.snapshot(), nil
+	if t.t.Status == openpay.TransactionStatusCompleted {
+		return t, nil
+	}
+	s.cancel(m, t)
+	return t, errorf(openpay.ErrBankAuthorizationRequired,
+		"The card requires the payer's authentication (3-D Secure) and cannot be charged without the payer")
 }
 
 // dueOr returns due, or def when due is zero.

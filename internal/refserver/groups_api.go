@@ -3,10 +3,7 @@ package refserver
 import (
 	"maps"
 	"net/http"
-	"runtime"
 	"slices"
-	"sync"
-	"weak"
 )
 
 // A merchant group's own customers (/v1/groups/{group_id}/customers), their
@@ -68,35 +65,9 @@ func (s *Server) registerGroups(r *routeTable) {
 	r.add("refundGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
 }
 
-// groupCards is the card store of one group's customers.
-type groupCards struct {
-	byID map[string]*card
-	list []*card
-}
-
-// groupCardStores holds each group's groupCards. The group record
-// (store.go) has no field for them, so they hang off it here: keyed by a
-// weak pointer, so that the map never keeps a group alive, and dropped by a
-// cleanup when the group is collected (a discarded server leaves nothing
-// behind). Moving the store into the group record would make this table
-// unnecessary; g.storedCards is its only reader.
-var groupCardStores sync.Map // weak.Pointer[group] -> *groupCards
-
 // storedCards returns the cards of the group's customers. The caller holds
 // g.mu.
-func (g *group) storedCards() cardSet {
-	key := weak.Make(g)
-	v, ok := groupCardStores.Load(key)
-	if !ok {
-		var loaded bool
-		v, loaded = groupCardStores.LoadOrStore(key, &groupCards{byID: make(map[string]*card)})
-		if !loaded {
-			runtime.AddCleanup(g, func(k weak.Pointer[group]) { groupCardStores.Delete(k) }, key)
-		}
-	}
-	gc := v.(*groupCards)
-	return cardSet{byID: gc.byID, list: &gc.list}
-}
+func (g *group) storedCards() cardSet { return cardSet{byID: g.cards, list: &g.cardList} }
 
 // groupMerchants returns the merchants of the group, in id order.
 func (s *Server) groupMerchants(g *group) []*merchant {

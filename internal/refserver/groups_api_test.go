@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-	"weak"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -457,30 +455,6 @@ func TestGroupCardsArePerServer(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.Empty(t, r.arr(t))
 	requireError(t, b.do(http.MethodGet, "/v1/groups/gsameid/customers/"+customers[1]+"/cards/"+k, "sk_samegroupkey", nil), 1005)
-}
-
-// TestGroupCardStoreIsReleasedWithItsGroup: the table of group card stores
-// does not keep a discarded group alive.
-func TestGroupCardStoreIsReleasedWithItsGroup(t *testing.T) {
-	t.Parallel()
-	g := &group{id: "gtemporary", merchants: map[string]bool{}, customers: newCustomerSet()}
-	g.storedCards().add(card{id: "ktemporary"})
-	key := weak.Make(g)
-	_, ok := groupCardStores.Load(key)
-	require.True(t, ok)
-	g = nil
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		runtime.GC()
-		if _, ok := groupCardStores.Load(key); !ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the card store of a collected group is still in the table")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	assert.Nil(t, key.Value())
 }
 
 // TestGroupConcurrentUse runs group and merchant operations on the same

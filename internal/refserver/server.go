@@ -266,7 +266,8 @@ func (s *Server) AddGroup(cfg GroupConfig) (GroupConfig, error) {
 	if _, dup := s.merchants[cfg.ID]; dup {
 		return cfg, fmt.Errorf("refserver: id %q is already a merchant", cfg.ID)
 	}
-	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool)}
+	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool),
+		cards: make(map[string]*card)}
 	for _, id := range cfg.MerchantIDs {
 		if _, ok := s.merchants[id]; !ok {
 			return cfg, fmt.Errorf("refserver: merchant %q does not exist", id)

@@ -102,6 +102,8 @@ type group struct {
 	keyHash   [32]byte
 	merchants map[string]bool // fixed at creation
 	customers *customerSet
+	cards     map[string]*card // the group's customers' cards
+	cardList  []*card          // creation order
 }
 
 // customer is a customer record. Its wire form is built by wire().

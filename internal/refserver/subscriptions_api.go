@@ -350,11 +350,10 @@ func (s *Server) runSubscription(m *merchant, sub *subscription, today time.Time
 }
 
 // chargeSubscription charges the plan's amount for the next period to the
-// subscription's card, with the rules and records of a card charge to a
-// stored card (what chargeStoredCard does for a merchant's customer, here
-// also for a group's customer, whose card the group stores). On failure it
-// returns the error and the failed transaction when one was recorded. The
-// caller holds m.mu and the lock of the subscription's group, if any.
+// subscription's card (a group's customer's card is the group's). On
+// failure it returns the error and the failed transaction when one was
+// recorded. The caller holds m.mu and the lock of the subscription's
+// group, if any.
 func (s *Server) chargeSubscription(m *merchant, sub *subscription) (*tx, *Error) {
 	var cu *customer
 	if sub.group != nil {
@@ -362,24 +361,12 @@ func (s *Server) chargeSubscription(m *merchant, sub *subscription) (*tx, *Error
 	} else {
 		cu = m.customers.byID[sub.customerID]
 	}
-	req := &chargeRequest{kind: kindCard, amount: sub.plan.Amount, currency: openpay.Currency(sub.plan.Currency),
-		description: fmt.Sprintf("Subscription %s to plan %s, period %d", sub.id, sub.plan.ID, sub.periods+1),
-		capture:     true, sourceID: sub.cardID}
-	t := s.newChargeTx(cu, req)
-	if _, e := s.chargeCard(m, sub.cards(m), cu, req, t, ""); e != nil {
-		if m.txs[t.t.ID] == t { // a decline is recorded; a card not found is not
-			return t, e
-		}
-		return nil, e
+	t, e := s.chargeStoredCard(m, sub.cards(m), cu, sub.cardID, sub.plan.Amount, openpay.Currency(sub.plan.Currency),
+		fmt.Sprintf("Subscription %s to plan %s, period %d", sub.id, sub.plan.ID, sub.periods+1))
+	if e != nil {
+		return t, e
 	}
-	if t.t.Status == openpay.TransactionStatusCompleted {
-		return nil, nil
-	}
-	// The card asks for 3-D Secure, which needs the payer: the pending
-	// charge is dropped.
-	s.cancel(m, t)
-	return t, errorf(openpay.ErrBankAuthorizationRequired,
-		"The card requires the payer's authentication (3-D Secure) and cannot be charged by a subscription")
+	return nil, nil
 }
 
 // subscriptionCardSource is the card a create or update names: a stored
