@@ -1339,7 +1339,7 @@ type Plan struct {
 	// RepeatUnit Unit of a plan's charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Charge attempts before `status_after_retry` applies.
+	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times"`
 
 	// Status Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
@@ -1367,7 +1367,7 @@ type PlanRequest struct {
 	// RepeatUnit Unit of a plan's charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Charge attempts before `status_after_retry` applies.
+	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
 	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`.
@@ -1380,7 +1380,7 @@ type PlanRequest struct {
 // PlanStatus Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
 type PlanStatus string
 
-// PlanUpdateRequest Changes to a plan. Only the name and the trial days can change.
+// PlanUpdateRequest Changes to a plan. Only the name and the trial days can change; the members sent change, the others keep their value. A request that also carries other plan members (a whole plan sent back) is accepted when they repeat the plan's values, and refused with 1003 naming the member when they differ. A deleted plan cannot change (1003).
 type PlanUpdateRequest struct {
 	Name string `json:"name,omitempty,omitzero"`
 
@@ -1529,7 +1529,7 @@ type Subscription struct {
 	// Status Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
 	Status SubscriptionStatus `json:"status"`
 
-	// TrialEndDate Last day of the trial (yyyy-mm-dd).
+	// TrialEndDate Last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
 	TrialEndDate openapi_types.Date `json:"trial_end_date,omitempty,omitzero"`
 }
 

@@ -450,7 +450,7 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 // on schedule: the same outcome rules as a card charge through the API
 // (test cards, fraud e-mail), recorded the same way. It returns the
 // transaction it recorded (nil when none was, as for a card that does not
-// exist) and, unless the charge completed, the error: a decline's, or 3005
+// exist) and, unless the charge completed, the error: a decline's, or 3012
 // for a card that asks for 3-D Secure, whose charge is cancelled at once
 // since no payer is there to authenticate. The caller holds m.mu and the
 // lock of whoever owns cards.
