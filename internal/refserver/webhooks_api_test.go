@@ -3,6 +3,7 @@ package refserver
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -360,4 +361,44 @@ func TestCloseStopsAHungDelivery(t *testing.T) {
 	// After Close, events are recorded and not delivered (nothing to wait for).
 	chargeOnce(t, env)
 	env.s.Close()
+}
+
+// The delivery log names the webhook and the answer, never the URL, the
+// credentials or the event.
+func TestWebhookLogsNoSecrets(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var logs strings.Builder
+	env := newTestEnv(t, Options{WebhookRetryDelay: time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	rc := newReceiver(t, func(n int, _ openpay.WebhookEvent) int {
+		if n == 2 {
+			return http.StatusInternalServerError
+		}
+		return http.StatusOK
+	})
+	id := requireOK(t, env.post("/webhooks", webhookBody(rc.srv.URL+"/secret-path", "charge.succeeded")), http.StatusCreated)["id"].(string)
+	chargeOnce(t, env)
+	rc.waitFor(3)
+	env.s.Close() // no delivery logs after this
+	mu.Lock()
+	defer mu.Unlock()
+	out := logs.String()
+	assert.Contains(t, out, id)
+	assert.Contains(t, out, "status=500")
+	for _, secret := range []string{"passjuanito", "juanito", "secret-path", rc.srv.URL, "4111111111111111"} {
+		assert.NotContains(t, out, secret)
+	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
