@@ -2,7 +2,6 @@ package openpay_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
@@ -186,11 +185,17 @@ func TestContractMoneyMovement(t *testing.T) {
 	// Card payout to a stored customer card.
 	card, err := k.c.Customer(a.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
 	require.NoError(t, err)
+	require.True(t, card.AllowsPayouts, "a debit card takes payouts")
 	cpo, err := k.c.Customer(a.ID).Payouts.Create(ctx, openpay.CardPayout{DestinationID: card.ID, Amount: openpay.MustAmount("10.00"), Description: "to card"})
-	if err == nil {
-		assert.Equal(t, openpay.TransactionMethodCard, cpo.Method)
-	} else {
-		var oe *openpay.Error
-		assert.True(t, errors.As(err, &oe), "a refusal is a gateway error: %v", err)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionMethodCard, cpo.Method)
+	assert.Equal(t, openpay.TransactionStatusInProgress, cpo.Status)
+	assert.True(t, k.balance(t, a.ID).Equal(openpay.MustAmount("370")), "debited at once")
+	// A credit card does not take payouts.
+	credit, err := k.c.Customer(a.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisaCredit))
+	require.NoError(t, err)
+	require.False(t, credit.AllowsPayouts)
+	_, err = k.c.Customer(a.ID).Payouts.Create(ctx, openpay.CardPayout{DestinationID: credit.ID, Amount: openpay.MustAmount("10.00"), Description: "to credit card"})
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+	assert.True(t, k.balance(t, a.ID).Equal(openpay.MustAmount("370")), "nothing debited")
 }
