@@ -46,6 +46,20 @@ func (m *Merchant) ReceiveMerchantSPEI(amount openpay.Amount) (*openpay.Transact
 	return m.ReceiveSPEI("", amount)
 }
 
+// DeactivateCustomerAccount deactivates a customer's account, as the
+// gateway's back office can: from then on every movement of funds into or
+// out of it (charges, payouts, transfers, fees, bank receipts) fails with
+// [openpay.ErrAccountDeactivated] until ReactivateCustomerAccount. An
+// unknown customer is [openpay.ErrNotFound].
+func (m *Merchant) DeactivateCustomerAccount(customerID string) error {
+	return simError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, false))
+}
+
+// ReactivateCustomerAccount undoes DeactivateCustomerAccount.
+func (m *Merchant) ReactivateCustomerAccount(customerID string) error {
+	return simError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, true))
+}
+
 // CustomerBalance returns the balance of a customer created with
 // requires_account, and false for any other customer or an unknown id.
 func (m *Merchant) CustomerBalance(customerID string) (openpay.Amount, bool) {

@@ -154,3 +154,29 @@ func ExampleMerchant_SettlePayout() {
 	// in_progress 032XXXXXXXXXX59719 300.00
 	// completed
 }
+
+// A deactivated account refuses movements of funds with 1008 until it is
+// reactivated; reads still answer.
+func TestDeactivateCustomerAccount(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t)
+	ctx := context.Background()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.9"))
+	require.NoError(t, err)
+	cust, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Inés", Email: "ines@example.com", RequiresAccount: true})
+	require.NoError(t, err)
+	charge := openpay.StoreCharge{Amount: openpay.MustAmount("25"), Description: "store"}
+
+	require.NoError(t, srv.DeactivateCustomerAccount(cust.ID))
+	_, err = c.Customer(cust.ID).Charges.Create(ctx, charge)
+	assert.ErrorIs(t, err, openpay.ErrAccountDeactivated)
+	_, err = srv.ReceiveSPEI(cust.ID, openpay.MustAmount("10"))
+	assert.ErrorIs(t, err, openpay.ErrAccountDeactivated)
+	_, err = c.Customers.Get(ctx, cust.ID)
+	assert.NoError(t, err, "reads still answer")
+
+	require.NoError(t, srv.ReactivateCustomerAccount(cust.ID))
+	_, err = c.Customer(cust.ID).Charges.Create(ctx, charge)
+	assert.NoError(t, err)
+	assert.ErrorIs(t, srv.DeactivateCustomerAccount("anotthere"), openpay.ErrNotFound)
+}

@@ -74,13 +74,9 @@ func (e *testEnv) sim(path string, body any) resp {
 	return e.do(http.MethodPost, "/_simulate/"+e.m.ID+path, e.m.PrivateKey, body)
 }
 
-// deactivateCustomer marks a customer's account deactivated (the store's
-// flag; the API has no operation for it).
+// deactivateCustomer deactivates a customer's account.
 func deactivateCustomer(env *testEnv, customerID string) {
-	m := env.s.merchantByID(env.m.ID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.customers.byID[customerID].deactivated = true
+	require.NoError(env.t, env.s.SetCustomerAccountActive(env.m.ID, customerID, false))
 }
 
 // setMerchantStatus sets the main merchant's status.

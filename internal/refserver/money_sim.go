@@ -81,6 +81,39 @@ func (s *Server) registerMoneySimulation(r *routeTable) {
 	}
 	r.simulate("receiveSPEI", "/_simulate/{merchant_id}/spei", spei)
 	r.simulate("receiveCustomerSPEI", "/_simulate/{merchant_id}/customers/{customer_id}/spei", spei)
+	accountState := func(active bool) handlerFunc {
+		return func(c *call) (any, *Error) {
+			if err := s.SetCustomerAccountActive(c.m.id, c.param("customer_id"), active); err != nil {
+				return nil, err.(*Error)
+			}
+			c.m.mu.Lock()
+			defer c.m.mu.Unlock()
+			return c.m.customers.get(c.param("customer_id")).wire(c.baseURL()), nil
+		}
+	}
+	r.simulate("deactivateCustomerAccount", "/_simulate/{merchant_id}/customers/{customer_id}/deactivate", accountState(false))
+	r.simulate("reactivateCustomerAccount", "/_simulate/{merchant_id}/customers/{customer_id}/reactivate", accountState(true))
+}
+
+// SetCustomerAccountActive deactivates (active false) or reactivates a
+// customer's account, as the gateway's back office does; the API has no
+// operation for it. A deactivated account refuses every movement of funds
+// into or out of it with 1008 (charges, payouts, transfers, fees, bank
+// receipts), and reads still answer. An unknown merchant or customer
+// answers 1005.
+func (s *Server) SetCustomerAccountActive(merchantID, customerID string, active bool) error {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cu := m.customers.get(customerID)
+	if cu == nil {
+		return errNotFound("customer", customerID)
+	}
+	cu.deactivated = !active
+	return nil
 }
 
 // withPayout runs op on a merchant's payout in progress, under the

@@ -88,3 +88,17 @@ func TestMoneyMovementsLeaveNoCardDataInTheLog(t *testing.T) {
 		assert.NotContains(t, out, secret)
 	}
 }
+
+func TestCustomerAccountDeactivationControl(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := createCustomerHTTP(t, env, "Ines", true)
+	store := map[string]any{"method": "store", "amount": 10, "description": "x"}
+	o := requireOK(t, env.sim("/customers/"+cu+"/deactivate", nil), http.StatusOK)
+	assert.Equal(t, cu, o["id"])
+	requireError(t, env.post("/customers/"+cu+"/charges", store), 1008)
+	requireOK(t, env.sim("/customers/"+cu+"/reactivate", nil), http.StatusOK)
+	requireOK(t, env.post("/customers/"+cu+"/charges", store), http.StatusOK)
+	requireError(t, env.sim("/customers/anotthere/deactivate", nil), 1005)
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+env.m.ID+"/customers/"+cu+"/deactivate", env.other.PrivateKey, nil), 1002)
+}

@@ -1,0 +1,179 @@
+package openpay_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/openpaytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// sdkNotProduced lists the documented codes no SDK call can draw from the
+// reference server, with the reason. Every other documented code has a
+// trigger in TestContractEveryErrorCode.
+var sdkNotProduced = map[openpay.Code]string{
+	openpay.ErrInternalServer:        "the server answers 1000 only on a recovered panic, which no request can cause (its raw-HTTP test injects one)",
+	openpay.ErrServiceUnavailable:    "the server has no back-end service to lose",
+	openpay.ErrFundsTransferRejected: "payout failures are simulated on the payout (FailPayout) rather than answered",
+}
+
+// TestContractEveryErrorCode draws every documented code the server can
+// answer through an SDK call, and checks what a merchant's code relies on:
+// errors.Is on the code's sentinel and on its category, the HTTP status,
+// a description, and no card number in the error's text.
+func TestContractEveryErrorCode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	card := func(mutate func(*openpay.CardRequest)) openpay.CardRequest {
+		r := cardRequest(openpaytest.CardVisa)
+		mutate(&r)
+		return r
+	}
+	store := func(orderID string) openpay.StoreCharge {
+		return openpay.StoreCharge{Amount: openpay.MustAmount("10"), Description: "store", OrderID: orderID}
+	}
+	triggers := map[openpay.Code]func(t *testing.T, k *contract) error{
+		openpay.ErrBadRequest: func(t *testing.T, k *contract) error {
+			_, err := k.c.Customers.Create(ctx, openpay.CustomerRequest{Email: "sin.nombre@example.com"})
+			return err
+		},
+		openpay.ErrUnauthorized: func(t *testing.T, k *contract) error {
+			wrong, err := openpay.New(k.srv.MerchantID, "sk_00000000000000000000000000000000", openpay.WithBaseURL(k.srv.URL))
+			require.NoError(t, err)
+			_, err = wrong.Charges.ListPage(ctx, nil)
+			return err
+		},
+		openpay.ErrInvalidParameter: func(t *testing.T, k *contract) error {
+			_, err := k.c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("10"), Description: strings.Repeat("d", 251)})
+			return err
+		},
+		openpay.ErrNotFound: func(t *testing.T, k *contract) error {
+			_, err := k.c.Charges.Get(ctx, "trnotthere000000000")
+			return err
+		},
+		openpay.ErrDuplicateOrderID: func(t *testing.T, k *contract) error {
+			_, err := k.c.Charges.Create(ctx, store("dup-1"))
+			require.NoError(t, err)
+			_, err = k.c.Charges.Create(ctx, store("dup-1"))
+			return err
+		},
+		openpay.ErrAccountDeactivated: func(t *testing.T, k *contract) error {
+			cust := k.fundedCustomer(t, "Inactiva", "")
+			require.NoError(t, k.srv.DeactivateCustomerAccount(cust.ID))
+			_, err := k.c.Customer(cust.ID).Charges.Create(ctx, store(""))
+			return err
+		},
+		openpay.ErrRequestTooLarge: func(t *testing.T, k *contract) error {
+			_, err := k.c.Customers.Create(ctx, openpay.CustomerRequest{Name: strings.Repeat("n", 1<<20), Email: "grande@example.com"})
+			return err
+		},
+		openpay.ErrPublicKeyNotAllowed: func(t *testing.T, k *contract) error {
+			_, err := k.public.Charges.ListPage(ctx, nil)
+			return err
+		},
+		openpay.ErrBankAccountExists: func(t *testing.T, k *contract) error {
+			cust := k.fundedCustomer(t, "Banco", "")
+			req := openpay.BankAccountRequest{CLABE: "032180000118359719", HolderName: "Banco"}
+			_, err := k.c.Customer(cust.ID).BankAccounts.Create(ctx, req)
+			require.NoError(t, err)
+			_, err = k.c.Customer(cust.ID).BankAccounts.Create(ctx, req)
+			return err
+		},
+		openpay.ErrCardExists: func(t *testing.T, k *contract) error {
+			cust := k.fundedCustomer(t, "Tarjeta", "")
+			_, err := k.c.Customer(cust.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+			require.NoError(t, err)
+			_, err = k.c.Customer(cust.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+			return err
+		},
+		openpay.ErrExternalIDExists: func(t *testing.T, k *contract) error {
+			req := openpay.CustomerRequest{Name: "Ext", Email: "ext@example.com", ExternalID: "ext-1"}
+			_, err := k.c.Customers.Create(ctx, req)
+			require.NoError(t, err)
+			_, err = k.c.Customers.Create(ctx, req)
+			return err
+		},
+		openpay.ErrCardNumberInvalid: func(t *testing.T, k *contract) error {
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CardNumber = "4111111111111112" }))
+			return err
+		},
+		openpay.ErrCardExpirationPast: func(t *testing.T, k *contract) error {
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.ExpirationYear = "20" }))
+			return err
+		},
+		openpay.ErrCVVMissing: func(t *testing.T, k *contract) error {
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CVV2 = "" }))
+			return err
+		},
+		openpay.ErrTestCardInProduction: func(t *testing.T, _ *contract) error {
+			prod := newContract(t, openpaytest.WithProduction())
+			_, err := prod.c.Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+			return err
+		},
+		openpay.ErrCardNotValidForPoints: func(t *testing.T, k *contract) error {
+			c, err := k.c.Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+			require.NoError(t, err)
+			_, err = k.c.Cards.Points(ctx, c.ID)
+			return err
+		},
+		openpay.ErrCVVInvalid: func(t *testing.T, k *contract) error {
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CVV2 = "12" }))
+			return err
+		},
+		openpay.ErrMerchantInsufficientFunds: func(t *testing.T, k *contract) error {
+			_, err := k.c.Payouts.Create(ctx, openpay.InlineBankAccountPayout{BankAccount: openpay.BankAccountRequest{
+				CLABE: "032180000118359719", HolderName: "Proveedor"}, Amount: openpay.MustAmount("1000000"), Description: "too much"})
+			return err
+		},
+	}
+	// The card declines: each test card's code, through an inline card charge.
+	for _, tc := range openpaytest.TestCards() {
+		if tc.Code == 0 {
+			continue
+		}
+		number := tc.Number
+		triggers[tc.Code] = func(t *testing.T, k *contract) error {
+			_, err := k.c.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(number), Amount: openpay.MustAmount("10"), Description: "decline"})
+			return err
+		}
+	}
+
+	for code := openpay.Code(1000); code <= 4001; code++ {
+		if !code.Documented() {
+			continue
+		}
+		if why, skip := sdkNotProduced[code]; skip {
+			require.NotContains(t, triggers, code, "code %d is listed as not produced (%s) and has a trigger", code, why)
+			continue
+		}
+		trigger, ok := triggers[code]
+		require.True(t, ok, "documented code %d has no trigger and no reason in sdkNotProduced", code)
+		t.Run(fmt.Sprint(int(code)), func(t *testing.T) {
+			t.Parallel()
+			err := trigger(t, newContract(t))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, code)
+			assert.ErrorIs(t, err, code.Category())
+			var oe *openpay.Error
+			require.ErrorAs(t, err, &oe)
+			assert.NotEmpty(t, oe.Description)
+			if code == openpay.ErrPublicKeyNotAllowed {
+				// A public-key client refuses the call before sending it
+				// (client.go), so no answer, status or request id exists;
+				// the server's own 1010 is checked over raw HTTP.
+				assert.Zero(t, oe.HTTPStatus)
+				assert.Contains(t, oe.Description, "not sent")
+			} else {
+				assert.Equal(t, code.HTTPStatus(), oe.HTTPStatus)
+				assert.NotEmpty(t, oe.RequestID)
+			}
+			for _, tc := range openpaytest.TestCards() {
+				assert.NotContains(t, err.Error(), tc.Number)
+			}
+		})
+	}
+}
