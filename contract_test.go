@@ -195,6 +195,12 @@ func TestContractCharges(t *testing.T) {
 	_, err = k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("1.00"), Description: "d", OrderID: "o-1"})
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
 
+	// Metadata goes to the anti-fraud system; the charge does not echo it.
+	meta, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("12.00"), Description: "with metadata",
+		Metadata: openpay.Metadata{"segment": "vip", "channel": "app"}})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusCompleted, meta.Status)
+
 	// Pre-authorization: capture part of it; a second capture is refused.
 	pre, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("200.00"), Description: "pre", Capture: openpay.Ptr(false)})
 	require.NoError(t, err)
