@@ -82,7 +82,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	v.maxLen("external_id", req.ExternalID, 100)
 	if c.g != nil && req.RequiresAccount {
 		// See groups_api.go: no merchant of a group could fund such an account.
-		v.failf(openpay.ErrInvalidParameter, "A customer of a merchant group cannot have an account: 'requires_account' must be false")
+		v.failf(openpay.ErrInvalidParameter, descGroupAccount)
 	}
 	if v.err != nil {
 		return nil, v.err

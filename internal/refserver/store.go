@@ -193,12 +193,19 @@ func (s *Server) newCustomer(cs *customerSet, req openpay.CustomerRequest) (*cus
 	return cu, nil
 }
 
+// descGroupAccount refuses requires_account for a group's customer (see
+// groups_api.go: no merchant of a group could fund such an account).
+const descGroupAccount = "A customer of a merchant group cannot have an account: 'requires_account' must be false"
+
 // CreateGroupCustomer creates a customer of a merchant group, as the group
-// customer API does.
+// customer API does (requires_account is refused with 1003 there too).
 func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest) (openpay.Customer, error) {
 	g := s.groupByID(groupID)
 	if g == nil {
 		return openpay.Customer{}, errNotFound("group", groupID)
+	}
+	if req.RequiresAccount {
+		return openpay.Customer{}, errorf(openpay.ErrInvalidParameter, descGroupAccount)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()

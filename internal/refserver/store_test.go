@@ -122,4 +122,7 @@ func TestAddMerchantAndGroup(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, openpay.ErrExternalIDExists, e.Code)
+	_, err = s.CreateGroupCustomer(g.ID, openpay.CustomerRequest{Name: "H", Email: "h@example.com", RequiresAccount: true})
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, openpay.ErrInvalidParameter, e.Code, "as the group customer API answers")
 }
