@@ -76,7 +76,10 @@ func (e *Error) Error() string {
 	return strings.Replace(b.String(), "(, ", "(", 1)
 }
 
-// Is reports whether target is e's [Code] or e's [Category].
+// Is reports whether target is e's [Code] or e's [Category], or
+// [ErrOutcomeUnknown] when e answers a call that changes state and the
+// gateway may have acted all the same: a server error other than 503, or a
+// 2xx answer whose body was not the expected object.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Code:
@@ -84,7 +87,17 @@ func (e *Error) Is(target error) bool {
 	case Category:
 		return e.Category == t
 	}
-	return false
+	return target == ErrOutcomeUnknown && e.outcomeUnknown()
+}
+
+func (e *Error) outcomeUnknown() bool {
+	return changesState(e.Method) && e.HTTPStatus != 0 && transport.StatusMayHaveActed(e.HTTPStatus)
+}
+
+// changesState reports whether a call with this method may change
+// something at the gateway.
+func changesState(method string) bool {
+	return method != "" && method != http.MethodGet && method != http.MethodHead
 }
 
 // Category is the class of an error reported by the gateway. Each category
@@ -238,10 +251,14 @@ var ErrClientIPRequired = errors.New("openpay: charge creation needs the payer's
 	"pass openpay.WithClientIP(ip) to the call, or set openpay.WithDefaultClientIP(ip) on the client")
 
 // ErrOutcomeUnknown matches (with errors.Is) a failed call that changes
-// state when the request may have reached the gateway but no answer
-// arrived: the charge, payout or update may or may not have happened. The
-// SDK does not retry such a call on its own unless it can reconcile it (a
-// transaction with an order_id); look the object up before trying again.
+// state when the gateway may have acted all the same: no answer arrived
+// after the request may have reached it ([*TransportError]), it answered
+// with a server error other than 503, or with a success whose body was not
+// the expected object ([*Error]). The charge, payout or update may or may
+// not have happened. A transaction with an order_id is looked up by it
+// before the SDK gives up, so for those the error is an
+// [*OutcomeUnknownError]: the lookup failed too. Look the object up before
+// trying again; [ClassOf] puts these errors in [ClassTemporary].
 var ErrOutcomeUnknown = errors.New("openpay: outcome unknown")
 
 // TransportError is a call that got no usable response: the connection
@@ -278,7 +295,7 @@ func (e *TransportError) Is(target error) bool {
 }
 
 func (e *TransportError) outcomeUnknown() bool {
-	return e.MayHaveReached && e.Method != http.MethodGet && e.Method != http.MethodHead
+	return e.MayHaveReached && changesState(e.Method)
 }
 
 // excerptRunes bounds the body excerpt kept in an Error.
@@ -306,19 +323,38 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		}
 		return e
 	}
+	e.Description = describeBody(resp, secrets, "is not a gateway error object")
+	return e
+}
+
+// unusableAnswer is the error of a 2xx answer whose body is not the object
+// the call expects (why says how), with an excerpt of that body.
+func unusableAnswer(method, path string, resp *transport.Response, why string, secrets []string) *Error {
+	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: resp.Header.Get("X-Request-Id")}
+	e.Description = "success status without a usable answer (" + why + ")"
+	if len(bytes.TrimSpace(resp.Body)) > 0 {
+		e.Description += ": " + describeBody(resp, secrets, "")
+	}
+	return e
+}
+
+// describeBody names a body that is not what was expected ("response body
+// (text/html)" followed by what, if any) and gives a short, redacted excerpt
+// of it.
+func describeBody(resp *transport.Response, secrets []string, what string) string {
+	if len(bytes.TrimSpace(resp.Body)) == 0 {
+		return "empty response body"
+	}
+	kind := "response body"
 	ctype := resp.Header.Get("Content-Type")
 	if i := strings.IndexByte(ctype, ';'); i >= 0 {
 		ctype = ctype[:i]
 	}
-	switch {
-	case len(bytes.TrimSpace(resp.Body)) == 0:
-		e.Description = "empty response body"
-	case ctype != "":
-		e.Description = "response body (" + ctype + ") is not a gateway error object: " +
-			transport.Excerpt(resp.Body, excerptRunes, secrets...)
-	default:
-		e.Description = "response body is not a gateway error object: " +
-			transport.Excerpt(resp.Body, excerptRunes, secrets...)
+	if ctype != "" {
+		kind += " (" + ctype + ")"
 	}
-	return e
+	if what != "" {
+		kind += " " + what
+	}
+	return kind + ": " + transport.Excerpt(resp.Body, excerptRunes, secrets...)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,9 +62,10 @@ type apiRequest struct {
 	want txExpectation
 }
 
-// send performs r and decodes a 2xx body into out (when out is not nil and
-// the body is not empty). Any other status yields an *Error; no usable
-// response yields a *TransportError.
+// send performs r and decodes a 2xx body into out (see answer). Any other
+// status, or a 2xx answer that is not the expected object, yields an
+// *Error; no response yields a *TransportError. A reconcilable request
+// whose outcome is left open is settled by reconcileTx.
 func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOption) error {
 	if ctx == nil {
 		return errors.New("openpay: nil context")
@@ -125,25 +127,56 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	})
 	if err != nil {
 		var te *transport.Error
-		if errors.As(err, &te) {
-			return &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
+		if !errors.As(err, &te) {
+			return err
 		}
-		return err
+		err = &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
+		resp = nil
+	} else {
+		err = c.answer(r.method, path, resp, out)
 	}
+	if r.reconcilable && needsReconciling(err, resp) {
+		return c.reconcileTx(ctx, r, path, err, out)
+	}
+	if errors.Is(err, ErrOutcomeUnknown) {
+		c.tr.Logger().LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unknown",
+			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
+	}
+	return err
+}
+
+// answer reads a response: a 2xx body decoded into out, or an *Error. Only
+// calls that expect no body (out == nil: deletes, verification) may be
+// answered with an empty one; any other 2xx answer must be the JSON of the
+// expected object, with its id, or the call fails with an *Error carrying
+// the status, the request id and an excerpt of the body. Such a failure on
+// a call that changes state matches ErrOutcomeUnknown: the gateway may have
+// acted.
+func (c *Client) answer(method, path string, resp *transport.Response, out any) error {
 	if resp.Status < 200 || resp.Status > 299 {
-		e := decodeError(r.method, path, resp, c.secrets)
-		if e.Code == ErrDuplicateOrderID && r.reconcilable && resp.EarlierMayHaveReached() {
-			return c.reconcileTx(ctx, r.url, r.want, e, out)
-		}
-		return e
+		return decodeError(method, path, resp, c.secrets)
 	}
-	if out == nil || resp.Status == http.StatusNoContent || len(bytes.TrimSpace(resp.Body)) == 0 {
+	if out == nil {
 		return nil
 	}
-	if err := json.Unmarshal(resp.Body, out); err != nil {
-		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, path, err)
+	b := bytes.TrimSpace(resp.Body)
+	var why string
+	switch {
+	case len(b) == 0:
+		why = "empty body"
+	case bytes.Equal(b, []byte("null")):
+		why = "null body"
+	default:
+		if err := json.Unmarshal(b, out); err != nil {
+			why = "not the expected JSON: " + transport.Redact(err.Error(), c.secrets...)
+		} else if missingID(out) {
+			why = "the object has no id"
+		}
 	}
-	return nil
+	if why == "" {
+		return nil
+	}
+	return unusableAnswer(method, path, resp, why, c.secrets)
 }
 
 // buildURL appends to base the path made of the prefix's segments, then

@@ -2,8 +2,6 @@ package openpay
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	neturl "net/url"
 	"slices"
 )
@@ -112,101 +110,6 @@ func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, par
 		err = perr
 	}
 	return listAll[T](ctx, s.c, u, q, err)
-}
-
-// txExpectation is what a state-changing request carrying an order_id
-// expects of the transaction it creates; it decides whether a transaction
-// found by order_id after a retry is this request's own.
-type txExpectation struct {
-	orderID  string
-	amount   Amount
-	currency Currency
-	method   TransactionMethod
-	txType   TransactionType
-}
-
-func (w txExpectation) matches(tx *Transaction) bool {
-	cur := w.currency
-	if cur == "" {
-		cur = CurrencyMXN
-	}
-	return tx.OrderID == w.orderID && tx.Amount.Equal(w.amount) && Currency(tx.Currency) == cur &&
-		tx.Method == w.method && (w.txType == "" || tx.TransactionType == w.txType)
-}
-
-// OrderConflictError is returned when a retried request that carries an
-// order_id met a duplicate order_id (1006) after an earlier attempt may have
-// reached the gateway, and the transaction found with that order_id is not
-// the one the request describes (different amount, currency, method or
-// type), or none could be found. It unwraps to the gateway's 1006 error, so
-// errors.Is(err, ErrDuplicateOrderID) holds.
-type OrderConflictError struct {
-	OrderID string
-	// Existing is the transaction holding the order_id, nil when the
-	// lookup found none.
-	Existing *Transaction
-	// Err is the gateway's duplicate-order error.
-	Err *Error
-}
-
-func (e *OrderConflictError) Error() string {
-	if e.Existing == nil {
-		return fmt.Sprintf("openpay: order_id %.100q is taken, and no transaction with it could be found after a retry", e.OrderID)
-	}
-	return fmt.Sprintf("openpay: order_id %.100q belongs to transaction %s (%s %s %s), which differs from this request",
-		e.OrderID, e.Existing.ID, e.Existing.Method, e.Existing.Amount, e.Existing.Currency)
-}
-
-// Unwrap returns the gateway's duplicate-order error.
-func (e *OrderConflictError) Unwrap() error { return e.Err }
-
-// createTx sends a state-changing request that creates a transaction. When
-// it carries an order_id the transport may retry it after an unknown
-// outcome, and a retry that meets 1006 is resolved by reconcileTx: the
-// transaction this request created is returned as if the first attempt
-// had answered.
-func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, opts []CallOption, parts ...string) (*Transaction, error) {
-	u, err := s.url(parts...)
-	if err != nil {
-		return nil, err
-	}
-	r.method, r.url = http.MethodPost, u
-	if want.orderID != "" {
-		r.reconcilable, r.want = true, want
-	}
-	var tx Transaction
-	if err := s.c.send(ctx, r, &tx, opts...); err != nil {
-		return nil, err
-	}
-	return &tx, nil
-}
-
-// reconcileTx looks up, in the collection at url, the transaction holding
-// want's order_id after a retried request met a duplicate order_id (dup).
-// It fills out (a *Transaction) when that transaction is the request's own.
-func (c *Client) reconcileTx(ctx context.Context, url string, want txExpectation, dup *Error, out any) error {
-	// The order_id filter narrows the search where the list supports it;
-	// the match is checked here either way, among the newest transactions.
-	q := neturl.Values{"order_id": {want.orderID}, "limit": {"100"}}
-	page, err := listPage[Transaction](ctx, c, url, q)
-	if err != nil {
-		return fmt.Errorf("openpay: looking up order_id after a retry: %w (after %w)", err, dup)
-	}
-	for i := range page {
-		if page[i].OrderID != want.orderID {
-			continue
-		}
-		if !want.matches(&page[i]) {
-			return &OrderConflictError{OrderID: want.orderID, Existing: &page[i], Err: dup}
-		}
-		tx, ok := out.(*Transaction)
-		if !ok {
-			return fmt.Errorf("openpay: internal error: reconciling into %T (after %w)", out, dup)
-		}
-		*tx = page[i]
-		return nil
-	}
-	return &OrderConflictError{OrderID: want.orderID, Err: dup}
 }
 
 // GroupScope holds the services of a merchant group: a group's own

@@ -41,7 +41,7 @@ type shapeServer struct {
 }
 
 func newShapeServer(t *testing.T) *shapeServer {
-	s := &shapeServer{status: 200, body: `{}`}
+	s := &shapeServer{status: 200, body: `{"id":"obj1"}`}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		s.mu.Lock()

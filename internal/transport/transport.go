@@ -114,11 +114,37 @@ type Response struct {
 	Attempts []Attempt
 }
 
-// EarlierMayHaveReached reports whether an attempt before the final one
-// may have reached the server, in which case a conflict on the final
-// attempt may be with the request's own earlier attempt.
-func (r *Response) EarlierMayHaveReached() bool {
-	return mayHaveReached(r.Attempts[:len(r.Attempts)-1])
+// EarlierMayHaveActed reports whether an attempt before the final one may
+// have been carried out by the server, in which case the final answer (a
+// duplicate order_id, a used token, a decline) may be about the request's
+// own earlier attempt rather than the request itself.
+func (r *Response) EarlierMayHaveActed() bool {
+	for _, a := range r.Attempts[:len(r.Attempts)-1] {
+		if a.MayHaveActed() {
+			return true
+		}
+	}
+	return false
+}
+
+// MayHaveActed reports whether the server may have carried out the request
+// in this attempt: it may have received it and no complete answer came
+// back, or it answered with a server error other than 503 (unavailable,
+// which refuses before doing anything) or with a success.
+func (a Attempt) MayHaveActed() bool {
+	if a.Err != nil {
+		return a.MayHaveReached
+	}
+	return StatusMayHaveActed(a.Status)
+}
+
+// StatusMayHaveActed reports whether a server that answered a
+// state-changing request with this status may have carried it out: a
+// success, or a server error other than 503 (unavailable, which refuses
+// before doing anything). A 502 or 504 comes from a proxy that may have
+// passed the request on; a 500 from a server that failed part way.
+func StatusMayHaveActed(status int) bool {
+	return status >= 500 && status != http.StatusServiceUnavailable || status >= 200 && status <= 299
 }
 
 // Error is returned when no usable response arrived.
@@ -204,7 +230,7 @@ func New(cfg Config) *Transport {
 		RetryWaitMin: p.WaitMin,
 		RetryWaitMax: p.WaitMax,
 		RetryMax:     max(p.MaxRetries, 0),
-		CheckRetry:   checkRetry,
+		CheckRetry:   t.checkRetry,
 		Backoff:      backoff(cmp.Or(p.RetryAfterMax, p.WaitMax)),
 		// Hand the final response back untouched: the default handler
 		// discards the body, which holds the gateway's error object.
@@ -212,6 +238,9 @@ func New(cfg Config) *Transport {
 	}
 	return t
 }
+
+// Logger returns the logger the transport writes to (never nil).
+func (t *Transport) Logger() *slog.Logger { return t.logger }
 
 // CloseIdleConnections closes the idle connections of the SDK's own pool.
 func (t *Transport) CloseIdleConnections() {
@@ -395,6 +424,25 @@ func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		a.logger.LogAttrs(req.Context(), slog.LevelDebug, "openpay: attempt", attrs...)
 	}
 	return resp, err
+}
+
+// checkRetry applies the retry policy and logs, at Warn, each retry it
+// decides: a production logger shows that a call needed more than one try.
+func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	retry, cerr := checkRetry(ctx, resp, err)
+	if retry && t.logger.Enabled(ctx, slog.LevelWarn) {
+		st := stateOf(ctx)
+		at := st.last()
+		attrs := []slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", len(st.attempts))}
+		if at.Status != 0 {
+			attrs = append(attrs, slog.Int("status", at.Status))
+		}
+		if at.Err != nil {
+			attrs = append(attrs, slog.String("error", unwrapURLError(at.Err).Error()), slog.Bool("may_have_reached", at.MayHaveReached))
+		}
+		t.logger.LogAttrs(ctx, slog.LevelWarn, "openpay: retrying", attrs...)
+	}
+	return retry, cerr
 }
 
 // checkRetry is the retry policy (see the package openpay documentation

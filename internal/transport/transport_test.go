@@ -458,7 +458,7 @@ func TestAttemptRecords(t *testing.T) {
 		assert.NoError(t, resp.Attempts[1].Err)
 		assert.True(t, resp.Attempts[1].MayHaveReached)
 		assert.Equal(t, 200, resp.Attempts[1].Status)
-		assert.False(t, resp.EarlierMayHaveReached())
+		assert.False(t, resp.EarlierMayHaveActed())
 		assert.Equal(t, int32(1), srv.requests.Load())
 	})
 	// A delete changes state too: whether it may have arrived is known
@@ -537,12 +537,25 @@ func TestDebugLog(t *testing.T) {
 	_, err := tr.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/v1/m/charges?order_id=q-secret", Header: header})
 	require.NoError(t, err)
 
-	var records []map[string]any
+	var records, retries []map[string]any
 	for line := range strings.Lines(logs.String()) {
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal([]byte(line), &rec))
+		if rec["msg"] == "openpay: retrying" {
+			retries = append(retries, rec)
+			continue
+		}
 		records = append(records, rec)
 	}
+	// Each retry is also a Warn record, so that a production logger shows it.
+	require.Len(t, retries, 2, "two retries: after the refused dial and after the 503")
+	for i, rec := range retries {
+		assert.Equal(t, "WARN", rec["level"])
+		assert.Equal(t, "/v1/m/charges", rec["path"])
+		assert.Equal(t, float64(i+1), rec["attempt"], "the attempt that failed")
+	}
+	assert.Contains(t, retries[0]["error"], "connection refused")
+	assert.Equal(t, float64(503), retries[1]["status"])
 	require.Len(t, records, 3, "one record per attempt: refused, 503, 200")
 	for i, rec := range records {
 		assert.Equal(t, "DEBUG", rec["level"])
@@ -556,4 +569,33 @@ func TestDebugLog(t *testing.T) {
 	for _, secret := range []string{"q-secret", testBasic, "Authorization", srv.URL} {
 		assert.NotContains(t, logs.String(), secret)
 	}
+}
+
+// Which attempts may have been carried out: what decides whether a final
+// answer may concern the request's own earlier attempt.
+func TestAttemptMayHaveActed(t *testing.T) {
+	t.Parallel()
+	cut := errors.New("reading response body: unexpected EOF")
+	for _, tt := range []struct {
+		name string
+		a    Attempt
+		want bool
+	}{
+		{"refused before connecting", Attempt{Err: cut, MayHaveReached: false}, false},
+		{"dropped after connecting", Attempt{Err: cut, MayHaveReached: true}, true},
+		{"body cut short", Attempt{Status: 200, Err: cut, MayHaveReached: true}, true},
+		{"500", Attempt{Status: 500, MayHaveReached: true}, true},
+		{"502 from a proxy", Attempt{Status: 502, MayHaveReached: true}, true},
+		{"504 from a proxy", Attempt{Status: 504, MayHaveReached: true}, true},
+		{"503 unavailable", Attempt{Status: 503, MayHaveReached: true}, false},
+		{"429 rate limited", Attempt{Status: 429, MayHaveReached: true}, false},
+		{"409 answered", Attempt{Status: 409, MayHaveReached: true}, false},
+		{"200 answered", Attempt{Status: 200, MayHaveReached: true}, true},
+	} {
+		assert.Equal(t, tt.want, tt.a.MayHaveActed(), tt.name)
+	}
+	r := &Response{Attempts: []Attempt{{Status: 503, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
+	assert.False(t, r.EarlierMayHaveActed(), "a 503 refused before doing anything")
+	r = &Response{Attempts: []Attempt{{Status: 504, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
+	assert.True(t, r.EarlierMayHaveActed(), "a 504 may hide a request carried out")
 }
