@@ -203,9 +203,12 @@ func WithUserAgent(ua string) Option {
 	}
 }
 
-// WithLogger sends debug records of each attempt (method, path without
-// query, status, attempt number, timings) to l. Nothing logged contains a
-// key, a header, a body or card data.
+// WithLogger sends the SDK's records to l: at Debug one per attempt
+// (method, path without query, status, attempt number, timings); at Warn
+// each retry, each lookup by order_id after an unclear outcome and each
+// unknown outcome, and at Info a lookup that found the transaction, so that
+// a production logger shows what needed attention. Nothing logged contains
+// a key, a header, a body or card data.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *settings) error { s.logger = l; return nil }
 }
