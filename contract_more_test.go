@@ -5,6 +5,8 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -233,5 +235,104 @@ func TestContractGroups(t *testing.T) {
 	require.NoError(t, g.Customer(cust.ID).Cards.Delete(ctx, card.ID))
 	require.NoError(t, g.Customers.Delete(ctx, cust.ID))
 	_, err = g.Customers.Get(ctx, cust.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+}
+
+// The rest of the group API through the SDK: lists, cards from tokens and
+// their updates, charges at a merchant of the group, and subscriptions. A
+// charge made through the group is the merchant's: the merchant reads it
+// with its own client, as the group API cannot.
+func TestContractGroupOperations(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	groupID, groupKey, err := k.srv.AddGroup(k.srv.MerchantID)
+	require.NoError(t, err)
+	gc, err := openpay.New(groupID, groupKey, openpay.WithBaseURL(k.srv.URL), openpay.WithDefaultClientIP("198.51.100.4"))
+	require.NoError(t, err)
+	g := gc.Group(groupID)
+	m := g.Merchant(k.srv.MerchantID)
+
+	var custIDs []string
+	for _, name := range []string{"Ana", "Beto", "Carla"} {
+		cu, err := g.Customers.Create(ctx, openpay.CustomerRequest{Name: name, Email: strings.ToLower(name) + "@example.com"})
+		require.NoError(t, err)
+		custIDs = append(custIDs, cu.ID)
+	}
+	slices.Reverse(custIDs) // newest first
+	custID := func(c *openpay.Customer) string { return c.ID }
+	assert.Equal(t, custIDs, collect(t, g.Customers.List(ctx, &openpay.CustomerListParams{ListParams: openpay.ListParams{Limit: 2}}), custID))
+	page, err := g.Customers.ListPage(ctx, &openpay.CustomerListParams{ListParams: openpay.ListParams{Offset: 1, Limit: 1}})
+	assert.Equal(t, custIDs[1:2], pageIDs(t, page, err, custID))
+	cust := custIDs[0]
+
+	// Cards: from data and from a token of the group's merchant.
+	cards := g.Customer(cust).Cards
+	byData, err := cards.Create(ctx, cardRequest(openpaytest.CardVisa))
+	require.NoError(t, err)
+	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana", CardNumber: openpaytest.CardMastercard,
+		CVV2: openpaytest.TestCVV(openpaytest.CardMastercard), ExpirationMonth: "11", ExpirationYear: futureYear()})
+	require.NoError(t, err)
+	byToken, err := cards.CreateFromToken(ctx, openpay.TokenCardRequest{TokenID: tok.ID, DeviceSessionID: "s1"})
+	require.NoError(t, err)
+	assert.Equal(t, "11", byToken.ExpirationMonth)
+	cardID := func(c *openpay.Card) string { return c.ID }
+	assert.Equal(t, []string{byToken.ID, byData.ID}, collect(t, cards.List(ctx, nil), cardID))
+	cardPage, err := cards.ListPage(ctx, &openpay.ListParams{Limit: 1})
+	assert.Equal(t, []string{byToken.ID}, pageIDs(t, cardPage, err, cardID))
+	require.NoError(t, cards.Update(ctx, byData.ID, openpay.CardUpdateRequest{HolderName: "Ana Ruiz", MerchantID: k.srv.MerchantID}))
+	got, err := cards.Get(ctx, byData.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "Ana Ruiz", got.HolderName)
+
+	// A pre-authorization at the merchant, captured in part, then refunded.
+	ch, err := m.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardVisa), Amount: openpay.MustAmount("120"),
+		Description: "group merchant order", OrderID: "gm-1", Capture: openpay.Ptr(false)})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusInProgress, ch.Status)
+	ch, err = m.Charges.Capture(ctx, ch.ID, openpay.CaptureRequest{Amount: openpay.MustAmount("100")})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
+	assert.Equal(t, "100.00", ch.Amount.String())
+	ch, err = m.Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Description: "returned"})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusRefunded, ch.Status)
+	_, err = m.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardVisa), Amount: openpay.MustAmount("5"),
+		Description: "again", OrderID: "gm-1"})
+	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
+	mine, err := k.c.Charges.Get(ctx, ch.ID)
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusRefunded, mine.Status)
+
+	// The group customer's stored card, charged at the merchant.
+	cch, err := m.Customer(cust).Charges.Create(ctx, openpay.CardCharge{SourceID: byToken.ID, Amount: openpay.MustAmount("80"),
+		Description: "group customer order", OrderID: "gmc-1"})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusCompleted, cch.Status)
+	mine, err = k.c.Charges.Get(ctx, cch.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "gmc-1", mine.OrderID)
+
+	// Subscriptions of the group customer to a plan of the merchant.
+	subs := m.Customer(cust).Subscriptions
+	plan := k.mustPlan(t, "Group plan")
+	s1, err := subs.Create(ctx, openpay.SubscriptionRequest{PlanID: plan, SourceID: byData.ID})
+	require.NoError(t, err)
+	s2, err := subs.Create(ctx, openpay.SubscriptionRequest{PlanID: plan, SourceID: byToken.ID})
+	require.NoError(t, err)
+	subID := func(s *openpay.Subscription) string { return s.ID }
+	assert.Equal(t, []string{s2.ID, s1.ID}, collect(t, subs.List(ctx, nil), subID))
+	subPage, err := subs.ListPage(ctx, &openpay.ListParams{Offset: 1})
+	assert.Equal(t, []string{s1.ID}, pageIDs(t, subPage, err, subID))
+	s1, err = subs.Update(ctx, s1.ID, openpay.SubscriptionUpdateRequest{CancelAtPeriodEnd: openpay.Ptr(true)})
+	require.NoError(t, err)
+	assert.True(t, s1.CancelAtPeriodEnd)
+	require.NoError(t, subs.Delete(ctx, s2.ID))
+	s2, err = subs.Get(ctx, s2.ID)
+	require.NoError(t, err)
+	assert.Equal(t, openpay.SubscriptionStatusCancelled, s2.Status)
+
+	require.NoError(t, cards.Delete(ctx, byData.ID))
+	_, err = cards.Get(ctx, byData.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 }

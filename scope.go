@@ -112,11 +112,12 @@ func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, par
 	return listAll[T](ctx, s.c, u, q, err)
 }
 
-// GroupScope holds the services of a merchant group: a group's own
-// customers and their cards, and charges and subscriptions of the group's
-// merchants. Build the Client with the group's credentials and get a scope
-// with [Client.Group]. The gateway offers only some operations at group
-// level; see openapi.yaml (operations named ...Group...).
+// GroupScope holds the services of a merchant group: the group's own
+// customers and their cards, and charges and subscriptions made through the
+// group for its merchants. Build the Client with the group's credentials and
+// get a scope with [Client.Group]. The gateway's group API has fewer
+// operations than a merchant's, and the group services offer only those
+// (openapi.yaml, operations named ...Group...).
 type GroupScope struct {
 	// ID is the group's id.
 	ID string
@@ -134,18 +135,18 @@ func (c *Client) Group(groupID string) *GroupScope {
 
 // GroupCustomerScope holds the services of one customer of a group.
 type GroupCustomerScope struct {
-	Cards *CardsService
+	Cards *GroupCardsService
 }
 
 // Customer returns the services of one of the group's customers.
 func (g *GroupScope) Customer(customerID string) *GroupCustomerScope {
 	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"customers", customerID})}
-	return &GroupCustomerScope{Cards: &CardsService{s: s}}
+	return &GroupCustomerScope{Cards: &GroupCardsService{cs: CardsService{s: s}}}
 }
 
 // GroupMerchantScope holds the services of one merchant of a group.
 type GroupMerchantScope struct {
-	Charges *ChargesService
+	Charges *GroupChargesService
 
 	s scope
 }
@@ -153,18 +154,19 @@ type GroupMerchantScope struct {
 // Merchant returns the services of one of the group's merchants.
 func (g *GroupScope) Merchant(merchantID string) *GroupMerchantScope {
 	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"merchants", merchantID})}
-	return &GroupMerchantScope{Charges: &ChargesService{s: s}, s: s}
+	return &GroupMerchantScope{Charges: &GroupChargesService{cs: ChargesService{s: s}}, s: s}
 }
 
-// GroupMerchantCustomerScope holds the services of one customer of a
-// group's merchant.
+// GroupMerchantCustomerScope holds the services of one group customer at a
+// merchant of the group.
 type GroupMerchantCustomerScope struct {
-	Charges       *ChargesService
+	Charges       *GroupChargesService
 	Subscriptions *SubscriptionsService
 }
 
-// Customer returns the services of one customer of the group's merchant.
+// Customer returns the services of one group customer at the group's
+// merchant.
 func (m *GroupMerchantScope) Customer(customerID string) *GroupMerchantCustomerScope {
 	s := scope{c: m.s.c, prefix: slices.Concat(m.s.prefix, []string{"customers", customerID})}
-	return &GroupMerchantCustomerScope{Charges: &ChargesService{s: s}, Subscriptions: &SubscriptionsService{s: s}}
+	return &GroupMerchantCustomerScope{Charges: &GroupChargesService{cs: ChargesService{s: s}}, Subscriptions: &SubscriptionsService{s: s}}
 }

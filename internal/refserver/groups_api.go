@@ -44,7 +44,10 @@ import (
 //     customer (its subscriptions), merchant by merchant in id order.
 //
 // Merchant-level charges through the group (.../merchants/{merchant_id}/
-// charges) are registered by charges_api.go.
+// charges) are registered by charges_api.go. As on the gateway, charges
+// through the group are only created, captured and refunded there: reading,
+// listing and cancelling them, and a group card's points, have no group
+// route, so those requests get the unknown-path or 405 answer.
 
 // registerGroups registers a merchant group's customers, their cards and
 // their charges at a merchant of the group.

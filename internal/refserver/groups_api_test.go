@@ -334,6 +334,50 @@ func TestGroupMerchantCustomerCharges(t *testing.T) {
 	requireError(t, do(charges, "[]"), 1001)
 }
 
+// The gateway's group API creates, captures and refunds charges but does not
+// read, list or cancel them, and has no points balance of a group
+// customer's card (the vendor SDKs have none of these at group scope): on
+// existing resources those paths answer what any path the gateway lacks
+// answers, the unknown path (1005) or, where the path exists for another
+// method, 405 naming the methods it has.
+func TestGroupAPILacksMerchantOnlyOperations(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := groupCustomer(t, env, "Ana")
+	card := groupCard(t, env, cu, "4111111111111111")
+	charge := func(path string, body any) string {
+		t.Helper()
+		return requireOK(t, env.do(http.MethodPost, path, env.g.PrivateKey, body), http.StatusOK)["id"].(string)
+	}
+	mch := charge(env.gmp("/charges"), map[string]any{"method": "card", "card": inlineCard("4111111111111111"), "amount": 10,
+		"description": "x", "capture": false})
+	cch := charge(env.gmp("/customers/"+cu+"/charges"), cardCharge(card, "capture", false))
+	for _, tt := range []struct {
+		method, path string
+		allow        string // "" for the unknown path
+	}{
+		{http.MethodGet, env.gmp("/charges"), "POST"},
+		{http.MethodGet, env.gmp("/charges/" + mch), ""},
+		{http.MethodPost, env.gmp("/charges/" + mch + "/cancel"), ""},
+		{http.MethodGet, env.gmp("/customers/" + cu + "/charges"), "POST"},
+		{http.MethodGet, env.gmp("/customers/" + cu + "/charges/" + cch), ""},
+		{http.MethodPost, env.gmp("/customers/" + cu + "/charges/" + cch + "/cancel"), ""},
+		{http.MethodGet, env.gp("/customers/" + cu + "/cards/" + card + "/points"), ""},
+	} {
+		r := env.do(tt.method, tt.path, env.g.PrivateKey, nil)
+		if tt.allow == "" {
+			assert.Equal(t, descNoSuchPath, requireError(t, r, 1005), "%s %s", tt.method, tt.path)
+			continue
+		}
+		requireErrorStatus(t, r, int(MethodNotAllowedCode), http.StatusMethodNotAllowed, "request")
+		assert.Equal(t, tt.allow, r.header.Get("Allow"), "%s %s", tt.method, tt.path)
+	}
+	// Nothing was cancelled: both pre-authorizations still wait for capture.
+	for _, id := range []string{mch, cch} {
+		assert.Equal(t, "in_progress", requireOK(t, env.get("/charges/"+id), http.StatusOK)["status"], id)
+	}
+}
+
 func TestGroupMerchantCustomerChargeStrictNeedsClientIP(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{Strict: true})

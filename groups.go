@@ -1,0 +1,94 @@
+package openpay
+
+import (
+	"context"
+	"iter"
+)
+
+// The gateway's merchant-group API is smaller than a merchant's: charges
+// through a group can be created, captured and refunded but not read,
+// listed or cancelled, and a group customer's cards have no points
+// balance. The group services below therefore offer only those operations,
+// each one a call of the merchant service that shares its implementation,
+// so an operation the gateway lacks at group scope does not compile.
+
+// GroupChargesService creates charges through a merchant group, for one of
+// the group's merchants (GroupScope.Merchant(id).Charges) or for a group
+// customer at that merchant (GroupScope.Merchant(id).Customer(cid).Charges).
+// A charge made here is a transaction of that merchant: read, list or
+// cancel it with the merchant's own credentials ([Client.Charges]).
+type GroupChargesService struct{ cs ChargesService }
+
+// Create charges with one of the [ChargeRequest] variants. The gateway
+// requires the payer's IP address: pass [WithClientIP] (or set
+// [WithDefaultClientIP] on the client), else Create fails before sending
+// with [ErrClientIPRequired].
+//
+// Unlike [ChargesService.Create], a Create whose outcome is unknown (the
+// connection dropped after sending) is never retried, even with an
+// OrderID: the group API has no list of charges in which a retry could
+// look its order_id up, so it could not tell its own charge from another.
+// Such a failure returns an error matching [ErrOutcomeUnknown]; find out
+// with the merchant's client, listing its charges by the OrderID
+// ([TransactionListParams].OrderID). A duplicate OrderID gives
+// [ErrDuplicateOrderID].
+func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
+	body, _ := req.chargeRequest()
+	// An empty expectation makes the request not reconcilable.
+	return createTx(ctx, g.cs.s, apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")
+}
+
+// Capture confirms a pre-authorization made through the group, in whole
+// (zero req.Amount) or in part; see [ChargesService.Capture].
+func (g *GroupChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest) (*Transaction, error) {
+	return g.cs.Capture(ctx, chargeID, req)
+}
+
+// Refund returns a card charge's money to the payer, in whole (zero
+// req.Amount) or in part; see [ChargesService.Refund].
+func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest) (*Transaction, error) {
+	return g.cs.Refund(ctx, chargeID, req)
+}
+
+// GroupCardsService stores the cards of a group customer
+// (GroupScope.Customer(id).Cards). The cards serve every merchant of the
+// group; their number and security code can never be read back.
+type GroupCardsService struct{ cs CardsService }
+
+// Create saves a card from its data; see [CardsService.Create].
+func (g *GroupCardsService) Create(ctx context.Context, req CardRequest) (*Card, error) {
+	return g.cs.Create(ctx, req)
+}
+
+// CreateFromToken saves the card behind a token; see
+// [CardsService.CreateFromToken].
+func (g *GroupCardsService) CreateFromToken(ctx context.Context, req TokenCardRequest) (*Card, error) {
+	return g.cs.CreateFromToken(ctx, req)
+}
+
+// Get returns a card.
+func (g *GroupCardsService) Get(ctx context.Context, cardID string) (*Card, error) {
+	return g.cs.Get(ctx, cardID)
+}
+
+// Update changes a card's holder name or expiry, or sets the security code
+// used by the card's next transaction. At group scope req.MerchantID is
+// required: the merchant of the group that uses the card.
+func (g *GroupCardsService) Update(ctx context.Context, cardID string, req CardUpdateRequest) error {
+	return g.cs.Update(ctx, cardID, req)
+}
+
+// Delete removes a card; past transactions keep their records.
+func (g *GroupCardsService) Delete(ctx context.Context, cardID string) error {
+	return g.cs.Delete(ctx, cardID)
+}
+
+// List iterates over the customer's cards, newest first.
+func (g *GroupCardsService) List(ctx context.Context, params *ListParams) iter.Seq2[*Card, error] {
+	return g.cs.List(ctx, params)
+}
+
+// ListPage returns one page of the customer's cards.
+func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams) ([]Card, error) {
+	return g.cs.ListPage(ctx, params)
+}
