@@ -536,7 +536,7 @@ func TestRetryAfterCapped(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, tt.steps...)
 			h := newHarness(t, srv.URL, WithRetryPolicy(RetryPolicy{MaxRetries: 2, WaitMax: time.Millisecond, RetryAfterMax: 20 * time.Millisecond}))
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 			defer cancel()
 			var out txOut
 			err := h.call(ctx, apiRequest{method: http.MethodGet, url: chargePath}, &out)
@@ -671,10 +671,34 @@ func TestClientErrorsNeverRetried(t *testing.T) {
 
 // ---- the context ends during a backoff wait ----
 
+// hangBound is how long a test waits for what should happen promptly: far
+// longer than any scheduling delay on a busy machine, far shorter than the
+// hour-long retry waits the tests set up, so only a call that waits such a
+// backoff out, or a real hang or leak, reaches it.
+const hangBound = 30 * time.Second
+
+// returnsBeforeHangBound runs call and returns its error, failing the test if
+// call has not returned within hangBound.
+func returnsBeforeHangBound(t *testing.T, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(hangBound):
+		t.Fatalf("the call had not returned after %v: it waited for the retry instead of ending with its context", hangBound)
+		return nil
+	}
+}
+
 func TestContextEndsDuringBackoff(t *testing.T) {
 	t.Parallel()
 	// The server asks for an hour, and the policy allows it: the only way
-	// out of the wait is the context.
+	// out of the wait is the context. Were the context ignored, the call
+	// would wait the hour (caught by returnsBeforeHangBound); were
+	// Retry-After ignored, the 1ms backoff would lead to the second
+	// request and a success.
 	hour := RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: time.Millisecond, RetryAfterMax: 2 * time.Hour}
 
 	t.Run("cancel", func(t *testing.T) {
@@ -683,31 +707,19 @@ func TestContextEndsDuringBackoff(t *testing.T) {
 		h := newHarness(t, srv.URL, WithRetryPolicy(hour))
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		type result struct {
-			err error
-			at  time.Time
-		}
-		done := make(chan result, 1)
 		go func() {
-			err := h.c.send(ctx, apiRequest{method: http.MethodGet, url: h.c.baseURL + chargePath}, nil)
-			done <- result{err, time.Now()}
+			<-srv.arrived
+			<-h.logs.attempt // the client has the 503 and is about to wait
+			cancel()
 		}()
-		<-srv.arrived
-		<-h.logs.attempt // the client has the 503 and is about to wait
-		cancelled := time.Now()
-		cancel()
-		var res result
-		select {
-		case res = <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatal("the call did not return after its context was cancelled")
-		}
-		assert.Less(t, res.at.Sub(cancelled), 50*time.Millisecond, "returned soon after the cancel")
-		assert.ErrorIs(t, res.err, context.Canceled)
+		err := returnsBeforeHangBound(t, func() error {
+			return h.c.send(ctx, apiRequest{method: http.MethodGet, url: h.c.baseURL + chargePath}, nil)
+		})
+		assert.ErrorIs(t, err, context.Canceled)
 		var te *TransportError
-		require.ErrorAs(t, res.err, &te)
+		require.ErrorAs(t, err, &te)
 		assert.Equal(t, 1, te.Attempts)
-		assertNoSecrets(t, "error", errorText(res.err))
+		assertNoSecrets(t, "error", errorText(err))
 		time.Sleep(50 * time.Millisecond) // room for a stray attempt to show
 		assert.Equal(t, 1, srv.count(), "no attempt after the cancel")
 	})
@@ -716,17 +728,20 @@ func TestContextEndsDuringBackoff(t *testing.T) {
 		t.Parallel()
 		srv := newScriptServer(t, reply(503, err1004, "Retry-After", "3600"), okReply(tpTx))
 		h := newHarness(t, srv.URL, WithRetryPolicy(hour))
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		// Long enough for the first attempt to be answered on a busy
+		// machine, so that the deadline falls in the wait.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		deadline, _ := ctx.Deadline()
-		err := h.call(ctx, apiRequest{method: http.MethodGet, url: chargePath}, nil)
-		assert.Less(t, time.Since(deadline), 50*time.Millisecond, "returned soon after the deadline")
+		err := returnsBeforeHangBound(t, func() error {
+			return h.c.send(ctx, apiRequest{method: http.MethodGet, url: h.c.baseURL + chargePath}, nil)
+		})
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 		var te *TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, 1, te.Attempts)
-		time.Sleep(50 * time.Millisecond)
-		assert.Equal(t, 1, srv.count())
+		assertNoSecrets(t, "error", errorText(err))
+		time.Sleep(50 * time.Millisecond) // room for a stray attempt to show
+		assert.Equal(t, 1, srv.count(), "no attempt after the deadline")
 	})
 
 	// Cancelled while the POST is at the server: it may have been
@@ -1065,9 +1080,10 @@ func TestFailuresLeaveNothingBehind(t *testing.T) {
 		}
 		return n
 	}
-	// eventually polls cond for up to 2s.
+	// eventually polls cond for up to hangBound: closing connections and
+	// ending goroutines can lag on a busy machine, a leak never ends.
 	eventually := func(cond func() bool) bool {
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(hangBound); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 			if cond() {
 				return true
 			}

@@ -12,7 +12,8 @@
 // Port 0 picks a free port. The merchant is seeded with the given id and
 // keys, so a suite with hard-coded sandbox credentials runs unchanged; those
 // not given are generated and printed on standard error. SIGINT or SIGTERM
-// shut the server down gracefully.
+// shut the server down gracefully. --help (or -h) prints the flags on
+// standard output and exits 0.
 //
 // Simulation controls, apart from the API and authenticated with the
 // merchant's private key (HTTP Basic user, empty password):
@@ -44,14 +45,33 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "openpay-refserver:", err)
-		}
-		os.Exit(2)
+	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// cli runs the command and returns its exit status: 0 when the server shut
+// down cleanly or help was asked for, 2 otherwise, the error on stderr.
+func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	err := run(ctx, args, stdout, stderr)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintln(stderr, "openpay-refserver:", err)
+		return 2
 	}
 }
+
+// usageHeader comes before the flags in the usage text.
+const usageHeader = `Usage: openpay-refserver [flags]
+
+Runs the reference server of the Openpay gateway: a stateful emulator of its
+API. Once ready it prints its base URL on stdout; it serves until SIGINT or
+SIGTERM. The README lists the simulation controls (/_simulate/...).
+
+Flags:
+`
 
 // Server timeouts: bounded header and body reads, so slow clients cannot
 // hold connections for ever.
@@ -76,7 +96,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", 0, "make ids and keys deterministic with this seed (0: random)")
 	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
+	// Usage is printed here rather than by Parse: asked for, it goes to
+	// stdout (the command succeeds); after a bad flag, to stderr.
+	fs.Usage = func() {}
 	if err := fs.Parse(args); err != nil {
+		out := stderr
+		if errors.Is(err, flag.ErrHelp) {
+			out = stdout
+		}
+		fs.SetOutput(out)
+		fmt.Fprint(out, usageHeader)
+		fs.PrintDefaults()
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -134,4 +137,60 @@ func TestBadArguments(t *testing.T) {
 	assert.Error(t, run(ctx, []string{"--addr", "256.1.1.1:0"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--private-key", "k", "--public-key", "k"}, &out, &errOut))
 	assert.Empty(t, out.String(), "no URL printed when the server does not start")
+}
+
+// runMainEnv makes the test binary act as the command (TestMain calls main),
+// so that a test can check what the process does, exit status included.
+const runMainEnv = "OPENPAY_REFSERVER_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// TestHelpExitsZero runs the command as a process: help asked for is
+// printed on stdout with exit status 0; a bad flag prints the usage on
+// stderr and exits 2.
+func TestHelpExitsZero(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		code int
+		help bool
+	}{
+		{[]string{"--help"}, 0, true},
+		{[]string{"-h"}, 0, true},
+		{[]string{"-help"}, 0, true},
+		{[]string{"--addr", "127.0.0.1:0", "--help"}, 0, true},
+		{[]string{"--nope"}, 2, false},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.Command(os.Args[0], tt.args...)
+			cmd.Env = append(os.Environ(), runMainEnv+"=1")
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+				code = ee.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.code, code, "exit status; stderr: %s", stderr.String())
+			usage, other := stdout.String(), stderr.String()
+			if !tt.help {
+				usage, other = other, usage
+				assert.Contains(t, usage, "flag provided but not defined: -nope")
+			}
+			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-strict", "-production", "-seed", "-fake-clock", "-verbose"} {
+				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
+			}
+			assert.Empty(t, other)
+		})
+	}
 }
