@@ -12,28 +12,28 @@ type BankAccountsService struct{ s scope }
 
 // Create registers a bank account; the same CLABE twice on one customer
 // gives [ErrBankAccountExists].
-func (bs *BankAccountsService) Create(ctx context.Context, req BankAccountRequest) (*BankAccount, error) {
-	return call[BankAccount](ctx, bs.s, apiRequest{method: http.MethodPost, body: req}, "bankaccounts")
+func (bs *BankAccountsService) Create(ctx context.Context, req BankAccountRequest, opts ...CallOption) (*BankAccount, error) {
+	return call[BankAccount](ctx, bs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "bankaccounts")
 }
 
 // Get returns a bank account, its CLABE masked.
-func (bs *BankAccountsService) Get(ctx context.Context, bankAccountID string) (*BankAccount, error) {
-	return call[BankAccount](ctx, bs.s, apiRequest{method: http.MethodGet}, "bankaccounts", bankAccountID)
+func (bs *BankAccountsService) Get(ctx context.Context, bankAccountID string, opts ...CallOption) (*BankAccount, error) {
+	return call[BankAccount](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet}, "bankaccounts", bankAccountID)
 }
 
 // Delete removes a bank account; its past transactions are unchanged.
-func (bs *BankAccountsService) Delete(ctx context.Context, bankAccountID string) error {
-	return callNoContent(ctx, bs.s, http.MethodDelete, "bankaccounts", bankAccountID)
+func (bs *BankAccountsService) Delete(ctx context.Context, bankAccountID string, opts ...CallOption) error {
+	return callNoContent(ctx, bs.s, http.MethodDelete, opts, "bankaccounts", bankAccountID)
 }
 
 // List iterates over the customer's bank accounts, newest first.
-func (bs *BankAccountsService) List(ctx context.Context, params *ListParams) iter.Seq2[*BankAccount, error] {
+func (bs *BankAccountsService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*BankAccount, error] {
 	q, err := params.query()
-	return iterOf[BankAccount](ctx, bs.s, q, err, "bankaccounts")
+	return iterOf[BankAccount](ctx, bs.s, q, err, opts, "bankaccounts")
 }
 
 // ListPage returns one page of bank accounts.
-func (bs *BankAccountsService) ListPage(ctx context.Context, params *ListParams) ([]BankAccount, error) {
+func (bs *BankAccountsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]BankAccount, error) {
 	q, err := params.query()
-	return pageOf[BankAccount](ctx, bs.s, q, err, "bankaccounts")
+	return pageOf[BankAccount](ctx, bs.s, q, err, opts, "bankaccounts")
 }

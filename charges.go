@@ -82,42 +82,42 @@ func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ..
 }
 
 // Get returns a charge, with its refund when it was refunded.
-func (cs *ChargesService) Get(ctx context.Context, chargeID string) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodGet}, "charges", chargeID)
+func (cs *ChargesService) Get(ctx context.Context, chargeID string, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "charges", chargeID)
 }
 
 // List iterates over the charges matching params (nil: all), newest first,
 // fetching pages lazily as the loop advances.
-func (cs *ChargesService) List(ctx context.Context, params *TransactionListParams) iter.Seq2[*Transaction, error] {
+func (cs *ChargesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, cs.s, q, err, "charges")
+	return iterOf[Transaction](ctx, cs.s, q, err, opts, "charges")
 }
 
 // ListPage returns one page of charges (params.Limit, default 10, from
 // params.Offset).
-func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams) ([]Transaction, error) {
+func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, cs.s, q, err, "charges")
+	return pageOf[Transaction](ctx, cs.s, q, err, opts, "charges")
 }
 
 // Capture confirms a pre-authorization (a card charge made with
 // Capture: Ptr(false)). A zero req.Amount captures the whole authorized
 // amount; a smaller amount captures part of it. The charge becomes
 // completed with the captured amount.
-func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost, body: req}, "charges", chargeID, "capture")
+func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "capture")
 }
 
 // Refund returns a card charge's money to the payer: all of it when
 // req.Amount is zero, or part of it. The answer is the charge, refunded,
 // with the refund transaction nested in its Refund field. Refunding a
 // pre-authorization that was never captured cancels it.
-func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost, body: req}, "charges", chargeID, "refund")
+func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "refund")
 }
 
 // Cancel cancels a charge still waiting for the payer (a redirect or 3-D
 // Secure charge in charge_pending) or a pre-authorization.
-func (cs *ChargesService) Cancel(ctx context.Context, chargeID string) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{method: http.MethodPost}, "charges", chargeID, "cancel")
+func (cs *ChargesService) Cancel(ctx context.Context, chargeID string, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost}, "charges", chargeID, "cancel")
 }

@@ -107,8 +107,8 @@ func daily(t *testing.T, k *contract, n int, create func(i int) string) (ids []s
 func txID(tx *openpay.Transaction) string { return tx.ID }
 
 // txListing adapts a transaction list.
-func txListing(it func(context.Context, *openpay.TransactionListParams) iter.Seq2[*openpay.Transaction, error],
-	pg func(context.Context, *openpay.TransactionListParams) ([]openpay.Transaction, error)) listing[openpay.Transaction] {
+func txListing(it func(context.Context, *openpay.TransactionListParams, ...openpay.CallOption) iter.Seq2[*openpay.Transaction, error],
+	pg func(context.Context, *openpay.TransactionListParams, ...openpay.CallOption) ([]openpay.Transaction, error)) listing[openpay.Transaction] {
 	return listing[openpay.Transaction]{
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Transaction, error] {
 			return it(ctx, &openpay.TransactionListParams{ListParams: p})
@@ -121,8 +121,8 @@ func txListing(it func(context.Context, *openpay.TransactionListParams) iter.Seq
 }
 
 // plainListing adapts a list that takes ListParams.
-func plainListing[T any](it func(context.Context, *openpay.ListParams) iter.Seq2[*T, error],
-	pg func(context.Context, *openpay.ListParams) ([]T, error), id func(*T) string) listing[T] {
+func plainListing[T any](it func(context.Context, *openpay.ListParams, ...openpay.CallOption) iter.Seq2[*T, error],
+	pg func(context.Context, *openpay.ListParams, ...openpay.CallOption) ([]T, error), id func(*T) string) listing[T] {
 	return listing[T]{
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*T, error] { return it(ctx, &p) },
 		page: func(ctx context.Context, p openpay.ListParams) ([]T, error) { return pg(ctx, &p) },

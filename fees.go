@@ -13,29 +13,29 @@ type FeesService struct{ s scope }
 // Create charges a fee to req.CustomerID, whose account must hold a
 // balance (created with RequiresAccount). With an OrderID, an unknown
 // outcome is retried and reconciled as for charges.
-func (fs *FeesService) Create(ctx context.Context, req FeeRequest) (*Transaction, error) {
+func (fs *FeesService) Create(ctx context.Context, req FeeRequest, opts ...CallOption) (*Transaction, error) {
 	want := txExpectation{req.OrderID, req.Amount, "", TransactionMethodCustomer, TransactionTypeFee}
-	return createTx(ctx, fs.s, apiRequest{body: req}, want, nil, "fees")
+	return createTx(ctx, fs.s, apiRequest{body: req}, want, opts, "fees")
 }
 
 // Get returns a fee.
-func (fs *FeesService) Get(ctx context.Context, feeID string) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{method: http.MethodGet}, "fees", feeID)
+func (fs *FeesService) Get(ctx context.Context, feeID string, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
 }
 
 // Refund returns a fee to the customer's balance.
-func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRequest) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{method: http.MethodPost, body: req}, "fees", feeID, "refund")
+func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRequest, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
 }
 
 // List iterates over the fees matching params, newest first.
-func (fs *FeesService) List(ctx context.Context, params *TransactionListParams) iter.Seq2[*Transaction, error] {
+func (fs *FeesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, fs.s, q, err, "fees")
+	return iterOf[Transaction](ctx, fs.s, q, err, opts, "fees")
 }
 
 // ListPage returns one page of fees.
-func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams) ([]Transaction, error) {
+func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, fs.s, q, err, "fees")
+	return pageOf[Transaction](ctx, fs.s, q, err, opts, "fees")
 }

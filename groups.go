@@ -40,14 +40,14 @@ func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opt
 
 // Capture confirms a pre-authorization made through the group, in whole
 // (zero req.Amount) or in part; see [ChargesService.Capture].
-func (g *GroupChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest) (*Transaction, error) {
-	return g.cs.Capture(ctx, chargeID, req)
+func (g *GroupChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest, opts ...CallOption) (*Transaction, error) {
+	return g.cs.Capture(ctx, chargeID, req, opts...)
 }
 
 // Refund returns a card charge's money to the payer, in whole (zero
 // req.Amount) or in part; see [ChargesService.Refund].
-func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest) (*Transaction, error) {
-	return g.cs.Refund(ctx, chargeID, req)
+func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
+	return g.cs.Refund(ctx, chargeID, req, opts...)
 }
 
 // GroupCardsService stores the cards of a group customer
@@ -56,39 +56,39 @@ func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req R
 type GroupCardsService struct{ cs CardsService }
 
 // Create saves a card from its data; see [CardsService.Create].
-func (g *GroupCardsService) Create(ctx context.Context, req CardRequest) (*Card, error) {
-	return g.cs.Create(ctx, req)
+func (g *GroupCardsService) Create(ctx context.Context, req CardRequest, opts ...CallOption) (*Card, error) {
+	return g.cs.Create(ctx, req, opts...)
 }
 
 // CreateFromToken saves the card behind a token; see
 // [CardsService.CreateFromToken].
-func (g *GroupCardsService) CreateFromToken(ctx context.Context, req TokenCardRequest) (*Card, error) {
-	return g.cs.CreateFromToken(ctx, req)
+func (g *GroupCardsService) CreateFromToken(ctx context.Context, req TokenCardRequest, opts ...CallOption) (*Card, error) {
+	return g.cs.CreateFromToken(ctx, req, opts...)
 }
 
 // Get returns a card.
-func (g *GroupCardsService) Get(ctx context.Context, cardID string) (*Card, error) {
-	return g.cs.Get(ctx, cardID)
+func (g *GroupCardsService) Get(ctx context.Context, cardID string, opts ...CallOption) (*Card, error) {
+	return g.cs.Get(ctx, cardID, opts...)
 }
 
 // Update changes a card's holder name or expiry, or sets the security code
 // used by the card's next transaction. At group scope req.MerchantID is
 // required: the merchant of the group that uses the card.
-func (g *GroupCardsService) Update(ctx context.Context, cardID string, req CardUpdateRequest) error {
-	return g.cs.Update(ctx, cardID, req)
+func (g *GroupCardsService) Update(ctx context.Context, cardID string, req CardUpdateRequest, opts ...CallOption) error {
+	return g.cs.Update(ctx, cardID, req, opts...)
 }
 
 // Delete removes a card; past transactions keep their records.
-func (g *GroupCardsService) Delete(ctx context.Context, cardID string) error {
-	return g.cs.Delete(ctx, cardID)
+func (g *GroupCardsService) Delete(ctx context.Context, cardID string, opts ...CallOption) error {
+	return g.cs.Delete(ctx, cardID, opts...)
 }
 
 // List iterates over the customer's cards, newest first.
-func (g *GroupCardsService) List(ctx context.Context, params *ListParams) iter.Seq2[*Card, error] {
-	return g.cs.List(ctx, params)
+func (g *GroupCardsService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Card, error] {
+	return g.cs.List(ctx, params, opts...)
 }
 
 // ListPage returns one page of the customer's cards.
-func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams) ([]Card, error) {
-	return g.cs.ListPage(ctx, params)
+func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Card, error) {
+	return g.cs.ListPage(ctx, params, opts...)
 }

@@ -161,9 +161,9 @@ func (p *ListParams) query() (url.Values, error) {
 }
 
 // listPage fetches one page of the list at u (a URL without query).
-func listPage[T any](ctx context.Context, c *Client, u string, q url.Values) ([]T, error) {
+func listPage[T any](ctx context.Context, c *Client, u string, q url.Values, opts []CallOption) ([]T, error) {
 	var page []T
-	if err := c.send(ctx, apiRequest{method: http.MethodGet, url: u, query: q}, &page); err != nil {
+	if err := c.send(ctx, apiRequest{method: http.MethodGet, url: u, query: q, opts: opts}, &page); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -176,7 +176,7 @@ func listPage[T any](ctx context.Context, c *Client, u string, q url.Values) ([]
 // fetched until the iterator is ranged over; it stops after a short page,
 // and yields (nil, err) once on failure. A build error (err) is yielded the
 // same way.
-func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err error) iter.Seq2[*T, error] {
+func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err error, opts []CallOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		if err != nil {
 			yield(nil, err)
@@ -198,7 +198,7 @@ func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err 
 			} else {
 				pq.Del("offset")
 			}
-			page, err := listPage[T](ctx, c, u, pq)
+			page, err := listPage[T](ctx, c, u, pq, opts)
 			if err != nil {
 				yield(nil, err)
 				return

@@ -10,6 +10,6 @@ type MerchantService struct{ s scope }
 
 // Get returns the merchant: name, contact, status, balance and the CLABE
 // that receives bank transfers.
-func (ms *MerchantService) Get(ctx context.Context) (*Merchant, error) {
-	return call[Merchant](ctx, ms.s, apiRequest{method: http.MethodGet})
+func (ms *MerchantService) Get(ctx context.Context, opts ...CallOption) (*Merchant, error) {
+	return call[Merchant](ctx, ms.s, apiRequest{opts: opts, method: http.MethodGet})
 }

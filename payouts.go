@@ -43,30 +43,30 @@ type PayoutsService struct{ s scope }
 // once. With an OrderID, an unknown outcome is retried and reconciled as
 // for charges (see [ChargesService.Create]); without one it is reported
 // as [ErrOutcomeUnknown].
-func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest) (*Transaction, error) {
+func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest, opts ...CallOption) (*Transaction, error) {
 	body, want := req.payoutRequest()
-	return createTx(ctx, ps.s, apiRequest{body: body}, want, nil, "payouts")
+	return createTx(ctx, ps.s, apiRequest{body: body}, want, opts, "payouts")
 }
 
 // Get returns a payout.
-func (ps *PayoutsService) Get(ctx context.Context, payoutID string) (*Transaction, error) {
-	return call[Transaction](ctx, ps.s, apiRequest{method: http.MethodGet}, "payouts", payoutID)
+func (ps *PayoutsService) Get(ctx context.Context, payoutID string, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodGet}, "payouts", payoutID)
 }
 
 // Cancel cancels a payout that is still in_progress and returns it,
 // cancelled.
-func (ps *PayoutsService) Cancel(ctx context.Context, payoutID string) (*Transaction, error) {
-	return call[Transaction](ctx, ps.s, apiRequest{method: http.MethodDelete}, "payouts", payoutID)
+func (ps *PayoutsService) Cancel(ctx context.Context, payoutID string, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodDelete}, "payouts", payoutID)
 }
 
 // List iterates over the payouts matching params, newest first.
-func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams) iter.Seq2[*Transaction, error] {
+func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, ps.s, q, err, "payouts")
+	return iterOf[Transaction](ctx, ps.s, q, err, opts, "payouts")
 }
 
 // ListPage returns one page of payouts.
-func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams) ([]Transaction, error) {
+func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, ps.s, q, err, "payouts")
+	return pageOf[Transaction](ctx, ps.s, q, err, opts, "payouts")
 }

@@ -10,47 +10,47 @@ import (
 type PlansService struct{ s scope }
 
 // Create creates a plan.
-func (ps *PlansService) Create(ctx context.Context, req PlanRequest) (*Plan, error) {
-	return call[Plan](ctx, ps.s, apiRequest{method: http.MethodPost, body: req}, "plans")
+func (ps *PlansService) Create(ctx context.Context, req PlanRequest, opts ...CallOption) (*Plan, error) {
+	return call[Plan](ctx, ps.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "plans")
 }
 
 // Update changes a plan's name or trial days, the only fields a plan lets
 // change.
-func (ps *PlansService) Update(ctx context.Context, planID string, req PlanUpdateRequest) (*Plan, error) {
-	return call[Plan](ctx, ps.s, apiRequest{method: http.MethodPut, body: req}, "plans", planID)
+func (ps *PlansService) Update(ctx context.Context, planID string, req PlanUpdateRequest, opts ...CallOption) (*Plan, error) {
+	return call[Plan](ctx, ps.s, apiRequest{opts: opts, method: http.MethodPut, body: req}, "plans", planID)
 }
 
 // Get returns a plan.
-func (ps *PlansService) Get(ctx context.Context, planID string) (*Plan, error) {
-	return call[Plan](ctx, ps.s, apiRequest{method: http.MethodGet}, "plans", planID)
+func (ps *PlansService) Get(ctx context.Context, planID string, opts ...CallOption) (*Plan, error) {
+	return call[Plan](ctx, ps.s, apiRequest{opts: opts, method: http.MethodGet}, "plans", planID)
 }
 
 // Delete retires a plan: it takes no new subscriptions, while the existing
 // ones keep being charged.
-func (ps *PlansService) Delete(ctx context.Context, planID string) error {
-	return callNoContent(ctx, ps.s, http.MethodDelete, "plans", planID)
+func (ps *PlansService) Delete(ctx context.Context, planID string, opts ...CallOption) error {
+	return callNoContent(ctx, ps.s, http.MethodDelete, opts, "plans", planID)
 }
 
 // List iterates over the plans, newest first.
-func (ps *PlansService) List(ctx context.Context, params *ListParams) iter.Seq2[*Plan, error] {
+func (ps *PlansService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Plan, error] {
 	q, err := params.query()
-	return iterOf[Plan](ctx, ps.s, q, err, "plans")
+	return iterOf[Plan](ctx, ps.s, q, err, opts, "plans")
 }
 
 // ListPage returns one page of plans.
-func (ps *PlansService) ListPage(ctx context.Context, params *ListParams) ([]Plan, error) {
+func (ps *PlansService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Plan, error) {
 	q, err := params.query()
-	return pageOf[Plan](ctx, ps.s, q, err, "plans")
+	return pageOf[Plan](ctx, ps.s, q, err, opts, "plans")
 }
 
 // Subscriptions iterates over the subscriptions to a plan, newest first.
-func (ps *PlansService) Subscriptions(ctx context.Context, planID string, params *ListParams) iter.Seq2[*Subscription, error] {
+func (ps *PlansService) Subscriptions(ctx context.Context, planID string, params *ListParams, opts ...CallOption) iter.Seq2[*Subscription, error] {
 	q, err := params.query()
-	return iterOf[Subscription](ctx, ps.s, q, err, "plans", planID, "subscriptions")
+	return iterOf[Subscription](ctx, ps.s, q, err, opts, "plans", planID, "subscriptions")
 }
 
 // SubscriptionsPage returns one page of a plan's subscriptions.
-func (ps *PlansService) SubscriptionsPage(ctx context.Context, planID string, params *ListParams) ([]Subscription, error) {
+func (ps *PlansService) SubscriptionsPage(ctx context.Context, planID string, params *ListParams, opts ...CallOption) ([]Subscription, error) {
 	q, err := params.query()
-	return pageOf[Subscription](ctx, ps.s, q, err, "plans", planID, "subscriptions")
+	return pageOf[Subscription](ctx, ps.s, q, err, opts, "plans", planID, "subscriptions")
 }

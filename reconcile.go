@@ -103,12 +103,12 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 	if err != nil {
 		return nil, err
 	}
-	r.method, r.url = http.MethodPost, u
+	r.method, r.url, r.opts = http.MethodPost, u, opts
 	if want.orderID != "" {
 		r.reconcilable, r.want = true, want
 	}
 	var tx Transaction
-	if err := s.c.send(ctx, r, &tx, opts...); err != nil {
+	if err := s.c.send(ctx, r, &tx); err != nil {
 		return nil, err
 	}
 	return &tx, nil
@@ -151,7 +151,8 @@ func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cau
 	// The order_id filter narrows the search where the list supports it;
 	// the match is checked here either way, among the newest transactions.
 	q := neturl.Values{"order_id": {r.want.orderID}, "limit": {"100"}}
-	page, err := listPage[Transaction](ctx, c, r.url, q)
+	// The lookup is not the caller's call: it takes none of its options.
+	page, err := listPage[Transaction](ctx, c, r.url, q, nil)
 	if err != nil {
 		return unknown(err)
 	}

@@ -14,12 +14,44 @@ import (
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
-// CallOption adjusts one call. Build one with [WithClientIP].
+// CallOption adjusts one call: every service method takes any number of
+// them. Build one with [WithClientIP] or [WithResponseInfo].
 type CallOption struct {
 	// clientIP is the X-Forwarded-For value, ready to send.
 	clientIP []string
+	info     *ResponseInfo
 	err      error
 }
+
+// ResponseInfo describes how the gateway answered a call. Ask for it with
+// [WithResponseInfo]; the SDK fills it before the call returns, whether the
+// call succeeded or failed. For a list iterator it describes the page
+// fetched last.
+type ResponseInfo struct {
+	// HTTPStatus is the status of the final answer; 0 when none arrived or
+	// nothing was sent.
+	HTTPStatus int
+	// RequestID is the gateway's identifier of the final answer, for its
+	// support: the request_id of an error body, else the X-Request-Id
+	// header; empty when the answer carried none.
+	RequestID string
+	// Attempts is how many times the request was sent (0: refused before
+	// sending).
+	Attempts int
+	// Reconciled reports that the call's result is the transaction found
+	// by its order_id after the outcome was left unclear (a lost answer, a
+	// server error), not the final answer itself.
+	Reconciled bool
+}
+
+// WithResponseInfo makes the call fill info with how the gateway answered:
+//
+//	var info openpay.ResponseInfo
+//	ch, err := c.Charges.Get(ctx, id, openpay.WithResponseInfo(&info))
+//	log.Printf("status %d, request %s, %d attempt(s)", info.HTTPStatus, info.RequestID, info.Attempts)
+//
+// A nil info is ignored.
+func WithResponseInfo(info *ResponseInfo) CallOption { return CallOption{info: info} }
 
 // WithClientIP sets the payer device's IP address (IPv4 or IPv6), sent in
 // the X-Forwarded-For header that the gateway requires on charge creation
@@ -60,13 +92,24 @@ type apiRequest struct {
 	// attempt may have reached the gateway, the transaction is looked up
 	// by order_id and returned if it is this request's own (reconcileTx).
 	want txExpectation
+	// opts are the caller's options for this call.
+	opts []CallOption
 }
 
 // send performs r and decodes a 2xx body into out (see answer). Any other
 // status, or a 2xx answer that is not the expected object, yields an
 // *Error; no response yields a *TransportError. A reconcilable request
 // whose outcome is left open is settled by reconcileTx.
-func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOption) error {
+func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
+	var info *ResponseInfo
+	for _, o := range r.opts {
+		if o.info != nil {
+			info = o.info
+		}
+	}
+	if info != nil {
+		*info = ResponseInfo{}
+	}
 	if ctx == nil {
 		return errors.New("openpay: nil context")
 	}
@@ -81,7 +124,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		}
 	}
 	var clientIP []string
-	for _, o := range opts {
+	for _, o := range r.opts {
 		if o.err != nil {
 			return o.err
 		}
@@ -131,12 +174,27 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 			return err
 		}
 		err = &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
+		if info != nil {
+			info.Attempts = len(te.Attempts)
+		}
 		resp = nil
 	} else {
 		err = c.answer(r.method, path, resp, out)
+		if info != nil {
+			info.HTTPStatus, info.Attempts = resp.Status, len(resp.Attempts)
+			info.RequestID = resp.Header.Get("X-Request-Id")
+			var e *Error
+			if errors.As(err, &e) && e.RequestID != "" {
+				info.RequestID = e.RequestID
+			}
+		}
 	}
 	if r.reconcilable && needsReconciling(err, resp) {
-		return c.reconcileTx(ctx, r, path, err, out)
+		err = c.reconcileTx(ctx, r, path, err, out)
+		if info != nil {
+			info.Reconciled = err == nil
+		}
+		return err
 	}
 	if errors.Is(err, ErrOutcomeUnknown) {
 		c.tr.Logger().LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unknown",

@@ -83,16 +83,16 @@ func call[T any](ctx context.Context, s scope, r apiRequest, parts ...string) (*
 
 // callNoContent sends a request answered with an empty body (deletes,
 // verification).
-func callNoContent(ctx context.Context, s scope, method string, parts ...string) error {
+func callNoContent(ctx context.Context, s scope, method string, opts []CallOption, parts ...string) error {
 	u, err := s.url(parts...)
 	if err != nil {
 		return err
 	}
-	return s.c.send(ctx, apiRequest{method: method, url: u}, nil)
+	return s.c.send(ctx, apiRequest{method: method, url: u, opts: opts}, nil)
 }
 
 // pageOf fetches one page of the list at parts.
-func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, parts ...string) ([]T, error) {
+func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -100,16 +100,16 @@ func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, par
 	if err != nil {
 		return nil, err
 	}
-	return listPage[T](ctx, s.c, u, q)
+	return listPage[T](ctx, s.c, u, q, opts)
 }
 
 // iterOf iterates over the whole list at parts.
-func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, parts ...string) func(yield func(*T, error) bool) {
+func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) func(yield func(*T, error) bool) {
 	u, perr := s.url(parts...)
 	if err == nil {
 		err = perr
 	}
-	return listAll[T](ctx, s.c, u, q, err)
+	return listAll[T](ctx, s.c, u, q, err, opts)
 }
 
 // GroupScope holds the services of a merchant group: the group's own

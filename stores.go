@@ -26,7 +26,7 @@ type StoresService struct{ c *Client }
 
 // Search returns the stores within q.Kilometers of the location that can
 // take q.Amount, nearest first.
-func (ss *StoresService) Search(ctx context.Context, q StoreSearch) ([]Store, error) {
+func (ss *StoresService) Search(ctx context.Context, q StoreSearch, opts ...CallOption) ([]Store, error) {
 	if !finite(q.Latitude) || !finite(q.Longitude) || q.Latitude < -90 || q.Latitude > 90 || q.Longitude < -180 || q.Longitude > 180 {
 		return nil, errors.New("openpay: store search needs a latitude in [-90, 90] and a longitude in [-180, 180]")
 	}
@@ -44,7 +44,7 @@ func (ss *StoresService) Search(ctx context.Context, q StoreSearch) ([]Store, er
 		"amount":     {string(amount)},
 	}
 	var stores []Store
-	err = ss.c.send(ctx, apiRequest{method: http.MethodGet, url: ss.c.baseURL + "/stores", query: query, noAuth: true, publicKeyOK: true}, &stores)
+	err = ss.c.send(ctx, apiRequest{opts: opts, method: http.MethodGet, url: ss.c.baseURL + "/stores", query: query, noAuth: true, publicKeyOK: true}, &stores)
 	return stores, err
 }
 

@@ -14,17 +14,17 @@ type TokensService struct{ s scope }
 
 // Create tokenises card data. It is one of the two calls a public key may
 // make.
-func (ts *TokensService) Create(ctx context.Context, req TokenRequest) (*Token, error) {
-	return call[Token](ctx, ts.s, apiRequest{method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
+func (ts *TokensService) Create(ctx context.Context, req TokenRequest, opts ...CallOption) (*Token, error) {
+	return call[Token](ctx, ts.s, apiRequest{opts: opts, method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
 }
 
 // Get returns a token, with its card masked.
-func (ts *TokensService) Get(ctx context.Context, tokenID string) (*Token, error) {
-	return call[Token](ctx, ts.s, apiRequest{method: http.MethodGet}, "tokens", tokenID)
+func (ts *TokensService) Get(ctx context.Context, tokenID string, opts ...CallOption) (*Token, error) {
+	return call[Token](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID)
 }
 
 // Points returns the reward-points balances of the card behind a token.
-func (ts *TokensService) Points(ctx context.Context, tokenID string) ([]PointsBalance, error) {
+func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...CallOption) ([]PointsBalance, error) {
 	out, err := call[[]PointsBalance](ctx, ts.s, apiRequest{method: http.MethodGet}, "tokens", tokenID, "points")
 	if err != nil {
 		return nil, err

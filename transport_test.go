@@ -285,7 +285,8 @@ func newHarness(t *testing.T, base string, opts ...Option) *harness {
 func (h *harness) call(ctx context.Context, r apiRequest, out any, opts ...CallOption) error {
 	h.t.Helper()
 	r.url = h.c.baseURL + r.url
-	err := h.c.send(ctx, r, out, opts...)
+	r.opts = opts
+	err := h.c.send(ctx, r, out)
 	assertNoSecrets(h.t, "error", errorText(err))
 	return err
 }
