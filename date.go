@@ -112,8 +112,10 @@ func (d Date) Before(e Date) bool { return d.Compare(e) < 0 }
 // After reports whether d is after e.
 func (d Date) After(e Date) bool { return d.Compare(e) > 0 }
 
-// errInvalidDate is wrapped by the encoders for a Date that names no day.
-var errInvalidDate = errors.New("openpay: invalid date")
+// ErrInvalidDate is returned (wrapped) when a Date to be sent names no
+// real day (February 30, month 0): the request is not sent rather than
+// carry a different day.
+var ErrInvalidDate = errors.New("openpay: invalid date")
 
 // MarshalText writes the day as yyyy-mm-dd (empty for the zero Date). It
 // fails for a Date that names no real day, such as February 30, rather than
@@ -123,7 +125,7 @@ func (d Date) MarshalText() ([]byte, error) {
 		return nil, nil
 	}
 	if !d.IsValid() {
-		return nil, fmt.Errorf("%w: year %d, month %d, day %d", errInvalidDate, d.Year, int(d.Month), d.Day)
+		return nil, fmt.Errorf("%w: year %d, month %d, day %d", ErrInvalidDate, d.Year, int(d.Month), d.Day)
 	}
 	return []byte(d.String()), nil
 }

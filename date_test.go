@@ -78,7 +78,7 @@ func TestDateMarshal(t *testing.T) {
 			text, terr := tt.in.MarshalText()
 			if tt.wantErr {
 				assert.Error(t, err)
-				assert.True(t, errors.Is(terr, errInvalidDate), "MarshalText: %v", terr)
+				assert.True(t, errors.Is(terr, ErrInvalidDate), "MarshalText: %v", terr)
 				return
 			}
 			require.NoError(t, err)
