@@ -3,6 +3,8 @@ package openpay_test
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -176,4 +178,59 @@ func TestContractEveryErrorCode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestContractErrorRiskData: an error body that carries the gateway's
+// anti-fraud assessment (facts.md: risk_data {score, rules}) surfaces it on
+// the *openpay.Error, score as written and rules redacted like the rest of
+// the error, whatever form the score takes.
+func TestContractErrorRiskData(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, score, want string
+	}{
+		{"score a string", `"0.87"`, "0.87"},
+		{"score a number", `87`, "87"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			body := `{"category":"gateway","description":"The card was declined by the anti-fraud system","http_code":402,` +
+				`"error_code":3005,"request_id":"1981cdb8-19cb-4bad-8256-e95d58bc035c",` +
+				`"fraud_rules":["Billing <> BIN Country for VISA/MC"],` +
+				`"risk_data":{"score":` + tt.score + `,"rules":["Billing <> BIN Country for VISA/MC","Card 4111111111111111 used 3 times in 1 hour"]}}`
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusPaymentRequired)
+				_, _ = w.Write([]byte(body))
+			}))
+			t.Cleanup(srv.Close)
+			c, err := openpay.New(testMerchant, testKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("198.51.100.4"))
+			require.NoError(t, err)
+
+			_, err = c.Charges.Create(context.Background(), openpay.CardCharge{SourceID: "kxc4kolowhwz4vrbibgi",
+				Amount: openpay.MustAmount("10.00"), Description: "fraud"})
+			assert.ErrorIs(t, err, openpay.ErrCardFraud)
+			var oe *openpay.Error
+			require.ErrorAs(t, err, &oe)
+			require.NotNil(t, oe.RiskData, "risk_data must not be dropped")
+			assert.Equal(t, tt.want, string(oe.RiskData.Score))
+			assert.Equal(t, []string{"Billing <> BIN Country for VISA/MC", "Card [redacted] used 3 times in 1 hour"}, oe.RiskData.Rules)
+			assert.Equal(t, []string{"Billing <> BIN Country for VISA/MC"}, oe.FraudRules)
+		})
+	}
+
+	// Without risk_data the field stays nil.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"category":"request","description":"not found","http_code":404,"error_code":1005,"request_id":"r"}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := openpay.New(testMerchant, testKey, openpay.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	_, err = c.Charges.Get(context.Background(), "trnotthere000000000")
+	var oe *openpay.Error
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, openpay.ErrNotFound, oe.Code)
+	assert.Nil(t, oe.RiskData)
 }

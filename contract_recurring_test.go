@@ -116,7 +116,7 @@ func TestContractSubscriptions(t *testing.T) {
 	start := k.srv.Now()
 	// The trial counts today as its first day (the gateway's example: a
 	// 30-day trial started on the 14th ends on the 13th of the next month).
-	assert.Equal(t, start.AddDate(0, 0, 9).Format(time.DateOnly), sub.TrialEndDate.String())
+	assert.Equal(t, openpay.DateOf(start.AddDate(0, 0, 9)), sub.TrialEndDate)
 
 	got, err := subs.Get(ctx, sub.ID)
 	require.NoError(t, err)
@@ -195,6 +195,49 @@ func TestContractSubscriptions(t *testing.T) {
 	assert.ErrorIs(t, err, openpay.ErrBadRequest)
 	_, err = k.c.Customer("cnotthere").Subscriptions.Create(ctx, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID})
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
+}
+
+// A trial end day chosen by the merchant travels as an openpay.Date: sent
+// on creation and on update, it comes back as the same day on every read,
+// and the first charge is due the day after.
+func TestContractSubscriptionTrialEndDate(t *testing.T) {
+	t.Parallel()
+	k := newContract(t, openpaytest.Deterministic())
+	ctx := context.Background()
+	plan, err := k.c.Plans.Create(ctx, monthlyPlan("No trial of its own"))
+	require.NoError(t, err)
+	cust, card := k.subscriber(t, openpaytest.CardVisa)
+	subs := k.c.Customer(cust.ID).Subscriptions
+
+	// Far enough ahead that the server's time zone cannot make it today.
+	trialEnd := openpay.DateOf(k.srv.Now()).AddDays(20)
+	sub, err := subs.Create(ctx, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID, TrialEndDate: trialEnd})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.SubscriptionStatusTrial, sub.Status)
+	assert.Equal(t, trialEnd, sub.TrialEndDate)
+	assert.Equal(t, trialEnd, sub.PeriodEndDate)
+	assert.Equal(t, trialEnd.AddDays(1), sub.ChargeDate)
+	got, err := subs.Get(ctx, sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, trialEnd, got.TrialEndDate)
+	assert.Equal(t, trialEnd.AddDays(1), got.ChargeDate)
+
+	longer := trialEnd.AddDays(7)
+	upd, err := subs.Update(ctx, sub.ID, openpay.SubscriptionUpdateRequest{TrialEndDate: longer})
+	require.NoError(t, err)
+	assert.Equal(t, longer, upd.TrialEndDate)
+	assert.Equal(t, longer.AddDays(1), upd.ChargeDate)
+	listed, err := subs.ListPage(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, listed, 1)
+	assert.Equal(t, longer, listed[0].TrialEndDate)
+
+	// Without a trial the answer has no trial_end_date: the zero Date.
+	plain, err := subs.Create(ctx, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.SubscriptionStatusActive, plain.Status)
+	assert.True(t, plain.TrialEndDate.IsZero())
+	assert.True(t, plain.ChargeDate.After(openpay.DateOf(k.srv.Now())))
 }
 
 // A card that keeps failing: past_due, then the plan's status_after_retry

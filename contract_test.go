@@ -195,11 +195,18 @@ func TestContractCharges(t *testing.T) {
 	_, err = k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("1.00"), Description: "d", OrderID: "o-1"})
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
 
-	// Metadata goes to the anti-fraud system; the charge does not echo it.
+	// Metadata goes to the anti-fraud system and comes back on the charge,
+	// at creation and on every later read.
+	sent := openpay.Metadata{"segment": "vip", "channel": "app"}
 	meta, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("12.00"), Description: "with metadata",
-		Metadata: openpay.Metadata{"segment": "vip", "channel": "app"}})
+		Metadata: sent})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusCompleted, meta.Status)
+	assert.Equal(t, sent, meta.Metadata)
+	again, err := k.c.Charges.Get(ctx, meta.ID)
+	require.NoError(t, err)
+	assert.Equal(t, sent, again.Metadata)
+	assert.Empty(t, got.Metadata, "a charge sent without metadata carries none")
 
 	// Pre-authorization: capture part of it; a second capture is refused.
 	pre, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("200.00"), Description: "pre", Capture: openpay.Ptr(false)})

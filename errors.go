@@ -40,6 +40,10 @@ type Error struct {
 	RequestID string
 	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string
+	// RiskData is the gateway's anti-fraud assessment of the request, when
+	// the body carries one (nil otherwise). Its rules are redacted like
+	// FraudRules.
+	RiskData *RiskData
 	// Method and Path name the call (the path never includes a query).
 	Method, Path string
 }
@@ -317,6 +321,12 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		e.FraudRules = body.FraudRules
 		for i, r := range e.FraudRules {
 			e.FraudRules[i] = transport.Redact(r, secrets...)
+		}
+		if rd := body.RiskData; rd != nil {
+			for i, r := range rd.Rules {
+				rd.Rules[i] = transport.Redact(r, secrets...)
+			}
+			e.RiskData = rd
 		}
 		if e.Category == "" {
 			e.Category = e.Code.Category()

@@ -110,6 +110,82 @@ var exampleTypes = map[string]exampleKind{
 	"webhooks--webhook-object.json":                 one[Webhook](),
 }
 
+// factExample is a response the published examples do not show but the
+// facts do (facts.md, facts-vendor.md, the vendor's clients): members the
+// gateway sends that the SDK must keep like the examples' own.
+type factExample struct {
+	name     string
+	kind     exampleKind
+	member   string // the member the example is about, a JSON path
+	evidence string
+	body     string
+}
+
+var factExamples = []factExample{{
+	name: "error with risk_data", kind: one[ErrorResponse](), member: "$.risk_data",
+	evidence: "facts.md: some error bodies also carry risk_data {score, rules}; openpay-java " +
+		"OpenpayServiceException.riskData, its test of a refused fraud charge expects a score and rules",
+	body: `{"category":"gateway","description":"The card was declined","http_code":402,"error_code":3005,` +
+		`"request_id":"1981cdb8-19cb-4bad-8256-e95d58bc035c","fraud_rules":["Billing <> BIN Country for VISA/MC"],` +
+		`"risk_data":{"score":"0.87","rules":["Billing <> BIN Country for VISA/MC","Velocity: 3 cards in 1 hour"]}}`,
+}, {
+	name: "error with a numeric risk score", kind: one[ErrorResponse](), member: "$.risk_data.score",
+	evidence: "the form of the score is not shown (openpay-java reads it as a string); a number must survive too",
+	body: `{"category":"gateway","description":"The card was declined","http_code":402,"error_code":3005,` +
+		`"request_id":"r-2","risk_data":{"score":87,"rules":["High risk BIN"]}}`,
+}, {
+	name: "charge with metadata", kind: one[Transaction](), member: "$.metadata",
+	evidence: "api-spec.md 4.1: metadata, a list of key/value; openpay-java Transaction.metadata " +
+		"(Map<String,String>), read back from the charge in its card-charge tests",
+	body: `{"id":"trzjaozcik8msyqshka4","amount":100.00,"authorization":"801585","method":"card","operation_type":"in",` +
+		`"transaction_type":"charge","status":"completed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
+		`"operation_date":"2014-05-26T11:56:25-05:00","description":"Cargo inicial","order_id":"oid-00051",` +
+		`"metadata":{"origin":"Mexico","destination":"Puebla","seats":"3"}}`,
+}, {
+	name: "charge with risk_data", kind: one[Transaction](), member: "$.risk_data",
+	evidence: "openpay-java Charge.riskData (\"returns the risk score for certain merchants\"), " +
+		"its card-charge test expects a score and rules on the charge",
+	body: `{"id":"trzjaozcik8msyqshka5","amount":100.00,"authorization":"801586","method":"card","operation_type":"in",` +
+		`"transaction_type":"charge","status":"completed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
+		`"description":"Cargo inicial","risk_data":{"score":"0.12","rules":["Card seen before"]}}`,
+}, {
+	name: "failed charge with error_code", kind: one[Transaction](), member: "$.error_code",
+	evidence: "openpay-java Transaction.errorCode, added as a field \"the API does return\"",
+	body: `{"id":"trzjaozcik8msyqshka6","amount":100.00,"method":"card","operation_type":"in",` +
+		`"transaction_type":"charge","status":"failed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
+		`"description":"Cargo inicial","error_message":"The card was declined","error_code":3001}`,
+}}
+
+// TestFactExamplesDecodeWithoutLoss holds the members the facts show to the
+// rules of the documented examples: each decodes into its type with
+// nothing lost, and matches its schema in openapi.yaml.
+func TestFactExamplesDecodeWithoutLoss(t *testing.T) {
+	t.Parallel()
+	doc := loadOpenAPI(t)
+	for _, fx := range factExamples {
+		t.Run(fx.name, func(t *testing.T) {
+			t.Parallel()
+			require.Contains(t, fx.body, `"`+fx.member[strings.LastIndexByte(fx.member, '.')+1:]+`"`, "the example carries its member")
+			losses, err := roundTripLosses([]byte(fx.body), fx.kind.typ)
+			require.NoError(t, err)
+			for _, l := range losses {
+				t.Errorf("%s: %s (evidence: %s)", l.path, l.what, fx.evidence)
+			}
+			var v any
+			require.NoError(t, json.Unmarshal([]byte(fx.body), &v))
+			ref := doc.Components.Schemas[fx.kind.schemaName()]
+			require.NotNil(t, ref)
+			err = ref.Value.VisitJSON(v, openapi3.MultiErrors(), openapi3.EnableFormatValidation())
+			for _, se := range schemaErrors(err) {
+				t.Errorf("%s: %s", "$"+jsonPointerToPath(se.JSONPointer()), se.Reason)
+			}
+			if err != nil && len(schemaErrors(err)) == 0 {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // exampleFix replaces one value of one example before it is checked: for
 // documentation typos that are not JSON the gateway could send.
 type exampleFix struct {

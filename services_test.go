@@ -414,6 +414,21 @@ func TestPathIDsAreChecked(t *testing.T) {
 	assert.Equal(t, "/v1/"+testMerchant+"/charges/tr-_.~ok", srv.last(t).Path)
 }
 
+// A day that does not exist is refused before sending, never sent as
+// another day.
+func TestInvalidDateIsNotSent(t *testing.T) {
+	t.Parallel()
+	srv := newShapeServer(t)
+	c := newShapeClient(t, srv)
+	subs := c.Customer("cu1").Subscriptions
+	_, err := subs.Create(context.Background(), openpay.SubscriptionRequest{PlanID: "p1", SourceID: "k1",
+		TrialEndDate: openpay.Date{Year: 2026, Month: time.February, Day: 30}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
+	_, err = subs.Update(context.Background(), "s1", openpay.SubscriptionUpdateRequest{TrialEndDate: openpay.Date{Year: 2026, Day: 1}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
+	assert.Zero(t, srv.count(), "nothing was sent")
+}
+
 // The iterator fetches nothing until ranged, pages with offset/limit, stops
 // on a short page and yields an error once.
 func TestListIterator(t *testing.T) {

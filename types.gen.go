@@ -6,8 +6,6 @@ package openpay
 
 import (
 	"time"
-
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for CardBrand.
@@ -1030,7 +1028,7 @@ type ErrorResponse struct {
 	// RequestID Identifier of the request, for support.
 	RequestID string `json:"request_id"`
 
-	// RiskData Anti-fraud assessment some error responses carry.
+	// RiskData Anti-fraud assessment of the refused request, when the gateway gives one.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
@@ -1040,7 +1038,7 @@ type EventType string
 // ExchangeRate Conversion applied when the charge currency differs from the account currency.
 type ExchangeRate struct {
 	// Date Day of the rate (yyyy-mm-dd).
-	Date openapi_types.Date `json:"date"`
+	Date Date `json:"date"`
 
 	// From Currency converted from (ISO 4217).
 	From string `json:"from"`
@@ -1440,14 +1438,13 @@ type RefundRequest struct {
 // RepeatUnit Unit of a plan's charging period.
 type RepeatUnit string
 
-// RiskData Anti-fraud assessment some error responses carry.
+// RiskData Anti-fraud assessment that some error responses (and, for some merchants, card charges) carry.
 type RiskData struct {
+	// Rules Anti-fraud rules that matched.
 	Rules []string `json:"rules,omitempty,omitzero"`
 
-	// Score An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
-	Score Decimal `json:"score,omitempty,omitzero"`
+	// Score Risk score, kept as the gateway writes it. Its scale and form (number or string) are not documented; the vendor's clients read it as text.
+	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
 // StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`.
@@ -1514,8 +1511,8 @@ type Subscription struct {
 	Card *Card `json:"card,omitempty"`
 
 	// ChargeDate Day of the next charge (yyyy-mm-dd).
-	ChargeDate   openapi_types.Date `json:"charge_date"`
-	CreationDate time.Time          `json:"creation_date"`
+	ChargeDate   Date      `json:"charge_date"`
+	CreationDate time.Time `json:"creation_date"`
 
 	// CurrentPeriodNumber Number of periods charged so far (0 during the trial).
 	CurrentPeriodNumber int    `json:"current_period_number"`
@@ -1523,14 +1520,14 @@ type Subscription struct {
 	ID                  string `json:"id"`
 
 	// PeriodEndDate Last day of the current period, the day before the next charge (yyyy-mm-dd).
-	PeriodEndDate openapi_types.Date `json:"period_end_date"`
-	PlanID        string             `json:"plan_id"`
+	PeriodEndDate Date   `json:"period_end_date"`
+	PlanID        string `json:"plan_id"`
 
 	// Status Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
 	Status SubscriptionStatus `json:"status"`
 
 	// TrialEndDate Last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
-	TrialEndDate openapi_types.Date `json:"trial_end_date,omitempty,omitzero"`
+	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
 // SubscriptionRequest A new subscription of the customer in the path to a plan, charged to a stored card (`source_id`) or to card data (`card`). Send one of the two.
@@ -1543,7 +1540,7 @@ type SubscriptionRequest struct {
 	SourceID string `json:"source_id,omitempty,omitzero"`
 
 	// TrialEndDate Last day of the trial (yyyy-mm-dd); a past day means no trial. Defaults to the plan's trial days.
-	TrialEndDate openapi_types.Date `json:"trial_end_date,omitempty,omitzero"`
+	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
 // SubscriptionStatus Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
@@ -1558,8 +1555,8 @@ type SubscriptionUpdateRequest struct {
 	Card *CardDetails `json:"card,omitempty"`
 
 	// SourceID Id of another card stored on the customer.
-	SourceID     string             `json:"source_id,omitempty,omitzero"`
-	TrialEndDate openapi_types.Date `json:"trial_end_date,omitempty,omitzero"`
+	SourceID     string `json:"source_id,omitempty,omitzero"`
+	TrialEndDate Date   `json:"trial_end_date,omitempty,omitzero"`
 }
 
 // Token A single-use card token. Its id is used once, as a charge's `source_id` or a card's `token_id`; a consumed token cannot be used again.
@@ -1668,6 +1665,9 @@ type Transaction struct {
 	// DueDate Deadline for the payer (store, bank, wallet and IVR charges).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
+	// ErrorCode The error code of a failed transaction (the code its `error_message` explains). Not in the interface's field table; the vendor's Java client reads it as a field the gateway returns.
+	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
+
 	// ErrorMessage Why the transaction failed, when its status is `failed`.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
 
@@ -1679,6 +1679,9 @@ type Transaction struct {
 
 	// ID Identifier assigned by the gateway at creation.
 	ID string `json:"id"`
+
+	// Metadata The key/value pairs the charge was created with (`metadata` of the request), echoed as the same JSON object of strings. Absent when none were sent. The vendor's clients read it from charge responses.
+	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method Means by which a transaction moved funds. The interface documents `card`, `bank` and `customer` (transfers and fees between balances); responses also carry `store`, `bank_account` and `alipay`. Unknown values must be tolerated.
 	Method TransactionMethod `json:"method"`
@@ -1697,6 +1700,9 @@ type Transaction struct {
 
 	// Refund A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 	Refund *Transaction `json:"refund,omitempty"`
+
+	// RiskData The anti-fraud assessment of a card charge, which the gateway returns for some merchants (the vendor's Java client reads it from charges and its tests expect a score and rules).
+	RiskData *RiskData `json:"risk_data,omitempty"`
 
 	// Status Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
 	Status TransactionStatus `json:"status"`
@@ -1813,14 +1819,20 @@ type amountGteParam = Amount
 // Example: 250.5
 type amountLteParam = Amount
 
-// creationParam defines model for creation.
-type creationParam = openapi_types.Date
+// creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+//
+// Example: 2016-01-11
+type creationParam = Date
 
-// creationGteParam defines model for creationGte.
-type creationGteParam = openapi_types.Date
+// creationGteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+//
+// Example: 2016-01-11
+type creationGteParam = Date
 
-// creationLteParam defines model for creationLte.
-type creationLteParam = openapi_types.Date
+// creationLteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+//
+// Example: 2016-01-11
+type creationLteParam = Date
 
 // externalIDParam defines model for externalId.
 type externalIDParam = string

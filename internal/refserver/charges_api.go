@@ -51,6 +51,10 @@ import (
 //
 // An order_id is unique among all the merchant's transactions, whatever
 // their status: a declined charge keeps its order_id (1006 on a retry).
+//
+// The metadata of a card or IVR charge (an object of strings) is kept and
+// echoed on the charge in the same shape, as the gateway does (the vendor's
+// clients read it back from charge responses).
 
 // chargeKind tells the charge variants apart.
 type chargeKind string
@@ -124,6 +128,7 @@ type chargeRequest struct {
 	dueDate         time.Time
 	hasPaymentPlan  bool
 	customerAtScope bool
+	metadata        openpay.Metadata // echoed on the charge
 }
 
 // parseCharge decodes and validates a charge request. The variant is chosen
@@ -168,7 +173,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 			if e := f.into(&w); e != nil {
 				return nil, e
 			}
-			req.kind = kindIVR
+			req.kind, req.metadata = kindIVR, w.Metadata
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		default:
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form) or \"ivr\" (phone payment)")
@@ -189,7 +194,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		if e != nil {
 			return nil, e
 		}
-		req.kind, req.inline = kindCard, &k
+		req.kind, req.inline, req.metadata = kindCard, &k, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return nil, e
@@ -200,7 +205,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
-		req.kind, req.sourceID, req.cvv2 = kindCard, w.SourceID, w.CVV2
+		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		v.required(f, "source_id")
 		if v.err != nil {
@@ -431,6 +436,7 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
+		Metadata: req.metadata,
 	}}
 	if cu != nil {
 		t.t.CustomerID = cu.id
@@ -439,8 +445,7 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 		t.email = req.customer.Email
 	}
 	if req.currency == openpay.CurrencyUSD {
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate}
-		t.t.ExchangeRate.Date.Time = now
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate, Date: openpay.DateOf(now)}
 	}
 	return t
 }

@@ -368,6 +368,31 @@ func TestBankCharge(t *testing.T) {
 	assert.Equal(t, "100.00", customerBalance(t, env, cu))
 }
 
+// TestChargeMetadataEchoed: the metadata a card or IVR charge is created
+// with comes back on the charge (and on every later read) as the same
+// object of strings; a charge sent without any carries none.
+func TestChargeMetadataEchoed(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	card := storedCard(t, env, "", "4111111111111111")
+	meta := map[string]any{"segment": "vip", "channel": "app"}
+	customer := map[string]any{"name": "Juan", "email": "juan@example.com"}
+	for name, body := range map[string]map[string]any{
+		"stored card": cardCharge(card, "metadata", meta),
+		"inline card": {"method": "card", "amount": 50, "description": "inline", "card": validCard("5555555555554444"), "metadata": meta},
+		"ivr":         {"method": "card", "confirm": "ivr", "amount": 100, "description": "IVR", "customer": customer, "metadata": meta},
+	} {
+		t.Run(name, func(t *testing.T) {
+			o := requireOK(t, env.post("/charges", body), http.StatusOK)
+			assert.Equal(t, meta, o["metadata"])
+			got := requireOK(t, env.get("/charges/"+o["id"].(string)), http.StatusOK)
+			assert.Equal(t, meta, got["metadata"])
+		})
+	}
+	o := requireOK(t, env.post("/charges", cardCharge(card)), http.StatusOK)
+	assert.NotContains(t, o, "metadata")
+}
+
 func TestChargeValidation(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})

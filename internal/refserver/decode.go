@@ -97,6 +97,7 @@ var flexStringFields = map[string]bool{
 var (
 	typeAmount   = reflect.TypeFor[openpay.Amount]()
 	typeTime     = reflect.TypeFor[time.Time]()
+	typeDate     = reflect.TypeFor[openpay.Date]()
 	unmarshalerT = reflect.TypeFor[json.Unmarshaler]()
 )
 
@@ -149,6 +150,19 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 			return bad("must be an ISO 8601 date-time (yyyy-mm-ddThh:mm:ss with an optional offset)")
 		}
 		fv.Set(reflect.ValueOf(tm))
+		return nil
+	case ft == typeDate:
+		// Stricter than the SDK's reading of answers: a request's day is
+		// yyyy-mm-dd and nothing else.
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return bad("must be a date string (yyyy-mm-dd)")
+		}
+		d, err := openpay.ParseDate(s)
+		if err != nil {
+			return bad("must be a date written yyyy-mm-dd")
+		}
+		fv.Set(reflect.ValueOf(d))
 		return nil
 	case reflect.PointerTo(ft).Implements(unmarshalerT):
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	openapi_types "github.com/oapi-codegen/runtime/types"
 	"github.com/openpay-go/openpay"
 )
 
@@ -182,10 +181,7 @@ func dayOf(t time.Time) time.Time {
 
 // dateOnly is the calendar day a decoded yyyy-mm-dd value names, as
 // midnight UTC.
-func dateOnly(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
+func dateOnly(d openpay.Date) time.Time { return d.In(time.UTC) }
 
 // addMonths adds n calendar months to a day, keeping its day of the month
 // or, when the month is shorter, taking its last day.
@@ -237,12 +233,12 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 	next := sub.chargeDate()
 	w := openpay.Subscription{
 		ID: sub.id, Status: sub.status, CancelAtPeriodEnd: sub.cancelAtPeriodEnd,
-		ChargeDate: openapi_types.Date{Time: next}, CreationDate: sub.created,
+		ChargeDate: openpay.DateOf(next), CreationDate: sub.created,
 		CurrentPeriodNumber: sub.periods, CustomerID: sub.customerID,
-		PeriodEndDate: openapi_types.Date{Time: next.AddDate(0, 0, -1)}, PlanID: sub.plan.ID,
+		PeriodEndDate: openpay.DateOf(next.AddDate(0, 0, -1)), PlanID: sub.plan.ID,
 	}
 	if !sub.trialEnd.IsZero() {
-		w.TrialEndDate = openapi_types.Date{Time: sub.trialEnd}
+		w.TrialEndDate = openpay.DateOf(sub.trialEnd)
 	}
 	// A card deleted since is still the one the subscription names.
 	if k := sub.cards(m).byID[sub.cardID]; k != nil {
@@ -474,7 +470,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	now := s.Now()
 	today := dayOf(now)
 	hasTrialEnd := f.has("trial_end_date")
-	trialEnd := dateOnly(req.TrialEndDate.Time)
+	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
 		if e := checkTrialEnd(trialEnd, today); e != nil {
 			return nil, e
@@ -567,7 +563,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	}
 	today := dayOf(s.Now())
 	hasTrialEnd := f.has("trial_end_date")
-	trialEnd := dateOnly(req.TrialEndDate.Time)
+	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
 		if sub.status != openpay.SubscriptionStatusTrial {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'trial_end_date' can only change during the trial")
