@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"regexp"
 	"runtime"
@@ -320,14 +319,6 @@ func (c Client) String() string {
 
 // GoString is like String, so that %#v does not print the key either.
 func (c Client) GoString() string { return c.String() }
-
-func parseClientIP(ip string) (string, error) {
-	a, err := netip.ParseAddr(strings.TrimSpace(ip))
-	if err != nil {
-		return "", fmt.Errorf("openpay: client IP %.45q is not an IPv4 or IPv6 address", ip)
-	}
-	return a.Unmap().String(), nil
-}
 
 // Ptr returns a pointer to v, for the few optional request fields whose
 // zero value means something (Capture: openpay.Ptr(false)).

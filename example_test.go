@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/openpaytest"
@@ -266,26 +268,133 @@ func ExampleTransfersService_Create() {
 	// completed completed in_progress 80.00
 }
 
-// WebhookHandler serves the webhook URL: it checks the delivery's Basic
-// credentials and decodes the event.
+// WebhookHandler serves the webhook URL. Here the gateway is the reference
+// server, which delivers the verification event when the webhook is
+// created and then the events it subscribed to, as the gateway does.
 func ExampleWebhookHandler() {
-	h := openpay.WebhookHandler("hook-user", "hook-secret", func(ctx context.Context, ev *openpay.WebhookEvent) error {
-		fmt.Println(ev.Type, ev.Transaction.ID)
-		return nil // a non-nil error makes the gateway deliver again later
-	})
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
 
-	body := `{"type":"charge.succeeded","event_date":"2026-11-22T10:00:00-06:00","transaction":{"id":"trzjaozcik8msyqshka4","amount":100,"status":"completed"}}`
-	for _, pass := range []string{"hook-secret", "wrong"} {
-		r := httptest.NewRequest(http.MethodPost, "/openpay/events", strings.NewReader(body))
-		r.SetBasicAuth("hook-user", pass)
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
-		fmt.Println(w.Code)
+	paid := make(chan string, 10)
+	handle := func(ctx context.Context, ev *openpay.WebhookEvent) error {
+		if ev.Transaction == nil {
+			// The verification event has no transaction: answering it
+			// (nil, so 200) is what verifies the webhook.
+			return nil
+		}
+		switch ev.Type {
+		case openpay.EventTypeChargeSucceeded:
+			// Nothing signs the body: read the charge from the API.
+			ch, err := c.Charges.Get(ctx, ev.Transaction.ID)
+			if err != nil {
+				return err // a non-nil error makes the gateway deliver again later
+			}
+			if ch.Status == openpay.TransactionStatusCompleted {
+				paid <- ch.Description // mark the order paid
+			}
+		}
+		return nil // also for types you do not handle: the gateway adds new ones
+	}
+	// The gateway repeats deliveries: Deduplicate processes each event once.
+	// A MemoryEventStore serves one process; give several a shared store.
+	h := openpay.WebhookHandler("hook-user", "hook-secret",
+		openpay.Deduplicate(openpay.NewMemoryEventStore(10000), handle))
+	hook := httptest.NewServer(h) // stands for https://shop.example/openpay/events
+	defer hook.Close()
+
+	wh, err := c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: hook.URL, User: "hook-user", Password: "hook-secret",
+		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(wh.Status)
+
+	if _, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("99"),
+		Description: "Order 44"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	select {
+	case order := <-paid:
+		fmt.Println("paid:", order)
+	case <-time.After(10 * time.Second):
+		fmt.Println("no event")
+	}
+
+	// A request without the webhook's credentials is refused.
+	res, err := http.Post(hook.URL, "application/json", strings.NewReader(`{"type":"charge.succeeded"}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res.Body.Close()
+	fmt.Println(res.StatusCode)
+	// Output:
+	// verified
+	// paid: Order 44
+	// 401
+}
+
+// Deduplicate lets each event through once; an event whose processing
+// failed comes through again with the gateway's next delivery.
+func ExampleDeduplicate() {
+	ctx := context.Background()
+	failFirst := true
+	process := openpay.Deduplicate(openpay.NewMemoryEventStore(10000), func(ctx context.Context, ev *openpay.WebhookEvent) error {
+		if failFirst {
+			failFirst = false
+			fmt.Println("processing", ev.Transaction.ID, "failed")
+			return errors.New("database down")
+		}
+		fmt.Println("processed", ev.Transaction.ID)
+		return nil
+	})
+	ev := &openpay.WebhookEvent{Type: openpay.EventTypeChargeSucceeded,
+		EventDate:   time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC),
+		Transaction: &openpay.Transaction{ID: "trzjaozcik8msyqshka4"}}
+	for range 3 { // three deliveries of one event
+		_ = process(ctx, ev)
 	}
 	// Output:
-	// charge.succeeded trzjaozcik8msyqshka4
-	// 200
-	// 401
+	// processing trzjaozcik8msyqshka4 failed
+	// processed trzjaozcik8msyqshka4
+}
+
+// ClientIP finds the payer's address for a charge: behind load balancers,
+// trust their addresses and nobody else's.
+func ExampleClientIP() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+	balancers := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+
+	// What a checkout handler receives through a balancer: the payer wrote
+	// the first X-Forwarded-For entry, the balancer the last.
+	r := httptest.NewRequest(http.MethodPost, "/checkout", nil)
+	r.RemoteAddr = "10.0.3.7:41522"
+	r.Header.Set("X-Forwarded-For", "192.0.2.1, 203.0.113.50")
+	ip, err := openpay.ClientIP(r, balancers...)
+	fmt.Println(ip, err)
+
+	// The same headers straight from the internet prove nothing.
+	r.RemoteAddr = "198.51.100.23:52814"
+	ip, _ = openpay.ClientIP(r, balancers...)
+	fmt.Println(ip)
+
+	// In the handler, WithClientIPFrom does both steps.
+	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("20"),
+		Description: "Order 45"}, openpay.WithClientIPFrom(r, balancers...))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ch.Status)
+	// Output:
+	// 203.0.113.50 <nil>
+	// 198.51.100.23
+	// completed
 }
 
 func ExampleMustAmount() {

@@ -53,10 +53,13 @@ type ResponseInfo struct {
 // A nil info is ignored.
 func WithResponseInfo(info *ResponseInfo) CallOption { return CallOption{info: info} }
 
-// WithClientIP sets the payer device's IP address (IPv4 or IPv6), sent in
-// the X-Forwarded-For header that the gateway requires on charge creation
-// for its anti-fraud checks. Pass the address of the payer's browser or
-// app, not the server's. An invalid address fails the call before sending.
+// WithClientIP sets the payer device's IP address (IPv4 or IPv6, with or
+// without a port as in http.Request.RemoteAddr), sent in the
+// X-Forwarded-For header that the gateway requires on charge creation for
+// its anti-fraud checks. Pass the address of the payer's browser or app,
+// not the server's: [WithClientIPFrom] finds it in the payer's request. An
+// invalid address fails the call before sending, with an error matching
+// [ErrInvalidClientIP].
 func WithClientIP(ip string) CallOption {
 	a, err := parseClientIP(ip)
 	if err != nil {

@@ -1278,7 +1278,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 		charge := apiRequest{method: http.MethodPost, url: chargesPath, body: cardBody(), needsClientIP: true}
 
 		assert.ErrorIs(t, h.call(context.Background(), charge, nil), ErrClientIPRequired)
-		for _, bad := range []string{"", "203.0.113.300", "not-an-ip", "203.0.113.7, 10.0.0.1", "[2001:db8::1]", "203.0.113.7\r\nX-Evil: 1"} {
+		for _, bad := range []string{"", "203.0.113.300", "not-an-ip", "203.0.113.7, 10.0.0.1", "[203.0.113.7]:80", "203.0.113.7\r\nX-Evil: 1"} {
 			err := h.call(context.Background(), charge, nil, WithClientIP(bad))
 			require.Error(t, err, "%q", bad)
 			assert.Contains(t, err.Error(), "client IP")
@@ -1291,6 +1291,8 @@ func TestRefusedBeforeSending(t *testing.T) {
 			"2001:DB8::1":          "2001:db8::1",
 			"2001:db8:0:0:0:0:0:2": "2001:db8::2",
 			"::ffff:203.0.113.9":   "203.0.113.9",
+			"198.51.100.24:52814":  "198.51.100.24", // http.Request.RemoteAddr
+			"[2001:db8::3]:443":    "2001:db8::3",
 		} {
 			before := srv.count()
 			require.NoError(t, h.call(context.Background(), charge, nil, WithClientIP(in)))

@@ -15,6 +15,7 @@ type WebhooksService struct{ s scope }
 // the URL at once: a URL that answers it with 2xx makes the webhook
 // verified immediately; otherwise it stays unverified until [WebhooksService.Verify] is
 // called with the code from that event. The password is never returned.
+// User and Password are optional and strongly advised: see [WebhookHandler].
 func (ws *WebhooksService) Create(ctx context.Context, req WebhookRequest, opts ...CallOption) (*Webhook, error) {
 	return call[Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "webhooks")
 }
@@ -54,14 +55,25 @@ const maxEventBytes = 1 << 20
 // answers 200, which ends the gateway's retries; an error answers 500, so the
 // gateway delivers the event again later.
 //
-// The gateway signs nothing and retries until it sees a 2xx, so the same
-// event can arrive more than once: make handle idempotent (for example keyed
-// by event type and transaction id), and re-read the transaction from the
-// API before acting on it rather than trusting the body. Event types the SDK
-// does not know are passed through unchanged. The verification event sent
-// when the webhook is created arrives like any other (Type
-// EventTypeVerification, with a VerificationCode); answering it 2xx is what
-// verifies the webhook.
+// Credentials are optional when a webhook is registered, and strongly
+// advised: the gateway signs nothing, so they are all that tells its
+// deliveries from anyone else's POST. For a webhook registered without them,
+// pass "" for both: the gateway then sends no Authorization header, and the
+// handler accepts only requests without one. A request that carries
+// credentials anyway gets 401, so that a handler left without credentials
+// cannot quietly serve a webhook registered with them (the webhook stays
+// unverified instead). Beware of credentials read from configuration that is
+// not set: empty strings turn the check off.
+//
+// The gateway retries until it sees a 2xx, so the same event can arrive more
+// than once: wrap handle with [Deduplicate] (and still keep it safe to run
+// twice: see there), and re-read the transaction from the API before acting
+// on it rather than trusting the body. Event types the SDK does not know are
+// passed through unchanged, and not every event carries a transaction:
+// check Transaction for nil. The verification event sent when the webhook
+// is created arrives like any other (Type EventTypeVerification, with a
+// VerificationCode and no Transaction); answering it 2xx is what verifies
+// the webhook.
 func WebhookHandler(user, password string, handle func(ctx context.Context, ev *WebhookEvent) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -69,12 +81,7 @@ func WebhookHandler(user, password string, handle func(ctx context.Context, ev *
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
-		u, p, ok := r.BasicAuth()
-		// Both comparisons always run, so timing says nothing about which
-		// one failed.
-		userOK := subtle.ConstantTimeCompare([]byte(u), []byte(user))
-		passOK := subtle.ConstantTimeCompare([]byte(p), []byte(password))
-		if !ok || userOK&passOK != 1 {
+		if !deliveryAuthorized(r, user, password) {
 			w.Header().Set("WWW-Authenticate", `Basic realm="openpay webhook"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
@@ -91,4 +98,18 @@ func WebhookHandler(user, password string, handle func(ctx context.Context, ev *
 		}
 		w.WriteHeader(http.StatusOK)
 	})
+}
+
+// deliveryAuthorized reports whether r carries the webhook's credentials,
+// or none when the webhook has none.
+func deliveryAuthorized(r *http.Request, user, password string) bool {
+	if user == "" && password == "" {
+		return len(r.Header.Values("Authorization")) == 0
+	}
+	u, p, ok := r.BasicAuth()
+	// Both comparisons always run, so timing says nothing about which one
+	// failed.
+	userOK := subtle.ConstantTimeCompare([]byte(u), []byte(user))
+	passOK := subtle.ConstantTimeCompare([]byte(p), []byte(password))
+	return ok && userOK&passOK == 1
 }
