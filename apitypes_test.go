@@ -49,25 +49,36 @@ func TestExportedAPIOwnsItsTypes(t *testing.T) {
 }
 
 // loadOwnPackage reads the type information of this package (without its
-// tests) from the compiler's export data, which `go list -export` builds.
+// tests) from the compiler's export data.
 func loadOwnPackage(t *testing.T) *types.Package {
 	t.Helper()
+	imp, self := exportImporter(t, ".")
+	pkg, err := imp.Import(self)
+	require.NoError(t, err)
+	return pkg
+}
+
+// exportImporter returns an importer of the packages matched by patterns
+// and of all their dependencies, reading the compiler's export data that
+// `go list -export` builds, and the import path of the last pattern's
+// package.
+func exportImporter(t *testing.T, patterns ...string) (types.Importer, string) {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipping: the go command is not on PATH; it is needed to build the package's export data")
-	}
-	cmd := exec.Command(goTool, "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}", ".")
+	require.NoError(t, err, "the go command is needed to build the packages' export data")
+	args := append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}, patterns...)
+	cmd := exec.Command(goTool, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	require.NoError(t, err, "go list: %s", stderr.String())
 	exports := map[string]string{}
-	var self string
+	var last string
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		path, file, _ := strings.Cut(sc.Text(), "\t")
 		exports[path] = file
-		self = path // -deps lists the package itself last
+		last = path // -deps lists each pattern's package after its dependencies
 	}
 	lookup := func(path string) (io.ReadCloser, error) {
 		file := exports[path]
@@ -76,9 +87,7 @@ func loadOwnPackage(t *testing.T) *types.Package {
 		}
 		return os.Open(file)
 	}
-	pkg, err := importer.ForCompiler(token.NewFileSet(), "gc", lookup).Import(self)
-	require.NoError(t, err)
-	return pkg
+	return importer.ForCompiler(token.NewFileSet(), "gc", lookup), last
 }
 
 // exportedTypes maps each exported place of pkg's API (Name, Type.Field,
