@@ -407,3 +407,37 @@ func ExampleMustAmount() {
 	// 250.50
 	// true
 }
+
+// One switch tells the payer's problem, a passing failure and a fault
+// apart.
+func ExampleClassOf() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	card := exampleCard()
+	card.CardNumber = openpaytest.CardInsufficientFunds
+	_, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("99.00"), Description: "Order 7"})
+	switch openpay.ClassOf(err) {
+	case openpay.ClassDeclined:
+		fmt.Println("tell the payer:", errors.Is(err, openpay.ErrCardInsufficientFunds))
+	case openpay.ClassTemporary:
+		fmt.Println("try again later; unknown outcome:", errors.Is(err, openpay.ErrOutcomeUnknown))
+	case openpay.ClassFault:
+		fmt.Println("fix the request:", err)
+	}
+	// Output:
+	// tell the payer: true
+}
+
+func ExampleWithResponseInfo() {
+	c, _, stop := exampleClient()
+	defer stop()
+	ctx := context.Background()
+
+	var info openpay.ResponseInfo
+	_, err := c.Charges.Get(ctx, "trnotthere0000000001", openpay.WithResponseInfo(&info))
+	fmt.Println(errors.Is(err, openpay.ErrNotFound), info.HTTPStatus, info.Attempts, info.RequestID != "")
+	// Output:
+	// true 404 1 true
+}
