@@ -30,33 +30,42 @@ type Error struct {
 	// Code is the gateway's error_code; zero when the body was not the
 	// gateway's error object.
 	Code Code
-	// Description is the gateway's text, with anything shaped like a card
-	// number or a secret removed.
+	// Description is the gateway's text on one line, with anything shaped
+	// like a card number, a security code or a secret removed, and cut to
+	// 200 characters (and an ellipsis).
 	Description string
 	// HTTPStatus is the status of the response (0 for an error raised by
 	// the SDK before sending anything).
 	HTTPStatus int
-	// RequestID identifies the request for the gateway's support.
+	// RequestID identifies the request for the gateway's support: the
+	// request_id of the error body, else the X-Request-Id header. An id
+	// that is not shaped like one (a UUID, or 1 to 64 letters, digits and
+	// . _ : -) or that holds anything shaped like a card number or a
+	// secret is replaced by "(invalid request id)".
 	RequestID string
-	// FraudRules lists the anti-fraud rules the request broke, if any.
+	// FraudRules lists the anti-fraud rules the request broke, if any
+	// (at most 20, each cut as Description is).
 	FraudRules []string
-	// Method and Path name the call (the path never includes a query).
+	// Method and Path name the call. The path never includes a query, and
+	// a segment holding 12 digits or more (a card number given as an id)
+	// shows as "(hidden)".
 	Method, Path string
 }
 
 // Error summarises the error. It never contains a key, a card number, a
-// security code or a query string.
+// security code or a query string, and its length is bounded whatever the
+// server answered.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("openpay: ")
 	if e.Method != "" {
-		b.WriteString(e.Method + " " + e.Path + ": ")
+		b.WriteString(shown(e.Method) + " " + shown(e.Path) + ": ")
 	}
 	if e.Code != 0 {
 		b.WriteString(e.Code.meaning())
 		b.WriteString(" (" + strconv.Itoa(int(e.Code)))
 		if e.Category != "" {
-			b.WriteString(", " + string(e.Category))
+			b.WriteString(", " + shown(string(e.Category)))
 		}
 	} else {
 		b.WriteString("unexpected response (")
@@ -68,10 +77,10 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(")")
 	if e.Description != "" {
-		b.WriteString(": " + e.Description)
+		b.WriteString(": " + shown(e.Description))
 	}
 	if e.RequestID != "" {
-		b.WriteString(" [request " + e.RequestID + "]")
+		b.WriteString(" [request " + cleanRequestID(e.RequestID) + "]")
 	}
 	return strings.Replace(b.String(), "(, ", "(", 1)
 }
@@ -259,13 +268,19 @@ type TransportError struct {
 	Err error
 }
 
-// Error describes the failure without the URL's query or any secret.
+// Error describes the failure without the URL's query or any secret. The
+// failure's text is redacted and cut: net/http quotes a malformed response
+// line in it, so a server can choose what it says.
 func (e *TransportError) Error() string {
 	what := "request failed"
 	if e.outcomeUnknown() {
 		what = "outcome unknown, the request may have reached the gateway"
 	}
-	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %v", e.Method, e.Path, what, e.Attempts, e.Err)
+	cause := "<nil>"
+	if e.Err != nil {
+		cause = shown(e.Err.Error())
+	}
+	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %s", shown(e.Method), shown(e.Path), what, e.Attempts, cause)
 }
 
 // Unwrap returns the underlying failure.
@@ -281,25 +296,95 @@ func (e *TransportError) outcomeUnknown() bool {
 	return e.MayHaveReached && e.Method != http.MethodGet && e.Method != http.MethodHead
 }
 
-// excerptRunes bounds the body excerpt kept in an Error.
-const excerptRunes = 200
+// Bounds on what a server's answer can put in an error: excerptRunes on
+// each text kept (a body excerpt, a description, a fraud rule), and the
+// number of fraud rules kept.
+const (
+	excerptRunes  = 200
+	maxFraudRules = 20
+)
+
+// shown prepares text for an error message: on one line, redacted, and at
+// most an excerpt's length (a text already cut to an excerpt, with its
+// ellipsis, comes through unchanged).
+func shown(s string) string { return transport.Excerpt(s, excerptRunes+1) }
+
+// invalidRequestID stands for a request id that cleanRequestID refuses.
+const invalidRequestID = "(invalid request id)"
+
+// cleanRequestID returns id if it is shaped like a request id, and
+// invalidRequestID otherwise, so that a server echoing a request or its
+// headers in the id cannot put a secret in an error. The gateway's ids are
+// UUIDs; other short tokens (1 to 64 of A-Z a-z 0-9 . _ : -) are accepted
+// when Redact finds nothing in them. A UUID is kept whole without
+// redaction: its hex digit groups often run to 12 digits or more, which
+// Redact would take for a card number, and it cannot hold an Openpay key
+// (sk_...) or its Basic encoding (c2tf...).
+func cleanRequestID(id string, secrets ...string) string {
+	switch {
+	case id == "" || isUUID(id):
+		return id
+	case len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
+	}) || transport.Redact(id, secrets...) != id:
+		return invalidRequestID
+	}
+	return id
+}
+
+// isUUID reports whether s is a UUID in its usual text form, 8-4-4-4-12
+// hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// redactedError is a failure whose text may quote the server's answer
+// (encoding/json quotes a number it could not decode, whole), shown
+// redacted and cut; it unwraps to the failure itself.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redactError(err error, secrets []string) error {
+	return &redactedError{err: err, text: transport.Excerpt(err.Error(), excerptRunes, secrets...)}
+}
 
 // decodeError turns a non-2xx response into an *Error. It never fails: a
 // body that is not the gateway's error object still yields a typed error.
+// Whatever the server sent, the texts kept are redacted and bounded.
 func decodeError(method, path string, resp *transport.Response, secrets []string) *Error {
-	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: resp.Header.Get("X-Request-Id")}
+	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: cleanRequestID(resp.Header.Get("X-Request-Id"), secrets...)}
 	var body ErrorResponse
 	dec := json.NewDecoder(bytes.NewReader(resp.Body))
 	if err := dec.Decode(&body); err == nil && (body.ErrorCode != 0 || body.Category != "") {
-		e.Category = body.Category
+		e.Category = Category(transport.Excerpt(string(body.Category), excerptRunes, secrets...))
 		e.Code = body.ErrorCode
-		e.Description = transport.Redact(body.Description, secrets...)
+		e.Description = transport.Excerpt(body.Description, excerptRunes, secrets...)
 		if body.RequestID != "" {
-			e.RequestID = body.RequestID // gateway-generated; a UUID would look like a card number to Redact
+			e.RequestID = cleanRequestID(body.RequestID, secrets...)
 		}
-		e.FraudRules = body.FraudRules
-		for i, r := range e.FraudRules {
-			e.FraudRules[i] = transport.Redact(r, secrets...)
+		if body.FraudRules != nil {
+			e.FraudRules = make([]string, min(len(body.FraudRules), maxFraudRules))
+			for i := range e.FraudRules {
+				e.FraudRules[i] = transport.Excerpt(body.FraudRules[i], excerptRunes, secrets...)
+			}
 		}
 		if e.Category == "" {
 			e.Category = e.Code.Category()

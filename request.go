@@ -68,7 +68,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	if ctx == nil {
 		return errors.New("openpay: nil context")
 	}
-	path := strings.TrimPrefix(r.url, c.baseURL) // for messages: never the host or query
+	path := transport.DisplayPath(strings.TrimPrefix(r.url, c.baseURL)) // for messages: never the host or query
 	if c.public && !r.publicKeyOK {
 		return &Error{
 			Category:    CategoryRequest,
@@ -108,7 +108,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 	var body []byte
 	if r.body != nil {
 		var err error
-		if body, err = json.Marshal(r.body); err != nil {
+		if body, err = json.Marshal(wireForm(r.body)); err != nil {
 			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
 		}
 	}
@@ -141,7 +141,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any, opts ...CallOp
 		return nil
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
-		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, path, err)
+		return fmt.Errorf("openpay: %s %s: decoding response: %w", r.method, path, redactError(err, c.secrets))
 	}
 	return nil
 }

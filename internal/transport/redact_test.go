@@ -64,7 +64,7 @@ func TestExcerpt(t *testing.T) {
 	assert.Equal(t, "<html> <head><title>502 Bad Gateway</title></head> <body> <center>nginx</center> </body> </html>",
 		Excerpt(html, 200))
 
-	assert.Equal(t, "", Excerpt(nil, 200))
+	assert.Equal(t, "", Excerpt([]byte(nil), 200))
 	assert.Equal(t, "", Excerpt([]byte(" \n\t "), 200))
 	assert.Equal(t, "a b", Excerpt([]byte("a\x00\x01\x7fb"), 200), "control characters collapse")
 	assert.Equal(t, "a?b", Excerpt([]byte("a\xffb"), 200), "invalid UTF-8 is replaced")
