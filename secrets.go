@@ -24,7 +24,9 @@ import (
 // it: fmt prints an unexported struct field by reflection without calling
 // its methods, so a program's own struct holding a CardDetails in an
 // unexported field prints the card in full. Keep card data in exported
-// fields, or out of logged values.
+// fields, or out of logged values. And a struct that embeds one of these
+// types inherits its MarshalJSON and Format methods: it encodes and prints
+// as the masked card alone, without its own fields.
 //
 // Only the SDK's own request encoding sends the real values: [Client]
 // encodes a request body through its wire method. A program that builds
