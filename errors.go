@@ -30,37 +30,54 @@ type Error struct {
 	// Code is the gateway's error_code; zero when the body was not the
 	// gateway's error object.
 	Code Code
-	// Description is the gateway's text, with anything shaped like a card
-	// number or a secret removed.
+	// Description is the gateway's text on one line, with anything shaped
+	// like a card number, a security code or a secret removed, and cut to
+	// 200 characters (and an ellipsis).
 	Description string
 	// HTTPStatus is the status of the response (0 for an error raised by
 	// the SDK before sending anything).
 	HTTPStatus int
-	// RequestID identifies the request for the gateway's support.
+	// RequestID identifies the request for the gateway's support: the
+	// request_id of the error body, else the X-Request-Id header. An id
+	// that is not shaped like one (a UUID, or 1 to 64 letters, digits and
+	// . _ : -) or that holds anything shaped like a card number or a
+	// secret is replaced by "(invalid request id)".
 	RequestID string
-	// FraudRules lists the anti-fraud rules the request broke, if any.
+	// FraudRules lists the anti-fraud rules the request broke, if any
+	// (at most 20, each cut as Description is).
 	FraudRules []string
 	// RiskData is the gateway's anti-fraud assessment of the request, when
-	// the body carries one (nil otherwise). Its rules are redacted like
-	// FraudRules.
+	// the body carries one (nil otherwise). Its score and rules are
+	// redacted and cut like FraudRules.
 	RiskData *RiskData
-	// Method and Path name the call (the path never includes a query).
+	// Method and Path name the call. The path never includes a query, and
+	// a segment holding 12 digits or more (a card number given as an id)
+	// shows as "(hidden)".
 	Method, Path string
+
+	// cause is why a 2xx answer was not usable (the decoding failure),
+	// its text redacted.
+	cause error
 }
 
+// Unwrap returns why a 2xx answer was not usable (for example a
+// *json.UnmarshalTypeError), or nil.
+func (e *Error) Unwrap() error { return e.cause }
+
 // Error summarises the error. It never contains a key, a card number, a
-// security code or a query string.
+// security code or a query string, and its length is bounded whatever the
+// server answered.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("openpay: ")
 	if e.Method != "" {
-		b.WriteString(e.Method + " " + e.Path + ": ")
+		b.WriteString(shown(e.Method) + " " + shown(e.Path) + ": ")
 	}
 	if e.Code != 0 {
 		b.WriteString(e.Code.meaning())
 		b.WriteString(" (" + strconv.Itoa(int(e.Code)))
 		if e.Category != "" {
-			b.WriteString(", " + string(e.Category))
+			b.WriteString(", " + shown(string(e.Category)))
 		}
 	} else {
 		b.WriteString("unexpected response (")
@@ -72,10 +89,10 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(")")
 	if e.Description != "" {
-		b.WriteString(": " + e.Description)
+		b.WriteString(": " + shown(e.Description))
 	}
 	if e.RequestID != "" {
-		b.WriteString(" [request " + e.RequestID + "]")
+		b.WriteString(" [request " + cleanRequestID(e.RequestID) + "]")
 	}
 	return strings.Replace(b.String(), "(, ", "(", 1)
 }
@@ -280,13 +297,19 @@ type TransportError struct {
 	Err error
 }
 
-// Error describes the failure without the URL's query or any secret.
+// Error describes the failure without the URL's query or any secret. The
+// failure's text is redacted and cut: net/http quotes a malformed response
+// line in it, so a server can choose what it says.
 func (e *TransportError) Error() string {
 	what := "request failed"
 	if e.outcomeUnknown() {
 		what = "outcome unknown, the request may have reached the gateway"
 	}
-	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %v", e.Method, e.Path, what, e.Attempts, e.Err)
+	cause := "<nil>"
+	if e.Err != nil {
+		cause = shown(e.Err.Error())
+	}
+	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %s", shown(e.Method), shown(e.Path), what, e.Attempts, cause)
 }
 
 // Unwrap returns the underlying failure.
@@ -302,30 +325,112 @@ func (e *TransportError) outcomeUnknown() bool {
 	return e.MayHaveReached && changesState(e.Method)
 }
 
-// excerptRunes bounds the body excerpt kept in an Error.
-const excerptRunes = 200
+// Bounds on what a server's answer can put in an error: excerptRunes on
+// each text kept (a body excerpt, a description, a fraud rule), and the
+// number of fraud rules kept.
+const (
+	excerptRunes  = 200
+	maxFraudRules = 20
+)
+
+// shown prepares text for an error message: on one line, redacted, and at
+// most an excerpt's length (a text already cut to an excerpt, with its
+// ellipsis, comes through unchanged).
+func shown(s string) string { return transport.Excerpt(s, excerptRunes+1) }
+
+// invalidRequestID stands for a request id that cleanRequestID refuses.
+const invalidRequestID = "(invalid request id)"
+
+// cleanRequestID returns id if it is shaped like a request id, and
+// invalidRequestID otherwise, so that a server echoing a request or its
+// headers in the id cannot put a secret in an error. The gateway's ids are
+// UUIDs; other short tokens (1 to 64 of A-Z a-z 0-9 . _ : -) are accepted
+// when Redact finds nothing in them. A UUID is kept whole without
+// redaction: its hex digit groups often run to 12 digits or more, which
+// Redact would take for a card number, and it cannot hold an Openpay key
+// (sk_...) or its Basic encoding (c2tf...).
+func cleanRequestID(id string, secrets ...string) string {
+	switch {
+	case id == "" || isUUID(id):
+		return id
+	case len(id) > 64 || strings.ContainsFunc(id, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:-", r))
+	}) || transport.Redact(id, secrets...) != id:
+		return invalidRequestID
+	}
+	return id
+}
+
+// headerRequestID is the answer's X-Request-Id, cleaned.
+func headerRequestID(resp *transport.Response, secrets []string) string {
+	return cleanRequestID(resp.Header.Get("X-Request-Id"), secrets...)
+}
+
+// isUUID reports whether s is a UUID in its usual text form, 8-4-4-4-12
+// hex digits.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// redactedError is a failure whose text may quote the server's answer
+// (encoding/json quotes a number it could not decode, whole), shown
+// redacted and cut; it unwraps to the failure itself.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redactError(err error, secrets []string) error {
+	return &redactedError{err: err, text: transport.Excerpt(err.Error(), excerptRunes, secrets...)}
+}
+
+// boundedTexts returns at most maxFraudRules of the server's texts, each
+// redacted and cut to an excerpt (nil stays nil).
+func boundedTexts(in []string, secrets []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, min(len(in), maxFraudRules))
+	for i := range out {
+		out[i] = transport.Excerpt(in[i], excerptRunes, secrets...)
+	}
+	return out
+}
 
 // decodeError turns a non-2xx response into an *Error. It never fails: a
 // body that is not the gateway's error object still yields a typed error.
+// Whatever the server sent, the texts kept are redacted and bounded.
 func decodeError(method, path string, resp *transport.Response, secrets []string) *Error {
-	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: resp.Header.Get("X-Request-Id")}
+	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: headerRequestID(resp, secrets)}
 	var body ErrorResponse
 	dec := json.NewDecoder(bytes.NewReader(resp.Body))
 	if err := dec.Decode(&body); err == nil && (body.ErrorCode != 0 || body.Category != "") {
-		e.Category = body.Category
+		e.Category = Category(transport.Excerpt(string(body.Category), excerptRunes, secrets...))
 		e.Code = body.ErrorCode
-		e.Description = transport.Redact(body.Description, secrets...)
+		e.Description = transport.Excerpt(body.Description, excerptRunes, secrets...)
 		if body.RequestID != "" {
-			e.RequestID = body.RequestID // gateway-generated; a UUID would look like a card number to Redact
+			e.RequestID = cleanRequestID(body.RequestID, secrets...)
 		}
-		e.FraudRules = body.FraudRules
-		for i, r := range e.FraudRules {
-			e.FraudRules[i] = transport.Redact(r, secrets...)
-		}
+		e.FraudRules = boundedTexts(body.FraudRules, secrets)
 		if rd := body.RiskData; rd != nil {
-			for i, r := range rd.Rules {
-				rd.Rules[i] = transport.Redact(r, secrets...)
-			}
+			rd.Score = FlexString(transport.Excerpt(string(rd.Score), excerptRunes, secrets...))
+			rd.Rules = boundedTexts(rd.Rules, secrets)
 			e.RiskData = rd
 		}
 		if e.Category == "" {
@@ -340,7 +445,7 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 // unusableAnswer is the error of a 2xx answer whose body is not the object
 // the call expects (why says how), with an excerpt of that body.
 func unusableAnswer(method, path string, resp *transport.Response, why string, secrets []string) *Error {
-	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: resp.Header.Get("X-Request-Id")}
+	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: headerRequestID(resp, secrets)}
 	e.Description = "success status without a usable answer (" + why + ")"
 	if len(bytes.TrimSpace(resp.Body)) > 0 {
 		e.Description += ": " + describeBody(resp, secrets, "")

@@ -58,6 +58,15 @@ func TestUnusableSuccessAnswers(t *testing.T) {
 				assert.Contains(t, oe.Description, a.inDescription)
 				assert.Contains(t, err.Error(), "HTTP 200")
 				assert.Contains(t, err.Error(), "req-2xx-1")
+				// A hostile server's request id never carries a secret.
+				srv2 := newScriptServer(t, reply(200, a.body, "Content-Type", a.ctype, "X-Request-Id", "Basic "+tpBasic))
+				c2, err2 := New(tpMerchant, tpKey, WithBaseURL(srv2.URL))
+				require.NoError(t, err2)
+				var info ResponseInfo
+				_, err2 = c2.Charges.Get(context.Background(), "tr1", WithResponseInfo(&info))
+				require.ErrorAs(t, err2, &oe)
+				assert.Equal(t, invalidRequestID, oe.RequestID)
+				assert.Equal(t, invalidRequestID, info.RequestID)
 				if method == http.MethodPost {
 					assert.ErrorIs(t, err, ErrOutcomeUnknown, "the gateway may have charged")
 				} else {

@@ -48,9 +48,14 @@ type OrderConflictError struct {
 	Err error
 }
 
+// Error describes the conflict. The transaction's fields come from the
+// server and are shown redacted and cut, like every server text in an error.
 func (e *OrderConflictError) Error() string {
+	if e.Existing == nil {
+		return fmt.Sprintf("openpay: order_id %.100q is taken by another transaction", e.OrderID)
+	}
 	return fmt.Sprintf("openpay: order_id %.100q belongs to transaction %s (%s %s %s), which differs from this request",
-		e.OrderID, e.Existing.ID, e.Existing.Method, e.Existing.Amount, e.Existing.Currency)
+		e.OrderID, shown(e.Existing.ID), shown(string(e.Existing.Method)), shown(e.Existing.Amount.String()), shown(string(e.Existing.Currency)))
 }
 
 // Unwrap returns the answer that led to the lookup.

@@ -116,7 +116,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if ctx == nil {
 		return errors.New("openpay: nil context")
 	}
-	path := strings.TrimPrefix(r.url, c.baseURL) // for messages: never the host or query
+	path := transport.DisplayPath(strings.TrimPrefix(r.url, c.baseURL)) // for messages: never the host or query
 	if c.public && !r.publicKeyOK {
 		return &Error{
 			Category:    CategoryRequest,
@@ -156,7 +156,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	var body []byte
 	if r.body != nil {
 		var err error
-		if body, err = json.Marshal(r.body); err != nil {
+		if body, err = json.Marshal(wireForm(r.body)); err != nil {
 			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
 		}
 	}
@@ -185,7 +185,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 		err = c.answer(r.method, path, resp, out)
 		if info != nil {
 			info.HTTPStatus, info.Attempts = resp.Status, len(resp.Attempts)
-			info.RequestID = resp.Header.Get("X-Request-Id")
+			info.RequestID = headerRequestID(resp, c.secrets)
 			var e *Error
 			if errors.As(err, &e) && e.RequestID != "" {
 				info.RequestID = e.RequestID
@@ -222,6 +222,7 @@ func (c *Client) answer(method, path string, resp *transport.Response, out any) 
 	}
 	b := bytes.TrimSpace(resp.Body)
 	var why string
+	var cause error
 	switch {
 	case len(b) == 0:
 		why = "empty body"
@@ -229,7 +230,9 @@ func (c *Client) answer(method, path string, resp *transport.Response, out any) 
 		why = "null body"
 	default:
 		if err := json.Unmarshal(b, out); err != nil {
-			why = "not the expected JSON: " + transport.Redact(err.Error(), c.secrets...)
+			// encoding/json quotes a value it could not decode, whole.
+			cause = redactError(err, c.secrets)
+			why = "not the expected JSON: " + cause.Error()
 		} else if missingID(out) {
 			why = "the object has no id"
 		}
@@ -237,7 +240,9 @@ func (c *Client) answer(method, path string, resp *transport.Response, out any) 
 	if why == "" {
 		return nil
 	}
-	return unusableAnswer(method, path, resp, why, c.secrets)
+	e := unusableAnswer(method, path, resp, why, c.secrets)
+	e.cause = cause
+	return e
 }
 
 // buildURL appends to base the path made of the prefix's segments, then

@@ -147,6 +147,7 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	st := s.steps[min(n, len(s.steps))-1]
 	s.mu.Unlock()
 	s.arrived <- n
+	r.Body = io.NopCloser(bytes.NewReader(body)) // for a step that echoes it
 	st(w, r)
 }
 

@@ -52,6 +52,45 @@ func TestRedact(t *testing.T) {
 		{name: "short digit runs kept", in: "order 42, amount 100.00, ref 1234 5678", want: "order 42, amount 100.00, ref 1234 5678"},
 		{name: "request id kept", in: "1981cdb8-19cb-4bad-8256-e95d58bc035c", want: "1981cdb8-19cb-4bad-8256-e95d58bc035c"},
 		{name: "empty", in: "", want: ""},
+
+		// Security codes in escaped JSON and in prose.
+		{name: "cvv in HTML-escaped JSON", in: `{&#34;cvv2&#34;:&#34;739&#34;}`, want: `{&#34;cvv2&#34;:&#34;[redacted]&#34;}`},
+		{name: "cvv in HTML-escaped JSON, named entity", in: `&quot;cvv2&quot; : &quot;739&quot;`, want: `&quot;cvv2&quot; : &quot;[redacted]&quot;`},
+		{name: "cvv in HTML-escaped JSON, hex entity", in: `&#x22;cvv2&#x22;:&#x22;739&#x22;`, want: `&#x22;cvv2&#x22;:&#x22;[redacted]&#x22;`},
+		{name: "cvv in \u0022-escaped JSON", in: `\u0022cvv2\u0022:\u0022739\u0022`, want: `\u0022cvv2\u0022:\u0022[redacted]\u0022`},
+		{name: "cvv in JSON quoted twice", in: `\\\"cvv2\\\":\\\"739\\\"`, want: `\\\"cvv2\\\":\\\"[redacted]\\\"`},
+		{name: "cvv in single quotes", in: `'cvv2': '739'`, want: `'cvv2': '[redacted]'`},
+		{name: "cvv in prose", in: "CVV2 739 rejected", want: "CVV2 [redacted] rejected"},
+		{name: "cvv with a colon", in: "cvv: 739.", want: "cvv: [redacted]."},
+		{name: "cvv is", in: "the CVV2 is 739", want: "the CVV2 is [redacted]"},
+		{name: "security code in prose", in: "security code 1234 invalid", want: "security code [redacted] invalid"},
+		{name: "security code camel case", in: `{"securityCode":"1234"}`, want: `{"securityCode":"[redacted]"}`},
+		{name: "spanish", in: "código de seguridad: 739", want: "código de seguridad: [redacted]"},
+		{name: "gateway texts about the code kept", in: "The CVV2 security code is invalid; cvv2 length must be 3 or 4 (error 2009)",
+			want: "The CVV2 security code is invalid; cvv2 length must be 3 or 4 (error 2009)"},
+		{name: "a number after other words kept", in: "CVV missing (error 2006)", want: "CVV missing (error 2006)"},
+
+		// Card numbers with other separators.
+		{name: "card with dots", in: "4111.1111.1111.1111", want: "[redacted]"},
+		{name: "card with underscores", in: "4111_1111_1111_1111", want: "[redacted]"},
+		{name: "card with slashes", in: "4111/1111/1111/1111", want: "[redacted]"},
+		{name: "card with double spaces", in: "card 4111  1111  1111  1111 x", want: "card [redacted] x"},
+		{name: "card with escaped spaces", in: "4111%201111%201111%201111 4111&nbsp;1111&nbsp;1111&nbsp;1111",
+			want: "[redacted] [redacted]"},
+		{name: "amex grouped", in: "3782 822463 10005 and 3782.822463.10005", want: "[redacted] and [redacted]"},
+		{name: "dates, times, amounts and a phone number kept",
+			in:   "2024-03-09T12:00:00-06:00, 2024/03/09 12:00, 1,234,567,890.12, 1234567890.12, 55 1234 5678, 12.50",
+			want: "2024-03-09T12:00:00-06:00, 2024/03/09 12:00, 1,234,567,890.12, 1234567890.12, 55 1234 5678, 12.50"},
+
+		// Keys and credentials that are not the client's, or escaped.
+		{name: "another private key", in: "key sk_0123456789abcdef0123456789abcdef!", want: "key [redacted]!"},
+		{name: "a Basic encoding of a private key", in: "x c2tfMDEyMzQ1Njc4OWFiY2RlZjA6 y", want: "x [redacted] y"},
+		{name: "bearer token without a header name", in: "got Bearer eyJhbGciOiJIUzI1NiJ9.e30.abc here", want: "got Bearer [redacted] here"},
+		{name: "basic in prose kept", in: "basic information missing", want: "basic information missing"},
+		{name: "header name HTML-escaped", in: `&quot;Authorization&quot;:&quot;Basic abc&quot;`, want: `&quot;Authorization&quot;:&quot;Basic [redacted]&quot;`},
+		{name: "secret escaped for JSON", in: `"Zm9v\/YmFy+YmF6="`, secrets: []string{"Zm9v/YmFy+YmF6="}, want: `"[redacted]"`},
+		{name: "secret escaped for HTML", in: `Zm9v&#47;YmFy&#43;YmF6&#61;`, secrets: []string{"Zm9v/YmFy+YmF6="}, want: `[redacted]`},
+		{name: "secret escaped for a URL", in: `?a=Zm9v%2FYmFy%2BYmF6%3D`, secrets: []string{"Zm9v/YmFy+YmF6="}, want: `?a=[redacted]`},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Redact(tt.in, tt.secrets...), tt.name)
@@ -64,7 +103,7 @@ func TestExcerpt(t *testing.T) {
 	assert.Equal(t, "<html> <head><title>502 Bad Gateway</title></head> <body> <center>nginx</center> </body> </html>",
 		Excerpt(html, 200))
 
-	assert.Equal(t, "", Excerpt(nil, 200))
+	assert.Equal(t, "", Excerpt([]byte(nil), 200))
 	assert.Equal(t, "", Excerpt([]byte(" \n\t "), 200))
 	assert.Equal(t, "a b", Excerpt([]byte("a\x00\x01\x7fb"), 200), "control characters collapse")
 	assert.Equal(t, "a?b", Excerpt([]byte("a\xffb"), 200), "invalid UTF-8 is replaced")
@@ -142,6 +181,25 @@ func TestExcerpt(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestDisplayPath(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"/v1/m/charges/4111111111111111", "/v1/m/charges/(hidden)"},
+		{"/v1/m/charges/4111111111111111/refund", "/v1/m/charges/(hidden)/refund"},
+		{"/v1/m/charges/4111%201111%201111%201111", "/v1/m/charges/(hidden)"},
+		{"/v1/m/charges/4111 1111 1111 1111", "/v1/m/charges/(hidden)"},
+		{"/v1/m/charges/x4111-1111-1111-1111y", "/v1/m/charges/(hidden)"},
+		{"/v1/mzdtln0bmtms6o3kck8f/charges/tr6cxbcefzatd10guvvw", "/v1/mzdtln0bmtms6o3kck8f/charges/tr6cxbcefzatd10guvvw"},
+		{"/v1/m/cards/41111111111", "/v1/m/cards/41111111111"},                             // 11 digits
+		{"/v1/m/cards/a%20b%20c%20d%20e%20f%20g", "/v1/m/cards/a%20b%20c%20d%20e%20f%20g"}, // escapes' digits do not count
+		{"/v1/123456/customers/123456", "/v1/123456/customers/123456"},                     // 12 digits, in two segments
+		{"", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, DisplayPath(tt.in), tt.in)
+	}
 }
 
 // assertNoFragment fails when out holds the first 8 characters (or digits)

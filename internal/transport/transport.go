@@ -52,6 +52,9 @@ var DefaultPolicy = Policy{
 	RetryAfterMax: 10 * time.Second,
 }
 
+// errorRunes bounds the text of a failure in a log record.
+const errorRunes = 300
+
 // MaxResponseBytes bounds how much of a response body is read.
 const MaxResponseBytes = 16 << 20
 
@@ -65,8 +68,9 @@ type Config struct {
 	Timeout time.Duration
 	Policy  Policy
 	// Logger receives one debug record per attempt and per retry; nil
-	// discards them. Records hold the method, the path (never the query),
-	// status, attempt number and timings: no header, no body.
+	// discards them. Records hold the method, the path (as DisplayPath
+	// shows it, never the query), status, attempt number and timings: no
+	// header, no body.
 	Logger *slog.Logger
 }
 
@@ -150,7 +154,8 @@ func StatusMayHaveActed(status int) bool {
 // Error is returned when no usable response arrived.
 type Error struct {
 	Method string
-	// Path is the URL path; the query string is never kept.
+	// Path is the URL path as DisplayPath shows it; the query string is
+	// never kept.
 	Path     string
 	Attempts []Attempt
 	// Err is the last failure, unwrapped from net/url's error (whose text
@@ -319,9 +324,9 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 	}
 	rreq, err := retryablehttp.NewRequestWithContext(ctx, req.Method, req.URL, body)
 	if err != nil {
-		return nil, &Error{Method: req.Method, Path: pathOf(req.URL), Err: errors.New("malformed request")}
+		return nil, &Error{Method: req.Method, Path: DisplayPath(pathOf(req.URL)), Err: errors.New("malformed request")}
 	}
-	st.path = rreq.URL.Path
+	st.path = DisplayPath(rreq.URL.Path)
 	if req.Header != nil {
 		// The caller hands the header over; it is not copied.
 		rreq.Header = req.Header
@@ -412,14 +417,17 @@ func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if a.logger.Enabled(req.Context(), slog.LevelDebug) {
 		attrs := []slog.Attr{
 			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
+			slog.String("path", DisplayPath(req.URL.Path)),
 			slog.Int("attempt", n),
 			slog.Duration("elapsed", time.Since(start)),
 		}
 		if resp != nil {
 			attrs = append(attrs, slog.Int("status", resp.StatusCode))
 		} else {
-			attrs = append(attrs, slog.String("error", unwrapURLError(err).Error()), slog.Bool("may_have_reached", at.MayHaveReached))
+			// net/http quotes a malformed response line in its error, so
+			// the text is the server's as much as ours.
+			attrs = append(attrs, slog.String("error", Excerpt(unwrapURLError(err).Error(), errorRunes)),
+				slog.Bool("may_have_reached", at.MayHaveReached))
 		}
 		a.logger.LogAttrs(req.Context(), slog.LevelDebug, "openpay: attempt", attrs...)
 	}
@@ -430,15 +438,17 @@ func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // decides: a production logger shows that a call needed more than one try.
 func (t *Transport) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	retry, cerr := checkRetry(ctx, resp, err)
-	if retry && t.logger.Enabled(ctx, slog.LevelWarn) {
-		st := stateOf(ctx)
+	st := stateOf(ctx)
+	// The policy is asked after the last attempt too; only a retry that
+	// the retry budget allows is one.
+	if retry && st != nil && len(st.attempts) <= t.rc.RetryMax && t.logger.Enabled(ctx, slog.LevelWarn) {
 		at := st.last()
 		attrs := []slog.Attr{slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", len(st.attempts))}
 		if at.Status != 0 {
 			attrs = append(attrs, slog.Int("status", at.Status))
 		}
 		if at.Err != nil {
-			attrs = append(attrs, slog.String("error", unwrapURLError(at.Err).Error()), slog.Bool("may_have_reached", at.MayHaveReached))
+			attrs = append(attrs, slog.String("error", Excerpt(unwrapURLError(at.Err).Error(), errorRunes)), slog.Bool("may_have_reached", at.MayHaveReached))
 		}
 		t.logger.LogAttrs(ctx, slog.LevelWarn, "openpay: retrying", attrs...)
 	}

@@ -601,3 +601,18 @@ func TestAttemptMayHaveActed(t *testing.T) {
 	r = &Response{Attempts: []Attempt{{Status: 504, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
 	assert.True(t, r.EarlierMayHaveActed(), "a 504 may hide a request carried out")
 }
+
+// A retry is logged only when it happens: the policy is also asked after
+// the last attempt, when the budget is spent.
+func TestRetryRecordsOnlyForRetries(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	var logs syncBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	tr := New(Config{Policy: quickPolicy, Logger: logger})
+	t.Cleanup(tr.CloseIdleConnections)
+	resp, err := tr.Do(context.Background(), &Request{Method: "GET", URL: srv.URL + "/v1/m/charges"})
+	require.NoError(t, err)
+	require.Equal(t, quickPolicy.MaxRetries+1, len(resp.Attempts))
+	assert.Equal(t, quickPolicy.MaxRetries, strings.Count(logs.String(), `"msg":"openpay: retrying"`), logs.String())
+}
