@@ -35,13 +35,13 @@ func DateOf(t time.Time) Date {
 	return Date{Year: y, Month: m, Day: d}
 }
 
-// ParseDate reads a day written yyyy-mm-dd.
+// ParseDate reads a day written yyyy-mm-dd (years 1 to 9999).
 func ParseDate(s string) (Date, error) {
 	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return Date{}, fmt.Errorf("openpay: %.40q is not a yyyy-mm-dd date", s)
+	if d := DateOf(t); err == nil && d.IsValid() {
+		return d, nil
 	}
-	return DateOf(t), nil
+	return Date{}, fmt.Errorf("openpay: %.40q is not a yyyy-mm-dd date", s)
 }
 
 // dateTimeLayouts are the other forms in which the gateway writes days:
@@ -80,10 +80,11 @@ func (d Date) String() string {
 // IsZero reports whether d is the zero Date (no date).
 func (d Date) IsZero() bool { return d == Date{} }
 
-// IsValid reports whether d names a real day of the years 0 to 9999 (the
-// years yyyy-mm-dd can write). The zero Date is not valid.
+// IsValid reports whether d names a real day of the years 1 to 9999 (the
+// years yyyy-mm-dd can write, without the year 0 that the calendar lacks).
+// The zero Date is not valid.
 func (d Date) IsValid() bool {
-	return d.Year >= 0 && d.Year <= 9999 && NewDate(d.Year, d.Month, d.Day) == d
+	return d.Year >= 1 && d.Year <= 9999 && NewDate(d.Year, d.Month, d.Day) == d
 }
 
 // In returns the instant at which d starts (midnight) in loc.

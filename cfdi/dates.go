@@ -7,72 +7,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/openpay-go/openpay"
 )
 
 // Date is a calendar date without a time of day or a zone, written
-// YYYY-MM-DD on the wire (fecha_autorizacion of the donee complement). A
-// time.Time would carry a clock and a zone the field does not have, and
-// converting it between zones can move it to the neighbouring day.
-//
-// The zero Date is "no date". Only a valid date (year 1 to 9999) is encoded:
-// encoding any other fails rather than sending something the gateway cannot
-// read.
-type Date struct {
-	Year  int        // 1 to 9999
-	Month time.Month // January to December
-	Day   int        // 1 to the last day of the month
-}
+// YYYY-MM-DD on the wire (fecha_autorizacion of the donee complement): the
+// SDK's [openpay.Date]. A time.Time would carry a clock and a zone the field
+// does not have, and converting it between zones can move it to the
+// neighbouring day. A date that names no real day is refused when encoded.
+type Date = openpay.Date
 
 // DateOf returns the date of t in t's own location.
-func DateOf(t time.Time) Date {
-	y, m, d := t.Date()
-	return Date{Year: y, Month: m, Day: d}
-}
+func DateOf(t time.Time) Date { return openpay.DateOf(t) }
 
 // ParseDate parses a date written YYYY-MM-DD.
-func ParseDate(s string) (Date, error) {
-	t, err := time.Parse(time.DateOnly, s)
-	if d := DateOf(t); err == nil && len(s) == len(time.DateOnly) && d.Valid() {
-		return d, nil
-	}
-	return Date{}, fmt.Errorf("cfdi: date %.40q is not a valid YYYY-MM-DD date", s)
-}
-
-// String formats the date as YYYY-MM-DD.
-func (d Date) String() string {
-	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
-}
-
-// IsZero reports whether d is the zero Date.
-func (d Date) IsZero() bool { return d == Date{} }
-
-// Valid reports whether d is a real day of the calendar between the years 1
-// and 9999 (so not 2023-02-29).
-func (d Date) Valid() bool {
-	if d.Year < 1 || d.Year > 9999 || d.Month < time.January || d.Month > time.December || d.Day < 1 {
-		return false
-	}
-	return DateOf(time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)) == d
-}
-
-// MarshalText writes the date as YYYY-MM-DD; it fails for a date that is not
-// [Date.Valid].
-func (d Date) MarshalText() ([]byte, error) {
-	if !d.Valid() {
-		return nil, fmt.Errorf("cfdi: invalid date %s", d)
-	}
-	return []byte(d.String()), nil
-}
-
-// UnmarshalText reads a YYYY-MM-DD date.
-func (d *Date) UnmarshalText(b []byte) error {
-	v, err := ParseDate(string(b))
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
+func ParseDate(s string) (Date, error) { return openpay.ParseDate(s) }
 
 // mexicoCity is the offset of central Mexico, which has not observed daylight
 // saving time since October 2022. It is the reading of a time the gateway

@@ -302,7 +302,7 @@ func validYYMMDD(yy, mm, dd string) bool {
 	y, _ := strconv.Atoi(yy)
 	m, _ := strconv.Atoi(mm)
 	d, _ := strconv.Atoi(dd)
-	return Date{Year: 2000 + y, Month: time.Month(m), Day: d}.Valid()
+	return Date{Year: 2000 + y, Month: time.Month(m), Day: d}.IsValid()
 }
 
 func (v *validator) request(r *GenerationRequest) {
@@ -473,7 +473,7 @@ func (v *validator) complements(path string, c *Complements) {
 		switch {
 		case d.FechaAutorizacion.IsZero():
 			v.add(field(p, "fecha_autorizacion"), RuleRequired, "is required")
-		case !d.FechaAutorizacion.Valid():
+		case !d.FechaAutorizacion.IsValid():
 			v.add(field(p, "fecha_autorizacion"), RuleFormat, "%s is not a date YYYY-MM-DD of the calendar", d.FechaAutorizacion)
 		}
 		v.requiredText(field(p, "leyenda"), d.Leyenda, anyLength)
