@@ -184,15 +184,23 @@ func TestContractStores(t *testing.T) {
 	assert.Empty(t, none)
 }
 
-func TestContractGroups(t *testing.T) {
-	t.Parallel()
-	k := newContract(t)
-	ctx := context.Background()
+// newGroup adds a group holding the contract's merchant and returns its
+// scope, on a client made with the group's key.
+func (k *contract) newGroup(t *testing.T) *openpay.GroupScope {
+	t.Helper()
 	groupID, groupKey, err := k.srv.AddGroup(k.srv.MerchantID)
 	require.NoError(t, err)
 	gc, err := openpay.New(groupID, groupKey, openpay.WithBaseURL(k.srv.URL), openpay.WithDefaultClientIP("198.51.100.4"))
 	require.NoError(t, err)
-	g := gc.Group(groupID)
+	return gc.Group(groupID)
+}
+
+func TestContractGroups(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	g := k.newGroup(t)
+	groupID := g.ID
 
 	cust, err := g.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com", ExternalID: "g-1"})
 	require.NoError(t, err)
@@ -246,11 +254,7 @@ func TestContractGroupOperations(t *testing.T) {
 	t.Parallel()
 	k := newContract(t)
 	ctx := context.Background()
-	groupID, groupKey, err := k.srv.AddGroup(k.srv.MerchantID)
-	require.NoError(t, err)
-	gc, err := openpay.New(groupID, groupKey, openpay.WithBaseURL(k.srv.URL), openpay.WithDefaultClientIP("198.51.100.4"))
-	require.NoError(t, err)
-	g := gc.Group(groupID)
+	g := k.newGroup(t)
 	m := g.Merchant(k.srv.MerchantID)
 
 	var custIDs []string
