@@ -100,6 +100,15 @@ func TestUnusableSuccessAnswers(t *testing.T) {
 			require.NoError(t, c.Cards.Delete(context.Background(), "kq3r1x"))
 			require.NoError(t, c.Webhooks.Verify(context.Background(), "wh1", "abcd1234"))
 		}
+		// A page that is not JSON is nobody's answer to a delete.
+		srv := newScriptServer(t, htmlPage(200, "<html>Welcome</html>"))
+		c, err := New(tpMerchant, tpKey, WithBaseURL(srv.URL))
+		require.NoError(t, err)
+		err = c.Cards.Delete(context.Background(), "kq3r1x")
+		var oe *Error
+		require.ErrorAs(t, err, &oe)
+		assert.Equal(t, 200, oe.HTTPStatus)
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 	})
 }
 

@@ -208,7 +208,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 
 // answer reads a response: a 2xx body decoded into out, or an *Error. Only
 // calls that expect no body (out == nil: deletes, verification) may be
-// answered with an empty one; any other 2xx answer must be the JSON of the
+// answered with an empty one (or any JSON); any other 2xx answer must be the JSON of the
 // expected object, with its id, or the call fails with an *Error carrying
 // the status, the request id and an excerpt of the body. Such a failure on
 // a call that changes state matches ErrOutcomeUnknown: the gateway may have
@@ -217,10 +217,15 @@ func (c *Client) answer(method, path string, resp *transport.Response, out any) 
 	if resp.Status < 200 || resp.Status > 299 {
 		return decodeError(method, path, resp, c.secrets)
 	}
-	if out == nil {
-		return nil
-	}
 	b := bytes.TrimSpace(resp.Body)
+	if out == nil {
+		// Nothing to read, but a body that is not JSON (a proxy's page)
+		// is not the gateway's answer.
+		if len(b) == 0 || json.Valid(b) {
+			return nil
+		}
+		return unusableAnswer(method, path, resp, "not JSON", c.secrets)
+	}
 	var why string
 	var cause error
 	switch {
