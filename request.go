@@ -104,10 +104,20 @@ type apiRequest struct {
 // *Error; no response yields a *TransportError. A reconcilable request
 // whose outcome is left open is settled by reconcileTx.
 func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
-	var info *ResponseInfo
+	var (
+		info     *ResponseInfo
+		clientIP []string
+		optErr   error
+	)
 	for _, o := range r.opts {
 		if o.info != nil {
 			info = o.info
+		}
+		if o.clientIP != nil {
+			clientIP = o.clientIP
+		}
+		if optErr == nil {
+			optErr = o.err
 		}
 	}
 	if info != nil {
@@ -126,14 +136,8 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			Path:        path,
 		}
 	}
-	var clientIP []string
-	for _, o := range r.opts {
-		if o.err != nil {
-			return o.err
-		}
-		if o.clientIP != nil {
-			clientIP = o.clientIP
-		}
+	if optErr != nil {
+		return optErr
 	}
 	// The value slices are shared by every request of the client: nothing
 	// below writes into them.
@@ -208,9 +212,9 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 
 // answer reads a response: a 2xx body decoded into out, or an *Error. Only
 // calls that expect no body (out == nil: deletes, verification) may be
-// answered with an empty one (or any JSON); any other 2xx answer must be the JSON of the
-// expected object, with its id, or the call fails with an *Error carrying
-// the status, the request id and an excerpt of the body. Such a failure on
+// answered with an empty one (or any JSON); any other 2xx answer must be
+// the JSON of the expected object, with its id, or the call fails with an
+// *Error carrying the status, the request id and an excerpt of the body. Such a failure on
 // a call that changes state matches ErrOutcomeUnknown: the gateway may have
 // acted.
 func (c *Client) answer(method, path string, resp *transport.Response, out any) error {
