@@ -542,7 +542,7 @@ type Address struct {
 	// Line1 Street and number.
 	Line1 string `json:"line1"`
 
-	// Line2 Interior number, suite or county.
+	// Line2 Interior number, suite or county. The gateway refuses more than 50 characters.
 	Line2 string `json:"line2,omitempty,omitzero"`
 
 	// Line3 Neighbourhood.
@@ -560,7 +560,7 @@ type AlipayCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601). A payer already logged in to the wallet may have up to 15 minutes more.
+	// DueDate Payment deadline (ISO 8601; without an offset, central Mexico time: x-openpay-lenient local-due-date). A payer already logged in to the wallet may have up to 15 minutes more.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method Always `alipay` for this variant.
@@ -569,7 +569,7 @@ type AlipayCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns; the gateway appends the charge id.
+	// RedirectURL Where the payer returns; the gateway appends the charge id. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url"`
 }
 
@@ -630,7 +630,7 @@ type BankCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time.
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method Always `bank_account` for this variant.
@@ -706,7 +706,7 @@ type CardCharge struct {
 	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -731,7 +731,7 @@ type CardCharge struct {
 	// PaymentPlan Monthly instalments without interest for a card charge.
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication.
+	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
 	// SendEmail Whether the gateway e-mails the payer about the charge.
@@ -743,7 +743,7 @@ type CardCharge struct {
 	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`). The interface's table types this field as a string; the gateway takes the JSON boolean.
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail.
+	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
@@ -790,7 +790,7 @@ type CardPayout struct {
 
 // CardPoints Reward points used to pay (part of) a charge.
 type CardPoints struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -870,17 +870,17 @@ type ChargeCustomer struct {
 	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect.
+// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
 type ChargeMethod string
 
-// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 type Currency string
 
 // Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
 type Customer struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Balance Amount `json:"balance,omitempty,omitzero"`
@@ -1032,7 +1032,7 @@ type ErrorResponse struct {
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know.
+// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
 type EventType string
 
 // ExchangeRate Conversion applied when the charge currency differs from the account currency.
@@ -1085,10 +1085,10 @@ type IVRCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always `ivr` for this variant.
+	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
 	Confirm string `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1135,7 +1135,7 @@ type InlineCardCharge struct {
 	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
 	Card CardDetails `json:"card"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1157,7 +1157,7 @@ type InlineCardCharge struct {
 	// PaymentPlan Monthly instalments without interest for a card charge.
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication.
+	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
 	// SendEmail Whether the gateway e-mails the payer about the charge.
@@ -1166,7 +1166,7 @@ type InlineCardCharge struct {
 	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail.
+	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
@@ -1188,7 +1188,7 @@ type InlineCardPayout struct {
 
 // Merchant The merchant account.
 type Merchant struct {
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Balance Amount `json:"balance"`
@@ -1270,7 +1270,7 @@ type PaynetChain struct {
 	// Logo Logo image.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	MaxAmount Amount `json:"max_amount"`
@@ -1292,27 +1292,27 @@ type PayoutCardDetails struct {
 	HolderName string `json:"holder_name"`
 }
 
-// PayoutMethod Destination kind of a payout, a bank account or a card.
+// PayoutMethod Destination kind of a payout, a bank account or a card. Requests may write it in any case (x-openpay-lenient enum-case).
 type PayoutMethod string
 
 // PayoutSummary Totals of a payout period, as the gateway's documentation shows them for a payout-summary operation. That operation lies outside the interface this document describes (no path here); the object is kept so that the documented example decodes.
 type PayoutSummary struct {
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	In Amount `json:"in"`
 
-	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
@@ -1320,7 +1320,7 @@ type PayoutSummary struct {
 
 // Plan A recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount       Amount    `json:"amount"`
@@ -1334,7 +1334,7 @@ type Plan struct {
 	// RepeatEvery Number of `repeat_unit`s between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period.
+	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
 	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
@@ -1343,7 +1343,7 @@ type Plan struct {
 	// Status Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
 	Status PlanStatus `json:"status"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`.
+	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
 	// TrialDays Trial days given to new subscriptions.
@@ -1355,20 +1355,20 @@ type PlanRequest struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
 	// RepeatEvery Number of `repeat_unit`s between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period.
+	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
 	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`.
+	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
 	// TrialDays Trial days given to new subscriptions (0 for none).
@@ -1405,10 +1405,10 @@ type RedirectCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent.
+	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
 	Confirm bool `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`.
+	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1421,7 +1421,7 @@ type RedirectCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns after completing the form.
+	// RedirectURL Where the payer returns after completing the form. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url"`
 
 	// SendEmail Whether the gateway e-mails the payer the link to the form.
@@ -1435,7 +1435,7 @@ type RefundRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// RepeatUnit Unit of a plan's charging period.
+// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
 type RepeatUnit string
 
 // RiskData Anti-fraud assessment that some error responses (and, for some merchants, card charges) carry.
@@ -1447,7 +1447,7 @@ type RiskData struct {
 	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
-// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`.
+// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
 type StatusAfterRetry string
 
 // Store A convenience store that accepts store payments.
@@ -1481,7 +1481,7 @@ type StoreCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time.
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method Always `store` for this variant.
@@ -1536,7 +1536,7 @@ type SubscriptionRequest struct {
 	Card   *CardDetails `json:"card,omitempty"`
 	PlanID string       `json:"plan_id"`
 
-	// SourceID Id of a card stored on the customer.
+	// SourceID Id of a card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
 	SourceID string `json:"source_id,omitempty,omitzero"`
 
 	// TrialEndDate Last day of the trial (yyyy-mm-dd); a past day means no trial. Defaults to the plan's trial days.
@@ -1554,7 +1554,7 @@ type SubscriptionUpdateRequest struct {
 	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
 	Card *CardDetails `json:"card,omitempty"`
 
-	// SourceID Id of another card stored on the customer.
+	// SourceID Id of another card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
 	SourceID     string `json:"source_id,omitempty,omitzero"`
 	TrialEndDate Date   `json:"trial_end_date,omitempty,omitzero"`
 }
@@ -1622,7 +1622,7 @@ type TokenRequest struct {
 
 // Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 type Transaction struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1716,7 +1716,7 @@ type Transaction struct {
 
 // TransactionFee Commission the gateway took on a charge (present on wallet charges).
 type TransactionFee struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1724,7 +1724,7 @@ type TransactionFee struct {
 	// Currency Currency of the fee (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Tax Amount `json:"tax"`
@@ -1755,7 +1755,7 @@ type TransferRequest struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail.
+// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
 type UseCardPoints string
 
 // Webhook A URL registered to receive events. The password is write-only: the gateway never returns it.
@@ -1781,7 +1781,7 @@ type WebhookEvent struct {
 	// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 	Transaction *Transaction `json:"transaction,omitempty"`
 
-	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know.
+	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
 	Type EventType `json:"type"`
 
 	// VerificationCode (verification events) Code that verifies the webhook.
@@ -1804,17 +1804,17 @@ type WebhookRequest struct {
 // WebhookStatus Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
 type WebhookStatus string
 
-// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero.
+// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountLteParam = Amount

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -135,17 +134,18 @@ type chargeRequest struct {
 // by method and the fields that come with it: card with source_id (stored
 // card or token), card with a card object (inline data), card with confirm
 // false (payment form), card with confirm "ivr", store, bank_account,
-// alipay.
+// alipay. confirm true is an ordinary card charge (lenient.go).
 func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Error) {
 	var v checker
 	v.required(f, "method")
 	if v.err != nil {
 		return nil, v.err
 	}
-	var method string
-	if err := json.Unmarshal(f["method"], &method); err != nil {
-		return nil, errorf(openpay.ErrBadRequest, "The field 'method' must be a string")
+	var m openpay.ChargeMethod
+	if e := f.member("method", &m); e != nil {
+		return nil, e
 	}
+	method := string(m)
 	req := &chargeRequest{capture: true, customerAtScope: customerScope}
 	var common struct {
 		amount      openpay.Amount
@@ -155,12 +155,11 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		currency    openpay.Currency
 	}
 	var extraRequired []string
+	confirm := chargeConfirm(f)
 	switch {
-	case method == string(openpay.ChargeMethodCard) && f.has("confirm"):
-		var confirm any
-		_ = json.Unmarshal(f["confirm"], &confirm)
+	case method == string(openpay.ChargeMethodCard) && confirm != confirmYes:
 		switch confirm {
-		case false:
+		case confirmNo:
 			var w openpay.RedirectCharge
 			if e := f.into(&w); e != nil {
 				return nil, e
@@ -168,7 +167,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 			extraRequired = []string{"redirect_url"}
-		case "ivr":
+		case confirmIVR:
 			var w openpay.IVRCharge
 			if e := f.into(&w); e != nil {
 				return nil, e
@@ -176,7 +175,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 			req.kind, req.metadata = kindIVR, w.Metadata
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		default:
-			return nil, errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form) or \"ivr\" (phone payment)")
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form), \"ivr\" (phone payment) or true")
 		}
 		if !customerScope {
 			extraRequired = append(extraRequired, "customer")
@@ -271,7 +270,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 	v.maxLen("order_id", req.orderID, 100)
 	v.currency("currency", req.currency)
 	if f.has("redirect_url") {
-		v.absoluteURL("redirect_url", req.redirectURL)
+		v.returnURL("redirect_url", req.redirectURL)
 	}
 	if !req.dueDate.IsZero() && !req.dueDate.After(s.Now()) {
 		v.failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")

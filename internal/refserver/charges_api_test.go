@@ -250,7 +250,9 @@ func TestRedirectIVRAndAlipayCharges(t *testing.T) {
 	requireError(t, env.post("/charges", with(redirect, "redirect_url", nil)), 1001)
 	requireError(t, env.post("/charges", with(redirect, "customer", map[string]any{"name": "x"})), 1001)
 	requireError(t, env.post("/charges", with(redirect, "customer", map[string]any{"name": "x", "email": "nope"})), 1003)
-	requireError(t, env.post("/charges", with(redirect, "confirm", true)), 1003)
+	requireError(t, env.post("/charges", with(redirect, "confirm", "yes")), 1003)
+	// confirm true is an ordinary card charge, which needs a source_id or a card.
+	requireError(t, env.post("/charges", with(redirect, "confirm", true)), 1001)
 	cu := newCustomer(t, env, false)
 	requireOK(t, env.post("/customers/"+cu+"/charges", with(redirect, "customer", nil)), http.StatusOK)
 	done, err := env.s.CompleteCharge(env.m.ID, o["id"].(string))
@@ -410,7 +412,7 @@ func TestChargeValidation(t *testing.T) {
 		{"method a number", with(base, "method", 3), 1001, "method"},
 		{"unknown method", with(base, "method", "cash"), 1003, "method"},
 		{"no amount", with(base, "amount", nil), 1001, "amount"},
-		{"amount a string", with(base, "amount", "100"), 1001, "amount"},
+		{"amount a string not a number", with(base, "amount", "cien"), 1001, "amount"},
 		{"amount zero", with(base, "amount", 0), 1003, "amount"},
 		{"amount negative", with(base, "amount", -5), 1003, "amount"},
 		{"amount three decimals", with(base, "amount", 1.234), 1003, "amount"},
@@ -426,7 +428,7 @@ func TestChargeValidation(t *testing.T) {
 		{"payment plan empty", with(base, "payment_plan", map[string]any{}), 1001, "payment_plan.payments"},
 		{"use_card_points bad", with(base, "use_card_points", "ALL"), 1003, "use_card_points"},
 		{"points without programme", with(cardCharge(plain), "use_card_points", "MIXED"), 2008, "points"},
-		{"capture a string", with(base, "capture", "false"), 1001, "capture"},
+		{"capture a string not a boolean", with(base, "capture", "no"), 1001, "capture"},
 		{"metadata not strings", with(base, "metadata", map[string]any{"a": 1}), 1001, "metadata"},
 		{"device_session_id too long", with(base, "device_session_id", strings.Repeat("s", 256)), 1003, "device_session_id"},
 		{"customer not an object", with(base, "customer", "x"), 1001, "customer"},

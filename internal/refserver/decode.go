@@ -87,26 +87,28 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 	return f, nil
 }
 
-// flexStringFields are the string members that clients also send as JSON
-// numbers (the specification types card numbers, security codes and expiry
-// parts as numeric or string); their number form is taken as written.
-var flexStringFields = map[string]bool{
-	"card_number": true, "cvv2": true, "expiration_month": true, "expiration_year": true,
-}
-
 var (
 	typeAmount   = reflect.TypeFor[openpay.Amount]()
+	typeDecimal  = reflect.TypeFor[openpay.Decimal]()
 	typeTime     = reflect.TypeFor[time.Time]()
 	typeDate     = reflect.TypeFor[openpay.Date]()
 	unmarshalerT = reflect.TypeFor[json.Unmarshaler]()
 )
 
 // into decodes the members into dst, a pointer to a wire request struct,
-// using its json tags. Members dst does not know are ignored, as the
+// using its json tags, with the loose forms of lenient.go (member aliases
+// are copied into f). Members dst does not know are ignored, as the
 // gateway ignores them. A member of the wrong type answers 1001 naming it
 // (nested members are named with dots: "card.cvv2").
 func (f fields) into(dst any) *Error {
-	return f.intoValue(reflect.ValueOf(dst).Elem(), "")
+	v := reflect.ValueOf(dst).Elem()
+	f.applyAliases(v.Type())
+	return f.intoValue(v, "")
+}
+
+// member decodes the one member name into dst, a pointer, as into would.
+func (f fields) member(name string, dst any) *Error {
+	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), name)
 }
 
 func (f fields) intoValue(v reflect.Value, prefix string) *Error {
@@ -132,11 +134,9 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 	}
 	ft := fv.Type()
 	switch {
-	case ft == typeAmount:
-		if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
-			return bad("must be a number")
-		}
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
+	case ft == typeAmount || ft == typeDecimal:
+		lit, ok := looseNumber(raw)
+		if !ok || json.Unmarshal(lit, fv.Addr().Interface()) != nil {
 			return bad("must be a number")
 		}
 		return nil
@@ -164,6 +164,13 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		}
 		fv.Set(reflect.ValueOf(d))
 		return nil
+	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64: // FlexInt too
+		n, ok := looseInt(raw)
+		if !ok || fv.OverflowInt(n) {
+			return bad("must be a whole number")
+		}
+		fv.SetInt(n)
+		return nil
 	case reflect.PointerTo(ft).Implements(unmarshalerT):
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type or format")
@@ -171,10 +178,23 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		return nil
 	}
 	switch ft.Kind() {
+	case reflect.Bool:
+		b, ok := looseBool(raw)
+		if !ok {
+			return bad("has the wrong type: " + kindWord(ft))
+		}
+		fv.SetBool(b)
+		return nil
 	case reflect.String:
+		if forms, ok := enumBooleans[ft]; ok {
+			if b, ok := looseBool(raw); ok {
+				fv.SetString(forms[b])
+				return nil
+			}
+		}
 		if len(raw) > 0 && raw[0] != '"' {
 			last := path[strings.LastIndexByte(path, '.')+1:]
-			if flexStringFields[last] && len(raw) > 0 && raw[0] >= '0' && raw[0] <= '9' {
+			if numericStringMembers[last] && raw[0] >= '0' && raw[0] <= '9' {
 				var n json.Number
 				if err := json.Unmarshal(raw, &n); err == nil {
 					fv.SetString(n.String())
@@ -188,6 +208,9 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 			return bad("must be a string")
 		}
 		fv.SetString(s)
+		if isEnum(ft) {
+			foldEnum(fv)
+		}
 		return nil
 	case reflect.Pointer:
 		elem := reflect.New(ft.Elem())
@@ -205,6 +228,11 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 	default:
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type: " + kindWord(ft))
+		}
+		if ft.Kind() == reflect.Slice && isEnum(ft.Elem()) {
+			for i := range fv.Len() {
+				foldEnum(fv.Index(i))
+			}
 		}
 		return nil
 	}

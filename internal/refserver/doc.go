@@ -20,7 +20,8 @@
 // recovery into error 1000, request id, routing, authentication, body limit,
 // the strict-mode X-Forwarded-For rule), routes.go (the route table and its
 // matcher), errors.go (the error object), decode.go and validate.go (request
-// bodies and field rules), list.go (paging and filters), store.go
+// bodies and field rules), lenient.go (the loose forms of request members
+// the gateway accepts, and the only place that decides them), list.go (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
 // events.go (the event log and its hooks).
 //

@@ -87,7 +87,7 @@ func TestFeeErrors(t *testing.T) {
 		{"customer_id missing", fee(cu, "customer_id", nil), 1001, "customer_id"},
 		{"amount missing", fee(cu, "amount", nil), 1001, "amount"},
 		{"description missing", fee(cu, "description", nil), 1001, "description"},
-		{"amount a string", fee(cu, "amount", "1.00"), 1001, "amount"},
+		{"amount a string not a number", fee(cu, "amount", "uno"), 1001, "amount"},
 		{"customer_id too long", fee(strings.Repeat("c", 46)), 1003, "customer_id"},
 		{"amount zero", fee(cu, "amount", 0), 1003, "amount"},
 		{"amount three decimals", fee(cu, "amount", 0.125), 1003, "amount"},

@@ -43,7 +43,7 @@ func TestSPEIReceiptSimulation(t *testing.T) {
 	plain := createCustomerHTTP(t, env, "Plain", false)
 	requireError(t, env.sim("/spei", "{"), 1001)
 	requireError(t, env.sim("/spei", map[string]any{}), 1001)
-	requireError(t, env.sim("/spei", map[string]any{"amount": "10"}), 1001)
+	requireError(t, env.sim("/spei", map[string]any{"amount": "diez"}), 1001)
 	requireError(t, env.sim("/spei", map[string]any{"amount": 0}), 1003)
 	requireError(t, env.sim("/spei", map[string]any{"amount": 1.001}), 1003)
 	requireError(t, env.sim("/spei", map[string]any{"amount": 1, "description": strings.Repeat("d", 251)}), 1003)

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"time"
@@ -85,11 +84,10 @@ func (s *Server) parsePayout(f fields) (*payoutRequest, *Error) {
 	if !f.has("method") {
 		return nil, errorf(openpay.ErrBadRequest, "The field 'method' is required")
 	}
-	var method string
-	if err := json.Unmarshal(f["method"], &method); err != nil {
-		return nil, errorf(openpay.ErrBadRequest, "The field 'method' must be a string")
+	req := &payoutRequest{}
+	if e := f.member("method", &req.method); e != nil {
+		return nil, e
 	}
-	req := &payoutRequest{method: openpay.PayoutMethod(method)}
 	var v checker
 	switch {
 	case req.method == openpay.PayoutMethodBankAccount && f.has("bank_account"):

@@ -142,7 +142,7 @@ func TestCreatePayoutErrors(t *testing.T) {
 		{"destination missing", "/payouts", with(bankPayout(acct), "destination_id", nil), 1001, "destination_id"},
 		{"destination too long", "/payouts", bankPayout(strings.Repeat("b", 46)), 1003, "destination_id"},
 		{"amount missing", "/payouts", with(bankPayout(acct), "amount", nil), 1001, "amount"},
-		{"amount a string", "/payouts", with(bankPayout(acct), "amount", "10"), 1001, "amount"},
+		{"amount a string not a number", "/payouts", with(bankPayout(acct), "amount", "diez"), 1001, "amount"},
 		{"amount zero", "/payouts", with(bankPayout(acct), "amount", 0), 1003, "amount"},
 		{"amount negative", "/payouts", with(bankPayout(acct), "amount", -5), 1003, "amount"},
 		{"amount three decimals", "/payouts", with(bankPayout(acct), "amount", 1.005), 1003, "amount"},

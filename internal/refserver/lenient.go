@@ -1,0 +1,197 @@
+package refserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/openpay-go/openpay"
+	"github.com/shopspring/decimal"
+)
+
+// Loose request forms. openapi.yaml's schemas give the canonical form of each
+// request member, the one the SDK sends; the gateway also takes some other
+// forms, and the vendor's own clients and plug-ins rely on them
+// (facts-vendor.md, section 1, which cites the evidence). The server accepts
+// exactly these, wherever the member appears (charges, captures, refunds,
+// cards, tokens, customers, plans, subscriptions, payouts, transfers, fees,
+// webhooks), and reads every other form as strictly as before, with the same
+// error codes. openapi.yaml lists the same rules, by these names, under
+// components.x-openpay-lenient.
+//
+//	rule                 accepted form                               read as
+//	number-strings       "493.00" for an amount, "30" for an integer the number (its precision and range checked as usual)
+//	integral-numbers     1.0 or 1e1 for an integer                   1, 10
+//	numeric-strings      8576 for order_id, card_number, cvv2,       "8576", as written
+//	                     expiration_month, expiration_year
+//	boolean-strings      "true" and "false" for a boolean            true, false
+//	enum-case            "mxn", "CARD", "CANCELLED", "none"          MXN, card, cancelled, NONE
+//	card-points-boolean  use_card_points true or "true",             MIXED, NONE
+//	                     false or "false"
+//	confirm-string       confirm "false", true or "true" on a card   the payment form, an ordinary card charge
+//	                     charge ("ivr" and false as before)
+//	member-aliases       card_id on a subscription                   source_id
+//	local-due-date       due_date without a UTC offset               Mexico City time (parseFlexibleTime, decode.go)
+//	relative-redirect    redirect_url "/" or "shop.example.com/back" the URL as sent
+//	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (fields.into)
+//
+// Still refused, as before: a number string that is not exactly a JSON
+// number ("abc", "1,000", " 5") and a fraction for an integer (1.5): 1001; an
+// amount with three decimals, as a number or a string: 1003; any other
+// form of a boolean ("maybe", "FALSE", 1): 1001; an enum word unknown in
+// every case ("XYZ"): the code of its rule, as before.
+//
+// fields.into and decodeMember (decode.go) apply the member rules, driven
+// by the Go type of the wire field, as they decode each member: no extra
+// pass over the body, and a member in its canonical form is decoded as
+// before.
+
+// numericStringMembers are the string members a client may send as a JSON
+// number (numeric-strings); the number is kept as written.
+var numericStringMembers = map[string]bool{
+	"order_id": true, "card_number": true, "cvv2": true, "expiration_month": true, "expiration_year": true,
+}
+
+// enumBooleans gives the boolean forms of enum members
+// (card-points-boolean): the values false and true stand for. The points
+// flag was a boolean before it became NONE, ONLY_POINTS or MIXED, and true
+// paid with the points first and the rest from the card, which is MIXED.
+var enumBooleans = map[reflect.Type]map[bool]string{
+	reflect.TypeFor[openpay.UseCardPoints](): {false: string(openpay.UseCardPointsNone), true: string(openpay.UseCardPointsMixed)},
+}
+
+// memberAliases are other names of members, by wire request type
+// (member-aliases): alias -> canonical name. The canonical member wins when
+// both are sent.
+var memberAliases = map[reflect.Type]map[string]string{
+	reflect.TypeFor[openpay.SubscriptionRequest]():       {"card_id": "source_id"},
+	reflect.TypeFor[openpay.SubscriptionUpdateRequest](): {"card_id": "source_id"},
+}
+
+// validatorT is the method set of the generated enum types.
+var validatorT = reflect.TypeFor[interface{ Valid() bool }]()
+
+// applyAliases copies each alias member of t's table to its canonical name
+// when the canonical member is absent or null.
+func (f fields) applyAliases(t reflect.Type) {
+	for alias, name := range memberAliases[t] {
+		if !f.has(name) && f.has(alias) {
+			f[name] = f[alias]
+		}
+	}
+}
+
+// looseNumber returns the JSON number raw holds: raw itself when it is a
+// number, or the content of a string that is exactly a JSON number
+// (number-strings).
+func looseNumber(raw []byte) ([]byte, bool) {
+	quoted := len(raw) > 0 && raw[0] == '"'
+	if quoted {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false
+		}
+		raw = []byte(s)
+	}
+	if len(raw) == 0 || (raw[0] != '-' && (raw[0] < '0' || raw[0] > '9')) {
+		return nil, false
+	}
+	// Unquoted, raw is a JSON value the body's parser has checked.
+	return raw, !quoted || json.Valid(raw)
+}
+
+// looseInt reads an integer member: a number or a number string
+// (number-strings) whose value is whole (integral-numbers).
+func looseInt(raw []byte) (int64, bool) {
+	lit, ok := looseNumber(raw)
+	if !ok {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(lit), 10, 64); err == nil {
+		return n, true
+	}
+	d, err := decimal.NewFromString(string(lit))
+	// The exponent bound keeps "1e999999999" from being expanded.
+	if err != nil || d.Exponent() > 18 || d.Exponent() < -64 || !d.IsInteger() {
+		return 0, false
+	}
+	b := d.BigInt()
+	if !b.IsInt64() {
+		return 0, false
+	}
+	return b.Int64(), true
+}
+
+// looseBool reads a boolean member: true, false, "true" or "false"
+// (boolean-strings).
+func looseBool(raw []byte) (v, ok bool) {
+	switch string(raw) {
+	case "true", `"true"`:
+		return true, true
+	case "false", `"false"`:
+		return false, true
+	}
+	return false, false
+}
+
+// isEnum reports whether t is a generated enum type.
+func isEnum(t reflect.Type) bool {
+	return t.Kind() == reflect.String && t.PkgPath() != "" && reflect.PointerTo(t).Implements(validatorT)
+}
+
+// foldEnum replaces the value of fv, an addressable enum, by the known value
+// it names in another case (enum-case). An unknown value is left as sent for
+// the handler's rule to refuse.
+func foldEnum(fv reflect.Value) {
+	valid := fv.Addr().Interface().(interface{ Valid() bool })
+	if valid.Valid() {
+		return
+	}
+	sent := fv.String()
+	for _, s := range []string{strings.ToLower(sent), strings.ToUpper(sent)} {
+		fv.SetString(s)
+		if valid.Valid() {
+			return
+		}
+	}
+	fv.SetString(sent)
+}
+
+// Values of a card charge's confirm member, as chargeConfirm reads them.
+const (
+	confirmNo      = "false" // the payment form (RedirectCharge)
+	confirmYes     = "true"  // an ordinary card charge, as when confirm is absent
+	confirmIVR     = "ivr"   // a phone payment (IVRCharge)
+	confirmUnknown = ""
+)
+
+// chargeConfirm reads the confirm member of a card charge (confirm-string):
+// the vendor's clients type it as a string, "false", "true" or "ivr", and
+// send true with ordinary charges.
+func chargeConfirm(f fields) string {
+	if !f.has("confirm") {
+		return confirmYes
+	}
+	raw := bytes.TrimSpace(f["confirm"])
+	if b, ok := looseBool(raw); ok {
+		return strconv.FormatBool(b)
+	}
+	if string(raw) == `"`+confirmIVR+`"` {
+		return confirmIVR
+	}
+	return confirmUnknown
+}
+
+// returnURL checks a URL the payer is sent back to (relative-redirect): the
+// gateway takes a relative one ("/") or one without a scheme
+// ("shop.example.com/back"), so any URL reference passes. Blank text, text
+// with spaces or control characters, and what does not parse answer 1003.
+func (v *checker) returnURL(name, value string) {
+	_, err := url.Parse(value)
+	if err != nil || value == "" || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		v.failf(openpay.ErrInvalidParameter, "The field '%s' must be a URL", name)
+	}
+}
