@@ -22,7 +22,8 @@
 // matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), list.go (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks).
+// events.go (the event log and its hooks), seed.go and seed_decode.go
+// (a starting state read from JSON or YAML, applied through the API).
 //
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,

@@ -128,6 +128,11 @@ func TestParseSeedJSONAndYAMLAgree(t *testing.T) {
 	assert.True(t, m.Customers[1].RequiresAccount)
 	assert.Equal(t, openpay.RepeatUnit("month"), m.Plans[0].RepeatUnit)
 	assert.Equal(t, []string{"mseedmerchant0000001", "mseedmerchant0000002"}, fromYAML.Groups[0].Merchants)
+
+	// Printed, a seed shows its cards masked, as openpay.CardRequest does.
+	for _, verb := range []string{"%v", "%+v", "%#v"} {
+		assert.NotContains(t, fmt.Sprintf(verb, fromYAML), "4111111111111111", verb)
+	}
 }
 
 func TestApplySeed(t *testing.T) {
