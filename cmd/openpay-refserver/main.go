@@ -5,15 +5,18 @@
 // Usage:
 //
 //	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
-//	                  [--strict] [--production] [--seed N] [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose]
+//	                  [--seed-file FILE] [--strict] [--production] [--seed N]
+//	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose]
 //
 // When the server is ready it prints one line on standard output, its base
 // URL (http://127.0.0.1:8080); API paths follow it (/v1/{merchant_id}/...).
 // Port 0 picks a free port. The merchant is seeded with the given id and
 // keys, so a suite with hard-coded sandbox credentials runs unchanged; those
-// not given are generated and printed on standard error. SIGINT or SIGTERM
-// shut the server down gracefully. --help (or -h) prints the flags on
-// standard output and exits 0.
+// not given are generated and printed on standard error. A seed file (JSON
+// or YAML, described in the README) adds merchants, a merchant group,
+// opening balances, customers, cards and plans, with fixed ids; the flags
+// win over it. SIGINT or SIGTERM shut the server down gracefully. --help
+// (or -h) prints the flags on standard output and exits 0.
 //
 // Simulation controls, apart from the API and authenticated with the
 // merchant's private key (HTTP Basic user, empty password):
@@ -94,6 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	strict := fs.Bool("strict", false, "require X-Forwarded-For on charges, and order_id, device_session_id and customer where the sandbox is lenient")
 	production := fs.Bool("production", false, "act as production: refuse the sandbox test cards (2007)")
 	seed := fs.Int64("seed", 0, "make ids and keys deterministic with this seed (0: random)")
+	seedFile := fs.String("seed-file", "", "start with the merchants, groups, balances, customers, cards and plans of this JSON or YAML file")
 	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
 	// Usage is printed here rather than by Parse: asked for, it goes to
@@ -112,6 +116,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	var sd refserver.Seed
+	if *seedFile != "" {
+		var err error
+		if sd, err = refserver.ReadSeedFile(*seedFile); err != nil {
+			return err
+		}
+	}
+	sd = sd.WithMerchant(*merchantID, *privateKey, *publicKey)
 
 	level := slog.LevelInfo
 	if *verbose {
@@ -138,26 +150,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ref := refserver.New(opts)
 	defer ref.Close()
-	m, err := ref.AddMerchant(refserver.MerchantConfig{ID: *merchantID, PrivateKey: *privateKey, PublicKey: *publicKey})
+	applied, err := ref.ApplySeed(sd)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	if *merchantID == "" || *privateKey == "" || *publicKey == "" {
-		// Only generated values are printed; keys given on the command
-		// line are not repeated into logs.
-		var gen []any
-		if *merchantID == "" {
-			gen = append(gen, "merchant_id", m.ID)
-		}
-		if *privateKey == "" {
-			gen = append(gen, "private_key", m.PrivateKey)
-		}
-		if *publicKey == "" {
-			gen = append(gen, "public_key", m.PublicKey)
-		}
-		logger.Info("generated merchant credentials", gen...)
-	}
+	logGenerated(logger, sd, applied)
 
 	srv := &http.Server{
 		Handler:           ref,
@@ -185,4 +183,36 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// logGenerated prints the credentials the server generated: the ids and
+// keys that sd, the seed as given, left empty, read from applied. Keys
+// given on the command line or in the seed file are not repeated into logs.
+func logGenerated(logger *slog.Logger, sd, applied refserver.Seed) {
+	for i, m := range sd.Merchants {
+		got := applied.Merchants[i]
+		var gen []any
+		if m.ID == "" || m.PrivateKey == "" || m.PublicKey == "" {
+			gen = append(gen, "merchant_id", got.ID)
+		}
+		if m.PrivateKey == "" {
+			gen = append(gen, "private_key", got.PrivateKey)
+		}
+		if m.PublicKey == "" {
+			gen = append(gen, "public_key", got.PublicKey)
+		}
+		if gen != nil {
+			logger.Info("generated merchant credentials", gen...)
+		}
+	}
+	for i, g := range sd.Groups {
+		got := applied.Groups[i]
+		if g.ID == "" || g.PrivateKey == "" {
+			gen := []any{"group_id", got.ID}
+			if g.PrivateKey == "" {
+				gen = append(gen, "private_key", got.PrivateKey)
+			}
+			logger.Info("generated group credentials", gen...)
+		}
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/refserver"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,7 +69,18 @@ func start(t *testing.T, args ...string) (string, *syncBuffer, func() error) {
 
 func get(t *testing.T, url, key string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
+	return call(t, http.MethodGet, url, key, "")
+}
+
+// call sends a request with key as the Basic user and body ("" for none)
+// and decodes the answer, a JSON object.
+func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
 	require.NoError(t, err)
 	req.SetBasicAuth(key, "")
 	res, err := http.DefaultClient.Do(req)
@@ -187,10 +199,182 @@ func TestHelpExitsZero(t *testing.T) {
 				assert.Contains(t, usage, "flag provided but not defined: -nope")
 			}
 			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-strict", "-production", "-seed", "-fake-clock", "-verbose"} {
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose"} {
 				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
 			}
 			assert.Empty(t, other)
 		})
 	}
+}
+
+// Credentials and ids of seed.example.yaml.
+const (
+	exMerchant  = "mzdtln0bmtms6o3kck8f"
+	exKey       = "sk_e568c42a6c384b7ab02cd47d2e407cab"
+	exMerchant2 = "mka7edcmpb3u2m7os5af"
+	exKey2      = "sk_0cc022238daceee2092f073ff80b9465"
+	exGroup     = "m3r09fquo6sbegzgsyeb"
+	exGroupKey  = "sk_ea21818b904ce6087413e3b266f850f1"
+)
+
+// TestSeedFileExample starts the command with the README's example seed
+// file and uses what it seeds over raw HTTP, as a suite in another language
+// would.
+func TestSeedFileExample(t *testing.T) {
+	t.Parallel()
+	url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--seed-file", "seed.example.yaml",
+		"--fake-clock", "2026-01-05T10:00:00-06:00")
+	api := url + "/v1/" + exMerchant
+
+	status, m := get(t, api, exKey)
+	require.Equal(t, http.StatusOK, status, "%v", m)
+	assert.Equal(t, 5000.0, m["balance"], "the opening balance")
+	assert.Equal(t, "Tienda Ejemplo", m["name"])
+
+	status, cu := get(t, api+"/customers/aannd4yz0emrvftva0hi", exKey)
+	require.Equal(t, http.StatusOK, status, "%v", cu)
+	assert.Equal(t, "cliente-0001", cu["external_id"])
+	status, card := get(t, api+"/customers/aannd4yz0emrvftva0hi/cards/kfnpaxx3i4iyljtopmk9", exKey)
+	require.Equal(t, http.StatusOK, status, "%v", card)
+	assert.Equal(t, "411111XXXXXX1111", card["card_number"])
+	status, acct := get(t, api+"/customers/apgad35l9m26mi0yhz0n", exKey)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, 1000.0, acct["balance"])
+	status, plan := get(t, api+"/plans/px7ifxi2v7icb4wtcbe4", exKey)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, 30.0, plan["trial_days"])
+	status, _ = get(t, api+"/cards/kmy4f0dggc6qpzq05s7l", exKey)
+	assert.Equal(t, http.StatusOK, status)
+
+	// A charge on the seeded card.
+	status, charge := call(t, http.MethodPost, api+"/customers/aannd4yz0emrvftva0hi/charges", exKey,
+		`{"method": "card", "source_id": "kfnpaxx3i4iyljtopmk9", "amount": 100.00, "description": "Order 1", "order_id": "o-1"}`)
+	require.Equal(t, http.StatusOK, status, "%v", charge)
+	assert.Equal(t, "completed", charge["status"])
+
+	// The group's key on its customer, and for a charge at its second
+	// merchant; the second merchant's own key works on its paths.
+	status, gcu := get(t, url+"/v1/groups/"+exGroup+"/customers/aartbnlzgcjn2qavsyee", exGroupKey)
+	require.Equal(t, http.StatusOK, status, "%v", gcu)
+	assert.Equal(t, "Carla", gcu["name"])
+	status, gcharge := call(t, http.MethodPost, url+"/v1/groups/"+exGroup+"/merchants/"+exMerchant2+"/customers/aartbnlzgcjn2qavsyee/charges",
+		exGroupKey, `{"method": "card", "source_id": "keio49ernnber02pdcls", "amount": 20.00, "description": "Group order", "order_id": "g-1"}`)
+	require.Equal(t, http.StatusOK, status, "%v", gcharge)
+	assert.Equal(t, "completed", gcharge["status"])
+	status, _ = get(t, url+"/v1/"+exMerchant2, exKey2)
+	assert.Equal(t, http.StatusOK, status)
+
+	require.NoError(t, stop())
+	logs := stderr.String()
+	assert.NotContains(t, logs, "generated", "every credential was in the file")
+	assert.NotContains(t, logs, exKey)
+}
+
+// The flags win over the seed file: keys given for a merchant of the file
+// replace its keys; a merchant id the file does not have is one more
+// merchant, whose generated keys are printed.
+func TestSeedFilePrecedence(t *testing.T) {
+	t.Parallel()
+	t.Run("flags name a merchant of the file", func(t *testing.T) {
+		t.Parallel()
+		url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--seed-file", "seed.example.yaml",
+			"--fake-clock", "2026-01-05T10:00:00-06:00", "--merchant-id", exMerchant, "--private-key", "sk_from_the_command_line")
+		status, m := get(t, url+"/v1/"+exMerchant, "sk_from_the_command_line")
+		assert.Equal(t, http.StatusOK, status, "%v", m)
+		assert.Equal(t, 5000.0, m["balance"], "the rest of the file's merchant is kept")
+		status, _ = get(t, url+"/v1/"+exMerchant, exKey)
+		assert.Equal(t, http.StatusUnauthorized, status, "the file's key was replaced")
+		status, _ = get(t, url+"/v1/"+exMerchant2, exKey2)
+		assert.Equal(t, http.StatusOK, status)
+		require.NoError(t, stop())
+		assert.NotContains(t, stderr.String(), "generated")
+	})
+	t.Run("flags name another merchant", func(t *testing.T) {
+		t.Parallel()
+		url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--seed-file", "seed.example.yaml",
+			"--fake-clock", "2026-01-05T10:00:00-06:00", "--merchant-id", "mextra00000000000001")
+		fields := map[string]string{}
+		for _, f := range strings.Fields(stderr.String()) {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				fields[k] = v
+			}
+		}
+		assert.Equal(t, "mextra00000000000001", fields["merchant_id"])
+		require.Regexp(t, `^sk_[0-9a-f]{32}$`, fields["private_key"])
+		status, _ := get(t, url+"/v1/mextra00000000000001", fields["private_key"])
+		assert.Equal(t, http.StatusOK, status)
+		status, _ = get(t, url+"/v1/"+exMerchant, exKey)
+		assert.Equal(t, http.StatusOK, status)
+		require.NoError(t, stop())
+	})
+}
+
+// A seed file that is refused stops the command before it serves: exit
+// status 2, and the message names the file and the entry at fault.
+func TestSeedFileRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	example, err := os.ReadFile("seed.example.yaml")
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name, seed, want string
+	}{
+		{"malformed YAML", "merchants: [\n", "not valid JSON or YAML: line"},
+		{"duplicate id", strings.Replace(string(example), "id: apgad35l9m26mi0yhz0n", "id: aannd4yz0emrvftva0hi", 1),
+			"merchants[0].customers[1] (id aannd4yz0emrvftva0hi): the id is already the id of merchants[0].customers[0]"},
+		{"unknown group member", strings.Replace(string(example), "merchants: [mzdtln0bmtms6o3kck8f,", "merchants: [mnotinthefile0000001,", 1),
+			`groups[0].merchants[0]: "mnotinthefile0000001" is not the id of a merchant of the seed`},
+		{"bad card number", strings.Replace(string(example), "card_number: 4242424242424242", "card_number: 4242424242424241", 1),
+			"groups[0].customers[0].cards[0] (id keio49ernnber02pdcls): The card number verification digit is invalid (error 2004)"},
+		{"missing file", "", "no such file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := dir + "/" + strings.ReplaceAll(tt.name, " ", "-") + ".yaml"
+			if tt.seed != "" {
+				require.NoError(t, os.WriteFile(path, []byte(tt.seed), 0o600))
+			}
+			var stdout, stderr bytes.Buffer
+			code := cli(context.Background(), []string{"--addr", "127.0.0.1:0", "--seed-file", path,
+				"--fake-clock", "2026-01-05T10:00:00-06:00"}, &stdout, &stderr)
+			assert.Equal(t, 2, code)
+			assert.Empty(t, stdout.String(), "no URL: the server did not start")
+			assert.Contains(t, stderr.String(), "openpay-refserver: seed")
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.NotContains(t, stderr.String(), "4242424242424241")
+		})
+	}
+}
+
+// TestReadmeSeedExamples keeps the README's seed examples true: its YAML
+// example is seed.example.yaml, which the tests above run, and its JSON
+// example is a seed the server applies.
+func TestReadmeSeedExamples(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	example, err := os.ReadFile("seed.example.yaml")
+	require.NoError(t, err)
+	blocks := map[string][]string{}
+	lines := strings.Split(string(readme), "\n")
+	for i := 0; i < len(lines); i++ {
+		lang, ok := strings.CutPrefix(lines[i], "```")
+		if !ok || lang == "" {
+			continue
+		}
+		var b strings.Builder
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			b.WriteString(lines[i] + "\n")
+		}
+		blocks[lang] = append(blocks[lang], b.String())
+	}
+	require.Len(t, blocks["yaml"], 1)
+	assert.Equal(t, string(example), blocks["yaml"][0])
+	require.Len(t, blocks["json"], 2, "the error object and the seed")
+	sd, err := refserver.ParseSeed([]byte(blocks["json"][1]))
+	require.NoError(t, err)
+	ref := refserver.New(refserver.Options{})
+	defer ref.Close()
+	_, err = ref.ApplySeed(sd)
+	require.NoError(t, err)
 }

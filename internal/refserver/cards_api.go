@@ -354,7 +354,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		k.customerID = cu.id
 	}
-	k.id = s.ids.NewID(KindCard)
+	k.id = c.newID(KindCard)
 	k.created = s.Now()
 	return cards.add(k).wire(), nil
 }

@@ -88,7 +88,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 		return nil, v.err
 	}
 	defer c.lock()()
-	cu, e := s.newCustomer(c.customers(), req)
+	cu, e := s.newCustomer(c.customers(), c.fixedID(), req)
 	if e != nil {
 		return nil, e
 	}

@@ -23,7 +23,8 @@
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks).
+// events.go (the event log and its hooks), seed.go and seed_decode.go
+// (a starting state read from JSON or YAML, applied through the API).
 //
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,

@@ -46,6 +46,9 @@ const (
 type IDGenerator struct {
 	mu  sync.Mutex
 	rng *rand.Rand
+	// reserved holds identifiers fixed from outside (a seed's), which
+	// NewID never hands out, so that a drawn id cannot take a fixed one.
+	reserved map[string]bool
 }
 
 // NewIDGenerator returns a generator. With a nil seed it draws from
@@ -90,7 +93,42 @@ func (g *IDGenerator) NewID(kind IDKind) string {
 	if len(prefix) >= IDLength {
 		prefix = prefix[:IDLength-1]
 	}
-	return prefix + g.draw(lowerAlnum, IDLength-len(prefix))
+	for {
+		id := prefix + g.draw(lowerAlnum, IDLength-len(prefix))
+		g.mu.Lock()
+		taken := g.reserved[id]
+		g.mu.Unlock()
+		if !taken {
+			return id
+		}
+	}
+}
+
+// reserve keeps NewID from ever returning the given identifiers.
+func (g *IDGenerator) reserve(ids []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.reserved == nil {
+		g.reserved = make(map[string]bool)
+	}
+	for _, id := range ids {
+		g.reserved[id] = true
+	}
+}
+
+// ValidID reports whether id has the form of the identifiers the server
+// hands out, as the gateway's: [IDLength] lower-case ASCII letters and
+// digits.
+func ValidID(id string) bool {
+	if len(id) != IDLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if !strings.ContainsRune(lowerAlnum, rune(id[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // AuthorizationNumber returns a processor authorization number: six digits,

@@ -123,7 +123,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	defer c.m.mu.Unlock()
 	ps := plansOf(c.m)
 	p := &openpay.Plan{
-		ID: s.ids.NewID(KindPlan), CreationDate: s.Now(), Name: req.Name, Amount: req.Amount,
+		ID: c.newID(KindPlan), CreationDate: s.Now(), Name: req.Name, Amount: req.Amount,
 		Currency: string(currency), RepeatEvery: req.RepeatEvery, RepeatUnit: req.RepeatUnit,
 		RetryTimes: req.RetryTimes, Status: openpay.PlanStatusActive, StatusAfterRetry: req.StatusAfterRetry,
 		TrialDays: req.TrialDays,

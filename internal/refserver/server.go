@@ -195,8 +195,8 @@ func (s *Server) Production() bool { return s.opts.Production }
 
 // AddMerchant creates a merchant account and returns its configuration with
 // every generated field filled in. It fails when the id or a key is already
-// used by another merchant or group, or when the opening balance is negative
-// or has more than two decimals.
+// used by another merchant or group, when the CLABE is not valid, or when
+// the opening balance is negative or has more than two decimals.
 func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.ID == "" {
 		cfg.ID = s.ids.NewID(KindMerchant)
@@ -221,6 +221,9 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	}
 	if cfg.Balance.Cmp(openpay.Amount{}) < 0 || !cfg.Balance.HasValidPrecision() {
 		return cfg, errors.New("refserver: a merchant's opening balance must be a non-negative amount with at most two decimals")
+	}
+	if !CLABEValid(cfg.CLABE) {
+		return cfg, errors.New("refserver: a merchant's CLABE must be 18 digits with a valid check digit")
 	}
 	if cfg.PrivateKey == cfg.PublicKey {
 		return cfg, errors.New("refserver: a merchant's private and public keys must differ")

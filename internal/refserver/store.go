@@ -166,16 +166,20 @@ func (cs *customerSet) get(id string) *customer {
 
 // newCustomer creates a customer from a validated request: external_id is
 // unique (2003); requires_account gives the customer a balance, a CLABE and
-// a store reference. The caller holds the lock of the set's owner.
-func (s *Server) newCustomer(cs *customerSet, req openpay.CustomerRequest) (*customer, *Error) {
+// a store reference. id is the customer's id when a seed fixes it, "" for
+// a fresh one. The caller holds the lock of the set's owner.
+func (s *Server) newCustomer(cs *customerSet, id string, req openpay.CustomerRequest) (*customer, *Error) {
 	if req.ExternalID != "" {
 		if other := cs.externalID[req.ExternalID]; other != nil && other.status != openpay.CustomerStatusDeleted {
 			return nil, errorf(openpay.ErrExternalIDExists, "A customer with the external_id '%s' already exists",
 				truncateForMessage(req.ExternalID))
 		}
 	}
+	if id == "" {
+		id = s.ids.NewID(KindCustomer)
+	}
 	cu := &customer{
-		id: s.ids.NewID(KindCustomer), created: s.Now(),
+		id: id, created: s.Now(),
 		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
 		externalID: req.ExternalID, address: req.Address, status: openpay.CustomerStatusActive,
 		hasAccount: req.RequiresAccount,
@@ -209,7 +213,7 @@ func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	cu, e := s.newCustomer(g.customers, req)
+	cu, e := s.newCustomer(g.customers, "", req)
 	if e != nil {
 		return openpay.Customer{}, e
 	}
@@ -225,7 +229,7 @@ func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	cu, e := s.newCustomer(m.customers, req)
+	cu, e := s.newCustomer(m.customers, "", req)
 	if e != nil {
 		return openpay.Customer{}, e
 	}
