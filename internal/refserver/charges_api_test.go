@@ -371,6 +371,36 @@ func TestBankCharge(t *testing.T) {
 // TestChargeMetadataEchoed: the metadata a card or IVR charge is created
 // with comes back on the charge (and on every later read) as the same
 // object of strings; a charge sent without any carries none.
+// A jump of the clock cancels each unpaid charge at its own due date (the
+// first second after it), in order, not at the end of the jump.
+func TestPendingChargesExpireAtTheirDueDatesOverAJump(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	customer := map[string]any{"name": "Juan", "email": "juan@example.com"}
+	store := requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), http.StatusOK)
+	ivr := requireOK(t, env.post("/charges", map[string]any{"method": "card", "confirm": "ivr", "amount": 1, "description": "x",
+		"customer": customer}), http.StatusOK)
+	require.Equal(t, "2026-03-12T12:00:00-06:00", store["due_date"])
+	require.Equal(t, "2026-03-11T12:00:00-06:00", ivr["due_date"])
+
+	advanceDays(t, env, 10)
+	for _, c := range []struct{ id, at string }{
+		{store["id"].(string), "2026-03-12T12:00:01-06:00"},
+		{ivr["id"].(string), "2026-03-11T12:00:01-06:00"},
+	} {
+		o := requireOK(t, env.get("/charges/"+c.id), http.StatusOK)
+		assert.Equal(t, "cancelled", o["status"])
+		assert.Equal(t, c.at, o["operation_date"])
+	}
+	var cancelled []string
+	for _, ev := range env.s.Events(env.m.ID) {
+		if ev.Type == openpay.EventTypeChargeCancelled {
+			cancelled = append(cancelled, ev.Transaction.ID+" "+ev.Date.Format(time.RFC3339))
+		}
+	}
+	assert.Equal(t, []string{ivr["id"].(string) + " 2026-03-11T12:00:01-06:00", store["id"].(string) + " 2026-03-12T12:00:01-06:00"}, cancelled)
+}
+
 func TestChargeMetadataEchoed(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
@@ -770,4 +800,59 @@ func TestChargeStoredCardFromInside(t *testing.T) {
 	require.Len(t, list, 2)
 	assert.Equal(t, "failed", list[0]["status"])
 	assert.Equal(t, "99.9", balance(t, env))
+}
+
+// An address nested in a member (an inline card's, a charge customer's) is
+// checked where it is: a complete one is taken, and a missing member is
+// named with its full path. (The checker used to look for the nested
+// address at the wrong level and answered "card.address.line1 is
+// required" with line1 present.)
+func TestNestedAddressesAreCheckedWhereTheyAre(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	address := map[string]any{"line1": "Av. 5 de febrero 1080", "line2": "Roble 207", "postal_code": "76000",
+		"state": "Querétaro", "city": "Querétaro", "country_code": "MX"}
+	noLine1 := with(address, "line1", nil)
+	badCountry := with(address, "country_code", "MEX")
+	cardWith := func(number string, a map[string]any) map[string]any { return with(validCard(number), "address", a) }
+	customerWith := func(a map[string]any) map[string]any {
+		return map[string]any{"name": "Juan", "email": "juan@example.com", "address": a}
+	}
+	cu := newCustomer(t, env, false)
+	plan := newPlan(t, env, "trial_days", 0)
+	cases := []struct {
+		name     string
+		path     string
+		body     func(a map[string]any, n int) map[string]any
+		echoed   func(o map[string]any) any
+		prefixed string
+	}{
+		{"charge with an inline card", "/charges", func(a map[string]any, _ int) map[string]any {
+			return map[string]any{"method": "card", "amount": 10, "description": "d", "card": cardWith("4111111111111111", a)}
+		}, func(o map[string]any) any { return o["card"].(map[string]any)["address"] }, "card.address"},
+		{"customer charge with an inline card", "/customers/" + cu + "/charges", func(a map[string]any, _ int) map[string]any {
+			return map[string]any{"method": "card", "amount": 10, "description": "d", "card": cardWith("5555555555554444", a)}
+		}, func(o map[string]any) any { return o["card"].(map[string]any)["address"] }, "card.address"},
+		{"charge customer's address", "/charges", func(a map[string]any, _ int) map[string]any {
+			return map[string]any{"method": "card", "confirm": false, "redirect_url": "https://shop.example/back",
+				"amount": 10, "description": "d", "customer": customerWith(a)}
+		}, func(o map[string]any) any { return o["customer"].(map[string]any)["address"] }, "customer.address"},
+		{"subscription with an inline card", "/customers/" + cu + "/subscriptions", func(a map[string]any, n int) map[string]any {
+			// A new number each time: a customer cannot store one twice.
+			numbers := []string{"4242424242424242", "5105105105105100", "345678000000007"}
+			return map[string]any{"plan_id": plan, "card": cardWith(numbers[n], a)}
+		}, func(o map[string]any) any { return o["card"].(map[string]any)["address"] }, "card.address"},
+		{"card", "/cards", func(a map[string]any, _ int) map[string]any { return cardWith("4111111111111111", a) },
+			func(o map[string]any) any { return o["address"] }, "address"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := requireOK(t, env.post(c.path, c.body(address, 0)), http.StatusOK)
+			assert.Equal(t, address, c.echoed(o))
+			desc := requireError(t, env.post(c.path, c.body(noLine1, 1)), 1001)
+			assert.Contains(t, desc, "'"+c.prefixed+".line1'")
+			desc = requireError(t, env.post(c.path, c.body(badCountry, 2)), 1003)
+			assert.Contains(t, desc, "'"+c.prefixed+".country_code'")
+		})
+	}
 }

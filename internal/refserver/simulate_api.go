@@ -102,18 +102,35 @@ func (s *Server) registerSimulation(r *routeTable) {
 	})
 }
 
-// onClockAdvance registers f to run after every [Server.AdvanceClock], with
-// the new time, holding no lock (subscriptions charge on schedule this way).
-func (s *Server) onClockAdvance(f func(now time.Time)) {
-	s.hooksMu.Lock()
-	defer s.hooksMu.Unlock()
-	s.clockHooks = append(s.clockHooks, f)
+// clockWork is work that time moves, registered with onClockAdvance.
+type clockWork struct {
+	// run does what is due at now, holding no lock.
+	run func(now time.Time)
+	// next returns the earliest instant at which run will have something
+	// to do, false when nothing is scheduled.
+	next func() (time.Time, bool)
 }
 
-// AdvanceClock moves the server's clock forward by d, then runs what time
+// onClockAdvance registers work that time moves: run is called, with the
+// time, at every stop of [Server.AdvanceClock], and next tells when the
+// work next falls due, so that the clock stops there on its way
+// (subscriptions charge on schedule this way).
+func (s *Server) onClockAdvance(run func(now time.Time), next func() (time.Time, bool)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.clockWork = append(s.clockWork, clockWork{run: run, next: next})
+}
+
+// AdvanceClock moves the server's clock forward by d and runs what time
 // moves: pending charges past their due date are cancelled, and the work
-// other resources registered (subscription charges) runs. It needs a server
-// built with a [*FakeClock] (1003 otherwise). It returns the new time.
+// other resources registered (subscription charges and their retries)
+// runs. The clock does not jump: it stops at every instant on the way at
+// which some work falls due, in order, and runs the work there, so that
+// what the server does on its own carries the time it was due
+// (creation_date, operation_date, the event's date), not the time at the
+// end of the jump. A jump over three monthly charge days makes three
+// charges dated on their three days. It needs a server built with a
+// [*FakeClock] (1003 otherwise). It returns the new time.
 func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	fc, ok := s.clock.(*FakeClock)
 	if !ok {
@@ -122,14 +139,32 @@ func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	if d <= 0 {
 		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock only moves forward")
 	}
-	now := fc.Advance(d)
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
 	s.hooksMu.Lock()
-	hooks := s.clockHooks
+	work := s.clockWork
 	s.hooksMu.Unlock()
-	for _, h := range hooks {
-		h(now)
+	now := fc.Now()
+	target := now.Add(d)
+	for {
+		// The next stop: the earliest instant after now at which some work
+		// falls due, or the end of the jump. Work already due (the clock
+		// moved without AdvanceClock) runs at the first stop.
+		stop := target
+		for _, w := range work {
+			if at, ok := w.next(); ok && at.After(now) && at.Before(stop) {
+				stop = at
+			}
+		}
+		fc.Set(stop)
+		now = fc.Now()
+		for _, w := range work {
+			w.run(now)
+		}
+		if !now.Before(target) {
+			return now, nil
+		}
 	}
-	return now, nil
 }
 
 // withCharge runs op on a merchant's charge under the merchant's lock and
