@@ -537,6 +537,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	outcome := ChargeOutcome(k.number, t.email)
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
+		if outcome.FraudRule != "" {
+			e.FraudRules = []string{outcome.FraudRule}
+		}
 		t.t.Status = openpay.TransactionStatusFailed
 		t.t.ErrorMessage = e.Description
 		m.addTx(t)

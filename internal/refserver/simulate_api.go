@@ -201,7 +201,8 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 // CompleteCharge simulates the payer completing a charge_pending charge
 // (payment form, 3-D Secure, Alipay, IVR): the charge completes and is
 // credited, or, for a 3-D Secure charge made with capture false, becomes a
-// pre-authorization (in_progress).
+// pre-authorization (in_progress). An IVR charge counts the payer's call in
+// payment_method.attempts.
 func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
 		if t.t.Status != openpay.TransactionStatusChargePending {
@@ -217,14 +218,29 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type != "" {
 			t.t.Conciliated = t.kind != kindCard
 		}
+		t.countPhoneAttempt()
 		s.completeCharge(m, t, t.t.Amount)
 		return nil
 	})
 }
 
+// countPhoneAttempt counts, on an IVR charge, the payer's call that
+// completes or fails it in payment_method.attempts (0 until the payer
+// calls). The payment method is replaced, not changed in place: earlier
+// snapshots (events) share it. The caller holds m.mu.
+func (t *tx) countPhoneAttempt() {
+	if t.kind != kindIVR || t.t.PaymentMethod == nil {
+		return
+	}
+	pm := *t.t.PaymentMethod
+	pm.Attempts++
+	t.t.PaymentMethod = &pm
+}
+
 // FailCharge simulates the failure of a charge waiting for the payer
 // (charge_pending, or a store or bank charge in progress): it ends failed,
-// with the message of code, a card error code 3001-3012 (0 means 3001).
+// with the message of code, a card error code 3001-3012 (0 means 3001). An
+// IVR charge counts the payer's call in payment_method.attempts.
 func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (openpay.Transaction, error) {
 	if code == 0 {
 		code = openpay.ErrCardDeclined
@@ -236,6 +252,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		if !t.pending() || t.preauth {
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
+		t.countPhoneAttempt()
 		t.t.Status = openpay.TransactionStatusFailed
 		t.t.ErrorMessage = declineMessage(code)
 		t.t.OperationDate = s.Now()
