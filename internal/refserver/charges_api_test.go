@@ -520,6 +520,20 @@ func TestChargeMetadataEchoed(t *testing.T) {
 	}
 	o := requireOK(t, env.post("/charges", cardCharge(card)), http.StatusOK)
 	assert.NotContains(t, o, "metadata")
+
+	// At customer scope, in lists, and on a declined charge too.
+	cu := newCustomer(t, env, false)
+	ccard := storedCard(t, env, "/customers/"+cu, "4111111111111111")
+	o = requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(ccard, "metadata", meta)), http.StatusOK)
+	assert.Equal(t, meta, o["metadata"])
+	listed := env.get("/customers/" + cu + "/charges").arr(t)
+	require.Len(t, listed, 1)
+	assert.Equal(t, meta, listed[0]["metadata"])
+	requireError(t, env.post("/charges", map[string]any{"method": "card", "amount": 5, "description": "declined",
+		"order_id": "meta-declined", "card": validCard("4000000000030017"), "metadata": meta}), 3001)
+	failed := env.get("/charges?order_id=meta-declined").arr(t)
+	require.Len(t, failed, 1)
+	assert.Equal(t, meta, failed[0]["metadata"])
 }
 
 func TestChargeValidation(t *testing.T) {
