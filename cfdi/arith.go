@@ -7,9 +7,13 @@ import (
 )
 
 // The invoice arithmetic, shared by the builder (which computes) and the
-// validator (which checks). Products are exact; rounding to the cent is
+// validator (which checks). Products and sums are exact; rounding is
 // half-up (away from zero, the same for the non-negative amounts of an
-// invoice) and happens once, on the exact product.
+// invoice) and happens once, on the exact product or sum.
+
+// maxDecimals is the most decimals a concept's or a tax's figure, a rate
+// or an exchange rate may have (the CFDI standard's six).
+const maxDecimals = 6
 
 // roundCents rounds d half-up to two decimals.
 func roundCents(d decimal.Decimal) openpay.Amount {
@@ -17,31 +21,54 @@ func roundCents(d decimal.Decimal) openpay.Amount {
 	return a
 }
 
-// importeOf is a concept's importe: cantidad x valor_unitario, rounded.
-func importeOf(cantidad openpay.Decimal, valorUnitario openpay.Amount) openpay.Amount {
-	return roundCents(cantidad.Decimal().Mul(valorUnitario.Decimal()))
+// importeOf is a concept's importe as the builder writes it: cantidad x
+// valor_unitario, rounded to the cent.
+func importeOf(cantidad, valorUnitario openpay.Decimal) openpay.Decimal {
+	return openpay.DecimalOf(cantidad.Decimal().Mul(valorUnitario.Decimal()).Round(2))
 }
 
-// taxOf is a tax's importe: base x tasa, rounded.
-func taxOf(base openpay.Amount, tasa openpay.Decimal) openpay.Amount {
-	return roundCents(base.Decimal().Mul(tasa.Decimal()))
+// taxOf is a tax's importe as the builder writes it: base x tasa, rounded
+// to the cent.
+func taxOf(base, tasa openpay.Decimal) openpay.Decimal {
+	return openpay.DecimalOf(base.Decimal().Mul(tasa.Decimal()).Round(2))
 }
 
-// conceptSums are the sums over an invoice's concepts that its totals repeat.
+// decimalsOf is the number of decimals d is written with, trailing zeros
+// aside (1.50 has one). It stops counting past maxDecimals+1.
+func decimalsOf(d decimal.Decimal) int32 {
+	n := int32(0)
+	for n <= maxDecimals && !d.Equal(d.Truncate(n)) {
+		n++
+	}
+	return n
+}
+
+// productRounded checks a given importe against the exact product it
+// stands for: the product rounded half-up to the cent, or to the given
+// importe's own decimals when it has more (a line of 1000 x 0.123456 may
+// say 123.46 or 123.456). It returns the value the importe should have.
+func productRounded(given openpay.Decimal, exact decimal.Decimal) (want decimal.Decimal, ok bool) {
+	places := max(decimalsOf(given.Decimal()), 2)
+	want = exact.Round(places)
+	return want, given.Decimal().Equal(want)
+}
+
+// conceptSums are the exact sums over an invoice's concepts; the invoice's
+// totals are these rounded to the cent.
 type conceptSums struct {
-	importes, descuentos, trasladados, retenidos openpay.Amount
+	importes, descuentos, trasladados, retenidos decimal.Decimal
 }
 
 func sumConcepts(cs []Concept) conceptSums {
 	var s conceptSums
 	for _, c := range cs {
-		s.importes = s.importes.Add(c.Importe)
-		s.descuentos = s.descuentos.Add(c.Descuento)
+		s.importes = s.importes.Add(c.Importe.Decimal())
+		s.descuentos = s.descuentos.Add(c.Descuento.Decimal())
 		for _, t := range c.Traslados {
-			s.trasladados = s.trasladados.Add(t.Importe)
+			s.trasladados = s.trasladados.Add(t.Importe.Decimal())
 		}
 		for _, t := range c.Retenciones {
-			s.retenidos = s.retenidos.Add(t.Importe)
+			s.retenidos = s.retenidos.Add(t.Importe.Decimal())
 		}
 	}
 	return s

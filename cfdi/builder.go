@@ -109,7 +109,7 @@ func (b *Builder) AddConcept(c Concept, taxes ...TaxRate) *Builder {
 	c.Importe = importeOf(c.Cantidad, c.ValorUnitario)
 	c.Traslados = slices.Clone(c.Traslados)
 	c.Retenciones = slices.Clone(c.Retenciones)
-	base := c.Importe.Sub(c.Descuento)
+	base := openpay.DecimalOf(c.Importe.Decimal().Sub(c.Descuento.Decimal()))
 	for _, rate := range taxes {
 		t := Tax{Impuesto: rate.impuesto, TipoFactor: rate.factor, Tasa: rate.tasa, Base: base}
 		if rate.factor != FactorExcento {
@@ -126,7 +126,8 @@ func (b *Builder) AddConcept(c Concept, taxes ...TaxRate) *Builder {
 }
 
 // Build computes the totals (subtotal, descuento, total_trasladados,
-// total_retenidos, total), validates the request and returns it, or a
+// total_retenidos: the sums over the concepts, rounded half-up to the cent;
+// total), validates the request and returns it, or a
 // *[ValidationError] listing everything wrong with it. The concepts of the
 // request returned are its own: the builder can go on being used without
 // changing them.
@@ -139,7 +140,8 @@ func (b *Builder) Build() (GenerationRequest, error) {
 		r.Conceptos[i] = c
 	}
 	s := sumConcepts(r.Conceptos)
-	r.Subtotal, r.Descuento, r.TotalTrasladados, r.TotalRetenidos = s.importes, s.descuentos, s.trasladados, s.retenidos
+	r.Subtotal, r.Descuento = roundCents(s.importes), roundCents(s.descuentos)
+	r.TotalTrasladados, r.TotalRetenidos = roundCents(s.trasladados), roundCents(s.retenidos)
 	r.Total = totalOf(&r)
 	if err := r.Validate(); err != nil {
 		return GenerationRequest{}, err

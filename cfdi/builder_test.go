@@ -13,7 +13,7 @@ var testReceiver = Receiver{Nombre: "Comercializadora del Centro", RFC: companyR
 
 func keyboard() Concept {
 	return Concept{Identificador: "SKU-001", Clave: "43211706", ClaveUnidad: "H87", Descripcion: "Teclado",
-		Cantidad: dec("2"), ValorUnitario: amt("100.00")}
+		Cantidad: dec("2"), ValorUnitario: dec("100.00")}
 }
 
 func TestNewIncomeInvoiceDefaults(t *testing.T) {
@@ -34,8 +34,8 @@ func TestNewIncomeInvoiceDefaults(t *testing.T) {
 
 	require.Len(t, req.Conceptos, 1)
 	c := req.Conceptos[0]
-	assert.Equal(t, "200.00", c.Importe.String())
-	assert.Equal(t, []Tax{{Impuesto: TaxIVA, TipoFactor: FactorTasa, Tasa: dec("0.16"), Importe: amt("32.00"), Base: amt("200.00")}}, c.Traslados)
+	assert.Equal(t, "200", c.Importe.String()) // a Decimal is written without trailing zeros
+	assert.Equal(t, []Tax{{Impuesto: TaxIVA, TipoFactor: FactorTasa, Tasa: dec("0.16"), Importe: dec("32.00"), Base: dec("200.00")}}, c.Traslados)
 	assert.Empty(t, c.Retenciones)
 	assert.Equal(t, "200.00", req.Subtotal.String())
 	assert.Equal(t, "32.00", req.TotalTrasladados.String())
@@ -49,9 +49,9 @@ func TestNewIncomeInvoiceDefaults(t *testing.T) {
 func TestBuilderArithmetic(t *testing.T) {
 	t.Parallel()
 	coffee := Concept{Identificador: "SKU-2", Clave: "50201706", ClaveUnidad: "KGM", Descripcion: "Café",
-		Cantidad: dec("1.5"), ValorUnitario: amt("10.33")} // 15.495 -> 15.50
+		Cantidad: dec("1.5"), ValorUnitario: dec("10.33")} // 15.495 -> 15.50
 	fee := Concept{Identificador: "SKU-3", Clave: "80101500", ClaveUnidad: "E48", Descripcion: "Asesoría",
-		Cantidad: dec("1"), ValorUnitario: amt("1.75"), Descuento: amt("0.50")} // base 1.25
+		Cantidad: dec("1"), ValorUnitario: dec("1.75"), Descuento: dec("0.50")} // base 1.25
 	req, err := NewIncomeInvoice("INV-2", "tr_2", testReceiver,
 		WithLugarExpedicion("06600"), WithFormaPago(PaymentFormCreditCard), WithSerieFolio("B", "7"),
 		WithObservaciones("Pedido 7")).
@@ -61,14 +61,14 @@ func TestBuilderArithmetic(t *testing.T) {
 		Build()
 	require.NoError(t, err)
 
-	assert.Equal(t, "15.50", req.Conceptos[1].Importe.String())
-	assert.Equal(t, []Tax{{Impuesto: TaxIVA, TipoFactor: FactorExcento, Tasa: openpay.Decimal{}, Base: amt("15.50")}}, req.Conceptos[1].Traslados)
+	assert.Equal(t, "15.5", req.Conceptos[1].Importe.String())
+	assert.Equal(t, []Tax{{Impuesto: TaxIVA, TipoFactor: FactorExcento, Tasa: openpay.Decimal{}, Base: dec("15.50")}}, req.Conceptos[1].Traslados)
 
 	fc := req.Conceptos[2]
 	assert.Equal(t, "1.75", fc.Importe.String())
 	require.Len(t, fc.Traslados, 1)
 	assert.Equal(t, "1.25", fc.Traslados[0].Base.String())
-	assert.Equal(t, "0.20", fc.Traslados[0].Importe.String()) // 1.25 x 0.16 = 0.2
+	assert.Equal(t, "0.2", fc.Traslados[0].Importe.String()) // 1.25 x 0.16 = 0.2
 	require.Len(t, fc.Retenciones, 2)
 	assert.Equal(t, "0.13", fc.Retenciones[0].Importe.String()) // 0.125 -> 0.13 (half-up; half-even would give 0.12)
 	assert.Equal(t, "0.13", fc.Retenciones[1].Importe.String()) // 0.13333375 -> 0.13
@@ -132,25 +132,25 @@ func TestBuilderCustomOption(t *testing.T) {
 func TestBuilderOwnsItsData(t *testing.T) {
 	t.Parallel()
 	given := make([]Tax, 1, 4) // spare capacity: an append would write into it
-	given[0] = Tax{Impuesto: TaxIEPS, TipoFactor: FactorCuota, Tasa: dec("0.5"), Importe: amt("1.00"), Base: amt("2")}
+	given[0] = Tax{Impuesto: TaxIEPS, TipoFactor: FactorCuota, Tasa: dec("0.5"), Importe: dec("1.00"), Base: dec("2")}
 	c := keyboard()
-	c.Importe = amt("999.99") // replaced
+	c.Importe = dec("999.99") // replaced
 	c.Traslados = given
 
 	b := NewIncomeInvoice("INV-5", "tr_5", testReceiver, WithLugarExpedicion("06600"), WithFormaPago(PaymentFormCash))
 	first, err := b.AddConcept(c, IVA16()).Build()
 	require.NoError(t, err)
-	assert.Equal(t, "200.00", first.Conceptos[0].Importe.String())
+	assert.Equal(t, "200", first.Conceptos[0].Importe.String())
 	require.Len(t, first.Conceptos[0].Traslados, 2)
 	assert.Equal(t, TaxIEPS, first.Conceptos[0].Traslados[0].Impuesto)
 	assert.Equal(t, TaxIVA, first.Conceptos[0].Traslados[1].Impuesto)
 	assert.Equal(t, Tax{}, given[:2][1], "the caller's slice was written into")
 
-	first.Conceptos[0].Traslados[0].Importe = amt("5.00")
+	first.Conceptos[0].Traslados[0].Importe = dec("5.00")
 	second, err := b.AddConcept(keyboard()).Build()
 	require.NoError(t, err)
 	assert.Len(t, first.Conceptos, 1)
 	assert.Len(t, second.Conceptos, 2)
-	assert.Equal(t, "1.00", second.Conceptos[0].Traslados[0].Importe.String(), "the built request shares its taxes with the builder")
+	assert.Equal(t, "1", second.Conceptos[0].Traslados[0].Importe.String(), "the built request shares its taxes with the builder")
 	assert.Equal(t, "433.00", second.Total.String()) // 400 + 1.00 + 32.00
 }

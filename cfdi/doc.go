@@ -31,7 +31,7 @@
 //		ClaveUnidad:   "E48",
 //		Descripcion:   "Annual hosting plan",
 //		Cantidad:      openpay.MustDecimal("1"),
-//		ValorUnitario: openpay.MustAmount("1200.00"),
+//		ValorUnitario: openpay.MustDecimal("1200.00"),
 //	}, cfdi.IVA16()).Build()
 //	var ve *cfdi.ValidationError
 //	if errors.As(err, &ve) {
@@ -49,9 +49,12 @@
 //
 //	if err := req.Validate(); err != nil { ... }
 //
-// Money (totals, prices, line and tax amounts) is [openpay.Amount], exact and
-// at most two decimals on the wire; quantities, rates and exchange rates are
-// [openpay.Decimal]. Catalogues (payment forms, uses of CFDI, taxes...) are
+// Numbers are exact, never floats, with the decimals the CFDI 4.0 standard
+// allows each field: the invoice's totals and the complements' amounts are
+// [openpay.Amount], at most two decimals (the cents of MXN and USD); a
+// concept's quantity, unit price, importe and discount, its taxes' base,
+// rate and importe, and exchange rates are [openpay.Decimal], up to six
+// decimals (a price per gram or per minute needs them). Catalogues (payment forms, uses of CFDI, taxes...) are
 // string types with constants, a Description and a Valid check. Dates are
 // [Date] (YYYY-MM-DD) and [DateTime] (ISO 8601, read leniently).
 //

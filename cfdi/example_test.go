@@ -31,14 +31,14 @@ func Example() {
 		Unidad:        "Servicio",
 		Descripcion:   "Annual hosting plan",
 		Cantidad:      openpay.MustDecimal("1"),
-		ValorUnitario: openpay.MustAmount("1200.00"),
+		ValorUnitario: openpay.MustDecimal("1200.00"),
 	}, cfdi.IVA16()).AddConcept(cfdi.Concept{
 		Identificador: "DOM-MX",
 		Clave:         "81112105",
 		ClaveUnidad:   "E48",
 		Descripcion:   "Domain name, .mx",
 		Cantidad:      openpay.MustDecimal("3"),
-		ValorUnitario: openpay.MustAmount("49.90"),
+		ValorUnitario: openpay.MustDecimal("49.90"),
 	}, cfdi.IVA16()).Build()
 	if err != nil {
 		fmt.Println(err)
@@ -128,7 +128,7 @@ func ExampleGenerationRequest_Validate() {
 		Receptor:        cfdi.Receiver{Nombre: "Ana", RFC: cfdi.RFCPublicoEnGeneral, UsoCFDI: cfdi.UseToBeDefined, Pais: "MEX"},
 		Conceptos: []cfdi.Concept{{
 			Identificador: "1", Clave: "01010101", ClaveUnidad: "pieza", Descripcion: "Gift card",
-			Cantidad: openpay.MustDecimal("2"), ValorUnitario: openpay.MustAmount("50.00"), Importe: openpay.MustAmount("100.00"),
+			Cantidad: openpay.MustDecimal("2"), ValorUnitario: openpay.MustDecimal("50.00"), Importe: openpay.MustDecimal("100.00"),
 		}},
 	}
 	var ve *cfdi.ValidationError

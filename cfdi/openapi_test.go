@@ -202,3 +202,52 @@ func TestValidRequestsMatchTheSchema(t *testing.T) {
 	require.NoError(t, json.Unmarshal(notice, &v))
 	assert.NoError(t, doc.Components.Schemas["CfdiNotification"].Value.VisitJSON(v))
 }
+
+// The schema and Validate agree on decimals: six where the CFDI standard
+// allows them, two for the invoice's totals.
+func TestSchemaDecimalsAgreeWithValidate(t *testing.T) {
+	t.Parallel()
+	doc := loadOpenAPI(t)
+	ref := doc.Components.Schemas["CfdiGenerationRequest"]
+	require.NotNil(t, ref, "openapi.yaml has no schema CfdiGenerationRequest")
+	wire := func(r GenerationRequest) map[string]any {
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(b, &v))
+		return v
+	}
+	cases := []struct {
+		name   string
+		mutate func(r *GenerationRequest)
+		valid  bool
+	}{
+		{"unit price with six decimals", func(r *GenerationRequest) { r.Conceptos[1].ValorUnitario = dec("10.333333") }, true},
+		{"unit price with seven decimals", func(r *GenerationRequest) { r.Conceptos[1].ValorUnitario = dec("10.3333333") }, false},
+		{"quantity with six decimals", func(r *GenerationRequest) { r.Conceptos[1].Cantidad = dec("1.500001") }, true},
+		{"quantity with seven decimals", func(r *GenerationRequest) { r.Conceptos[1].Cantidad = dec("1.5000001") }, false},
+		{"importe with three decimals", func(r *GenerationRequest) { r.Conceptos[1].Importe = dec("15.495") }, true},
+		{"tax importe with seven decimals", func(r *GenerationRequest) { r.Conceptos[0].Retenciones[0].Importe = dec("18.0000001") }, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := fullRequest()
+			c.mutate(&r)
+			schemaErr, validateErr := ref.Value.VisitJSON(wire(r)), r.Validate()
+			if c.valid {
+				assert.NoError(t, schemaErr)
+				assert.NoError(t, validateErr)
+			} else {
+				assert.Error(t, schemaErr)
+				assert.Error(t, validateErr)
+			}
+		})
+	}
+	// A total with a third decimal: the Go type cannot even send it; the
+	// schema refuses it too.
+	v := wire(fullRequest())
+	require.NoError(t, ref.Value.VisitJSON(v))
+	v["total"] = 206.301
+	assert.Error(t, ref.Value.VisitJSON(v))
+}

@@ -14,10 +14,21 @@ import (
 // documents a Mexican merchant already knows), with the Go initialisms RFC,
 // CFDI, UUID, ID, TUA, XML and PDF.
 //
-// Numbers: money (totals, prices, line and tax amounts, payments, balances)
-// is [openpay.Amount], exact and at most two decimals on the wire; quantities,
-// tax rates and exchange rates, which need more decimals, are
-// [openpay.Decimal]. Neither is ever a float.
+// Numbers: each field allows the decimals the tax authority's CFDI 4.0
+// standard (Anexo 20) allows it, and is never a float.
+//
+//   - The invoice's totals (total, subtotal, descuento, total_trasladados,
+//     total_retenidos) are money in the invoice's currency, which the standard
+//     writes with the currency's decimals: two for MXN and USD, the currencies
+//     the gateway charges in. So are the payment complement's amounts (monto
+//     and the related documents' balances); the airline complement's amounts
+//     are kept to the cent as well. These are [openpay.Amount], at most two
+//     decimals.
+//   - A concept's figures (cantidad, valor_unitario, importe, descuento) and
+//     its taxes' (base, tasa, importe) take up to six decimals, as do exchange
+//     rates (tipo_de_cambio, tipo_cambio_p, tipo_cambio_d_r): a price per gram
+//     or per minute needs them. These are [openpay.Decimal];
+//     [GenerationRequest.Validate] refuses a seventh decimal.
 //
 // Optional fields are left out of the JSON when zero (omitempty, omitzero),
 // except three balances of [RelatedDocument] where zero means something and
@@ -83,8 +94,10 @@ type Receiver struct {
 	ResidenciaFiscal string `json:"residencia_fiscal,omitempty"`
 	// UsoCFDI is the use the receiver will give the invoice; required.
 	UsoCFDI Use `json:"uso_cfdi"`
-	// Pais is the receiver's country (ISO 3166-1 alpha-3), sent only for a
-	// foreign receiver identified by [RFCExtranjero], and then required.
+	// Pais is the receiver's country (ISO 3166-1 alpha-3); optional. It may
+	// be sent only for a foreign receiver identified by [RFCExtranjero]:
+	// never with a registered RFC or the national generic RFC
+	// [RFCPublicoEnGeneral].
 	Pais string `json:"pais,omitempty"`
 }
 
@@ -103,7 +116,7 @@ type Concept struct {
 	// Identificador identifies the product or service (a SKU), 1 to 100
 	// characters; required. It is the one capitalised name of the wire.
 	Identificador string `json:"Identificador"`
-	// Cantidad is the quantity, greater than zero; required.
+	// Cantidad is the quantity, greater than zero, up to six decimals; required.
 	Cantidad openpay.Decimal `json:"cantidad"`
 	// Unidad is the unit of measure in free text, 1 to 20 characters; optional.
 	Unidad string `json:"unidad,omitempty"`
@@ -113,18 +126,18 @@ type Concept struct {
 	ClaveUnidad string `json:"clave_unidad"`
 	// Descripcion describes the line, 1 to 1000 characters; required.
 	Descripcion string `json:"descripcion"`
-	// ValorUnitario is the price of one unit, before taxes; required. Like
-	// every amount of the gateway it has at most two decimals (the tax
-	// authority would take up to six), so a price per gram or per minute is
-	// better invoiced per kilogram or per hour.
-	ValorUnitario openpay.Amount `json:"valor_unitario"`
-	// Importe is Cantidad x ValorUnitario, rounded to the cent; required.
-	Importe openpay.Amount `json:"importe"`
+	// ValorUnitario is the price of one unit, before taxes, not negative, up
+	// to six decimals; required.
+	ValorUnitario openpay.Decimal `json:"valor_unitario"`
+	// Importe is Cantidad x ValorUnitario rounded half-up to the cent, or to
+	// more decimals (up to six) when it is written with more; required.
+	Importe openpay.Decimal `json:"importe"`
 	// Clave is the product or service key, 1 to 10 digits (the tax
 	// authority's c_ClaveProdServ keys have 8); required.
 	Clave string `json:"clave"`
-	// Descuento is the discount on the line, at most Importe; optional.
-	Descuento openpay.Amount `json:"descuento,omitzero"`
+	// Descuento is the discount on the line, at most Importe, up to six
+	// decimals; optional.
+	Descuento openpay.Decimal `json:"descuento,omitzero"`
 	// Traslados are the taxes transferred to the receiver (IVA, IEPS); optional.
 	Traslados []Tax `json:"traslados,omitempty"`
 	// Retenciones are the taxes withheld by the receiver; optional.
@@ -137,12 +150,16 @@ type Tax struct {
 	Impuesto TaxType `json:"impuesto"`
 	// TipoFactor says how the tax is computed; required.
 	TipoFactor FactorType `json:"tipo_factor"`
-	// Tasa is the rate (0.16 for 16 %) or the quota; zero when exempt; required.
+	// Tasa is the rate (0.16 for 16 %) or the quota, up to six decimals;
+	// zero when exempt; required.
 	Tasa openpay.Decimal `json:"tasa"`
-	// Importe is the tax due: Base x Tasa rounded to the cent, zero when exempt; required.
-	Importe openpay.Amount `json:"importe"`
-	// Base is the amount taxed (the concept's Importe less its Descuento); optional.
-	Base openpay.Amount `json:"base,omitzero"`
+	// Importe is the tax due: Base x Tasa rounded half-up to the cent, or to
+	// more decimals (up to six) when it is written with more; zero when
+	// exempt; required.
+	Importe openpay.Decimal `json:"importe"`
+	// Base is the amount taxed (the concept's Importe less its Descuento),
+	// up to six decimals; optional.
+	Base openpay.Decimal `json:"base,omitzero"`
 }
 
 // Related names the invoices an invoice relates to (cfdi_relacionados), for

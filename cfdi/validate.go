@@ -33,7 +33,10 @@ const (
 	// RuleCatalogue: a code is not in its catalogue (including ISO 4217
 	// currencies and ISO 3166-1 countries).
 	RuleCatalogue Rule = "catalogue"
-	// RulePrecision: an amount of money has more than two decimals.
+	// RulePrecision: a number has more decimals than its field allows: two
+	// for the invoice's totals and the complements' amounts (money in the
+	// currency's cents), six for a concept's and a tax's figures, rates and
+	// exchange rates (the CFDI standard's limit).
 	RulePrecision Rule = "precision"
 	// RuleRange: a number is out of its range (a negative amount, a rate
 	// above 1, an instalment number below 1, a year outside 1..9999).
@@ -41,21 +44,24 @@ const (
 	// RuleExchangeRate: the exchange rate of an amount in MXN is not 1.
 	RuleExchangeRate Rule = "exchange_rate"
 	// RulePaisNotAllowed: pais is sent for a receiver whose RFC is not the
-	// foreign generic RFC.
+	// foreign generic RFC (a registered RFC or the national generic one).
 	RulePaisNotAllowed Rule = "pais_not_allowed"
 	// RuleImporte: a concept's importe is not cantidad x valor_unitario
-	// rounded to the cent.
+	// rounded to the cent (or to its own decimals, when it has more).
 	RuleImporte Rule = "importe"
-	// RuleSubtotal: subtotal is not the sum of the concepts' importe.
+	// RuleSubtotal: subtotal is not the sum of the concepts' importe,
+	// rounded to the cent.
 	RuleSubtotal Rule = "subtotal"
 	// RuleDescuento: the request's descuento is not the sum of the
-	// concepts' descuento, or a concept's descuento exceeds its importe.
+	// concepts' descuento rounded to the cent, or a concept's descuento
+	// exceeds its importe.
 	RuleDescuento Rule = "descuento"
 	// RuleTaxImporte: a tax's importe is not base x tasa rounded to the
-	// cent, or an exempt tax has an importe.
+	// cent (or to its own decimals, when it has more), or an exempt tax has
+	// an importe.
 	RuleTaxImporte Rule = "tax_importe"
 	// RuleTaxTotal: total_trasladados or total_retenidos is not the sum of
-	// the concepts' transferred or withheld taxes.
+	// the concepts' transferred or withheld taxes, rounded to the cent.
 	RuleTaxTotal Rule = "tax_total"
 	// RuleTotal: total is not subtotal - descuento + total_trasladados -
 	// total_retenidos.
@@ -120,25 +126,31 @@ func (e *ValidationError) Error() string {
 //   - rfc: three letters (company) or four (person), a valid date YYMMDD and a
 //     three-character homoclave, in upper case: 12 or 13 characters. The
 //     check digit is not verified.
-//   - pais is sent only with the foreign generic RFC [RFCExtranjero], and
-//     then it is required (an ISO 3166-1 alpha-3 country). A registered RFC
-//     or the national generic RFC [RFCPublicoEnGeneral] must not carry it.
+//   - pais is optional (section 2.10), an ISO 3166-1 alpha-3 country, and
+//     may be sent only with the foreign generic RFC [RFCExtranjero]: a
+//     registered RFC or the national generic RFC [RFCPublicoEnGeneral] must
+//     not carry it.
 //   - uuid of a related invoice: 36 characters, 8-4-4-4-12 hexadecimal digits.
-//   - Money has at most two decimals and is never negative; quantities and
-//     exchange rates are greater than zero; a rate (tipo_factor Tasa) is
-//     between 0 and 1; ISR is withheld, never transferred.
+//   - Decimals, as the CFDI 4.0 standard allows them: the invoice's totals
+//     and the complements' amounts have at most two (the cents of the
+//     currency); a concept's cantidad, valor_unitario, importe and
+//     descuento, a tax's base, tasa and importe, and the exchange rates at
+//     most six. Nothing is negative; quantities and exchange rates are
+//     greater than zero; a rate (tipo_factor Tasa) is between 0 and 1; ISR
+//     is withheld, never transferred.
 //
-// The arithmetic, exact and to the cent, where "rounded" is half-up on the
-// exact product:
+// The arithmetic, exact, where "rounded" is half-up on the exact product or
+// sum, to the cent, or for a concept's or a tax's importe written with more
+// decimals (up to six), to those decimals:
 //
 //   - each concept's importe = cantidad x valor_unitario, rounded;
 //   - each tax's importe = base x tasa, rounded, when base is given and the
 //     factor is Tasa or Cuota; an exempt (Excento) tax has tasa and importe 0;
 //   - a concept's descuento is at most its importe;
-//   - subtotal = the sum of the importes; descuento = the sum of the
-//     concepts' descuentos;
+//   - subtotal = the sum of the importes, rounded; descuento = the sum of the
+//     concepts' descuentos, rounded;
 //   - total_trasladados and total_retenidos = the sums of the transferred and
-//     withheld taxes' importes;
+//     withheld taxes' importes, rounded;
 //   - total = subtotal - descuento + total_trasladados - total_retenidos;
 //   - in a related document with all three balances,
 //     imp_saldo_insoluto = imp_saldo_ant - imp_pagado.
@@ -250,14 +262,28 @@ func (v *validator) money(path string, a openpay.Amount) {
 	}
 }
 
-// positive checks a quantity or rate that must be greater than zero; zero
-// means the field was not set.
+// number checks a figure of a concept or a tax: at most six decimals and
+// not negative.
+func (v *validator) number(path string, d openpay.Decimal) {
+	if decimalsOf(d.Decimal()) > maxDecimals {
+		v.add(path, RulePrecision, "%s has more than %d decimals", d, maxDecimals)
+	}
+	if d.Decimal().IsNegative() {
+		v.add(path, RuleRange, "must not be negative")
+	}
+}
+
+// positive checks a quantity or an exchange rate: greater than zero (zero
+// means the field was not set) and at most six decimals.
 func (v *validator) positive(path string, d openpay.Decimal, required bool) {
 	switch {
 	case d.IsZero() && required:
 		v.add(path, RuleRequired, "is required and must be greater than zero")
 	case d.Decimal().IsNegative():
 		v.add(path, RuleRange, "must be greater than zero")
+	}
+	if decimalsOf(d.Decimal()) > maxDecimals {
+		v.add(path, RulePrecision, "%s has more than %d decimals", d, maxDecimals)
 	}
 }
 
@@ -362,12 +388,9 @@ func (v *validator) receiver(path string, r *Receiver) {
 
 	paisPath := field(path, "pais")
 	switch {
+	case r.Pais == "": // optional, with any RFC
 	case r.RFC != RFCExtranjero:
-		if r.Pais != "" {
-			v.add(paisPath, RulePaisNotAllowed, "must not be sent unless the RFC is the foreign generic RFC %s", RFCExtranjero)
-		}
-	case r.Pais == "":
-		v.add(paisPath, RuleRequired, "is required with the foreign generic RFC %s", RFCExtranjero)
+		v.add(paisPath, RulePaisNotAllowed, "must not be sent unless the RFC is the foreign generic RFC %s", RFCExtranjero)
 	case !threeLetters.MatchString(r.Pais):
 		v.add(paisPath, RuleFormat, "must be an ISO 3166-1 alpha-3 country code: three upper-case letters")
 	default:
@@ -387,16 +410,17 @@ func (v *validator) concept(path string, c *Concept) {
 	}
 	v.pattern(unitPath, c.ClaveUnidad, unitKey, "a key of the unit catalogue: two or three upper-case letters or digits")
 	v.requiredText(field(path, "descripcion"), c.Descripcion, [2]int{1, 1000})
-	v.money(field(path, "valor_unitario"), c.ValorUnitario)
-	v.money(field(path, "importe"), c.Importe)
-	if want := importeOf(c.Cantidad, c.ValorUnitario); !c.Importe.Equal(want) {
-		v.add(field(path, "importe"), RuleImporte, "%s is not cantidad x valor_unitario rounded to the cent (%s)", c.Importe, want)
+	v.number(field(path, "valor_unitario"), c.ValorUnitario)
+	v.number(field(path, "importe"), c.Importe)
+	exact := c.Cantidad.Decimal().Mul(c.ValorUnitario.Decimal())
+	if want, ok := productRounded(c.Importe, exact); !ok {
+		v.add(field(path, "importe"), RuleImporte, "%s is not cantidad x valor_unitario rounded (%s)", c.Importe, want)
 	}
 	if v.requiredText(field(path, "clave"), c.Clave, [2]int{1, 10}) {
 		v.pattern(field(path, "clave"), c.Clave, digits, "digits")
 	}
-	v.money(field(path, "descuento"), c.Descuento)
-	if c.Descuento.Cmp(c.Importe) > 0 {
+	v.number(field(path, "descuento"), c.Descuento)
+	if c.Descuento.Decimal().GreaterThan(c.Importe.Decimal()) {
 		v.add(field(path, "descuento"), RuleDescuento, "%s exceeds the concept's importe %s", c.Descuento, c.Importe)
 	}
 	for i := range c.Traslados {
@@ -422,8 +446,11 @@ func (v *validator) tax(path string, t *Tax, transferred bool) {
 	case t.TipoFactor == FactorExcento && !tasa.IsZero():
 		v.add(field(path, "tasa"), RuleRange, "must be 0 for an exempt tax")
 	}
-	v.money(field(path, "importe"), t.Importe)
-	v.money(field(path, "base"), t.Base)
+	if decimalsOf(tasa) > maxDecimals {
+		v.add(field(path, "tasa"), RulePrecision, "%s has more than %d decimals", t.Tasa, maxDecimals)
+	}
+	v.number(field(path, "importe"), t.Importe)
+	v.number(field(path, "base"), t.Base)
 	switch t.TipoFactor {
 	case FactorExcento:
 		if !t.Importe.IsZero() {
@@ -433,8 +460,8 @@ func (v *validator) tax(path string, t *Tax, transferred bool) {
 		if t.Base.IsZero() {
 			break
 		}
-		if want := taxOf(t.Base, t.Tasa); !t.Importe.Equal(want) {
-			v.add(field(path, "importe"), RuleTaxImporte, "%s is not base x tasa rounded to the cent (%s)", t.Importe, want)
+		if want, ok := productRounded(t.Importe, t.Base.Decimal().Mul(tasa)); !ok {
+			v.add(field(path, "importe"), RuleTaxImporte, "%s is not base x tasa rounded (%s)", t.Importe, want)
 		}
 	}
 }
@@ -535,17 +562,17 @@ func (v *validator) relatedDocument(path string, d *RelatedDocument) {
 // totals checks the request's sums against the values given in it.
 func (v *validator) totals(r *GenerationRequest) {
 	s := sumConcepts(r.Conceptos)
-	if !r.Subtotal.Equal(s.importes) {
-		v.add("subtotal", RuleSubtotal, "%s is not the sum of the concepts' importe (%s)", r.Subtotal, s.importes)
+	if want := roundCents(s.importes); !r.Subtotal.Equal(want) {
+		v.add("subtotal", RuleSubtotal, "%s is not the sum of the concepts' importe rounded to the cent (%s)", r.Subtotal, want)
 	}
-	if !r.Descuento.Equal(s.descuentos) {
-		v.add("descuento", RuleDescuento, "%s is not the sum of the concepts' descuento (%s)", r.Descuento, s.descuentos)
+	if want := roundCents(s.descuentos); !r.Descuento.Equal(want) {
+		v.add("descuento", RuleDescuento, "%s is not the sum of the concepts' descuento rounded to the cent (%s)", r.Descuento, want)
 	}
-	if !r.TotalTrasladados.Equal(s.trasladados) {
-		v.add("total_trasladados", RuleTaxTotal, "%s is not the sum of the concepts' traslados (%s)", r.TotalTrasladados, s.trasladados)
+	if want := roundCents(s.trasladados); !r.TotalTrasladados.Equal(want) {
+		v.add("total_trasladados", RuleTaxTotal, "%s is not the sum of the concepts' traslados rounded to the cent (%s)", r.TotalTrasladados, want)
 	}
-	if !r.TotalRetenidos.Equal(s.retenidos) {
-		v.add("total_retenidos", RuleTaxTotal, "%s is not the sum of the concepts' retenciones (%s)", r.TotalRetenidos, s.retenidos)
+	if want := roundCents(s.retenidos); !r.TotalRetenidos.Equal(want) {
+		v.add("total_retenidos", RuleTaxTotal, "%s is not the sum of the concepts' retenciones rounded to the cent (%s)", r.TotalRetenidos, want)
 	}
 	if want := totalOf(r); !r.Total.Equal(want) {
 		v.add("total", RuleTotal, "%s is not subtotal - descuento + total_trasladados - total_retenidos (%s)", r.Total, want)

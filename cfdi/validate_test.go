@@ -38,8 +38,8 @@ func TestValidateValidRequests(t *testing.T) {
 				Moneda: "MXN", TipoDeCambio: dec("1"),
 				Receptor: Receiver{Nombre: "A", RFC: RFCPublicoEnGeneral, UsoCFDI: UseToBeDefined},
 				Conceptos: []Concept{{Identificador: "1", Cantidad: dec("1"), ClaveUnidad: "E48", Descripcion: "x",
-					ValorUnitario: amt("10"), Importe: amt("10"), Clave: "1",
-					Traslados: []Tax{{Impuesto: TaxIVA, TipoFactor: FactorTasa, Tasa: dec("0.16"), Importe: amt("1.60")}}}},
+					ValorUnitario: dec("10"), Importe: dec("10"), Clave: "1",
+					Traslados: []Tax{{Impuesto: TaxIVA, TipoFactor: FactorTasa, Tasa: dec("0.16"), Importe: dec("1.60")}}}},
 			}
 		}},
 		{"tipo_comprobante left to its default", func(r *GenerationRequest) { r.TipoComprobante = "" }},
@@ -49,6 +49,7 @@ func TestValidateValidRequests(t *testing.T) {
 		{"an RFC with check digit A", func(r *GenerationRequest) { r.Receptor.RFC = "CCE010203ABA" }},
 		{"national generic RFC without pais", func(r *GenerationRequest) { r.Receptor.RFC = RFCPublicoEnGeneral }},
 		{"foreign generic RFC with pais", func(r *GenerationRequest) { r.Receptor.RFC, r.Receptor.Pais = RFCExtranjero, "USA" }},
+		{"foreign generic RFC without pais (optional, section 2.10)", func(r *GenerationRequest) { r.Receptor.RFC = RFCExtranjero }},
 		{"254-character name", func(r *GenerationRequest) { r.Receptor.Nombre = strings.Repeat("ñ", 254) }},
 		{"foreign currency", func(r *GenerationRequest) { r.Moneda, r.TipoDeCambio = "USD", dec("17.2534") }},
 		{"exchange rate 1 written 1.000000", func(r *GenerationRequest) { r.TipoDeCambio = dec("1.000000") }},
@@ -57,24 +58,24 @@ func TestValidateValidRequests(t *testing.T) {
 		}},
 		{"importe rounded half-up", func(r *GenerationRequest) {
 			// 1.5 x 10.35 = 15.525 -> 15.53
-			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = amt("10.35"), amt("15.53")
-			r.Conceptos[1].Traslados[0].Base = amt("15.53")
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = dec("10.35"), dec("15.53")
+			r.Conceptos[1].Traslados[0].Base = dec("15.53")
 			r.Subtotal, r.Total = amt("215.53"), amt("206.33")
 		}},
 		{"a discount equal to the line", func(r *GenerationRequest) {
 			// concept 1 discounted entirely: its exempt tax base becomes 0
-			r.Conceptos[1].Descuento = amt("15.50")
-			r.Conceptos[1].Traslados[0].Base = amt("0")
+			r.Conceptos[1].Descuento = dec("15.50")
+			r.Conceptos[1].Traslados[0].Base = dec("0")
 			r.Descuento = amt("35.50")
 			r.Total = amt("190.80")
 		}},
 		{"a quota per unit (IEPS Cuota)", func(r *GenerationRequest) {
 			r.Conceptos[1].Traslados = append(r.Conceptos[1].Traslados,
-				Tax{Impuesto: TaxIEPS, TipoFactor: FactorCuota, Tasa: dec("0.4"), Importe: amt("0.60"), Base: amt("1.50")})
+				Tax{Impuesto: TaxIEPS, TipoFactor: FactorCuota, Tasa: dec("0.4"), Importe: dec("0.60"), Base: dec("1.50")})
 			r.TotalTrasladados = amt("29.40")
 			r.Total = amt("206.90")
 		}},
-		{"a tax without base", func(r *GenerationRequest) { r.Conceptos[0].Traslados[0].Base = openpay.Amount{} }},
+		{"a tax without base", func(r *GenerationRequest) { r.Conceptos[0].Traslados[0].Base = openpay.Decimal{} }},
 		{"payment of a foreign-currency invoice", func(r *GenerationRequest) {
 			d := &r.Complements.Payouts.DoctoRelacionados[0]
 			d.MonedaDR, d.TipoCambioDR = "USD", dec("0.0579")
@@ -84,6 +85,51 @@ func TestValidateValidRequests(t *testing.T) {
 			d.ImpSaldoAnt, d.ImpPagado = nil, nil
 		}},
 		{"empty complements", func(r *GenerationRequest) { r.Complements = &Complements{} }},
+
+		// Six decimals where the CFDI standard allows them.
+		{"a unit price with six decimals", func(r *GenerationRequest) {
+			// 1.5 x 10.333333 = 15.4999995 -> 15.50
+			r.Conceptos[1].ValorUnitario = dec("10.333333")
+		}},
+		{"a quantity with six decimals", func(r *GenerationRequest) {
+			// 1.500001 x 10.33 = 15.49501033 -> 15.50
+			r.Conceptos[1].Cantidad = dec("1.500001")
+		}},
+		{"a price per gram", func(r *GenerationRequest) {
+			// 125 g at 0.123456 = 15.432 -> 15.43; subtotal 215.43, total 206.23
+			r.Conceptos[1].Cantidad, r.Conceptos[1].ClaveUnidad, r.Conceptos[1].ValorUnitario = dec("125"), "GRM", dec("0.123456")
+			r.Conceptos[1].Importe, r.Conceptos[1].Traslados[0].Base = dec("15.43"), dec("15.43")
+			r.Subtotal, r.Total = amt("215.43"), amt("206.23")
+		}},
+		{"an importe written with the product's three decimals", func(r *GenerationRequest) {
+			// 1.5 x 10.33 = 15.495; the subtotal rounds the sum 215.495 to 215.50
+			r.Conceptos[1].Importe = dec("15.495")
+		}},
+		{"an importe written with six decimals", func(r *GenerationRequest) {
+			// 1.5 x 10.333333 = 15.4999995 -> 15.500000 (six places) -> subtotal 215.50
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = dec("10.333333"), dec("15.500000")
+		}},
+		{"a discount, bases and tax amounts with more than two decimals", func(r *GenerationRequest) {
+			// concept 0: discount 20.005, base 179.995; IVA 28.7992, ISR 17.9995;
+			// descuento 20.01, trasladados 28.80, retenidos 18.00 (rounded sums);
+			// total 215.50 - 20.01 + 28.80 - 18.00 = 206.29
+			c := &r.Conceptos[0]
+			c.Descuento = dec("20.005")
+			c.Traslados[0].Base, c.Traslados[0].Importe = dec("179.995"), dec("28.7992")
+			c.Retenciones[0].Base, c.Retenciones[0].Importe = dec("179.995"), dec("17.9995")
+			r.Descuento, r.Total = amt("20.01"), amt("206.29")
+		}},
+		{"a rate with six decimals", func(r *GenerationRequest) {
+			// IEPS at 0.265000 on 15.50 = 4.1075 -> 4.11
+			r.Conceptos[1].Traslados = append(r.Conceptos[1].Traslados,
+				Tax{Impuesto: TaxIEPS, TipoFactor: FactorTasa, Tasa: dec("0.265000"), Importe: dec("4.11"), Base: dec("15.50")})
+			r.TotalTrasladados, r.Total = amt("32.91"), amt("210.41")
+		}},
+		{"exchange rates with six decimals", func(r *GenerationRequest) {
+			r.Moneda, r.TipoDeCambio = "USD", dec("17.253412")
+			r.Complements.Payouts.DoctoRelacionados[0].MonedaDR = "USD"
+			r.Complements.Payouts.DoctoRelacionados[0].TipoCambioDR = dec("0.057961")
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,7 +205,6 @@ func TestValidateRules(t *testing.T) {
 		{"pais with the national generic RFC", func(r *GenerationRequest) {
 			r.Receptor.RFC, r.Receptor.Pais = RFCPublicoEnGeneral, "MEX"
 		}, []string{"receptor.pais pais_not_allowed"}},
-		{"pais missing with the foreign generic RFC", func(r *GenerationRequest) { r.Receptor.RFC = RFCExtranjero }, []string{"receptor.pais required"}},
 		{"pais alpha-2", func(r *GenerationRequest) { r.Receptor.RFC, r.Receptor.Pais = RFCExtranjero, "US" }, []string{"receptor.pais format"}},
 		{"pais lower case", func(r *GenerationRequest) { r.Receptor.RFC, r.Receptor.Pais = RFCExtranjero, "usa" }, []string{"receptor.pais format"}},
 		{"pais not a country", func(r *GenerationRequest) { r.Receptor.RFC, r.Receptor.Pais = RFCExtranjero, "AAA" }, []string{"receptor.pais catalogue"}},
@@ -182,25 +227,38 @@ func TestValidateRules(t *testing.T) {
 		{"clave_unidad a word", func(r *GenerationRequest) { r.Conceptos[1].ClaveUnidad = "PIEZA" }, []string{"conceptos[1].clave_unidad format"}},
 		{"descripcion missing", func(r *GenerationRequest) { r.Conceptos[0].Descripcion = "" }, []string{"conceptos[0].descripcion required"}},
 		{"descripcion too long", func(r *GenerationRequest) { r.Conceptos[0].Descripcion = long(1001) }, []string{"conceptos[0].descripcion length"}},
-		{"valor_unitario with three decimals", func(r *GenerationRequest) { r.Conceptos[0].ValorUnitario = precise("100.004") }, []string{
-			"conceptos[0].valor_unitario precision", "conceptos[0].importe importe", // 200.008 -> 200.01
+		{"valor_unitario with seven decimals", func(r *GenerationRequest) { r.Conceptos[0].ValorUnitario = dec("100.0000001") }, []string{
+			"conceptos[0].valor_unitario precision", // 200.0000002 -> 200.00: the importe holds
 		}},
+		{"valor_unitario with three decimals and the importe of two", func(r *GenerationRequest) { r.Conceptos[0].ValorUnitario = dec("100.004") }, []string{
+			"conceptos[0].importe importe", // 200.008 -> 200.01
+		}},
+		{"cantidad with seven decimals", func(r *GenerationRequest) { r.Conceptos[1].Cantidad = dec("1.5000001") }, []string{
+			"conceptos[1].cantidad precision", // 15.495001033 -> 15.50: the importe holds
+		}},
+		{"importe with seven decimals", func(r *GenerationRequest) {
+			// 1.5 x 10.333333 = 15.4999995, exactly; written with seven places
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = dec("10.333333"), dec("15.4999995")
+		}, []string{"conceptos[1].importe precision"}},
+		{"importe with three decimals that are not the product's", func(r *GenerationRequest) {
+			r.Conceptos[1].Importe = dec("15.496")
+		}, []string{"conceptos[1].importe importe"}},
 		{"importe is not cantidad x valor_unitario", func(r *GenerationRequest) {
-			r.Conceptos[0].Importe, r.Subtotal, r.Total = amt("199.00"), amt("214.50"), amt("205.30")
+			r.Conceptos[0].Importe, r.Subtotal, r.Total = dec("199.00"), amt("214.50"), amt("205.30")
 		}, []string{"conceptos[0].importe importe"}},
 		{"importe rounded down instead of half-up", func(r *GenerationRequest) {
-			r.Conceptos[1].Importe, r.Subtotal, r.Total = amt("15.49"), amt("215.49"), amt("206.29")
+			r.Conceptos[1].Importe, r.Subtotal, r.Total = dec("15.49"), amt("215.49"), amt("206.29")
 		}, []string{"conceptos[1].importe importe"}},
 		{"importe rounded half-even instead of half-up", func(r *GenerationRequest) {
 			// 1.5 x 10.35 = 15.525: half-up 15.53, half-even 15.52
-			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = amt("10.35"), amt("15.52")
+			r.Conceptos[1].ValorUnitario, r.Conceptos[1].Importe = dec("10.35"), dec("15.52")
 			r.Subtotal, r.Total = amt("215.52"), amt("206.32")
 		}, []string{"conceptos[1].importe importe"}},
-		{"importe changed, subtotal not", func(r *GenerationRequest) { r.Conceptos[0].Importe = amt("201.00") }, []string{
+		{"importe changed, subtotal not", func(r *GenerationRequest) { r.Conceptos[0].Importe = dec("201.00") }, []string{
 			"conceptos[0].importe importe", "subtotal subtotal",
 		}},
 		{"importe negative", func(r *GenerationRequest) {
-			r.Conceptos[0].Importe, r.Subtotal, r.Total = amt("-200.00"), amt("-184.50"), amt("-193.70")
+			r.Conceptos[0].Importe, r.Subtotal, r.Total = dec("-200.00"), amt("-184.50"), amt("-193.70")
 		}, []string{
 			"conceptos[0].importe range", "conceptos[0].importe importe", "conceptos[0].descuento descuento",
 			"subtotal range", "total range",
@@ -209,11 +267,14 @@ func TestValidateRules(t *testing.T) {
 		{"clave of 11 digits", func(r *GenerationRequest) { r.Conceptos[0].Clave = "12345678901" }, []string{"conceptos[0].clave length"}},
 		{"clave not numeric", func(r *GenerationRequest) { r.Conceptos[0].Clave = "4321A706" }, []string{"conceptos[0].clave format"}},
 		{"concept descuento above importe", func(r *GenerationRequest) {
-			r.Conceptos[1].Descuento, r.Descuento, r.Total = amt("16.00"), amt("36.00"), amt("190.30")
-			r.Conceptos[1].Traslados[0].Base = openpay.Amount{}
+			r.Conceptos[1].Descuento, r.Descuento, r.Total = dec("16.00"), amt("36.00"), amt("190.30")
+			r.Conceptos[1].Traslados[0].Base = openpay.Decimal{}
 		}, []string{"conceptos[1].descuento descuento"}},
+		{"concept descuento with seven decimals", func(r *GenerationRequest) {
+			r.Conceptos[0].Descuento = dec("20.0000001") // the rounded sum is still 20.00
+		}, []string{"conceptos[0].descuento precision"}},
 		{"concept descuento negative", func(r *GenerationRequest) {
-			r.Conceptos[1].Descuento, r.Descuento, r.Total = amt("-1.00"), amt("19.00"), amt("207.30")
+			r.Conceptos[1].Descuento, r.Descuento, r.Total = dec("-1.00"), amt("19.00"), amt("207.30")
 		}, []string{"conceptos[1].descuento range"}},
 
 		// The taxes.
@@ -232,18 +293,27 @@ func TestValidateRules(t *testing.T) {
 		}},
 		{"exempt tax with a rate", func(r *GenerationRequest) { r.Conceptos[1].Traslados[0].Tasa = dec("0.16") }, []string{"conceptos[1].traslados[0].tasa range"}},
 		{"exempt tax with an importe", func(r *GenerationRequest) {
-			r.Conceptos[1].Traslados[0].Importe, r.TotalTrasladados, r.Total = amt("2.48"), amt("31.28"), amt("208.78")
+			r.Conceptos[1].Traslados[0].Importe, r.TotalTrasladados, r.Total = dec("2.48"), amt("31.28"), amt("208.78")
 		}, []string{"conceptos[1].traslados[0].importe tax_importe"}},
 		{"tax importe off by a cent", func(r *GenerationRequest) {
-			r.Conceptos[0].Traslados[0].Importe, r.TotalTrasladados, r.Total = amt("28.79"), amt("28.79"), amt("206.29")
+			r.Conceptos[0].Traslados[0].Importe, r.TotalTrasladados, r.Total = dec("28.79"), amt("28.79"), amt("206.29")
 		}, []string{"conceptos[0].traslados[0].importe tax_importe"}},
-		{"tax importe with three decimals", func(r *GenerationRequest) {
-			r.Conceptos[0].Retenciones[0].Importe, r.TotalRetenidos, r.Total = precise("18.001"), precise("18.001"), precise("206.299")
-		}, []string{
-			"conceptos[0].retenciones[0].importe precision", "conceptos[0].retenciones[0].importe tax_importe",
-			"total_retenidos precision", "total precision",
+		{"tax importe with three decimals that are not the product's", func(r *GenerationRequest) {
+			r.Conceptos[0].Retenciones[0].Importe = dec("18.001") // 180 x 0.10 = 18.000; the rounded sum is still 18.00
+		}, []string{"conceptos[0].retenciones[0].importe tax_importe"}},
+		{"tax importe with seven decimals", func(r *GenerationRequest) {
+			r.Conceptos[0].Retenciones[0].Importe = dec("18.0000001") // the rounded sum is still 18.00
+		}, []string{"conceptos[0].retenciones[0].importe precision", "conceptos[0].retenciones[0].importe tax_importe"}},
+		{"tax base with seven decimals", func(r *GenerationRequest) {
+			r.Conceptos[0].Retenciones[0].Base = dec("180.0000001") // x 0.10 = 18.00000001 -> 18.00
+		}, []string{"conceptos[0].retenciones[0].base precision"}},
+		{"tasa with seven decimals", func(r *GenerationRequest) { r.Conceptos[0].Traslados[0].Tasa = dec("0.1600001") }, []string{
+			"conceptos[0].traslados[0].tasa precision", // 180 x 0.1600001 = 28.800018 -> 28.80: the importe holds
 		}},
-		{"tax base negative", func(r *GenerationRequest) { r.Conceptos[1].Traslados[0].Base = amt("-15.50") }, []string{"conceptos[1].traslados[0].base range"}},
+		{"total_retenidos with three decimals", func(r *GenerationRequest) {
+			r.TotalRetenidos, r.Total = precise("18.001"), precise("206.299")
+		}, []string{"total_retenidos precision", "total_retenidos tax_total", "total precision"}},
+		{"tax base negative", func(r *GenerationRequest) { r.Conceptos[1].Traslados[0].Base = dec("-15.50") }, []string{"conceptos[1].traslados[0].base range"}},
 
 		// The sums.
 		{"subtotal is not the sum of importes", func(r *GenerationRequest) {

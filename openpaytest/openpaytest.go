@@ -237,7 +237,9 @@ var ErrRealClock = errors.New("openpaytest: the server runs on the wall clock; s
 
 // AdvanceClock moves the fake clock forward by d and runs what time moves:
 // unpaid charges past their due date are cancelled, subscriptions charge.
-// It returns the new time.
+// The clock stops at each due time on its way, so each of these carries the
+// time it was due (a subscription's charge the first instant of its charge
+// day), not the end of the jump. It returns the new time.
 func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	if s.clock == nil {
 		return time.Time{}, ErrRealClock

@@ -53,14 +53,14 @@ func run(out, errOut io.Writer) error {
 		Unidad:        "Servicio",
 		Descripcion:   "Annual hosting plan",
 		Cantidad:      openpay.MustDecimal("1"),
-		ValorUnitario: openpay.MustAmount("1200.00"),
+		ValorUnitario: openpay.MustDecimal("1200.00"),
 	}, cfdi.IVA16()).AddConcept(cfdi.Concept{
 		Identificador: "DOM-MX",
 		Clave:         "81112105",
 		ClaveUnidad:   "E48",
 		Descripcion:   "Domain name, .mx",
 		Cantidad:      openpay.MustDecimal("3"),
-		ValorUnitario: openpay.MustAmount("49.90"),
+		ValorUnitario: openpay.MustDecimal("49.90"),
 	}, cfdi.IVA16()).Build()
 
 	var ve *cfdi.ValidationError

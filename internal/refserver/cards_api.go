@@ -231,7 +231,7 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	v.maxLen(prefix+"holder_name", d.holder, 80)
-	v.address(prefix+"address", f, d.address)
+	v.address(prefix, f, d.address)
 	if v.err != nil {
 		return card{}, v.err
 	}

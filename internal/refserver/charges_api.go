@@ -106,7 +106,7 @@ func (s *Server) registerCharges(r *routeTable) {
 	r.add("createGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
 	r.add("captureGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
 	r.add("refundGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
-	s.onClockAdvance(s.expireCharges)
+	s.onClockAdvance(s.expireCharges, s.nextExpiry)
 }
 
 // chargeRequest is a validated charge request, whatever its variant.
@@ -344,7 +344,7 @@ func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
 		v.maxLen("customer."+fld.n, fld.s, 100)
 	}
 	v.email("customer.email", cu.Email)
-	v.address("customer.address", f, cu.Address)
+	v.address("customer.", f, cu.Address)
 	return v.err
 }
 
@@ -536,6 +536,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	outcome := ChargeOutcome(k.number, t.email)
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
+		if outcome.FraudRule != "" {
+			e.FraudRules = []string{outcome.FraudRule}
+		}
 		t.t.Status = openpay.TransactionStatusFailed
 		t.t.ErrorMessage = e.Description
 		m.addTx(t)
@@ -847,22 +850,37 @@ func (s *Server) cancel(m *merchant, t *tx) {
 	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }
 
+// expiring reports whether t is a pending charge that the passing of its
+// due date cancels. The caller holds m.mu.
+func (t *tx) expiring() bool {
+	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
+}
+
 // expireCharges cancels pending charges whose due date has passed, on every
 // clock advance.
 func (s *Server) expireCharges(now time.Time) {
-	s.mu.RLock()
-	ms := make([]*merchant, 0, len(s.merchants))
-	for _, m := range s.merchants {
-		ms = append(ms, m)
-	}
-	s.mu.RUnlock()
-	for _, m := range ms {
+	for _, m := range s.merchantsInOrder() {
 		m.mu.Lock()
 		for _, t := range m.txList {
-			if t.pending() && !t.preauth && !t.t.DueDate.IsZero() && now.After(t.t.DueDate) {
+			if t.expiring() && now.After(t.t.DueDate) {
 				s.cancel(m, t)
 			}
 		}
 		m.mu.Unlock()
 	}
+}
+
+// nextExpiry is when the next pending charge expires: the first second
+// after its due date (the server's time has whole seconds).
+func (s *Server) nextExpiry() (next time.Time, ok bool) {
+	for _, m := range s.merchantsInOrder() {
+		m.mu.Lock()
+		for _, t := range m.txList {
+			if at := t.t.DueDate.Truncate(time.Second).Add(time.Second); t.expiring() && (!ok || at.Before(next)) {
+				next, ok = at, true
+			}
+		}
+		m.mu.Unlock()
+	}
+	return next, ok
 }

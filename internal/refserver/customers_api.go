@@ -58,7 +58,7 @@ func checkCustomerData(f fields, name, lastName, email, phone string, address *o
 		v.maxLen(fld.n, fld.s, 100)
 	}
 	v.email("email", email)
-	v.address("address", f, address)
+	v.address("", f, address)
 	return v.err
 }
 

@@ -49,10 +49,12 @@ import (
 // customers' included (as charges do); at customer scope only that
 // customer's. Lists take the common filters, order_id, amount, amount[gte],
 // amount[lte], status and payout_type: the gateway's sample query uses
-// payout_type without listing its values; the server takes ALL (every
-// payout), MANUAL (payouts requested through the API: all of the server's)
-// and AUTOMATIC (payouts the gateway schedules by itself: none here), in
-// any case, and answers 1003 to any other value.
+// payout_type without listing its values, and openapi.yaml has clients
+// pass it through as given, so the server refuses no value. ALL and MANUAL
+// (payouts requested through the API: all of the server's), in any case,
+// list every payout; any other value (AUTOMATIC: payouts the gateway
+// schedules by itself) names a kind of payout the server never makes and
+// lists none.
 
 // registerPayouts registers payouts at merchant and customer scope and the
 // simulation controls of money movements (money_sim.go).
@@ -308,14 +310,12 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 
 // payoutTypeFilter reads the payout_type filter: it reports whether the
 // server's payouts (all requested through the API) are listed.
-func payoutTypeFilter(v string) (bool, *Error) {
+func payoutTypeFilter(v string) bool {
 	switch strings.ToUpper(v) {
 	case "", "ALL", "MANUAL":
-		return true, nil
-	case "AUTOMATIC":
-		return false, nil
+		return true
 	}
-	return false, errorf(openpay.ErrInvalidParameter, "The parameter 'payout_type' must be ALL, MANUAL or AUTOMATIC")
+	return false
 }
 
 // listPayouts lists the payouts of the scope, newest first.
@@ -325,10 +325,7 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	listed, e := payoutTypeFilter(q.Get("payout_type"))
-	if e != nil {
-		return nil, e
-	}
+	listed := payoutTypeFilter(q.Get("payout_type"))
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	cu, e := c.scopeCustomer()

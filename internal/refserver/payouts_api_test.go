@@ -276,6 +276,52 @@ func TestCancelPayout(t *testing.T) {
 	requireOK(t, env.del("/payouts/"+p4), http.StatusOK)
 }
 
+// Every cancelled payout, whatever its destination and scope, carries its
+// authorization (the upper-cased id, as the gateway's example of a
+// cancelled payout shows) in the cancel answer, in reads and in lists at
+// both scopes.
+func TestCancelledPayoutsCarryTheirAuthorization(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	fund(t, env, "", "1000.00")
+	seller := createCustomerHTTP(t, env, "Seller", true)
+	fund(t, env, seller, "500.00")
+	plain := createCustomerHTTP(t, env, "Plain", false)
+	acct := requireOK(t, env.post("/customers/"+seller+"/bankaccounts", map[string]any{"holder_name": "Mi empresa", "clabe": clabeBancomer}), 200)["id"].(string)
+	mcard := storedCard(t, env, "", "4111111111111111")
+	ccard := storedCard(t, env, "/customers/"+seller, "5555555555554444")
+	cases := []struct {
+		name, scope string
+		body        map[string]any
+	}{
+		{"merchant, bank account inline", "", inlineBankPayout()},
+		{"merchant, registered bank account", "", bankPayout(acct)},
+		{"merchant, stored card", "", map[string]any{"method": "card", "destination_id": mcard, "amount": 5, "description": "x"}},
+		{"merchant, card inline", "", inlineCardPayout("5555555555554444")},
+		{"customer with an account, registered bank account", "/customers/" + seller, bankPayout(acct)},
+		{"customer with an account, stored card", "/customers/" + seller, map[string]any{"method": "card", "destination_id": ccard, "amount": 5, "description": "x"}},
+		{"customer without an account, bank account inline", "/customers/" + plain, inlineBankPayout()},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			id := requireOK(t, env.post(c.scope+"/payouts", c.body), http.StatusOK)["id"].(string)
+			want := strings.ToUpper(id)
+			o := requireOK(t, env.del(c.scope+"/payouts/"+id), http.StatusOK)
+			assert.Equal(t, "cancelled", o["status"])
+			assert.Equal(t, want, o["authorization"])
+			assert.Equal(t, want, requireOK(t, env.get(c.scope+"/payouts/"+id), http.StatusOK)["authorization"])
+			assert.Equal(t, want, requireOK(t, env.get("/payouts/"+id), http.StatusOK)["authorization"])
+			var listed []string
+			for _, p := range env.get(c.scope + "/payouts?status=CANCELLED&limit=100").arr(t) {
+				if p["id"] == id {
+					listed = append(listed, p["authorization"].(string))
+				}
+			}
+			assert.Equal(t, []string{want}, listed)
+		})
+	}
+}
+
 func TestPayoutSimulations(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
@@ -372,7 +418,14 @@ func TestListPayouts(t *testing.T) {
 	assert.Equal(t, all, list(url.Values{"payout_type": {"ALL"}, "limit": {"100"}}))
 	assert.Equal(t, all, list(url.Values{"payout_type": {"manual"}, "limit": {"100"}}))
 	assert.Empty(t, list(url.Values{"payout_type": {"AUTOMATIC"}}))
-	for _, q := range []string{"payout_type=WEEKLY", "status=DONE", "amount=ten", "amount%5Bgte%5D=1.001", "limit=0", "offset=x", "creation%5Blte%5D=2026-02-30"} {
+	// Any other value is taken (openapi.yaml passes it through) and names
+	// a kind of payout the server never makes.
+	for _, typ := range []string{"WEEKLY", "bank_account", "SIDEWAYS"} {
+		r := env.get("/payouts?" + url.Values{"payout_type": {typ}}.Encode())
+		require.Equal(t, http.StatusOK, r.status, "payout_type %q: %s", typ, r.body)
+		assert.Empty(t, r.arr(t), typ)
+	}
+	for _, q := range []string{"status=DONE", "amount=ten", "amount%5Bgte%5D=1.001", "limit=0", "offset=x", "creation%5Blte%5D=2026-02-30"} {
 		requireError(t, env.get("/payouts?"+q), 1003)
 		requireError(t, env.get("/customers/"+cu+"/payouts?"+q), 1003)
 	}

@@ -107,13 +107,17 @@ type Server struct {
 	client   *http.Client
 	barcodes sync.Map // reference -> struct{}: references the server issued
 
+	// advanceMu makes one AdvanceClock run at a time: the clock stops at
+	// each due instant on its way, and two walks must not interleave.
+	advanceMu sync.Mutex
+
 	mu        sync.RWMutex
 	merchants map[string]*merchant
 	groups    map[string]*group
 
 	hooksMu      sync.Mutex
 	eventHooks   []func(Event)
-	clockHooks   []func(now time.Time)
+	clockWork    []clockWork
 	closers      []func()
 	closeOnce    sync.Once
 	merchantList []string // ids in creation order
@@ -287,6 +291,20 @@ func (s *Server) merchantByID(id string) *merchant {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.merchants[id]
+}
+
+// merchantsInOrder returns the merchants in the order they were added, so
+// that work over all of them draws identifiers in a repeatable order.
+func (s *Server) merchantsInOrder() []*merchant {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ms := make([]*merchant, 0, len(s.merchantList))
+	for _, id := range s.merchantList {
+		if m := s.merchants[id]; m != nil {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
 
 // groupByID returns the group with the given id, or nil.

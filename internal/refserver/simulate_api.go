@@ -102,18 +102,35 @@ func (s *Server) registerSimulation(r *routeTable) {
 	})
 }
 
-// onClockAdvance registers f to run after every [Server.AdvanceClock], with
-// the new time, holding no lock (subscriptions charge on schedule this way).
-func (s *Server) onClockAdvance(f func(now time.Time)) {
-	s.hooksMu.Lock()
-	defer s.hooksMu.Unlock()
-	s.clockHooks = append(s.clockHooks, f)
+// clockWork is work that time moves, registered with onClockAdvance.
+type clockWork struct {
+	// run does what is due at now, holding no lock.
+	run func(now time.Time)
+	// next returns the earliest instant at which run will have something
+	// to do, false when nothing is scheduled.
+	next func() (time.Time, bool)
 }
 
-// AdvanceClock moves the server's clock forward by d, then runs what time
+// onClockAdvance registers work that time moves: run is called, with the
+// time, at every stop of [Server.AdvanceClock], and next tells when the
+// work next falls due, so that the clock stops there on its way
+// (subscriptions charge on schedule this way).
+func (s *Server) onClockAdvance(run func(now time.Time), next func() (time.Time, bool)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.clockWork = append(s.clockWork, clockWork{run: run, next: next})
+}
+
+// AdvanceClock moves the server's clock forward by d and runs what time
 // moves: pending charges past their due date are cancelled, and the work
-// other resources registered (subscription charges) runs. It needs a server
-// built with a [*FakeClock] (1003 otherwise). It returns the new time.
+// other resources registered (subscription charges and their retries)
+// runs. The clock does not jump: it stops at every instant on the way at
+// which some work falls due, in order, and runs the work there, so that
+// what the server does on its own carries the time it was due
+// (creation_date, operation_date, the event's date), not the time at the
+// end of the jump. A jump over three monthly charge days makes three
+// charges dated on their three days. It needs a server built with a
+// [*FakeClock] (1003 otherwise). It returns the new time.
 func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	fc, ok := s.clock.(*FakeClock)
 	if !ok {
@@ -122,14 +139,32 @@ func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	if d <= 0 {
 		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock only moves forward")
 	}
-	now := fc.Advance(d)
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
 	s.hooksMu.Lock()
-	hooks := s.clockHooks
+	work := s.clockWork
 	s.hooksMu.Unlock()
-	for _, h := range hooks {
-		h(now)
+	now := fc.Now()
+	target := now.Add(d)
+	for {
+		// The next stop: the earliest instant after now at which some work
+		// falls due, or the end of the jump. Work already due (the clock
+		// moved without AdvanceClock) runs at the first stop.
+		stop := target
+		for _, w := range work {
+			if at, ok := w.next(); ok && at.After(now) && at.Before(stop) {
+				stop = at
+			}
+		}
+		fc.Set(stop)
+		now = fc.Now()
+		for _, w := range work {
+			w.run(now)
+		}
+		if !now.Before(target) {
+			return now, nil
+		}
 	}
-	return now, nil
 }
 
 // withCharge runs op on a merchant's charge under the merchant's lock and
@@ -166,7 +201,8 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 // CompleteCharge simulates the payer completing a charge_pending charge
 // (payment form, 3-D Secure, Alipay, IVR): the charge completes and is
 // credited, or, for a 3-D Secure charge made with capture false, becomes a
-// pre-authorization (in_progress).
+// pre-authorization (in_progress). An IVR charge counts the payer's call in
+// payment_method.attempts.
 func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
 		if t.t.Status != openpay.TransactionStatusChargePending {
@@ -182,14 +218,29 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type != "" {
 			t.t.Conciliated = t.kind != kindCard
 		}
+		t.countPhoneAttempt()
 		s.completeCharge(m, t, t.t.Amount)
 		return nil
 	})
 }
 
+// countPhoneAttempt counts, on an IVR charge, the payer's call that
+// completes or fails it in payment_method.attempts (0 until the payer
+// calls). The payment method is replaced, not changed in place: earlier
+// snapshots (events) share it. The caller holds m.mu.
+func (t *tx) countPhoneAttempt() {
+	if t.kind != kindIVR || t.t.PaymentMethod == nil {
+		return
+	}
+	pm := *t.t.PaymentMethod
+	pm.Attempts++
+	t.t.PaymentMethod = &pm
+}
+
 // FailCharge simulates the failure of a charge waiting for the payer
 // (charge_pending, or a store or bank charge in progress): it ends failed,
-// with the message of code, a card error code 3001-3012 (0 means 3001).
+// with the message of code, a card error code 3001-3012 (0 means 3001). An
+// IVR charge counts the payer's call in payment_method.attempts.
 func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (openpay.Transaction, error) {
 	if code == 0 {
 		code = openpay.ErrCardDeclined
@@ -201,6 +252,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		if !t.pending() || t.preauth {
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
+		t.countPhoneAttempt()
 		t.t.Status = openpay.TransactionStatusFailed
 		t.t.ErrorMessage = declineMessage(code)
 		t.t.OperationDate = s.Now()

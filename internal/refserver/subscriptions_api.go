@@ -71,9 +71,12 @@ import (
 // happens when the clock advances (AdvanceClock, or its simulation
 // control), as the expiry of pending charges does: for every merchant in
 // the order they were added, under the locks of the merchant's groups (in
-// id order) and then the merchant's. On the wall clock, which nothing
-// advances, subscriptions are charged only at creation. For each
-// subscription:
+// id order) and then the merchant's. The work of a day is done at the
+// first instant of that day (00:00 in the gateway's zone): the clock stops
+// there on its way, however far it jumps, so a charge, its events and the
+// subscription's new state carry the day the charge was due. On the wall
+// clock, which nothing advances, subscriptions are charged only at
+// creation. For each subscription:
 //
 //   - trial: on its first charge day it becomes active and is charged;
 //   - active: on each charge day the plan's amount is charged to the card
@@ -117,7 +120,7 @@ func (s *Server) registerSubscriptions(r *routeTable) {
 	r.add("getGroupMerchantSubscription", http.MethodGet, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/subscriptions/{subscription_id}", http.StatusOK, s.getSubscription)
 	r.add("updateGroupMerchantSubscription", http.MethodPut, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/subscriptions/{subscription_id}", http.StatusOK, s.updateSubscription)
 	r.add("deleteGroupMerchantSubscription", http.MethodDelete, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/subscriptions/{subscription_id}", http.StatusNoContent, s.deleteSubscription)
-	s.onClockAdvance(s.chargeSubscriptionsDue)
+	s.onClockAdvance(s.chargeSubscriptionsDue, s.nextSubscriptionWork)
 }
 
 // subscription is a subscription record. Days (trialEnd, anchor, retryOn)
@@ -278,22 +281,54 @@ func (s *Server) lockWithGroups(m *merchant) (unlock func()) {
 // chargeSubscriptionsDue is the clock hook: every merchant's subscriptions,
 // in the order the merchants were added (identifiers stay deterministic).
 func (s *Server) chargeSubscriptionsDue(now time.Time) {
-	s.mu.RLock()
-	ms := make([]*merchant, 0, len(s.merchantList))
-	for _, id := range s.merchantList {
-		if m := s.merchants[id]; m != nil {
-			ms = append(ms, m)
-		}
-	}
-	s.mu.RUnlock()
 	today := dayOf(now)
-	for _, m := range ms {
+	for _, m := range s.merchantsInOrder() {
 		unlock := s.lockWithGroups(m)
 		for _, sub := range subscriptionsOf(m).list {
 			s.runSubscription(m, sub, today)
 		}
 		unlock()
 	}
+}
+
+// nextSubscriptionWork is when the schedule next has work: the start, in
+// the gateway's time zone, of the earliest day on which a subscription
+// ends its trial, is charged, is retried or is cancelled at the end of its
+// period. The clock stops there (AdvanceClock), so that each charge carries
+// the first instant of its own day.
+func (s *Server) nextSubscriptionWork() (next time.Time, ok bool) {
+	for _, m := range s.merchantsInOrder() {
+		m.mu.Lock()
+		for _, sub := range subscriptionsOf(m).list {
+			if day, due := sub.nextWorkDay(); due {
+				if at := startOfDay(day); !ok || at.Before(next) {
+					next, ok = at, true
+				}
+			}
+		}
+		m.mu.Unlock()
+	}
+	return next, ok
+}
+
+// nextWorkDay is the day runSubscription next has work on sub: the end of
+// the trial, the next charge or the next attempt; false for a subscription
+// in a final status. The caller holds m.mu.
+func (sub *subscription) nextWorkDay() (time.Time, bool) {
+	switch sub.status {
+	case openpay.SubscriptionStatusTrial:
+		return sub.anchor, true
+	case openpay.SubscriptionStatusActive, openpay.SubscriptionStatusPastDue:
+		return sub.chargeDate(), true
+	}
+	return time.Time{}, false
+}
+
+// startOfDay is the first instant of a day (held as midnight UTC) in the
+// gateway's time zone.
+func startOfDay(day time.Time) time.Time {
+	y, m, d := day.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, gatewayZone)
 }
 
 // runSubscription does the work due by today on one subscription (see the

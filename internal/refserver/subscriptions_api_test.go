@@ -288,7 +288,9 @@ func TestSubscriptionTrialEndsWithTheFirstCharge(t *testing.T) {
 	}
 	charges := completedCharges(t, env, cu)
 	require.Len(t, charges, 1)
-	assert.Equal(t, "2026-03-20T12:00:00-06:00", charges[0]["creation_date"])
+	// Charged at the first instant of its day, which the clock passed on
+	// its way to 12:00.
+	assert.Equal(t, "2026-03-20T00:00:00-06:00", charges[0]["creation_date"])
 	assert.Equal(t, 150.0, charges[0]["amount"])
 	assert.Equal(t, []string{"charge.succeeded " + charges[0]["id"].(string)}, eventsOfTypes(env, "charge.succeeded"))
 }
@@ -340,6 +342,75 @@ func TestSubscriptionChargesEachPeriodOnceOverAJump(t *testing.T) {
 	assert.Equal(t, 3, count()[30])
 	assert.Equal(t, "2029-03-10", getSub(t, env, cu, yearly)["charge_date"])
 	assert.Len(t, eventsOfTypes(env, "charge.succeeded"), len(completedCharges(t, env, cu)))
+}
+
+// A jump of the clock over several charge days makes each charge at its
+// own day, not at the end of the jump: creation_date, operation_date and
+// the dates of its events are the first instant of the day it was due, in
+// order. (One 95-day jump used to give three renewals all dated on the
+// last day.)
+func TestSubscriptionChargesOverAJumpCarryTheirDueDays(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := newCustomer(t, env, false)
+	card := storedCard(t, env, "/customers/"+cu, "4111111111111111")
+	id := subscribe(t, env, cu, newPlan(t, env, "trial_days", 0, "amount", 10), card)["id"].(string)
+
+	now, err := env.s.AdvanceClock(95 * 24 * time.Hour) // 2026-03-10 12:00 to 2026-06-13 12:00
+	require.NoError(t, err)
+	assert.Equal(t, "2026-06-13T12:00:00-06:00", now.Format(time.RFC3339), "the jump ends where it was told to")
+	assert.Equal(t, "2026-06-13T12:00:00-06:00", env.s.Now().Format(time.RFC3339))
+
+	charges := completedCharges(t, env, cu) // newest first
+	var created, operated []string
+	for _, ch := range charges {
+		created = append(created, ch["creation_date"].(string))
+		operated = append(operated, ch["operation_date"].(string))
+	}
+	want := []string{"2026-06-10T00:00:00-06:00", "2026-05-10T00:00:00-06:00", "2026-04-10T00:00:00-06:00", "2026-03-10T12:00:00-06:00"}
+	assert.Equal(t, want, created)
+	assert.Equal(t, want, operated)
+
+	// The events: one charge.succeeded per charge, oldest first, each dated
+	// when its charge was made, as a webhook delivers it.
+	var evDates []string
+	var evCharges []string
+	for _, ev := range env.s.Events(env.m.ID) {
+		if ev.Type == openpay.EventTypeChargeSucceeded {
+			evDates = append(evDates, ev.Wire().EventDate.Format(time.RFC3339))
+			evCharges = append(evCharges, ev.Transaction.ID)
+		}
+	}
+	assert.Equal(t, []string{want[3], want[2], want[1], want[0]}, evDates)
+	assert.Equal(t, []string{charges[3]["id"].(string), charges[2]["id"].(string), charges[1]["id"].(string), charges[0]["id"].(string)}, evCharges)
+
+	o := getSub(t, env, cu, id)
+	assert.Equal(t, 4.0, o["current_period_number"])
+	assert.Equal(t, "2026-07-10", o["charge_date"])
+}
+
+// Retries over a jump are dated on their own days too, and so is the
+// change to the plan's status_after_retry.
+func TestSubscriptionRetriesOverAJumpCarryTheirDays(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := newCustomer(t, env, false)
+	card := storedCard(t, env, "/customers/"+cu, "4444444444444448") // insufficient funds
+	subscribe(t, env, cu, newPlan(t, env, "trial_days", 2, "retry_times", 2, "status_after_retry", "unpaid"), card)
+
+	advanceDays(t, env, 30)
+	var dates []string
+	for _, ch := range chargesWith(t, env, cu, "FAILED") {
+		dates = append(dates, ch["creation_date"].(string))
+	}
+	assert.Equal(t, []string{"2026-03-14T00:00:00-06:00", "2026-03-13T00:00:00-06:00", "2026-03-12T00:00:00-06:00"}, dates)
+	var evDates []string
+	for _, ev := range env.s.Events(env.m.ID) {
+		if ev.Type == openpay.EventTypeSubscriptionChargeFailed {
+			evDates = append(evDates, ev.Date.Format(time.RFC3339))
+		}
+	}
+	assert.Equal(t, []string{dates[2], dates[1], dates[0]}, evDates)
 }
 
 func TestSubscriptionPeriodsFollowTheCalendar(t *testing.T) {

@@ -24,11 +24,26 @@ const (
 // case-insensitive: see [IsFraudEmail].
 const FraudEmail = "ERROR.FRAUD@OPENPAY.MX"
 
+// The anti-fraud rules a 3005 (fraud risk) answer names in its fraud_rules,
+// as the gateway's error objects name the rules a request broke. The
+// gateway does not publish its rules' names; these are the server's.
+const (
+	// FraudRuleEmail is broken by a charge whose customer e-mail is
+	// [FraudEmail].
+	FraudRuleEmail = "Customer e-mail on the anti-fraud block list"
+	// FraudRuleCard is broken by a charge to the test card that is
+	// identified as fraudulent (4000000000030058).
+	FraudRuleCard = "Card number on the anti-fraud block list"
+)
+
 // Outcome is what the sandbox does with a charge to a card.
 type Outcome struct {
 	// Code is the gateway error code the charge fails with, or 0 when it
 	// succeeds (or needs 3-D Secure, see Requires3DS).
 	Code int
+	// FraudRule is the anti-fraud rule a fraud-risk decline (3005) broke,
+	// answered in the error's fraud_rules; empty for other outcomes.
+	FraudRule string
 	// Requires3DS means the card cannot be charged directly: the charge goes
 	// to charge_pending with a redirect url for 3-D Secure authentication.
 	Requires3DS bool
@@ -93,7 +108,7 @@ var testCards = []TestCard{
 	{Number: "4000000000030017", Brand: BrandVisa, Type: "credit", BankName: "BANAMEX", BankCode: "002",
 		Outcome: Outcome{Code: CodeCardDeclined}, Description: "3001: the card was declined"},
 	{Number: "4000000000030058", Brand: BrandVisa, Type: "credit", BankName: "BANCOMER", BankCode: "012",
-		Outcome: Outcome{Code: CodeFraudRisk}, Description: "3005: the card was identified as fraudulent"},
+		Outcome: Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleCard}, Description: "3005: the card was identified as fraudulent"},
 	{Number: "4000000000030066", Brand: BrandVisa, Type: "debit", BankName: "SANTANDER", BankCode: "014",
 		Outcome: Outcome{Code: CodeOperationNotAllowed}, Description: "3006: the operation is not allowed for this customer or transaction"},
 	{Number: "4000000000030090", Brand: BrandVisa, Type: "credit", BankName: "BANORTE", BankCode: "072",
@@ -150,7 +165,7 @@ func IsFraudEmail(email string) bool {
 // test-card table decides; any other card succeeds.
 func ChargeOutcome(number, customerEmail string) Outcome {
 	if IsFraudEmail(customerEmail) {
-		return Outcome{Code: CodeFraudRisk}
+		return Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleEmail}
 	}
 	if c, ok := LookupTestCard(number); ok {
 		return c.Outcome

@@ -174,10 +174,10 @@ func TestChargeOutcome(t *testing.T) {
 		{"unknown card succeeds", "4915669999999999", "", Outcome{}},
 		{"declined card", "4444444444444448", "", Outcome{Code: CodeInsufficientFunds}},
 		{"3-D Secure card", "5454545454545454", "", Outcome{Requires3DS: true}},
-		{"fraud email on a success card", "4111111111111111", "ERROR.FRAUD@OPENPAY.MX", Outcome{Code: CodeFraudRisk}},
-		{"fraud email wins over a decline", "4444444444444448", "error.fraud@openpay.mx", Outcome{Code: CodeFraudRisk}},
-		{"fraud email wins over 3-D Secure", "5454545454545454", "error.fraud@openpay.mx", Outcome{Code: CodeFraudRisk}},
-		{"fraud card", "4000000000030058", "", Outcome{Code: CodeFraudRisk}},
+		{"fraud email on a success card", "4111111111111111", "ERROR.FRAUD@OPENPAY.MX", Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleEmail}},
+		{"fraud email wins over a decline", "4444444444444448", "error.fraud@openpay.mx", Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleEmail}},
+		{"fraud email wins over 3-D Secure", "5454545454545454", "error.fraud@openpay.mx", Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleEmail}},
+		{"fraud card", "4000000000030058", "", Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleCard}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,13 +92,17 @@ func (v *checker) absoluteURL(name, value string) {
 	}
 }
 
-// address checks an address object: its required members (1001) and the
-// country code (1003).
-func (v *checker) address(name string, f fields, a *openpay.Address) {
+// address checks the member address of the object whose members are f:
+// its required members (1001) and the country code (1003). prefix names
+// that object in errors ("card.", "customer.", "" for the body itself): f
+// holds the members of the object that carries the address, so the address
+// is always f's member "address", wherever the object sits in the body.
+func (v *checker) address(prefix string, f fields, a *openpay.Address) {
 	if a == nil {
 		return
 	}
-	sub := f.object(name)
+	name := prefix + "address"
+	sub := f.object("address")
 	for _, m := range []string{"line1", "postal_code", "state", "city", "country_code"} {
 		if !sub.has(m) {
 			v.failf(openpay.ErrBadRequest, "The field '%s.%s' is required", name, m)
