@@ -22,7 +22,10 @@
 // matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), list.go (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks).
+// events.go (the event log and its hooks), wirekeys.go and its generated
+// wirekeys.gen.go (the keys every answer carries, null ones included, as
+// openapi.yaml lists them: writeJSON and webhook deliveries add those the
+// wire types leave out).
 //
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
