@@ -139,7 +139,7 @@ var factExamples = []factExample{{
 		"(Map<String,String>), read back from the charge in its card-charge tests",
 	body: `{"id":"trzjaozcik8msyqshka4","amount":100.00,"authorization":"801585","method":"card","operation_type":"in",` +
 		`"transaction_type":"charge","status":"completed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
-		`"operation_date":"2014-05-26T11:56:25-05:00","description":"Cargo inicial","order_id":"oid-00051",` +
+		`"operation_date":"2014-05-26T11:56:25-05:00","description":"Cargo inicial","error_message":null,"order_id":"oid-00051",` +
 		`"metadata":{"origin":"Mexico","destination":"Puebla","seats":"3"}}`,
 }, {
 	name: "charge with risk_data", kind: one[Transaction](), member: "$.risk_data",
@@ -147,13 +147,13 @@ var factExamples = []factExample{{
 		"its card-charge test expects a score and rules on the charge",
 	body: `{"id":"trzjaozcik8msyqshka5","amount":100.00,"authorization":"801586","method":"card","operation_type":"in",` +
 		`"transaction_type":"charge","status":"completed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
-		`"description":"Cargo inicial","risk_data":{"score":"0.12","rules":["Card seen before"]}}`,
+		`"description":"Cargo inicial","error_message":null,"order_id":null,"risk_data":{"score":"0.12","rules":["Card seen before"]}}`,
 }, {
 	name: "failed charge with error_code", kind: one[Transaction](), member: "$.error_code",
 	evidence: "openpay-java Transaction.errorCode, added as a field \"the API does return\"",
-	body: `{"id":"trzjaozcik8msyqshka6","amount":100.00,"method":"card","operation_type":"in",` +
+	body: `{"id":"trzjaozcik8msyqshka6","amount":100.00,"authorization":null,"method":"card","operation_type":"in",` +
 		`"transaction_type":"charge","status":"failed","currency":"MXN","creation_date":"2014-05-26T11:56:25-05:00",` +
-		`"description":"Cargo inicial","error_message":"The card was declined","error_code":3001}`,
+		`"description":"Cargo inicial","error_message":"The card was declined","error_code":3001,"order_id":null}`,
 }}
 
 // TestFactExamplesDecodeWithoutLoss holds the members the facts show to the
@@ -218,6 +218,27 @@ var lossExceptions = []exampleException{{
 var schemaExceptions = []exampleException{{
 	file: "merchant--merchant-object.json", path: "$.creation_date",
 	why: "the same camel-case typo: creation_date, required on the merchant, is spelled creationDate",
+}, {
+	file: "charges--with-redirect.json", path: "$.order_id",
+	why: "the one transaction example without order_id; every other one (the wallet charge and the confirmed " +
+		"charge among them) sends order_id null when none was given",
+}, {
+	file: "charges--with-redirect.json", path: "$.customer.address",
+	why: "this echo of the payer lacks address; the IVR charge's echo and the created customer send address null",
+}, {
+	file: "payments--payout-detail.json", path: "$[0].bank_account.alias",
+	why: "the payer's account of an incoming SPEI transfer (rfc, no id) lacks alias; every stored account and " +
+		"every payout's account send alias null",
+}, {
+	file: "subscriptions--subscription-object.json", path: "$.card.address",
+	why: "the object example's card lacks address; the create, get, update and list examples of subscriptions " +
+		"send address null",
+}, {
+	file: "tokens--create-a-new-token.json", path: "$.card.points_card",
+	why: "the operation examples of tokens leave points_card out; the token object example sends points_card false",
+}, {
+	file: "tokens--get-a-token.json", path: "$.card.points_card",
+	why: "as in tokens--create-a-new-token.json",
 }}
 
 type exampleFile struct {

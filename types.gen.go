@@ -880,9 +880,7 @@ type Currency string
 type Customer struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Balance The customer's balance, for customers with an account (requires_account). Sent only when it is not zero: the gateway's answer to the creation of such a customer carries `store` and `clabe` but no `balance` (customers--create-a-new-customer.json), while a customer holding funds shows it (customers--customer-object.json).
 	Balance Amount `json:"balance,omitempty,omitzero"`
 
 	// CLABE Account number (CLABE) for receiving bank transfers into the customer's balance.
@@ -1507,7 +1505,7 @@ type Subscription struct {
 	// CancelAtPeriodEnd Whether the subscription ends when the current period ends instead of renewing.
 	CancelAtPeriodEnd bool `json:"cancel_at_period_end"`
 
-	// Card A stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack `id` and `creation_date`.
+	// Card The card the subscription charges, masked. It always carries `address`, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
 	// ChargeDate Day of the next charge (yyyy-mm-dd).
@@ -1633,7 +1631,7 @@ type Transaction struct {
 	// BankAccount A bank account stored on a customer, or the account used by a payout. The CLABE is masked in responses. Inside transactions the object may lack `id` and may also carry `rfc` and `mobile`.
 	BankAccount *BankAccount `json:"bank_account,omitempty"`
 
-	// Card A stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack `id` and `creation_date`.
+	// Card The card charged, or paid by a payout, masked. Inside a transaction the card always carries `address`, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
 	// CardPoints Reward points used to pay (part of) a charge.
@@ -1642,7 +1640,7 @@ type Transaction struct {
 	// CLABE Account number (CLABE) for receiving bank transfers. Present on the answer to a transfer, together with `store`.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// Conciliated Whether the payment has been reconciled. Present on redirect, wallet and IVR charges.
+	// Conciliated Whether the payment has been reconciled. Redirect, 3-D Secure, wallet and IVR charges always carry it; some other transactions do too.
 	Conciliated bool `json:"conciliated,omitempty,omitzero"`
 
 	// CreationDate When the transaction was created.

@@ -29,10 +29,10 @@ func TestBankAccountLifecycle(t *testing.T) {
 	id := o["id"].(string)
 	assert.Equal(t, o, requireOK(t, env.get(path+"/"+id), http.StatusOK))
 
-	// No alias: absent. A bank the catalogue lacks: its code, name unknown.
+	// No alias: null. A bank the catalogue lacks: its code, name unknown.
 	env.clock.Advance(time.Hour)
 	u := requireOK(t, env.post(path, map[string]any{"holder_name": "Juan", "clabe": clabeUnlisted}), http.StatusOK)
-	assert.NotContains(t, u, "alias")
+	assertNull(t, u, "alias")
 	assert.Equal(t, "722", u["bank_code"])
 	assert.Equal(t, UnknownBankName, u["bank_name"])
 	env.clock.Advance(time.Hour)

@@ -21,10 +21,14 @@
 // the strict-mode X-Forwarded-For rule), routes.go (the route table and its
 // matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
-// the gateway accepts, and the only place that decides them), list.go (paging and filters), store.go
+// the gateway accepts, and the only place that decides them), list.go
+// (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
 // events.go (the event log and its hooks), seed.go and seed_decode.go
-// (a starting state read from JSON or YAML, applied through the API).
+// (a starting state read from JSON or YAML, applied through the API),
+// wirekeys.go and its generated wirekeys.gen.go (the keys every answer
+// carries, null ones included, as openapi.yaml lists them: writeJSON and
+// webhook deliveries add those the wire types leave out).
 //
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,

@@ -42,7 +42,7 @@ func TestFeeAndItsRefund(t *testing.T) {
 		"creation_date": "2026-03-10T13:00:00-06:00", "operation_date": "2026-03-10T13:00:00-06:00"} {
 		assert.Equal(t, v, r[k], k)
 	}
-	assert.NotContains(t, r, "order_id")
+	assertNull(t, r, "order_id")
 	assert.Equal(t, "100.00", balanceOf(t, env, cu))
 	assert.Equal(t, "0.00", balanceOf(t, env, ""))
 	// The fee now shows the refund; a second refund is refused.

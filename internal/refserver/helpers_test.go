@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -193,4 +194,16 @@ func validCard(number string) map[string]any {
 // openpayCustomer is a customer request.
 func openpayCustomer(name string, account bool) openpay.CustomerRequest {
 	return openpay.CustomerRequest{Name: name, Email: strings.ToLower(name) + "@example.com", RequiresAccount: account}
+}
+
+// assertNull checks that each key is in the object, as null: the gateway
+// sends a key it has no value for as null rather than leaving it out.
+func assertNull(t testing.TB, o map[string]any, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		v, has := o[k]
+		if assert.True(t, has, "%s must be sent (as null)", k) {
+			assert.Nil(t, v, k)
+		}
+	}
 }

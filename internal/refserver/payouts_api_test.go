@@ -47,11 +47,12 @@ func TestPayoutVariants(t *testing.T) {
 		"order_id": "oid-00021", "creation_date": "2026-03-10T12:00:00-06:00", "operation_date": "2026-03-10T12:00:00-06:00"} {
 		assert.Equal(t, v, o[k], k)
 	}
-	for _, absent := range []string{"authorization", "customer_id", "error_message", "card"} {
+	for _, absent := range []string{"customer_id", "card"} {
 		assert.NotContains(t, o, absent)
 	}
+	assertNull(t, o, "authorization", "error_message")
 	assert.Equal(t, map[string]any{"clabe": "012XXXXXXXXXX46161", "bank_code": "012", "bank_name": "BANCOMER",
-		"holder_name": "Mi empresa"}, o["bank_account"])
+		"holder_name": "Mi empresa", "alias": nil}, o["bank_account"])
 	assert.Equal(t, "989.50", balanceOf(t, env, ""))
 
 	// Merchant scope, a customer's registered account: the merchant pays.

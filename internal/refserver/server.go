@@ -534,25 +534,30 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 	return nil
 }
 
-// writeJSON encodes v and writes it with the given status. Encoding is done
-// before anything is written, so a value that cannot be encoded still gets
-// a proper error object.
+// writeJSON encodes v, with the keys the gateway always sends (addWireKeys),
+// and writes it with the given status. Encoding is done before anything is
+// written, so a value that cannot be encoded still gets a proper error
+// object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	var data []byte
+	if err := enc.Encode(v); err == nil {
+		data = addWireKeys(buf.Bytes(), v)
+	} else {
 		buf.Reset()
 		status = http.StatusInternalServerError
 		_ = json.NewEncoder(&buf).Encode(openpay.ErrorResponse{
 			Category: openpay.CategoryInternal, Description: descInternal,
 			ErrorCode: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
 		})
+		data = buf.Bytes()
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(data)
 }
 
 // baseURL is the absolute URL clients reach the server at.

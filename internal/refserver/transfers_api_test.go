@@ -48,7 +48,7 @@ func TestTransferBetweenCustomers(t *testing.T) {
 	assert.Equal(t, id, in["id"])
 	assert.Equal(t, "in", in["operation_type"])
 	assert.Equal(t, to, in["customer_id"])
-	assert.NotContains(t, in, "order_id")
+	assertNull(t, in, "order_id")
 	assert.Equal(t, 12.5, in["amount"])
 	third := createCustomerHTTP(t, env, "Otro", true)
 	requireError(t, env.get("/customers/"+third+"/transfers/"+id), 1005)

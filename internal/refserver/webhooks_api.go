@@ -309,11 +309,13 @@ func (d *dispatcher) event(ev Event) {
 			continue
 		}
 		if body == nil {
+			wire := ev.Wire()
 			var err error
-			if body, err = json.Marshal(ev.Wire()); err != nil {
+			if body, err = json.Marshal(wire); err != nil {
 				d.s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
 				return
 			}
+			body = addWireKeys(body, wire)
 		}
 		d.enqueue(&delivery{to: wh.target(), body: body}, false)
 	}

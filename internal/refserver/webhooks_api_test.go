@@ -257,6 +257,8 @@ func TestWebhookDeliversSubscribedEvents(t *testing.T) {
 		require.NotNil(t, g.event.Transaction)
 		assert.Equal(t, id, g.event.Transaction.ID)
 		assert.NotContains(t, g.raw["transaction"].(map[string]any)["card"].(map[string]any)["card_number"], "11111111")
+		// The event's transaction has the keys of an answer, null ones too.
+		assertNull(t, g.raw["transaction"].(map[string]any), "order_id", "error_message")
 	}
 	assert.Equal(t, "completed", string(got[0].event.Transaction.Status))
 	require.NotNil(t, got[1].event.Transaction.Refund, "the refunded event shows the charge with its refund")
