@@ -1250,7 +1250,7 @@ type PaymentMethod struct {
 	// Type Which instructions a PaymentMethod object carries.
 	Type PaymentMethodType `json:"type"`
 
-	// URL (redirect) Address where the payer completes the payment.
+	// URL (redirect) Address where the payer completes the payment: `{base}/v1/{merchant_id}/charges/{id}/card_capture` for a payment-form charge (`confirm` false), `{base}/v1/{merchant_id}/charges/{id}/redirect/` for a 3-D Secure or Alipay charge. The payer's browser opens it (HTML, no credentials); when the payer is done it is sent back to the charge's `redirect_url` with `id={charge id}` added (after `&` when that URL has a query already). These browser pages are not API operations, so no path of this document describes them.
 	URL string `json:"url,omitempty,omitzero"`
 }
 

@@ -431,7 +431,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	now := s.Now()
-	t := &tx{kind: req.kind, t: openpay.Transaction{
+	t := &tx{kind: req.kind, redirectURL: req.redirectURL, t: openpay.Transaction{
 		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/web"
 )
 
 // DefaultMaxBodyBytes is the default cap on a request body (1 MiB); a
@@ -104,6 +105,7 @@ type Server struct {
 	maxBody  int64
 	usdRate  openpay.Decimal
 	routes   *routeTable
+	pages    *web.Pages // the hosted pages (pages.go)
 	client   *http.Client
 	barcodes sync.Map // reference -> struct{}: references the server issued
 
@@ -158,6 +160,7 @@ func New(opts Options) *Server {
 		s.client = &http.Client{Timeout: 10 * time.Second}
 	}
 	s.routes = s.buildRoutes()
+	s.pages = s.newPages()
 	return s
 }
 
@@ -384,6 +387,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
 	}()
 
+	if s.pages.Handles(r.URL.Path) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
+		}
+		s.pages.ServeHTTP(sw, r)
+		return
+	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL)
 	if rt == nil {
 		if len(allowed) > 0 {

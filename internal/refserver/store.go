@@ -302,6 +302,9 @@ type tx struct {
 	// pre-authorization rather than a completed charge when the payer
 	// completes it.
 	captureOnCompletion bool
+	// redirectURL is where the payer of a redirect, 3-D Secure or Alipay
+	// charge goes back to (the hosted pages, pages.go).
+	redirectURL string
 	// email is the payer's e-mail (the fraud trigger applies on completion
 	// of a pending charge too).
 	email string

@@ -1,0 +1,139 @@
+package refserver
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/web"
+)
+
+// The hosted pages (package web) are the payer's side of redirect, 3-D
+// Secure and Alipay charges and the receipts of store and bank charges.
+// The server mounts them ahead of its API routes (ServeHTTP) and serves
+// them their charges through pageBackend, which moves charges with the
+// very operations of the simulation controls: CompleteCharge, FailCharge,
+// and for the payer's cancel the API's cancel. This file is the one
+// integration point between the server and the pages.
+
+// newPages builds the server's hosted pages. Their templates are embedded,
+// so a failure is a programming error that every test run catches.
+func (s *Server) newPages() *web.Pages {
+	p, err := web.NewPages(pageBackend{s})
+	if err != nil {
+		panic("refserver: hosted pages: " + err.Error())
+	}
+	return p
+}
+
+// pageBackend is the server as the hosted pages see it.
+type pageBackend struct{ s *Server }
+
+var _ web.Backend = pageBackend{}
+
+// pageKind tells the pages what a charge is.
+func pageKind(t *tx) web.Kind {
+	switch t.kind {
+	case kindRedirect:
+		return web.KindCardForm
+	case kindCard:
+		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type == openpay.PaymentMethodTypeRedirect {
+			return web.KindThreeDS
+		}
+	case kindAlipay:
+		return web.KindAlipay
+	case kindStore:
+		return web.KindStore
+	case kindBank:
+		return web.KindBank
+	}
+	return web.KindOther
+}
+
+// pageError turns the server's not-found into the pages' ErrNoCharge.
+func pageError(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.Code == openpay.ErrNotFound {
+		return web.ErrNoCharge
+	}
+	return err
+}
+
+// Charge implements web.Backend.
+func (b pageBackend) Charge(merchantID, chargeID string) (web.Charge, error) {
+	var ch web.Charge
+	_, err := b.s.withCharge(merchantID, chargeID, func(_ *merchant, t *tx) *Error {
+		ch = web.Charge{Kind: pageKind(t), RedirectURL: t.redirectURL, Transaction: t.snapshot()}
+		return nil
+	})
+	return ch, pageError(err)
+}
+
+// EnterCard implements web.Backend: the card rules of card creation
+// (checkCardData) and the test-card table (ChargeOutcome, with the payer's
+// e-mail) decide; a valid card is shown on the charge, as on a card charge.
+func (b pageBackend) EnterCard(merchantID, chargeID string, c web.Card) (web.CardOutcome, error) {
+	present := json.RawMessage(`""`)
+	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
+	k, e := b.s.checkCardData(f, "", cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear})
+	if e != nil {
+		// Whether the charge exists is checked first.
+		if _, err := b.Charge(merchantID, chargeID); err != nil {
+			return web.CardOutcome{}, err
+		}
+		return web.CardOutcome{Invalid: e.Description}, nil
+	}
+	var out web.CardOutcome
+	_, err := b.s.withCharge(merchantID, chargeID, func(_ *merchant, t *tx) *Error {
+		if t.kind != kindRedirect || t.t.Status != openpay.TransactionStatusChargePending {
+			return errorf(openpay.ErrInvalidParameter, "Only a redirect charge waiting for the payer takes a card")
+		}
+		o := ChargeOutcome(k.number, t.email)
+		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
+		k.pendingCVV = ""
+		wireCard := k.wire()
+		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
+		t.t.Card = &wireCard
+		return nil
+	})
+	return out, pageError(err)
+}
+
+// CompleteCharge implements web.Backend with the complete control.
+func (b pageBackend) CompleteCharge(merchantID, chargeID string) error {
+	_, err := b.s.CompleteCharge(merchantID, chargeID)
+	return pageError(err)
+}
+
+// FailCharge implements web.Backend with the fail control.
+func (b pageBackend) FailCharge(merchantID, chargeID string, code openpay.Code) error {
+	_, err := b.s.FailCharge(merchantID, chargeID, code)
+	return pageError(err)
+}
+
+// CancelCharge implements web.Backend as the API's cancel does.
+func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
+	_, err := b.s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if !t.pending() {
+			return errorf(openpay.ErrInvalidParameter, descFinalStatus)
+		}
+		b.s.cancel(m, t)
+		return nil
+	})
+	return pageError(err)
+}
+
+// StoreNetworks implements web.Backend: the chains of the bundled store
+// data whose limit takes the amount.
+func (b pageBackend) StoreNetworks(amount openpay.Amount) []string {
+	var names []string
+	for _, st := range Stores() {
+		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
+			names = append(names, st.Chain.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}

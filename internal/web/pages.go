@@ -1,0 +1,481 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// The hosted pages: what the payer's browser sees when a shop sends it to a
+// charge's payment_method.url, and the printable receipts of store and bank
+// charges. They are served by the reference server on its own host, at the
+// addresses the gateway uses:
+//
+//	/v1/{merchant_id}/charges/{id}/card_capture   card form of a redirect charge (confirm false)
+//	/v1/{merchant_id}/charges/{id}/redirect/      3-D Secure challenge of a card charge, or the Alipay page
+//	/paynet-pdf/{merchant_id}/transaction/{id}    receipt of a store charge (the gateway's dashboard path)
+//	/spei-pdf/{merchant_id}/{id}                  receipt of a bank-transfer charge (the gateway's dashboard path)
+//
+// The gateway serves the receipts as PDF on its dashboard host; here they
+// are printable HTML on the server's one host. Pages are plain HTML with
+// POST forms and no script, so that a test can drive them over HTTP or in a
+// browser; every form carries a token bound to the charge (and to the step),
+// and every page says that it is the reference server.
+//
+// The pages decide nothing about money: they call the same operations as
+// the simulation controls (Backend), so states, events and webhooks are
+// those of the controls.
+
+// Kind is what a page makes of a charge.
+type Kind int
+
+// The kinds of charges the pages serve.
+const (
+	// KindOther is a charge no page serves.
+	KindOther Kind = iota
+	// KindCardForm is a redirect charge (confirm false): the payer types a
+	// card on the card_capture page.
+	KindCardForm
+	// KindThreeDS is a card charge waiting for 3-D Secure.
+	KindThreeDS
+	// KindAlipay is an Alipay charge.
+	KindAlipay
+	// KindStore is a store (Paynet) charge.
+	KindStore
+	// KindBank is a bank-transfer (SPEI) charge.
+	KindBank
+)
+
+// Charge is a charge as the pages see it.
+type Charge struct {
+	Kind Kind
+	// RedirectURL is where the payer goes back to (the charge's
+	// redirect_url); empty when the charge has none.
+	RedirectURL string
+	Transaction openpay.Transaction
+}
+
+// Card is the card the payer types on the card page.
+type Card struct {
+	Holder, Number, ExpMonth, ExpYear, CVV string
+}
+
+// CardOutcome is what the gateway makes of a typed card.
+type CardOutcome struct {
+	// Invalid, when not empty, says why the card data were refused (the
+	// payer may try again; the charge is unchanged).
+	Invalid string
+	// Decline is the decline code of the test-card table (0: none).
+	Decline openpay.Code
+	// Requires3DS: the card goes through the 3-D Secure challenge.
+	Requires3DS bool
+}
+
+// ErrNoCharge is what a Backend answers for a charge that does not exist
+// (or belongs to another merchant).
+var ErrNoCharge = errors.New("web: no such charge")
+
+// Backend is what the pages need of the reference server. Each method
+// that changes a charge must do what the matching simulation control does
+// (states, events, webhooks).
+type Backend interface {
+	// Charge returns a merchant's charge, or ErrNoCharge.
+	Charge(merchantID, chargeID string) (Charge, error)
+	// EnterCard checks a card typed on the card page of a redirect charge
+	// against the card rules and the test-card table, and records it on the
+	// charge when it is valid. It changes nothing else.
+	EnterCard(merchantID, chargeID string, card Card) (CardOutcome, error)
+	// CompleteCharge is the payer completing the charge.
+	CompleteCharge(merchantID, chargeID string) error
+	// FailCharge is the charge failing with a card error code (0: 3001).
+	FailCharge(merchantID, chargeID string, code openpay.Code) error
+	// CancelCharge is the payer abandoning the charge: cancelled.
+	CancelCharge(merchantID, chargeID string) error
+	// StoreNetworks names the store chains that take a payment of amount.
+	StoreNetworks(amount openpay.Amount) []string
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// Pages serves the hosted pages. Create it with [NewPages].
+type Pages struct {
+	b     Backend
+	key   []byte // signs the forms' tokens
+	pages map[string]*template.Template
+}
+
+// NewPages returns the pages of backend b. Tokens are signed with a random
+// key drawn here, so a token is only good on the Pages that issued it.
+func NewPages(b Backend) (*Pages, error) {
+	p := &Pages{b: b, key: make([]byte, 32), pages: make(map[string]*template.Template)}
+	if _, err := rand.Read(p.key); err != nil {
+		return nil, err
+	}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	funcs := template.FuncMap{"date": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.Format("2006-01-02 15:04")
+	}}
+	for _, n := range names {
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		if err != nil {
+			return nil, err
+		}
+		p.pages[name] = t
+	}
+	return p, nil
+}
+
+// page is a parsed page address.
+type page int
+
+const (
+	pageNone page = iota
+	pageCard
+	pageRedirect
+	pageStoreReceipt
+	pageBankReceipt
+)
+
+// route tells which page a path is, with its merchant and charge ids.
+func route(path string) (pg page, merchantID, chargeID string) {
+	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	if n := len(segs); n == 6 && segs[0] == "v1" && segs[2] == "charges" && segs[4] == "redirect" && segs[5] == "" {
+		segs = segs[:5] // the gateway's address ends with a slash
+	}
+	for _, s := range segs {
+		if s == "" {
+			return pageNone, "", ""
+		}
+	}
+	switch {
+	case len(segs) == 5 && segs[0] == "v1" && segs[2] == "charges" && segs[4] == "card_capture":
+		return pageCard, segs[1], segs[3]
+	case len(segs) == 5 && segs[0] == "v1" && segs[2] == "charges" && segs[4] == "redirect":
+		return pageRedirect, segs[1], segs[3]
+	case len(segs) == 4 && segs[0] == "paynet-pdf" && segs[2] == "transaction":
+		return pageStoreReceipt, segs[1], segs[3]
+	case len(segs) == 3 && segs[0] == "spei-pdf":
+		return pageBankReceipt, segs[1], segs[2]
+	}
+	return pageNone, "", ""
+}
+
+// Handles reports whether path is the address of a page, so that the
+// server can hand the request to the pages before its API routes.
+func (p *Pages) Handles(path string) bool {
+	pg, _, _ := route(path)
+	return pg != pageNone
+}
+
+// Steps a token is bound to, besides the charge.
+const (
+	stepCard      = "card"
+	stepChallenge = "3ds"
+	stepAlipay    = "alipay"
+)
+
+// token is the value a form of the given step of a charge carries: an HMAC
+// of the step and the ids under the Pages' key, so it cannot be guessed
+// for another charge or step.
+func (p *Pages) token(step, merchantID, chargeID string) string {
+	h := hmac.New(sha256.New, p.key)
+	h.Write([]byte(step + "\x00" + merchantID + "\x00" + chargeID))
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
+}
+
+func (p *Pages) tokenOK(got, step, merchantID, chargeID string) bool {
+	return hmac.Equal([]byte(got), []byte(p.token(step, merchantID, chargeID)))
+}
+
+// view is what the templates get.
+type view struct {
+	Title     string
+	Charge    openpay.Transaction
+	Token     string
+	Action    string // the form's address
+	ReturnURL string
+	Message   string // an error or a notice
+	Card      Card   // the holder and expiry typed, shown again after an error (never the number or cvv)
+	Networks  []string
+}
+
+// ServeHTTP answers a page request. Bad input (unknown charge, a charge
+// in the wrong state, a wrong token) gets an HTML error page with a 4xx
+// status.
+func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	pg, mid, id := route(r.URL.Path)
+	if pg == pageNone {
+		p.fail(w, http.StatusNotFound, "No such page", "There is no page at this address.")
+		return
+	}
+	post := r.Method == http.MethodPost
+	if !post && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD, POST")
+		p.fail(w, http.StatusMethodNotAllowed, "Method not allowed", "Pages answer GET and POST.")
+		return
+	}
+	if post && (pg == pageStoreReceipt || pg == pageBankReceipt) {
+		w.Header().Set("Allow", "GET, HEAD")
+		p.fail(w, http.StatusMethodNotAllowed, "Method not allowed", "A receipt is only read.")
+		return
+	}
+	ch, err := p.b.Charge(mid, id)
+	if err != nil {
+		p.fail(w, http.StatusNotFound, "Charge not found", "The merchant has no charge with this id.")
+		return
+	}
+	if post {
+		if err := r.ParseForm(); err != nil {
+			p.fail(w, http.StatusBadRequest, "Bad form", "The form could not be read.")
+			return
+		}
+	}
+	switch pg {
+	case pageCard:
+		p.cardPage(w, r, ch, mid, post)
+	case pageRedirect:
+		p.redirectPage(w, r, ch, mid, post)
+	case pageStoreReceipt:
+		p.receipt(w, ch, KindStore, "receipt_store")
+	case pageBankReceipt:
+		p.receipt(w, ch, KindBank, "receipt_bank")
+	}
+}
+
+// pending reports whether the charge still waits for the payer on a page.
+func pending(ch Charge) bool {
+	return ch.Transaction.Status == openpay.TransactionStatusChargePending
+}
+
+// cardPage: the card form of a redirect charge.
+func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch Charge, mid string, post bool) {
+	id := ch.Transaction.ID
+	if ch.Kind != KindCardForm {
+		p.fail(w, http.StatusNotFound, "No card form", "This charge is not paid with the gateway's card form.")
+		return
+	}
+	if !pending(ch) {
+		p.final(w, ch, post)
+		return
+	}
+	v := view{Title: "Pay with a card", Charge: ch.Transaction, Token: p.token(stepCard, mid, id), Action: r.URL.Path}
+	if !post {
+		p.render(w, http.StatusOK, "card", v)
+		return
+	}
+	if !p.tokenOK(r.PostFormValue("token"), stepCard, mid, id) {
+		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
+		return
+	}
+	card := Card{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: digitsOnly(r.PostFormValue("card_number")),
+		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
+		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
+	out, err := p.b.EnterCard(mid, id, card)
+	if err != nil {
+		p.conflict(w, mid, id)
+		return
+	}
+	if out.Invalid != "" {
+		v.Message, v.Card = out.Invalid, Card{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
+		p.render(w, http.StatusUnprocessableEntity, "card", v)
+		return
+	}
+	switch {
+	case out.Decline != 0:
+		err = p.b.FailCharge(mid, id, out.Decline)
+	case out.Requires3DS:
+		next := strings.TrimSuffix(r.URL.Path, "card_capture") + "redirect/?challenge=" + url.QueryEscape(p.token(stepChallenge, mid, id))
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	default:
+		err = p.b.CompleteCharge(mid, id)
+	}
+	if err != nil {
+		p.conflict(w, mid, id)
+		return
+	}
+	p.sendBack(w, r, ch, mid)
+}
+
+// redirectPage: the 3-D Secure challenge of a card charge (or of a
+// redirect charge whose typed card asked for it), or the Alipay page.
+func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch Charge, mid string, post bool) {
+	id := ch.Transaction.ID
+	var step string
+	switch ch.Kind {
+	case KindThreeDS, KindCardForm:
+		step = stepChallenge
+	case KindAlipay:
+		step = stepAlipay
+	default:
+		p.fail(w, http.StatusNotFound, "No payment page", "This charge has no payment page.")
+		return
+	}
+	if !pending(ch) {
+		p.final(w, ch, post)
+		return
+	}
+	// A redirect charge reaches the challenge only from its card form,
+	// which hands out the challenge's token.
+	if ch.Kind == KindCardForm && !post && !p.tokenOK(r.URL.Query().Get("challenge"), step, mid, id) {
+		p.fail(w, http.StatusForbidden, "Card needed", "Type the card on the payment form first.")
+		return
+	}
+	v := view{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path}
+	name := "challenge"
+	v.Title = "3-D Secure verification"
+	if ch.Kind == KindAlipay {
+		name, v.Title = "alipay", "Pay with Alipay"
+	}
+	if !post {
+		p.render(w, http.StatusOK, name, v)
+		return
+	}
+	if !p.tokenOK(r.PostFormValue("token"), step, mid, id) {
+		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
+		return
+	}
+	var err error
+	switch action := r.PostFormValue("action"); {
+	case step == stepChallenge && action == "approve", step == stepAlipay && action == "pay":
+		err = p.b.CompleteCharge(mid, id)
+	case step == stepChallenge && action == "fail":
+		// As the fail control without a code: 3001, card declined.
+		err = p.b.FailCharge(mid, id, 0)
+	case step == stepAlipay && action == "cancel":
+		err = p.b.CancelCharge(mid, id)
+	default:
+		p.fail(w, http.StatusBadRequest, "Unknown action", "The form sent an action this page does not take.")
+		return
+	}
+	if err != nil {
+		p.conflict(w, mid, id)
+		return
+	}
+	p.sendBack(w, r, ch, mid)
+}
+
+// receipt: the printable payment instructions of a store or bank charge.
+func (p *Pages) receipt(w http.ResponseWriter, ch Charge, kind Kind, name string) {
+	if ch.Kind != kind || ch.Transaction.PaymentMethod == nil {
+		p.fail(w, http.StatusNotFound, "No receipt", "This charge has no receipt of this kind.")
+		return
+	}
+	v := view{Title: "Payment receipt", Charge: ch.Transaction}
+	if kind == KindStore {
+		v.Networks = p.b.StoreNetworks(ch.Transaction.Amount)
+	}
+	p.render(w, http.StatusOK, name, v)
+}
+
+// final answers a page of a charge the payer can no longer act on: GET
+// shows its status and the way back; POST is a conflict.
+func (p *Pages) final(w http.ResponseWriter, ch Charge, post bool) {
+	status := http.StatusOK
+	if post {
+		status = http.StatusConflict
+	}
+	v := view{Title: "Charge " + string(ch.Transaction.Status), Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
+	p.render(w, status, "final", v)
+}
+
+// conflict answers a change the backend refused (the charge moved on
+// meanwhile).
+func (p *Pages) conflict(w http.ResponseWriter, mid, id string) {
+	ch, err := p.b.Charge(mid, id)
+	if err != nil {
+		p.fail(w, http.StatusNotFound, "Charge not found", "The merchant has no charge with this id.")
+		return
+	}
+	p.final(w, ch, true)
+}
+
+// sendBack sends the payer to the shop's redirect_url with the charge id;
+// a charge without one (a 3-D Secure test card charged without
+// redirect_url) shows its new status instead.
+func (p *Pages) sendBack(w http.ResponseWriter, r *http.Request, ch Charge, mid string) {
+	if ch.RedirectURL == "" {
+		if now, err := p.b.Charge(mid, ch.Transaction.ID); err == nil {
+			p.final(w, now, false)
+			return
+		}
+	}
+	http.Redirect(w, r, returnURL(ch.RedirectURL, ch.Transaction.ID), http.StatusSeeOther)
+}
+
+// returnURL is the shop's redirect_url with the gateway's parameter id
+// added: after "?" or, when the URL has a query already, "&"; before a
+// fragment. The URL is otherwise kept as the shop gave it (the gateway
+// takes relative ones).
+func returnURL(redirectURL, chargeID string) string {
+	if redirectURL == "" {
+		return ""
+	}
+	base, frag, hasFrag := strings.Cut(redirectURL, "#")
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+		if strings.HasSuffix(base, "?") || strings.HasSuffix(base, "&") {
+			sep = ""
+		}
+	}
+	out := base + sep + "id=" + url.QueryEscape(chargeID)
+	if hasFrag {
+		out += "#" + frag
+	}
+	return out
+}
+
+// render writes a page. A template that fails (a programming error) gets
+// a plain 500 rather than half a page.
+func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
+	t := p.pages[name]
+	var buf strings.Builder
+	if t == nil || t.Execute(&buf, v) != nil {
+		http.Error(w, "page template failed", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(buf.String()))
+}
+
+// fail writes the error page.
+func (p *Pages) fail(w http.ResponseWriter, status int, title, message string) {
+	p.render(w, status, "error", view{Title: title, Message: message})
+}
+
+// digitsOnly drops the spaces and dashes a payer types in a card number.
+func digitsOnly(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' {
+			return -1
+		}
+		return r
+	}, s)
+}
