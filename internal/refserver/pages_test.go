@@ -336,3 +336,43 @@ func TestPageReceipts(t *testing.T) {
 		assert.Contains(t, page.body, `<dd id="`+k+`">`+pm[k].(string)+`</dd>`, k)
 	}
 }
+
+// TestPagesLeaveAPIPathsAlone: no path of an API route or simulation
+// control is taken by the pages, which the server consults first.
+func TestPagesLeaveAPIPathsAlone(t *testing.T) {
+	t.Parallel()
+	s := New(Options{})
+	for _, rt := range s.routes.routes {
+		concrete := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllString(rt.pattern, "x1")
+		assert.False(t, s.pages.Handles(concrete), "%s %s", rt.operationID, concrete)
+	}
+}
+
+// TestPageCustomerScopeAndFraudEmail: a customer's 3-D Secure charge has
+// its page at the merchant's address; a redirect charge whose payer has the
+// anti-fraud e-mail is declined with 3005 whatever the card, as a card
+// charge would be.
+func TestPageCustomerScopeAndFraudEmail(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), http.StatusOK)["id"].(string)
+	card := storedCard(t, env, "/customers/"+cu, "5454545454545454")
+	o := requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(card, "redirect_url", "https://shop.example/back")), http.StatusOK)
+	id, pageURL := o["id"].(string), o["payment_method"].(map[string]any)["url"].(string)
+	page := browse(t, env, pageURL, nil)
+	require.Equal(t, http.StatusOK, page.status)
+	res := browse(t, env, pageURL, url.Values{"token": {page.token(t)}, "action": {"approve"}})
+	assert.Equal(t, "https://shop.example/back?id="+id, res.location)
+	assert.Equal(t, "completed", requireOK(t, env.get("/customers/"+cu+"/charges/"+id), http.StatusOK)["status"])
+
+	customer := map[string]any{"name": "Juan", "email": FraudEmail}
+	o = requireOK(t, env.post("/charges", map[string]any{"method": "card", "amount": 100, "description": "terminal", "confirm": false,
+		"redirect_url": "https://shop.example/back", "customer": customer}), http.StatusOK)
+	id, pageURL = o["id"].(string), o["payment_method"].(map[string]any)["url"].(string)
+	page = browse(t, env, pageURL, nil)
+	res = browse(t, env, pageURL, cardForm(page.token(t), "4111111111111111"))
+	assert.Equal(t, "https://shop.example/back?id="+id, res.location)
+	o = requireOK(t, env.get("/charges/"+id), http.StatusOK)
+	assert.Equal(t, "failed", o["status"])
+	assert.Equal(t, "Fraud risk detected by anti-fraud system", o["error_message"])
+}
