@@ -31,10 +31,10 @@ func (s *Server) newPages() *web.Pages {
 // pageBackend is the server as the hosted pages see it.
 type pageBackend struct{ s *Server }
 
-var _ web.Backend = pageBackend{}
+var _ web.PageBackend = pageBackend{}
 
 // pageKind tells the pages what a charge is.
-func pageKind(t *tx) web.Kind {
+func pageKind(t *tx) web.PageKind {
 	switch t.kind {
 	case kindRedirect:
 		return web.KindCardForm
@@ -61,20 +61,20 @@ func pageError(err error) error {
 	return err
 }
 
-// Charge implements web.Backend.
-func (b pageBackend) Charge(merchantID, chargeID string) (web.Charge, error) {
-	var ch web.Charge
+// Charge implements web.PageBackend.
+func (b pageBackend) Charge(merchantID, chargeID string) (web.PageCharge, error) {
+	var ch web.PageCharge
 	_, err := b.s.withCharge(merchantID, chargeID, func(_ *merchant, t *tx) *Error {
-		ch = web.Charge{Kind: pageKind(t), RedirectURL: t.redirectURL, Transaction: t.snapshot()}
+		ch = web.PageCharge{Kind: pageKind(t), RedirectURL: t.redirectURL, Transaction: t.snapshot()}
 		return nil
 	})
 	return ch, pageError(err)
 }
 
-// EnterCard implements web.Backend: the card rules of card creation
+// EnterCard implements web.PageBackend: the card rules of card creation
 // (checkCardData) and the test-card table (ChargeOutcome, with the payer's
 // e-mail) decide; a valid card is shown on the charge, as on a card charge.
-func (b pageBackend) EnterCard(merchantID, chargeID string, c web.Card) (web.CardOutcome, error) {
+func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (web.CardOutcome, error) {
 	present := json.RawMessage(`""`)
 	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
 	k, e := b.s.checkCardData(f, "", cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear})
@@ -101,19 +101,19 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.Card) (web.Car
 	return out, pageError(err)
 }
 
-// CompleteCharge implements web.Backend with the complete control.
+// CompleteCharge implements web.PageBackend with the complete control.
 func (b pageBackend) CompleteCharge(merchantID, chargeID string) error {
 	_, err := b.s.CompleteCharge(merchantID, chargeID)
 	return pageError(err)
 }
 
-// FailCharge implements web.Backend with the fail control.
+// FailCharge implements web.PageBackend with the fail control.
 func (b pageBackend) FailCharge(merchantID, chargeID string, code openpay.Code) error {
 	_, err := b.s.FailCharge(merchantID, chargeID, code)
 	return pageError(err)
 }
 
-// CancelCharge implements web.Backend as the API's cancel does.
+// CancelCharge implements web.PageBackend as the API's cancel does.
 func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 	_, err := b.s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
 		if !t.pending() {
@@ -125,7 +125,7 @@ func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 	return pageError(err)
 }
 
-// StoreNetworks implements web.Backend: the chains of the bundled store
+// StoreNetworks implements web.PageBackend: the chains of the bundled store
 // data whose limit takes the amount.
 func (b pageBackend) StoreNetworks(amount openpay.Amount) []string {
 	var names []string

@@ -34,16 +34,16 @@ import (
 // and every page says that it is the reference server.
 //
 // The pages decide nothing about money: they call the same operations as
-// the simulation controls (Backend), so states, events and webhooks are
+// the simulation controls (PageBackend), so states, events and webhooks are
 // those of the controls.
 
-// Kind is what a page makes of a charge.
-type Kind int
+// PageKind is what a page makes of a charge.
+type PageKind int
 
 // The kinds of charges the pages serve.
 const (
 	// KindOther is a charge no page serves.
-	KindOther Kind = iota
+	KindOther PageKind = iota
 	// KindCardForm is a redirect charge (confirm false): the payer types a
 	// card on the card_capture page.
 	KindCardForm
@@ -57,17 +57,17 @@ const (
 	KindBank
 )
 
-// Charge is a charge as the pages see it.
-type Charge struct {
-	Kind Kind
+// PageCharge is a charge as the pages see it.
+type PageCharge struct {
+	Kind PageKind
 	// RedirectURL is where the payer goes back to (the charge's
 	// redirect_url); empty when the charge has none.
 	RedirectURL string
 	Transaction openpay.Transaction
 }
 
-// Card is the card the payer types on the card page.
-type Card struct {
+// PayerCard is the card the payer types on the card page.
+type PayerCard struct {
 	Holder, Number, ExpMonth, ExpYear, CVV string
 }
 
@@ -82,20 +82,20 @@ type CardOutcome struct {
 	Requires3DS bool
 }
 
-// ErrNoCharge is what a Backend answers for a charge that does not exist
+// ErrNoCharge is what a PageBackend answers for a charge that does not exist
 // (or belongs to another merchant).
 var ErrNoCharge = errors.New("web: no such charge")
 
-// Backend is what the pages need of the reference server. Each method
+// PageBackend is what the pages need of the reference server. Each method
 // that changes a charge must do what the matching simulation control does
 // (states, events, webhooks).
-type Backend interface {
+type PageBackend interface {
 	// Charge returns a merchant's charge, or ErrNoCharge.
-	Charge(merchantID, chargeID string) (Charge, error)
+	Charge(merchantID, chargeID string) (PageCharge, error)
 	// EnterCard checks a card typed on the card page of a redirect charge
 	// against the card rules and the test-card table, and records it on the
 	// charge when it is valid. It changes nothing else.
-	EnterCard(merchantID, chargeID string, card Card) (CardOutcome, error)
+	EnterCard(merchantID, chargeID string, card PayerCard) (CardOutcome, error)
 	// CompleteCharge is the payer completing the charge.
 	CompleteCharge(merchantID, chargeID string) error
 	// FailCharge is the charge failing with a card error code (0: 3001).
@@ -106,24 +106,24 @@ type Backend interface {
 	StoreNetworks(amount openpay.Amount) []string
 }
 
-//go:embed templates/*.html
-var templateFS embed.FS
+//go:embed templates/pages/*.html
+var pageFS embed.FS
 
 // Pages serves the hosted pages. Create it with [NewPages].
 type Pages struct {
-	b     Backend
+	b     PageBackend
 	key   []byte // signs the forms' tokens
 	pages map[string]*template.Template
 }
 
 // NewPages returns the pages of backend b. Tokens are signed with a random
 // key drawn here, so a token is only good on the Pages that issued it.
-func NewPages(b Backend) (*Pages, error) {
+func NewPages(b PageBackend) (*Pages, error) {
 	p := &Pages{b: b, key: make([]byte, 32), pages: make(map[string]*template.Template)}
 	if _, err := rand.Read(p.key); err != nil {
 		return nil, err
 	}
-	names, err := fs.Glob(templateFS, "templates/*.html")
+	names, err := fs.Glob(pageFS, "templates/pages/*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -134,11 +134,11 @@ func NewPages(b Backend) (*Pages, error) {
 		return t.Format("2006-01-02 15:04")
 	}}
 	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")
+		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/pages/"), ".html")
 		if name == "layout" {
 			continue
 		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFS, "templates/pages/layout.html", n)
 		if err != nil {
 			return nil, err
 		}
@@ -158,8 +158,8 @@ const (
 	pageBankReceipt
 )
 
-// route tells which page a path is, with its merchant and charge ids.
-func route(path string) (pg page, merchantID, chargeID string) {
+// routePage tells which page a path is, with its merchant and charge ids.
+func routePage(path string) (pg page, merchantID, chargeID string) {
 	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
 	if n := len(segs); n == 6 && segs[0] == "v1" && segs[2] == "charges" && segs[4] == "redirect" && segs[5] == "" {
 		segs = segs[:5] // the gateway's address ends with a slash
@@ -185,7 +185,7 @@ func route(path string) (pg page, merchantID, chargeID string) {
 // Handles reports whether path is the address of a page, so that the
 // server can hand the request to the pages before its API routes.
 func (p *Pages) Handles(path string) bool {
-	pg, _, _ := route(path)
+	pg, _, _ := routePage(path)
 	return pg != pageNone
 }
 
@@ -209,15 +209,15 @@ func (p *Pages) tokenOK(got, step, merchantID, chargeID string) bool {
 	return hmac.Equal([]byte(got), []byte(p.token(step, merchantID, chargeID)))
 }
 
-// view is what the templates get.
-type view struct {
+// pageView is what the templates get.
+type pageView struct {
 	Title     string
 	Charge    openpay.Transaction
 	Token     string
 	Action    string // the form's address
 	ReturnURL string
-	Message   string // an error or a notice
-	Card      Card   // the holder and expiry typed, shown again after an error (never the number or cvv)
+	Message   string    // an error or a notice
+	Card      PayerCard // the holder and expiry typed, shown again after an error (never the number or cvv)
 	Networks  []string
 }
 
@@ -225,7 +225,7 @@ type view struct {
 // in the wrong state, a wrong token) gets an HTML error page with a 4xx
 // status.
 func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	pg, mid, id := route(r.URL.Path)
+	pg, mid, id := routePage(r.URL.Path)
 	if pg == pageNone {
 		p.fail(w, http.StatusNotFound, "No such page", "There is no page at this address.")
 		return
@@ -264,23 +264,23 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pending reports whether the charge still waits for the payer on a page.
-func pending(ch Charge) bool {
+// waitsForPayer reports whether the charge still waits for the payer on a page.
+func waitsForPayer(ch PageCharge) bool {
 	return ch.Transaction.Status == openpay.TransactionStatusChargePending
 }
 
 // cardPage: the card form of a redirect charge.
-func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch Charge, mid string, post bool) {
+func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string, post bool) {
 	id := ch.Transaction.ID
 	if ch.Kind != KindCardForm {
 		p.fail(w, http.StatusNotFound, "No card form", "This charge is not paid with the gateway's card form.")
 		return
 	}
-	if !pending(ch) {
+	if !waitsForPayer(ch) {
 		p.final(w, ch, post)
 		return
 	}
-	v := view{Title: "Pay with a card", Charge: ch.Transaction, Token: p.token(stepCard, mid, id), Action: r.URL.Path}
+	v := pageView{Title: "Pay with a card", Charge: ch.Transaction, Token: p.token(stepCard, mid, id), Action: r.URL.Path}
 	if !post {
 		p.render(w, http.StatusOK, "card", v)
 		return
@@ -289,7 +289,7 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch Charge, mid 
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
 		return
 	}
-	card := Card{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: digitsOnly(r.PostFormValue("card_number")),
+	card := PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
 		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
 		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
 	out, err := p.b.EnterCard(mid, id, card)
@@ -298,7 +298,7 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch Charge, mid 
 		return
 	}
 	if out.Invalid != "" {
-		v.Message, v.Card = out.Invalid, Card{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
+		v.Message, v.Card = out.Invalid, PayerCard{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
 		p.render(w, http.StatusUnprocessableEntity, "card", v)
 		return
 	}
@@ -321,7 +321,7 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch Charge, mid 
 
 // redirectPage: the 3-D Secure challenge of a card charge (or of a
 // redirect charge whose typed card asked for it), or the Alipay page.
-func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch Charge, mid string, post bool) {
+func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string, post bool) {
 	id := ch.Transaction.ID
 	var step string
 	switch ch.Kind {
@@ -333,7 +333,7 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch Charge, 
 		p.fail(w, http.StatusNotFound, "No payment page", "This charge has no payment page.")
 		return
 	}
-	if !pending(ch) {
+	if !waitsForPayer(ch) {
 		p.final(w, ch, post)
 		return
 	}
@@ -343,7 +343,7 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch Charge, 
 		p.fail(w, http.StatusForbidden, "Card needed", "Type the card on the payment form first.")
 		return
 	}
-	v := view{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path}
+	v := pageView{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path}
 	name := "challenge"
 	v.Title = "3-D Secure verification"
 	if ch.Kind == KindAlipay {
@@ -378,12 +378,12 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch Charge, 
 }
 
 // receipt: the printable payment instructions of a store or bank charge.
-func (p *Pages) receipt(w http.ResponseWriter, ch Charge, kind Kind, name string) {
+func (p *Pages) receipt(w http.ResponseWriter, ch PageCharge, kind PageKind, name string) {
 	if ch.Kind != kind || ch.Transaction.PaymentMethod == nil {
 		p.fail(w, http.StatusNotFound, "No receipt", "This charge has no receipt of this kind.")
 		return
 	}
-	v := view{Title: "Payment receipt", Charge: ch.Transaction}
+	v := pageView{Title: "Payment receipt", Charge: ch.Transaction}
 	if kind == KindStore {
 		v.Networks = p.b.StoreNetworks(ch.Transaction.Amount)
 	}
@@ -392,12 +392,12 @@ func (p *Pages) receipt(w http.ResponseWriter, ch Charge, kind Kind, name string
 
 // final answers a page of a charge the payer can no longer act on: GET
 // shows its status and the way back; POST is a conflict.
-func (p *Pages) final(w http.ResponseWriter, ch Charge, post bool) {
+func (p *Pages) final(w http.ResponseWriter, ch PageCharge, post bool) {
 	status := http.StatusOK
 	if post {
 		status = http.StatusConflict
 	}
-	v := view{Title: "Charge " + string(ch.Transaction.Status), Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
+	v := pageView{Title: "Charge " + string(ch.Transaction.Status), Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
 	p.render(w, status, "final", v)
 }
 
@@ -415,7 +415,7 @@ func (p *Pages) conflict(w http.ResponseWriter, mid, id string) {
 // sendBack sends the payer to the shop's redirect_url with the charge id;
 // a charge without one (a 3-D Secure test card charged without
 // redirect_url) shows its new status instead.
-func (p *Pages) sendBack(w http.ResponseWriter, r *http.Request, ch Charge, mid string) {
+func (p *Pages) sendBack(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string) {
 	if ch.RedirectURL == "" {
 		if now, err := p.b.Charge(mid, ch.Transaction.ID); err == nil {
 			p.final(w, now, false)
@@ -450,7 +450,7 @@ func returnURL(redirectURL, chargeID string) string {
 
 // render writes a page. A template that fails (a programming error) gets
 // a plain 500 rather than half a page.
-func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
+func (p *Pages) render(w http.ResponseWriter, status int, name string, v pageView) {
 	t := p.pages[name]
 	var buf strings.Builder
 	if t == nil || t.Execute(&buf, v) != nil {
@@ -467,11 +467,11 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v view) {
 
 // fail writes the error page.
 func (p *Pages) fail(w http.ResponseWriter, status int, title, message string) {
-	p.render(w, status, "error", view{Title: title, Message: message})
+	p.render(w, status, "error", pageView{Title: title, Message: message})
 }
 
-// digitsOnly drops the spaces and dashes a payer types in a card number.
-func digitsOnly(s string) string {
+// cardDigits drops the spaces and dashes a payer types in a card number.
+func cardDigits(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == ' ' || r == '-' {
 			return -1

@@ -47,7 +47,7 @@ func TestRoute(t *testing.T) {
 		{"/spei-pdf/m1", pageNone, "", ""},
 	}
 	for _, tc := range cases {
-		pg, mid, cid := route(tc.path)
+		pg, mid, cid := routePage(tc.path)
 		assert.Equal(t, tc.pg, pg, tc.path)
 		assert.Equal(t, tc.mid, mid, tc.path)
 		assert.Equal(t, tc.cid, cid, tc.path)
@@ -56,15 +56,15 @@ func TestRoute(t *testing.T) {
 
 // stuck is a backend whose one charge refuses every change, as when the
 // charge moved on between the page and the form.
-type stuck struct{ ch Charge }
+type stuck struct{ ch PageCharge }
 
-func (b *stuck) Charge(_, id string) (Charge, error) {
+func (b *stuck) Charge(_, id string) (PageCharge, error) {
 	if id != b.ch.Transaction.ID {
-		return Charge{}, ErrNoCharge
+		return PageCharge{}, ErrNoCharge
 	}
 	return b.ch, nil
 }
-func (b *stuck) EnterCard(string, string, Card) (CardOutcome, error) {
+func (b *stuck) EnterCard(string, string, PayerCard) (CardOutcome, error) {
 	return CardOutcome{}, assert.AnError
 }
 func (b *stuck) CompleteCharge(string, string) error           { return assert.AnError }
@@ -76,7 +76,7 @@ func (b *stuck) StoreNetworks(openpay.Amount) []string         { return nil }
 // charge's page, never a 5xx.
 func TestRefusedChange(t *testing.T) {
 	t.Parallel()
-	b := &stuck{ch: Charge{Kind: KindAlipay, RedirectURL: "/back", Transaction: openpay.Transaction{ID: "tr1", Status: openpay.TransactionStatusChargePending}}}
+	b := &stuck{ch: PageCharge{Kind: KindAlipay, RedirectURL: "/back", Transaction: openpay.Transaction{ID: "tr1", Status: openpay.TransactionStatusChargePending}}}
 	p, err := NewPages(b)
 	require.NoError(t, err)
 	form := "token=" + p.token(stepAlipay, "m1", "tr1") + "&action=pay"
