@@ -1,0 +1,20 @@
+// Package web holds what the reference server serves to browsers: the
+// browser library, and the hosted pages. It knows nothing of the server's
+// state and does not import it; the server (internal/refserver, browser.go)
+// calls in ahead of its API routes.
+//
+// # The browser library
+//
+// static/openpay.v1.js and static/openpay-data.v1.js are our own browser
+// library, written from the documented behaviour of the gateway's
+// Openpay.js and keeping its public API (OpenPay.setId, setApiKey,
+// setSandboxMode, token.create, token.extractFormAndCreate, the
+// OpenPay.card validation helpers, and deviceData.setup in the data file),
+// so that a page under test changes only its script URLs. [ServeLibrary]
+// serves them at the paths the gateway's script host uses
+// (openpay.s3.amazonaws.com/openpay.v1.min.js and
+// /openpay-data.v1.min.js), with and without ".min"; see [LibraryPaths].
+// The library sends its requests to the server it was loaded from.
+//
+// The files are embedded, so the server binary carries them.
+package web
