@@ -17,4 +17,15 @@
 // The library sends its requests to the server it was loaded from.
 //
 // The files are embedded, so the server binary carries them.
+//
+// # Serving
+//
+// The reference server calls [ServeLibrary] first thing for every request
+// (refserver's serveWeb, in browser.go); what it does not answer goes on to
+// the API. Other content of this package joins it there.
+//
+// # Tests
+//
+// Package webtest drives headless Chromium for the browser tests; they skip,
+// saying why, where no browser is installed.
 package web

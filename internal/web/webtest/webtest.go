@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,7 +102,23 @@ func Browser(t testing.TB) context.Context {
 func Tab(t testing.TB, browser context.Context, url string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(browser)
-	t.Cleanup(cancel)
+	// Events may still arrive while the tab closes, after the test has
+	// ended, when logging to it would panic.
+	var mu sync.Mutex
+	closed := false
+	t.Cleanup(func() {
+		mu.Lock()
+		closed = true
+		mu.Unlock()
+		cancel()
+	})
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !closed {
+			t.Logf(format, args...)
+		}
+	}
 	err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
 		case *runtime.EventConsoleAPICalled:
@@ -113,14 +130,14 @@ func Tab(t testing.TB, browser context.Context, url string) context.Context {
 					args = append(args, a.Description)
 				}
 			}
-			t.Logf("browser console.%s: %s", ev.Type, strings.Join(args, " "))
+			logf("browser console.%s: %s", ev.Type, strings.Join(args, " "))
 		case *runtime.EventExceptionThrown:
 			d := ev.ExceptionDetails
 			msg := d.Text
 			if d.Exception != nil {
 				msg += " " + d.Exception.Description
 			}
-			t.Logf("browser exception at %s:%d: %s", d.URL, d.LineNumber+1, msg)
+			logf("browser exception at %s:%d: %s", d.URL, d.LineNumber+1, msg)
 		}
 	})
 	if err != nil {
