@@ -18,8 +18,10 @@
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), routes.go (the route table and its
-// matcher), errors.go (the error object), decode.go and validate.go (request
+// the strict-mode X-Forwarded-For rule), browser.go (what browsers may
+// call: CORS on the public-key routes, 1010 for the private key sent from a
+// browser, and the browser library of package web served ahead of the
+// API), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go
@@ -35,7 +37,8 @@
 // charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
-// groups_api.go.
+// groups_api.go, antifraud_api.go (the endpoints of the browser library's
+// deviceData.setup).
 //
 // # Writing a resource file
 //
@@ -49,7 +52,9 @@
 //	}
 //
 // Routes under /v1/{merchant_id} are authenticated as that merchant with its
-// private key (allowPublicKey for the few the public key may call), routes
+// private key (allowPublicKey for the few the public key may call, which
+// also opens them to browsers on other origins; fromBrowser opens a noAuth
+// route so), routes
 // under /v1/groups/{group_id} with the group's key, noAuth routes with
 // nothing. needsClientIP applies the strict-mode X-Forwarded-For rule.
 // Simulation controls go under /_simulate/{merchant_id}/... with

@@ -52,13 +52,14 @@ func errorf(code openpay.Code, format string, args ...any) *Error {
 // Descriptions shared by several answers. The first three are the texts the
 // gateway is known to use.
 const (
-	descUnauthorized   = "The api key or merchant id are invalid"
-	descNoSuchPath     = "The requested resource doesn't exist"
-	descDuplicateOrder = "The order_id has already been processed"
-	descFinalStatus    = "The card charge is on a final status"
-	descPublicKey      = "The public key can only create cards and tokens; use the private key"
-	descBodyTooLarge   = "The request body is too large"
-	descInternal       = "Internal server error"
+	descUnauthorized        = "The api key or merchant id are invalid"
+	descNoSuchPath          = "The requested resource doesn't exist"
+	descDuplicateOrder      = "The order_id has already been processed"
+	descFinalStatus         = "The card charge is on a final status"
+	descPublicKey           = "The public key can only create cards and tokens; use the private key"
+	descPrivateKeyInBrowser = "The private key cannot be used from a browser; use the public key"
+	descBodyTooLarge        = "The request body is too large"
+	descInternal            = "Internal server error"
 )
 
 // MethodNotAllowedCode is the error code of the answer to a known path

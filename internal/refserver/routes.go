@@ -51,14 +51,21 @@ type route struct {
 	group       bool // a /v1/groups/{group_id}/... path: authenticated by the group's key
 	clientIP    bool // charge creation: the X-Forwarded-For rule applies
 	simulation  bool // a simulation control, not part of the gateway's API
+	browser     bool // browsers on other origins may call it (CORS, browser.go)
 	handle      handlerFunc
 	segs        []string // literal segments, "" for a parameter
 	params      []string // parameter names in order
 	literals    int
 }
 
-// allowPublicKey lets the merchant's public key call the route.
-func (rt *route) allowPublicKey() *route { rt.access = accessPublic; return rt }
+// allowPublicKey lets the merchant's public key call the route, and with
+// it browser scripts on other origins (CORS): the public key is the
+// browser's key.
+func (rt *route) allowPublicKey() *route { rt.access = accessPublic; rt.browser = true; return rt }
+
+// fromBrowser opens a route that needs no key to browser scripts on other
+// origins (the anti-fraud device data the browser library fetches).
+func (rt *route) fromBrowser() *route { rt.browser = true; return rt }
 
 // noAuth makes the route answer without credentials.
 func (rt *route) noAuth() *route { rt.access = accessNone; return rt }
@@ -208,6 +215,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerStores(r)
 	s.registerGroups(r)
 	s.registerBarcode(r)
+	s.registerAntifraud(r)
 	s.registerSimulation(r)
 	return r
 }
@@ -221,6 +229,7 @@ type Route struct {
 	PublicKey   bool   // the public key may call it
 	NoAuth      bool   // no credentials needed
 	Simulation  bool   // a simulation control, not part of the gateway's API
+	Browser     bool   // open to browser scripts on other origins (CORS)
 }
 
 // Routes lists the route table in registration order.
@@ -228,7 +237,7 @@ func (s *Server) Routes() []Route {
 	out := make([]Route, 0, len(s.routes.routes))
 	for _, rt := range s.routes.routes {
 		out = append(out, Route{OperationID: rt.operationID, Method: rt.method, Pattern: rt.pattern, Status: rt.status,
-			PublicKey: rt.access == accessPublic, NoAuth: rt.access == accessNone, Simulation: rt.simulation})
+			PublicKey: rt.access == accessPublic, NoAuth: rt.access == accessNone, Simulation: rt.simulation, Browser: rt.browser})
 	}
 	return out
 }

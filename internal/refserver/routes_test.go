@@ -76,14 +76,16 @@ func TestRouteTableMatchesOpenAPI(t *testing.T) {
 		}
 		assert.True(t, documented[rt.operationID], "route %s is not an operation of openapi.yaml", rt.operationID)
 	}
-	// Only card and token creation take the public key.
+	// Only card and token creation, and the anti-fraud key, take the
+	// public key; those and the anti-fraud device data are open to browsers.
 	for _, rt := range s.routes.routes {
 		want := rt.operationID == "createToken" || rt.operationID == "createCard" || rt.operationID == "createCustomerCard" ||
-			rt.operationID == "createGroupCustomerCard"
+			rt.operationID == "createGroupCustomerCard" || rt.operationID == "getAntifraudKeys"
 		if rt.group {
 			want = false
 		}
 		assert.Equal(t, want, rt.access == accessPublic, "%s: public key", rt.operationID)
+		assert.Equal(t, want || rt.operationID == "getAntifraudComponents", rt.browser, "%s: open to browsers", rt.operationID)
 	}
 }
 

@@ -387,11 +387,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
 	}()
 
-	if s.pages.Handles(r.URL.Path) {
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
-		}
-		s.pages.ServeHTTP(sw, r)
+	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return
 	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL)
@@ -407,6 +403,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.route = rt
+	if rt.browser {
+		allowOrigin(sw.Header(), r)
+	}
 	for i, name := range rt.params {
 		r.SetPathValue(name, params[i])
 	}
@@ -494,6 +493,9 @@ func (s *Server) authenticate(c *call) *Error {
 		if subtle.ConstantTimeCompare(keyHash[:], want[:]) != 1 || g == nil {
 			return errorf(openpay.ErrUnauthorized, descUnauthorized)
 		}
+		if fromBrowser(c.r) {
+			return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
+		}
 		c.g = g
 		c.key = keyPrivate
 		if mid := c.param("merchant_id"); mid != "" {
@@ -517,6 +519,8 @@ func (s *Server) authenticate(c *call) *Error {
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)
 	case isPub && rt.access != accessPublic:
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
+	case isPriv && fromBrowser(c.r):
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 	}
 	c.m = m
 	c.key = keyPrivate

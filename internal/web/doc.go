@@ -1,0 +1,31 @@
+// Package web holds what the reference server serves to browsers: the
+// browser library, and the hosted pages. It knows nothing of the server's
+// state and does not import it; the server (internal/refserver, browser.go)
+// calls in ahead of its API routes.
+//
+// # The browser library
+//
+// static/openpay.v1.js and static/openpay-data.v1.js are our own browser
+// library, written from the documented behaviour of the gateway's
+// Openpay.js and keeping its public API (OpenPay.setId, setApiKey,
+// setSandboxMode, token.create, token.extractFormAndCreate, the
+// OpenPay.card validation helpers, and deviceData.setup in the data file),
+// so that a page under test changes only its script URLs. [ServeLibrary]
+// serves them at the paths the gateway's script host uses
+// (openpay.s3.amazonaws.com/openpay.v1.min.js and
+// /openpay-data.v1.min.js), with and without ".min"; see [LibraryPaths].
+// The library sends its requests to the server it was loaded from.
+//
+// The files are embedded, so the server binary carries them.
+//
+// # Serving
+//
+// The reference server calls [ServeLibrary] first thing for every request
+// (refserver's serveWeb, in browser.go); what it does not answer goes on to
+// the API. Other content of this package joins it there.
+//
+// # Tests
+//
+// Package webtest drives headless Chromium for the browser tests; they skip,
+// saying why, where no browser is installed.
+package web
