@@ -30,6 +30,9 @@ type Env struct {
 	Sim *openpaytest.Server
 	// PayerIP is the payer device's address sent on charges.
 	PayerIP string
+	// MerchantID and PublicKey are what a checkout page needs for the
+	// browser library (PublicKey is empty when not configured).
+	MerchantID, PublicKey string
 }
 
 // Connect returns an Env; opts configure the embedded server. Close it when
@@ -47,6 +50,7 @@ func Connect(opts ...openpaytest.Option) (*Env, error) {
 		id, priv, pub = srv.MerchantID, srv.PrivateKey, srv.PublicKey
 		base = append(base, openpay.WithBaseURL(srv.URL))
 	}
+	env.MerchantID, env.PublicKey = id, pub
 	var err error
 	if env.Client, err = openpay.New(id, priv, base...); err != nil {
 		env.Close()

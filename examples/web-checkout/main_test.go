@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/web/webtest"
+	"github.com/openpay-go/openpay/openpaytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testShop is the shop serving on a local port against a reference server,
+// with its webhook registered.
+type testShop struct {
+	*shop
+	URL    string
+	Sim    *openpaytest.Server
+	Client *openpay.Client
+}
+
+func startShop(t *testing.T) testShop {
+	t.Helper()
+	sim := openpaytest.NewServer(t)
+	client, err := openpay.New(sim.MerchantID, sim.PrivateKey, openpay.WithBaseURL(sim.URL))
+	require.NoError(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	base := "http://" + ln.Addr().String()
+	s := newShop(config{Client: client, MerchantID: sim.MerchantID, PublicKey: sim.PublicKey,
+		ScriptBase: sim.URL, Sandbox: true, BaseURL: base, HookUser: "shop", HookPassword: "s3cret-for-tests"})
+	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	hook, err := s.registerWebhook(context.Background(), base+"/webhooks")
+	require.NoError(t, err)
+	require.Equal(t, openpay.WebhookStatusVerified, hook.Status, "the shop answered the verification event")
+	return testShop{shop: s, URL: base, Sim: sim, Client: client}
+}
+
+// typeCard fills the shop's card fields, as the payer does.
+func typeCard(t *testing.T, tab context.Context, number string) {
+	t.Helper()
+	webtest.Do(t, tab,
+		chromedp.SendKeys(chromedp.ID("holder"), "Ana López"),
+		chromedp.SendKeys(chromedp.ID("number"), number),
+		chromedp.SendKeys(chromedp.ID("month"), "12"),
+		chromedp.SendKeys(chromedp.ID("year"), "30"),
+		chromedp.SendKeys(chromedp.ID("cvv"), openpaytest.TestCVV(number)),
+	)
+}
+
+// outcome is what the payer reads on the shop's result page.
+type outcome struct{ Result, Message, Order, Path string }
+
+func readOutcome(t *testing.T, tab context.Context) outcome {
+	t.Helper()
+	webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("result")))
+	var o outcome
+	var err error
+	read := func(id string) string {
+		if err != nil {
+			return ""
+		}
+		var s string
+		s, err = chromedp.Run(tab, chromedp.Text(chromedp.ID(id)))
+		return strings.TrimSpace(s)
+	}
+	o.Result, o.Message, o.Order = read("result"), read("message"), read("order")
+	require.NoError(t, err)
+	o.Path = webtest.Eval[string](t, tab, "location.pathname")
+	return o
+}
+
+// TestBrowserCheckout pays in headless Chromium on the shop's checkout page,
+// through every way the shop takes money, and checks what the payer sees,
+// what the API holds and that the webhook updated the order.
+func TestBrowserCheckout(t *testing.T) {
+	start := time.Now()
+	browser := webtest.Browser(t)
+	shop := startShop(t)
+	t.Logf("browser and shop started in %v", time.Since(start).Round(time.Millisecond))
+
+	// settled waits for the webhook receiver to record event on the order,
+	// and checks the charge the API holds for the order.
+	settled := func(t *testing.T, orderID string, event openpay.EventType, want openpay.TransactionStatus) order {
+		t.Helper()
+		var o order
+		require.Eventually(t, func() bool {
+			o, _ = shop.order(orderID)
+			for _, e := range o.Events {
+				if e == event {
+					return true
+				}
+			}
+			return false
+		}, 10*time.Second, 20*time.Millisecond, "the webhook receiver did not record %s on order %s", event, orderID)
+		charges, err := shop.Client.Charges.ListPage(context.Background(), &openpay.TransactionListParams{OrderID: orderID})
+		require.NoError(t, err)
+		require.Len(t, charges, 1, "one charge for the order")
+		assert.Equal(t, want, charges[0].Status)
+		assert.Zero(t, openpay.MustAmount(price).Cmp(charges[0].Amount), "amount %s", charges[0].Amount)
+		if o.ChargeID != "" {
+			assert.Equal(t, charges[0].ID, o.ChargeID)
+		}
+		return o
+	}
+
+	flows := []struct {
+		name    string
+		pay     func(t *testing.T, tab context.Context) // from the filled-in checkout page to the shop's result page
+		card    string
+		result  string
+		message string
+		status  openpay.TransactionStatus
+		event   openpay.EventType
+		path    string
+	}{{
+		name: "card that pays", card: openpaytest.CardVisa,
+		result: "Thank you: paid", status: openpay.TransactionStatusCompleted, event: openpay.EventTypeChargeSucceeded, path: "/return",
+	}, {
+		name: "declined card", card: openpaytest.CardDeclined,
+		result: "Payment declined", message: "The card was declined",
+		status: openpay.TransactionStatusFailed, event: openpay.EventTypeChargeFailed, path: "/pay",
+	}, {
+		name: "3-D Secure approved", card: openpaytest.Card3DSecure,
+		pay: func(t *testing.T, tab context.Context) {
+			webtest.Do(t, tab, chromedp.Click(chromedp.ID("use_3ds")), chromedp.Click(chromedp.ID("pay")),
+				chromedp.WaitVisible(chromedp.ID("approve")), chromedp.Click(chromedp.ID("approve")))
+		},
+		result: "Thank you: paid", status: openpay.TransactionStatusCompleted, event: openpay.EventTypeChargeSucceeded, path: "/return",
+	}, {
+		name: "3-D Secure failed", card: openpaytest.CardVisa, // any card: the payer asked for 3-D Secure
+		pay: func(t *testing.T, tab context.Context) {
+			webtest.Do(t, tab, chromedp.Click(chromedp.ID("use_3ds")), chromedp.Click(chromedp.ID("pay")),
+				chromedp.WaitVisible(chromedp.ID("fail")), chromedp.Click(chromedp.ID("fail")))
+		},
+		result: "Payment declined", message: "The card was declined",
+		status: openpay.TransactionStatusFailed, event: openpay.EventTypeChargeFailed, path: "/return",
+	}, {
+		name: "card typed on the gateway's page",
+		pay: func(t *testing.T, tab context.Context) {
+			webtest.Do(t, tab, chromedp.Click(chromedp.ID("mode-hosted")), chromedp.Click(chromedp.ID("pay")),
+				chromedp.WaitVisible(chromedp.ID("card_number")),
+				chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
+				chromedp.SendKeys(chromedp.ID("card_number"), openpaytest.CardMastercard),
+				chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
+				chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
+				chromedp.SendKeys(chromedp.ID("cvv2"), "123"),
+				chromedp.Click(chromedp.ID("pay")))
+		},
+		result: "Thank you: paid", status: openpay.TransactionStatusCompleted, event: openpay.EventTypeChargeSucceeded, path: "/return",
+	}}
+	for _, f := range flows {
+		t.Run(f.name, func(t *testing.T) {
+			tab := webtest.Tab(t, browser, shop.URL+"/")
+			session := webtest.Await[string](t, tab, `(document.querySelector("input[name=device_session_id]") || {}).value`)
+			assert.Regexp(t, `^[A-Za-z0-9]{32}$`, session, "deviceData.setup put the session id in the form")
+			if f.card != "" {
+				typeCard(t, tab, f.card)
+			}
+			if f.pay != nil {
+				f.pay(t, tab)
+			} else {
+				webtest.Do(t, tab, chromedp.Click(chromedp.ID("pay")))
+			}
+
+			got := readOutcome(t, tab)
+			assert.Equal(t, f.result, got.Result)
+			assert.Equal(t, f.message, got.Message)
+			assert.Equal(t, f.path, got.Path)
+			o := settled(t, got.Order, f.event, f.status)
+			assert.Equal(t, o.ID, got.Order)
+			if f.card != "" {
+				charges, err := shop.Client.Charges.ListPage(context.Background(), &openpay.TransactionListParams{OrderID: o.ID})
+				require.NoError(t, err)
+				require.NotNil(t, charges[0].Card)
+				assert.Equal(t, f.card[:6]+"XXXXXX"+f.card[12:], charges[0].Card.CardNumber, "the typed card was charged")
+			}
+		})
+	}
+	t.Logf("browser checkout took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestReturnReadsTheAPI checks that the return page believes the API, not
+// the query string: a charge that is not one of the shop's orders, or an
+// unknown id, shows nothing, and a pending charge shows as pending whatever
+// the query claims.
+func TestReturnReadsTheAPI(t *testing.T) {
+	shop := startShop(t)
+	ctx := context.Background()
+	get := func(query string) (int, string) {
+		t.Helper()
+		res, err := http.Get(shop.URL + "/return?" + query)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		require.NoError(t, err)
+		return res.StatusCode, string(b)
+	}
+
+	code, _ := get("id=trzzzzzzzzzzzzzzzzzz&status=completed")
+	assert.Equal(t, http.StatusNotFound, code, "unknown charge")
+
+	// A charge of the merchant's, not made by the shop.
+	other, err := shop.Client.Charges.Create(ctx, openpay.InlineCardCharge{Amount: openpay.MustAmount(price), Description: "elsewhere",
+		Card:     openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+		Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}}, openpay.WithClientIP("203.0.113.9"))
+	require.NoError(t, err)
+	code, _ = get("id=" + other.ID)
+	assert.Equal(t, http.StatusNotFound, code, "not one of the shop's orders")
+
+	// A shop order waiting for 3-D Secure: the payer comes back claiming success.
+	o := shop.newOrder()
+	pending, err := shop.Client.Charges.Create(ctx, openpay.InlineCardCharge{Amount: o.Amount, Description: product, OrderID: o.ID,
+		Card:     openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.Card3DSecure, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+		Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}, RedirectURL: shop.URL + "/return"},
+		openpay.WithClientIP("203.0.113.9"))
+	require.NoError(t, err)
+	code, page := get("id=" + pending.ID + "&status=completed")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, page, headlines[statusPending])
+	got, _ := shop.order(o.ID)
+	assert.Equal(t, statusPending, got.Status)
+}
+
+// TestRun starts the example as `go run` does, loads its checkout page and
+// stops it.
+func TestRun(t *testing.T) {
+	t.Setenv("OPENPAY_MERCHANT_ID", "")
+	t.Setenv("OPENPAY_PRIVATE_KEY", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, pw, "127.0.0.1:0"); pw.Close() }()
+
+	var printed strings.Builder
+	buf := make([]byte, 4096)
+	for !strings.Contains(printed.String(), "(Ctrl-C stops the shop)") {
+		n, err := pr.Read(buf)
+		printed.Write(buf[:n])
+		require.NoError(t, err, "output so far: %s", printed.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	text := printed.String()
+	assert.Contains(t, text, "Running against embedded reference server")
+	assert.Regexp(t, `webhook \S+ verified`, text)
+	url := text[strings.Index(text, "Open ")+len("Open ") : strings.Index(text, " in your browser")]
+
+	res, err := http.Get(url)
+	require.NoError(t, err)
+	page, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, string(page), "/openpay.v1.min.js")
+	assert.Contains(t, string(page), `OpenPay.setApiKey("pk_`)
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the shop did not stop when its context ended")
+	}
+}
