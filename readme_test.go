@@ -20,7 +20,8 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 	merchantID, privateKey, publicKey, number, cvv, sessionID, payerIP, bankAccountID, buyerID, sellerID,
 	clabe, hookSecret, groupID, groupCardID, chargeID, userInput string,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
-	mexicoCity *time.Location, err error, markPaid func(context.Context, *openpay.Transaction) error`
+	mexicoCity *time.Location, err error, markPaid func(context.Context, *openpay.Transaction) error,
+	t *testing.T, shopFor func(*openpaytest.Server) http.Handler`
 
 // TestReadmeCompiles type-checks every Go snippet of the README against the
 // SDK as it is, so that code copied from it compiles: a renamed field, a
@@ -42,10 +43,12 @@ import (
 	"fmt"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/openpaytest"
 )
@@ -74,7 +77,8 @@ import (
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "readme.go", src.String(), parser.SkipObjectResolution)
 	require.NoError(t, err, "a README snippet is not Go")
-	imp, _ := exportImporter(t, "./openpaytest", "context", "errors", "fmt", "log", "net/http", "net/netip", "testing", "time")
+	imp, _ := exportImporter(t, "./openpaytest", "github.com/chromedp/chromedp", "context", "errors", "fmt", "log", "net/http",
+		"net/http/httptest", "net/netip", "testing", "time")
 	var hard []string
 	conf := types.Config{Importer: imp, Error: func(err error) {
 		if te, ok := err.(types.Error); ok && te.Soft {
