@@ -49,17 +49,26 @@ func FindChrome() (string, error) {
 		" is on PATH (on Debian: apt-get install chromium)")
 }
 
+// RequiredEnv names the environment variable that makes a missing browser
+// a failure rather than a skip: CI sets it where it installs Chromium, so
+// that the browser tests cannot silently stop running there.
+const RequiredEnv = "OPENPAY_BROWSER_REQUIRED"
+
 // Browser starts headless Chromium for the test and returns its context
 // (pass it to [Tab]); the browser stops when the test ends. It skips the
 // test, printing why, when no browser is installed or under go test
-// -short.
+// -short, unless RequiredEnv is set, when a missing browser fails it.
 func Browser(t testing.TB) context.Context {
 	t.Helper()
-	if testing.Short() {
+	required := os.Getenv(RequiredEnv) != ""
+	if testing.Short() && !required {
 		t.Skip("browser test skipped under -short")
 	}
 	path, err := FindChrome()
 	if err != nil {
+		if required {
+			t.Fatalf("no browser, and %s is set: %v", RequiredEnv, err)
+		}
 		t.Skip("browser test skipped: " + err.Error())
 	}
 	opts := []chromedp.ExecAllocatorOption{
