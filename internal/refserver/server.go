@@ -57,6 +57,11 @@ type Options struct {
 	// tried again; it doubles after each further failure (up to 30 seconds,
 	// 8 attempts in all). 0 means 500 milliseconds.
 	WebhookRetryDelay time.Duration
+	// WebhookQueueLimit bounds each webhook's queue of pending deliveries
+	// (retries included); an event that finds the queue full is dropped for
+	// that webhook and counted ([Server.WebhookDeliveryStats]). 0 means
+	// [DefaultWebhookQueueLimit].
+	WebhookQueueLimit int
 	// USDExchangeRate is the MXN value of one US dollar applied to USD
 	// charges; zero means [DefaultUSDExchangeRate].
 	USDExchangeRate openpay.Decimal
@@ -105,7 +110,8 @@ type Server struct {
 	usdRate  openpay.Decimal
 	routes   *routeTable
 	client   *http.Client
-	barcodes sync.Map // reference -> struct{}: references the server issued
+	dispatch *dispatcher // webhook deliveries
+	barcodes sync.Map    // reference -> struct{}: references the server issued
 
 	// advanceMu makes one AdvanceClock run at a time: the clock stops at
 	// each due instant on its way, and two walks must not interleave.
