@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openpay-go/openpay"
 )
@@ -76,8 +77,14 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 		}
 		return nil, errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
 	var f fields
+	// One pass for a well-formed object; a body that fails it is read
+	// again to tell what is wrong with it.
+	if json.Unmarshal(data, &f) == nil && f != nil {
+		return f, nil
+	}
+	f = nil
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil || f == nil {
 		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
 	}
@@ -135,8 +142,10 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 	ft := fv.Type()
 	switch {
 	case ft == typeAmount || ft == typeDecimal:
+		// looseNumber answers a checked JSON number, so the type's own
+		// reading is called without encoding/json checking it again.
 		lit, ok := looseNumber(raw)
-		if !ok || json.Unmarshal(lit, fv.Addr().Interface()) != nil {
+		if !ok || fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(lit) != nil {
 			return bad("must be a number")
 		}
 		return nil
@@ -203,9 +212,11 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 			}
 			return bad("must be a string")
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a string")
+		s, ok := plainString(raw)
+		if !ok {
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return bad("must be a string")
+			}
 		}
 		fv.SetString(s)
 		if isEnum(ft) {
@@ -236,6 +247,21 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		}
 		return nil
 	}
+}
+
+// plainString reads a JSON string member without escapes, the common
+// case, without a second pass of encoding/json over it (the body's parser
+// has checked it). Anything else is left to encoding/json.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	// Invalid UTF-8 is left to encoding/json, which replaces it.
+	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // kindWord says in words what JSON type a Go type takes.

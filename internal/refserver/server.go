@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -545,16 +546,21 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 // written, so a value that cannot be encoded still gets a proper error
 // object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	ab := answerBuffers.Get().(*answerBuffer)
+	defer ab.release()
+	buf := &ab.enc
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	var data []byte
 	if err := enc.Encode(v); err == nil {
-		data = addWireKeys(buf.Bytes(), v)
+		data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+		if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
+			ab.keys = data // keep the larger storage for the next answer
+		}
 	} else {
 		buf.Reset()
 		status = http.StatusInternalServerError
-		_ = json.NewEncoder(&buf).Encode(openpay.ErrorResponse{
+		_ = json.NewEncoder(buf).Encode(openpay.ErrorResponse{
 			Category: openpay.CategoryInternal, Description: descInternal,
 			ErrorCode: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
 		})
@@ -562,8 +568,34 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
+	// Without a length, an answer larger than net/http's buffer goes out
+	// chunked and clients cannot size their read.
+	h.Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// answerBuffer is writeJSON's storage, reused from answer to answer so that
+// a large answer (a page of 100 transactions) does not grow fresh buffers
+// every time: the encoding and the copy with the added keys.
+type answerBuffer struct {
+	enc  bytes.Buffer
+	keys []byte
+}
+
+// maxPooledAnswer is the largest storage kept for reuse; a rare huge answer
+// does not pin its memory.
+const maxPooledAnswer = 1 << 20
+
+var answerBuffers = sync.Pool{New: func() any { return new(answerBuffer) }}
+
+// release returns ab to the pool, unless it grew past maxPooledAnswer.
+func (ab *answerBuffer) release() {
+	if ab.enc.Cap() > maxPooledAnswer || cap(ab.keys) > maxPooledAnswer {
+		return
+	}
+	ab.enc.Reset()
+	answerBuffers.Put(ab)
 }
 
 // baseURL is the absolute URL clients reach the server at.

@@ -171,12 +171,16 @@ func planFor(v any) *keyPlan {
 // addWireKeys returns data, the JSON encoding of v by encoding/json, with the
 // keys of v's plan that the encoding left out. It returns data itself when
 // nothing is missing.
-func addWireKeys(data []byte, v any) []byte {
+func addWireKeys(data []byte, v any) []byte { return addWireKeysInto(nil, data, v) }
+
+// addWireKeysInto is addWireKeys building its copy in scratch's storage
+// when that is large enough (writeJSON reuses it from answer to answer).
+func addWireKeysInto(scratch, data []byte, v any) []byte {
 	p := planFor(v)
 	if p == nil {
 		return data
 	}
-	f := keyFiller{src: data}
+	f := keyFiller{src: data, scratch: scratch}
 	f.value(0, p)
 	if f.dst == nil {
 		return data
@@ -189,6 +193,7 @@ func addWireKeys(data []byte, v any) []byte {
 // first key is added; src[:last] has been copied to dst.
 type keyFiller struct {
 	src, dst []byte
+	scratch  []byte // storage for dst, when large enough
 	last     int
 }
 
@@ -247,7 +252,11 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 		if f.dst == nil {
 			// Room for a few keys in every object, so that a list grows
 			// its copy once at most.
-			f.dst = make([]byte, 0, len(f.src)+len(f.src)/4+64)
+			if need := len(f.src) + len(f.src)/4 + 64; cap(f.scratch) >= need {
+				f.dst = f.scratch[:0]
+			} else {
+				f.dst = make([]byte, 0, need)
+			}
 		}
 		f.dst = append(f.dst, f.src[f.last:i]...)
 		f.last = i
