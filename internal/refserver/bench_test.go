@@ -26,25 +26,25 @@ type benchRequest struct {
 	body         func(i int64) []byte // nil for a GET
 }
 
-// runClients sends b.N requests from benchClients goroutines and reports
-// requests per second. Every answer must be 200.
-func runClients(b *testing.B, base, key string, rq benchRequest) {
-	b.Helper()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
-	defer client.CloseIdleConnections()
-	var next atomic.Int64
+// newBenchClient returns a client with enough idle connections for
+// benchClients.
+func newBenchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
+}
+
+// fire sends the requests of rq numbered next+1 .. end from benchClients
+// goroutines and returns how many failed (an error or a status other than
+// 200).
+func fire(client *http.Client, base, key string, rq benchRequest, next *atomic.Int64, end int64) int64 {
 	var failed atomic.Int64
 	var wg sync.WaitGroup
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
 	for range benchClients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := next.Add(1)
-				if i > int64(b.N) {
+				if i > end {
 					return
 				}
 				var body io.Reader
@@ -71,10 +71,24 @@ func runClients(b *testing.B, base, key string, rq benchRequest) {
 		}()
 	}
 	wg.Wait()
+	return failed.Load()
+}
+
+// runClients sends b.N requests from benchClients goroutines and reports
+// requests per second. Every answer must be 200.
+func runClients(b *testing.B, base, key string, rq benchRequest) {
+	b.Helper()
+	client := newBenchClient()
+	defer client.CloseIdleConnections()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	failed := fire(client, base, key, rq, &next, int64(b.N))
 	elapsed := time.Since(start)
 	b.StopTimer()
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d of %d requests failed", n, b.N)
+	if failed > 0 {
+		b.Fatalf("%d of %d requests failed", failed, b.N)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 }
@@ -281,4 +295,60 @@ func postJSON(url, key string, body any) ([]byte, error) {
 	}
 	defer res.Body.Close()
 	return io.ReadAll(res.Body)
+}
+
+// ratioRound is the number of requests each side sends in one round of
+// BenchmarkEndpointRatios.
+const ratioRound = 200
+
+// BenchmarkEndpointRatios measures each endpoint of benchEndpoints against
+// its yardstick in alternating rounds of ratioRound requests (the server
+// first in one round, the yardstick first in the next), so that a change in
+// the machine's load during the run weighs on both sides alike. b.N
+// requests go to each side. It reports the wall time per request of each
+// side and "ratio", the server's throughput as a fraction of the
+// yardstick's (yardstick time / server time): 0.85 is the target.
+func BenchmarkEndpointRatios(b *testing.B) {
+	for _, ep := range benchEndpoints {
+		b.Run(ep.name, func(b *testing.B) {
+			s := New(Options{})
+			defer s.Close()
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			m, err := s.AddMerchant(MerchantConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rq := ep.setup(b, &benchEnv{s: s, srv: srv, m: m})
+			yardstick := httptest.NewServer(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)))
+			defer yardstick.Close()
+			sides := []struct {
+				base, key string
+				client    *http.Client
+				next      atomic.Int64
+				took      time.Duration
+			}{
+				{base: srv.URL + "/v1/" + m.ID, key: m.PrivateKey, client: newBenchClient()},
+				{base: yardstick.URL + "/v1/m", key: "sk_x", client: newBenchClient()},
+			}
+			b.ResetTimer()
+			for round, done := 0, 0; done < b.N; round++ {
+				n := int64(min(ratioRound, b.N-done))
+				for k := range 2 {
+					side := &sides[(k+round)%2]
+					start := time.Now()
+					if failed := fire(side.client, side.base, side.key, rq, &side.next, side.next.Load()+n); failed > 0 {
+						b.Fatalf("%d requests failed", failed)
+					}
+					side.took += time.Since(start)
+				}
+				done += int(n)
+			}
+			b.StopTimer()
+			server, yard := sides[0].took, sides[1].took
+			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N), "server-ns/req")
+			b.ReportMetric(float64(yard.Nanoseconds())/float64(b.N), "minimal-ns/req")
+			b.ReportMetric(float64(yard)/float64(server), "ratio")
+		})
+	}
 }

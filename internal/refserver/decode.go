@@ -43,8 +43,8 @@ func (f fields) object(name string) fields {
 	if !f.has(name) {
 		return nil
 	}
-	var sub fields
-	if err := json.Unmarshal(f[name], &sub); err != nil {
+	sub, ok := objectFields(f[name])
+	if !ok {
 		return nil
 	}
 	return sub
@@ -77,13 +77,12 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 		}
 		return nil, errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
 	}
-	var f fields
-	// One pass for a well-formed object; a body that fails it is read
-	// again to tell what is wrong with it.
-	if json.Unmarshal(data, &f) == nil && f != nil {
+	// One check and one split for a well-formed object; a body that fails
+	// them is read again to tell what is wrong with it.
+	if f, ok := objectFields(data); ok {
 		return f, nil
 	}
-	f = nil
+	var f fields
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil || f == nil {
 		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
@@ -231,8 +230,8 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		var sub fields
-		if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
+		sub, ok := objectFields(raw)
+		if !ok {
 			return bad("must be an object")
 		}
 		return sub.intoValue(fv, path+".")
@@ -247,6 +246,84 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		}
 		return nil
 	}
+}
+
+// objectFields splits data, when it is one valid JSON object (surrounding
+// white space allowed), into its members: what json.Unmarshal into fields
+// gives (the last of repeated names wins), without decoding the object
+// twice nor copying the members (they share data's storage).
+func objectFields(data []byte) (fields, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	i := skipSpace(data, 0)
+	if data[i] != '{' {
+		return nil, false
+	}
+	f := make(fields)
+	i = skipSpace(data, i+1)
+	if data[i] == '}' {
+		return f, true
+	}
+	for {
+		end := skipValue(data, i)
+		name, ok := plainString(data[i:end])
+		if !ok && json.Unmarshal(data[i:end], &name) != nil {
+			return nil, false
+		}
+		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
+		end = skipValue(data, i)
+		f[name] = data[i:end:end]
+		i = skipSpace(data, end)
+		if data[i] == '}' {
+			return f, true
+		}
+		i = skipSpace(data, i+1) // past the comma
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value at data[i], which
+// json.Valid has checked.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		for i++; data[i] != '"'; i++ {
+			if data[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch data[i] {
+			case '"':
+				i = skipValue(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return i
 }
 
 // plainString reads a JSON string member without escapes, the common

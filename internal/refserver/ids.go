@@ -2,7 +2,6 @@ package refserver
 
 import (
 	crand "crypto/rand"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -182,5 +181,15 @@ func (g *IDGenerator) RequestID() string {
 	h := g.draw(hexDigits, 32)
 	// Version nibble 4; variant nibble one of 8, 9, a, b.
 	variant := hexDigits[8+strings.IndexByte(hexDigits, h[16])%4]
-	return fmt.Sprintf("%s-%s-4%s-%c%s-%s", h[0:8], h[8:12], h[13:16], variant, h[17:20], h[20:32])
+	b := make([]byte, 0, 36)
+	b = append(b, h[0:8]...)
+	b = append(b, '-')
+	b = append(b, h[8:12]...)
+	b = append(b, '-', '4')
+	b = append(b, h[13:16]...)
+	b = append(b, '-', variant)
+	b = append(b, h[17:20]...)
+	b = append(b, '-')
+	b = append(b, h[20:32]...)
+	return string(b)
 }
