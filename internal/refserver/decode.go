@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -43,7 +44,7 @@ func (f fields) object(name string) fields {
 	if !f.has(name) {
 		return nil
 	}
-	sub, ok := objectFields(f[name])
+	sub, ok := memberFields(f[name])
 	if !ok {
 		return nil
 	}
@@ -118,18 +119,44 @@ func (f fields) member(name string, dst any) *Error {
 }
 
 func (f fields) intoValue(v reflect.Value, prefix string) *Error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !sf.IsExported() || !f.has(name) {
+	for _, m := range jsonMembersOf(v.Type()) {
+		if !f.has(m.name) {
 			continue
 		}
-		if e := decodeMember(f[name], v.Field(i), prefix+name); e != nil {
+		if e := decodeMember(f[m.name], v.Field(m.index), prefix+m.name); e != nil {
 			return e
 		}
 	}
 	return nil
+}
+
+// jsonMember is a field of a wire struct that a JSON member fills.
+type jsonMember struct {
+	index int
+	name  string
+}
+
+// jsonMembers caches jsonMembersOf by type: the wire types are few and
+// fixed, and reading their tags on every request costs more than decoding.
+var jsonMembers sync.Map // reflect.Type -> []jsonMember
+
+// jsonMembersOf returns the exported fields of the struct type t that have a
+// JSON name, in field order.
+func jsonMembersOf(t reflect.Type) []jsonMember {
+	if ms, ok := jsonMembers.Load(t); ok {
+		return ms.([]jsonMember)
+	}
+	var ms []jsonMember
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !sf.IsExported() {
+			continue
+		}
+		ms = append(ms, jsonMember{index: i, name: name})
+	}
+	jsonMembers.Store(t, ms)
+	return ms
 }
 
 // decodeMember decodes one raw member into the field fv.
@@ -230,7 +257,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		sub, ok := objectFields(raw)
+		sub, ok := memberFields(raw)
 		if !ok {
 			return bad("must be an object")
 		}
@@ -256,7 +283,16 @@ func objectFields(data []byte) (fields, bool) {
 	if !json.Valid(data) {
 		return nil, false
 	}
+	return memberFields(data)
+}
+
+// memberFields is objectFields for a member of a body objectFields has
+// checked: the member is valid JSON, so it is not checked again.
+func memberFields(data []byte) (fields, bool) {
 	i := skipSpace(data, 0)
+	if i == len(data) {
+		return nil, false
+	}
 	if data[i] != '{' {
 		return nil, false
 	}

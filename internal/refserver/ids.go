@@ -65,14 +65,23 @@ func NewIDGenerator(seed *int64) *IDGenerator {
 	return &IDGenerator{rng: rand.New(rand.NewPCG(uint64(*seed), 0x6f70656e70617921))}
 }
 
-// draw returns n characters picked uniformly from alphabet.
+// draw returns n characters picked uniformly from alphabet (at most 256
+// characters). Each 64-bit draw gives up to eight: a byte picks a
+// character when it falls below the largest multiple of the alphabet's
+// size, and is skipped otherwise, so that no character is favoured.
 func (g *IDGenerator) draw(alphabet string, n int) string {
 	var sb strings.Builder
 	sb.Grow(n)
+	limit := 256 - 256%len(alphabet)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for range n {
-		sb.WriteByte(alphabet[g.rng.IntN(len(alphabet))])
+	for sb.Len() < n {
+		w := g.rng.Uint64()
+		for k := 0; k < 8 && sb.Len() < n; k++ {
+			if b := int(byte(w >> (8 * k))); b < limit {
+				sb.WriteByte(alphabet[b%len(alphabet)])
+			}
+		}
 	}
 	return sb.String()
 }

@@ -387,8 +387,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
 			}
 		}
-		s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
-			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+		if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares the arguments' allocations
+			s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
+				"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+		}
 	}()
 
 	rt, allowed, params := s.routes.match(r.Method, r.URL)
