@@ -37,16 +37,23 @@ const (
 )
 
 // IDGenerator makes identifiers and references. By default it draws from a
-// ChaCha8 stream keyed from the operating system's secure random source: as
-// unpredictable as reading that source for every id, at a fraction of the
-// cost (one system read per generator, not per id). When a test asks for
-// determinism it draws from a seeded generator that yields the same
+// ChaCha8 streams, each keyed from the operating system's secure random
+// source: as unpredictable as reading that source for every id, at a
+// fraction of the cost (one system read per stream, not per id). The
+// streams are pooled, so that concurrent requests do not queue for one
+// (ids are drawn while a merchant's lock is held). When a test asks for
+// determinism it draws from one seeded generator that yields the same
 // sequence on every run.
-// It is safe for concurrent use (concurrent callers then share one sequence,
-// so only a single-goroutine caller sees a reproducible assignment).
+// It is safe for concurrent use (with a seed, concurrent callers share one
+// sequence, so only a single-goroutine caller sees a reproducible
+// assignment).
 type IDGenerator struct {
-	mu  sync.Mutex
-	rng *rand.Rand
+	mu     sync.Mutex
+	seeded *rand.PCG // nil: draw from streams
+	// streams holds *rand.ChaCha8, each keyed from crypto/rand.
+	streams sync.Pool
+
+	reservedMu sync.RWMutex
 	// reserved holds identifiers fixed from outside (a seed's), which
 	// NewID never hands out, so that a drawn id cannot take a fixed one.
 	reserved map[string]bool
@@ -56,13 +63,17 @@ type IDGenerator struct {
 // ChaCha8 stream keyed from crypto/rand; with a seed it is deterministic.
 func NewIDGenerator(seed *int64) *IDGenerator {
 	if seed == nil {
-		var key [32]byte
-		_, _ = crand.Read(key[:]) // never fails since Go 1.24: it aborts the program instead
-		return &IDGenerator{rng: rand.New(rand.NewChaCha8(key))}
+		g := &IDGenerator{}
+		g.streams.New = func() any {
+			var key [32]byte
+			_, _ = crand.Read(key[:]) // never fails since Go 1.24: it aborts the program instead
+			return rand.NewChaCha8(key)
+		}
+		return g
 	}
 	// The second PCG word is a fixed constant so that the seed alone decides
 	// the sequence.
-	return &IDGenerator{rng: rand.New(rand.NewPCG(uint64(*seed), 0x6f70656e70617921))}
+	return &IDGenerator{seeded: rand.NewPCG(uint64(*seed), 0x6f70656e70617921)}
 }
 
 // draw returns n characters picked uniformly from alphabet (at most 256
@@ -73,10 +84,18 @@ func (g *IDGenerator) draw(alphabet string, n int) string {
 	var sb strings.Builder
 	sb.Grow(n)
 	limit := 256 - 256%len(alphabet)
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	var src rand.Source
+	if g.seeded != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		src = g.seeded
+	} else {
+		stream := g.streams.Get().(*rand.ChaCha8)
+		defer g.streams.Put(stream)
+		src = stream
+	}
 	for sb.Len() < n {
-		w := g.rng.Uint64()
+		w := src.Uint64()
 		for k := 0; k < 8 && sb.Len() < n; k++ {
 			if b := int(byte(w >> (8 * k))); b < limit {
 				sb.WriteByte(alphabet[b%len(alphabet)])
@@ -97,9 +116,9 @@ func (g *IDGenerator) NewID(kind IDKind) string {
 	}
 	for {
 		id := prefix + g.draw(lowerAlnum, IDLength-len(prefix))
-		g.mu.Lock()
+		g.reservedMu.RLock()
 		taken := g.reserved[id]
-		g.mu.Unlock()
+		g.reservedMu.RUnlock()
 		if !taken {
 			return id
 		}
@@ -108,8 +127,8 @@ func (g *IDGenerator) NewID(kind IDKind) string {
 
 // reserve keeps NewID from ever returning the given identifiers.
 func (g *IDGenerator) reserve(ids []string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+	g.reservedMu.Lock()
+	defer g.reservedMu.Unlock()
 	if g.reserved == nil {
 		g.reserved = make(map[string]bool)
 	}
