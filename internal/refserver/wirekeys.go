@@ -55,8 +55,12 @@ type keyPlanSpec struct {
 // keyPlan is a keyPlanSpec ready for encoding. Its keys are numbered; a set
 // of keys is a bit mask.
 type keyPlan struct {
-	keys     []wireKey
-	byKey    map[string]memberPlan
+	keys  []wireKey
+	byKey map[string]memberPlan
+	// lengths has bit n set when byKey holds a key of n bytes (n < 64), so
+	// that most of an object's keys, which the plan does not know, are
+	// passed over without a map lookup.
+	lengths  uint64
 	always   uint64
 	variants []planVariant
 	heads    []string // first segment of each variant's path
@@ -136,6 +140,9 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			}
 			p.variants = append(p.variants, pv)
 		}
+		for key := range p.byKey {
+			p.lengths |= 1 << min(len(key), 63)
+		}
 		if len(p.heads) > maxHeads {
 			panic(fmt.Sprintf("refserver: key plan %s has variants on %d members", sp.name, len(p.heads)))
 		}
@@ -147,6 +154,7 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			m := member(key)
 			m.plan = child
 			p.byKey[key] = m
+			p.lengths |= 1 << min(len(key), 63)
 		}
 	}
 	return plans
@@ -227,7 +235,11 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 	i++
 	for f.src[i] != '}' {
 		end := skipString(f.src, i)
-		m, ok := p.byKey[string(f.src[i+1:end-1])]
+		var m memberPlan
+		ok := false
+		if n := end - 2 - i; p.lengths&(1<<min(n, 63)) != 0 {
+			m, ok = p.byKey[string(f.src[i+1:end-1])]
+		}
 		start := end + 1 // after the colon
 		if ok {
 			i = f.value(start, m.plan)
