@@ -58,7 +58,14 @@ func readBody(c *call, optional bool) (fields, *Error) {
 	var data []byte
 	if c.r.Body != nil {
 		var err error
-		data, err = io.ReadAll(c.r.Body)
+		if n := c.r.ContentLength; n > 0 && n <= c.s.maxBody {
+			// The announced length sizes the buffer at once (ServeHTTP has
+			// refused a larger one; net/http ends the body at it).
+			data = make([]byte, n)
+			_, err = io.ReadFull(c.r.Body, data)
+		} else {
+			data, err = io.ReadAll(c.r.Body)
+		}
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {

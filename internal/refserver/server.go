@@ -569,13 +569,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		data = buf.Bytes()
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonContentType
 	// Without a length, an answer larger than net/http's buffer goes out
 	// chunked and clients cannot size their read.
 	h.Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
+
+// jsonContentType is the Content-Type of JSON answers, one shared value so
+// that every answer does not allocate its own (net/http only reads it).
+var jsonContentType = []string{"application/json"}
 
 // answerBuffer is writeJSON's storage, reused from answer to answer so that
 // a large answer (a page of 100 transactions) does not grow fresh buffers
