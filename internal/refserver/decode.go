@@ -247,9 +247,11 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		}
 		s, ok := plainString(raw)
 		if !ok {
-			if err := json.Unmarshal(raw, &s); err != nil {
+			var u string // apart from s, which would otherwise escape on every call
+			if err := json.Unmarshal(raw, &u); err != nil {
 				return bad("must be a string")
 			}
+			s = u
 		}
 		fv.SetString(s)
 		if isEnum(ft) {
