@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/openpay-go/openpay"
@@ -177,4 +178,83 @@ func BenchmarkConcurrentGet(b *testing.B) {
 		b.Cleanup(tr.CloseIdleConnections)
 		run(b, benchClient(b, srv, openpay.WithHTTPClient(&http.Client{Transport: tr, Timeout: openpay.DefaultTimeout})))
 	})
+}
+
+// benchPageJSON is a page of 100 charges: the documented charge, 100 times.
+func benchPageJSON(b *testing.B) []byte {
+	one := bytes.TrimSpace(benchChargeJSON(b))
+	page := []byte{'['}
+	for i := range 100 {
+		if i > 0 {
+			page = append(page, ',')
+		}
+		page = append(page, one...)
+	}
+	return append(page, ']')
+}
+
+// BenchmarkChargesListPage: Charges.ListPage of 100 charges through the SDK
+// and by hand, against an answer with its Content-Length (as the reference
+// server sends) and one sent chunked, with no length.
+func BenchmarkChargesListPage(b *testing.B) {
+	page := benchPageJSON(b)
+	ctx := context.Background()
+	for _, withLength := range []bool{true, false} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if withLength {
+				w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+			}
+			w.Write(page)
+		}))
+		suffix := ""
+		if !withLength {
+			suffix = "-chunked"
+		}
+		b.Run("sdk"+suffix, func(b *testing.B) {
+			c := benchClient(b, srv)
+			params := &openpay.TransactionListParams{ListParams: openpay.ListParams{Limit: 100}}
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := c.Charges.ListPage(ctx, params)
+				if err != nil || len(got) != 100 {
+					b.Fatal(len(got), err)
+				}
+			}
+		})
+		b.Run("handwritten"+suffix, func(b *testing.B) {
+			hc := &http.Client{Timeout: openpay.DefaultTimeout}
+			url := srv.URL + "/v1/" + testMerchant + "/charges?limit=100"
+			b.ReportAllocs()
+			for b.Loop() {
+				got, err := handwrittenPage(ctx, hc, url)
+				if err != nil || len(got) != 100 {
+					b.Fatal(len(got), err)
+				}
+			}
+		})
+		srv.Close()
+	}
+}
+
+// handwrittenPage is handwritten for a GET of a list page.
+func handwrittenPage(ctx context.Context, hc *http.Client, url string) ([]openpay.Transaction, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.SetBasicAuth(testKey, "")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "handwritten/1.0")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %v", resp.StatusCode, err)
+	}
+	var page []openpay.Transaction
+	return page, json.Unmarshal(data, &page)
 }

@@ -138,6 +138,25 @@ func WithWebhookRetryDelay(d time.Duration) Option {
 	return func(c *config) { c.opts.WebhookRetryDelay = d }
 }
 
+// WithWebhookQueueLimit bounds each webhook's queue of pending deliveries
+// (in flight and waiting retries included; default
+// [refserver.DefaultWebhookQueueLimit], 1,000): an event that finds the
+// queue full is dropped for that webhook and counted in
+// [Server.WebhookDeliveryStats].
+func WithWebhookQueueLimit(n int) Option { return func(c *config) { c.opts.WebhookQueueLimit = n } }
+
+// WebhookDeliveryStats is the state of one webhook's deliveries: Pending
+// (queued, in flight or waiting for a retry), Dropped (events that found the
+// queue full) and GivenUp (deliveries whose every attempt failed).
+type WebhookDeliveryStats = refserver.WebhookDeliveryStats
+
+// WebhookDeliveryStats returns the state of a webhook's deliveries (zero for
+// an unknown or deleted webhook), so a test can see what a slow or dead
+// receiver missed.
+func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
+	return s.ref.WebhookDeliveryStats(webhookID)
+}
+
 // WithWebhookClient sets the HTTP client that sends webhook deliveries (for
 // example one that trusts an httptest TLS server's certificate).
 func WithWebhookClient(hc *http.Client) Option { return func(c *config) { c.opts.HTTPClient = hc } }

@@ -85,3 +85,28 @@ func TestWebhookClientReachesHTTPS(t *testing.T) {
 		assert.Equal(t, tc.want, wh.Status)
 	}
 }
+
+// A receiver that is down loses the events past the queue limit, and the
+// test can see how many.
+func TestWebhookDeliveryStatsCountDrops(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t, openpaytest.WithWebhookQueueLimit(2), openpaytest.WithWebhookRetryDelay(time.Minute))
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.1"))
+	require.NoError(t, err)
+	rc := httptest.NewServer(openpay.WebhookHandler("u", "p", func(context.Context, *openpay.WebhookEvent) error { return nil }))
+	ctx := context.Background()
+	wh, err := c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: rc.URL, User: "u", Password: "p",
+		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}})
+	require.NoError(t, err)
+	require.Equal(t, openpay.WebhookStatusVerified, wh.Status)
+	rc.Close() // down from now on
+	for range 5 {
+		_, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana",
+			CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+			Amount: openpay.MustAmount("10"), Description: "lost event"})
+		require.NoError(t, err)
+	}
+	// The first two fail and wait a minute for their retry, holding the
+	// queue: the other three are dropped.
+	assert.Equal(t, openpaytest.WebhookDeliveryStats{Pending: 2, Dropped: 3}, srv.WebhookDeliveryStats(wh.ID))
+}

@@ -19,31 +19,44 @@ import (
 // benchmarks.
 const benchClients = 16
 
-// runClients sends b.N POST requests from benchClients goroutines, each
-// with its own body from body(i), and reports requests per second.
-func runClients(b *testing.B, url, key string, body func(i int64) []byte) {
-	b.Helper()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
-	defer client.CloseIdleConnections()
-	var next atomic.Int64
+// benchRequest is one request of a throughput benchmark: i numbers it from
+// 1, so that bodies can carry their own order_id.
+type benchRequest struct {
+	method, path string
+	body         func(i int64) []byte // nil for a GET
+}
+
+// newBenchClient returns a client with enough idle connections for
+// benchClients.
+func newBenchClient() *http.Client {
+	return &http.Client{Transport: &http.Transport{MaxIdleConns: 2 * benchClients, MaxIdleConnsPerHost: 2 * benchClients}}
+}
+
+// fire sends the requests of rq numbered next+1 .. end from benchClients
+// goroutines and returns how many failed (an error or a status other than
+// 200).
+func fire(client *http.Client, base, key string, rq benchRequest, next *atomic.Int64, end int64) int64 {
 	var failed atomic.Int64
 	var wg sync.WaitGroup
-	b.ReportAllocs()
-	b.ResetTimer()
-	start := time.Now()
 	for range benchClients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := next.Add(1)
-				if i > int64(b.N) {
+				if i > end {
 					return
 				}
-				req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body(i)))
+				var body io.Reader
+				if rq.body != nil {
+					body = bytes.NewReader(rq.body(i))
+				}
+				req, _ := http.NewRequest(rq.method, base+rq.path, body)
 				req.SetBasicAuth(key, "")
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("X-Forwarded-For", "203.0.113.7")
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("X-Forwarded-For", "203.0.113.7")
+				}
 				res, err := client.Do(req)
 				if err != nil {
 					failed.Add(1)
@@ -58,66 +71,212 @@ func runClients(b *testing.B, url, key string, body func(i int64) []byte) {
 		}()
 	}
 	wg.Wait()
+	return failed.Load()
+}
+
+// runClients sends b.N requests from benchClients goroutines and reports
+// requests per second. Every answer must be 200.
+func runClients(b *testing.B, base, key string, rq benchRequest) {
+	b.Helper()
+	client := newBenchClient()
+	defer client.CloseIdleConnections()
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	failed := fire(client, base, key, rq, &next, int64(b.N))
 	elapsed := time.Since(start)
 	b.StopTimer()
-	if n := failed.Load(); n > 0 {
-		b.Fatalf("%d of %d requests failed", n, b.N)
+	if failed > 0 {
+		b.Fatalf("%d of %d requests failed", failed, b.N)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 }
 
-// BenchmarkServerPostCharges measures POST /v1/{merchant_id}/charges on the
-// reference server over HTTP: card charges to a stored card, each with its
-// own order_id, from 16 concurrent clients (one merchant, so every charge
-// goes through the same merchant lock).
-func BenchmarkServerPostCharges(b *testing.B) {
-	s := New(Options{})
-	defer s.Close()
-	srv := httptest.NewServer(s)
-	defer srv.Close()
-	m, err := s.AddMerchant(MerchantConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	res, err := postJSON(srv.URL+"/v1/"+m.ID+"/cards", m.PrivateKey, validCard("4111111111111111"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var card struct{ ID string }
-	if err := json.Unmarshal(res, &card); err != nil || card.ID == "" {
-		b.Fatalf("card: %s", res)
-	}
-	runClients(b, srv.URL+"/v1/"+m.ID+"/charges", m.PrivateKey, func(i int64) []byte {
-		return []byte(fmt.Sprintf(`{"method":"card","source_id":%q,"amount":100.50,"currency":"MXN","description":"Order %d","order_id":"bench-%d","device_session_id":"kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"}`,
-			card.ID, i, i))
-	})
+// benchEndpoint is one endpoint measured against its yardstick.
+type benchEndpoint struct {
+	name string
+	// setup prepares the merchant's state and returns the request.
+	setup func(b *testing.B, env *benchEnv) benchRequest
+	// minimal is the yardstick's handler: it decodes the request into the
+	// wire type and answers the fixed answer.
+	minimal func(answer []byte) http.HandlerFunc
 }
 
-// BenchmarkMinimalJSONHandlerPostCharges is the yardstick: a minimal
-// net/http handler that decodes the same request into the wire type and
-// answers a fixed transaction, no validation, no state, no auth check.
-func BenchmarkMinimalJSONHandlerPostCharges(b *testing.B) {
-	answer := openpay.Transaction{ID: "trzjaozcik8msyqshka4", Amount: openpay.MustAmount("100.50"), Authorization: "801585",
-		Method: "card", OperationType: "in", TransactionType: "charge", Status: "completed", Currency: "MXN",
-		CreationDate: testStart, OperationDate: testStart, Description: "Order", OrderID: "bench",
-		Card: &openpay.Card{ID: "kqgykn96i7bcs1wwhvgw", Type: "debit", Brand: "visa", CardNumber: "411111XXXXXX1111",
-			HolderName: "Juan Perez", ExpirationYear: "30", ExpirationMonth: "12", AllowsCharges: true, AllowsPayouts: true,
-			CreationDate: testStart, BankName: "BANAMEX", BankCode: "002"}}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req openpay.CardCharge
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, "bad json", http.StatusBadRequest)
-			return
+// benchEnv is a reference server with one merchant, served over HTTP.
+type benchEnv struct {
+	s   *Server
+	srv *httptest.Server
+	m   MerchantConfig
+}
+
+func (e *benchEnv) post(b *testing.B, path string, body any) map[string]any {
+	b.Helper()
+	res, err := postJSON(e.srv.URL+"/v1/"+e.m.ID+path, e.m.PrivateKey, body)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal(res, &o); err != nil || o["id"] == nil {
+		b.Fatalf("POST %s: %s", path, res)
+	}
+	return o
+}
+
+// minimalHandler decodes the body (when there is one) into a fresh Req
+// and encodes answer, decoded once into Resp, as a plain net/http handler
+// would: no auth, validation or state.
+func minimalHandler[Req, Resp any](answer []byte) http.HandlerFunc {
+	var fixed Resp
+	if err := json.Unmarshal(answer, &fixed); err != nil {
+		panic(err)
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			var req Req
+			if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+				http.Error(w, "bad json", http.StatusBadRequest)
+				return
+			}
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(answer)
-	})
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	runClients(b, srv.URL+"/v1/m/charges", "sk_x", func(i int64) []byte {
-		return []byte(fmt.Sprintf(`{"method":"card","source_id":"kqgykn96i7bcs1wwhvgw","amount":100.50,"currency":"MXN","description":"Order %d","order_id":"bench-%d","device_session_id":"kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"}`,
-			i, i))
-	})
+		_ = json.NewEncoder(w).Encode(fixed)
+	}
+}
+
+func storedChargeBody(source string) func(i int64) []byte {
+	return func(i int64) []byte {
+		return fmt.Appendf(nil, `{"method":"card","source_id":%q,"amount":100.50,"currency":"MXN","description":"Order %d","order_id":"bench-%d","device_session_id":"kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"}`,
+			source, i, i)
+	}
+}
+
+func inlineChargeBody(i int64) []byte {
+	return fmt.Appendf(nil, `{"method":"card","card":{"holder_name":"Juan Perez","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"},"amount":100.50,"currency":"MXN","description":"Order %d","order_id":"bench-%d","device_session_id":"kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"}`,
+		i, i)
+}
+
+var benchEndpoints = []benchEndpoint{
+	{
+		name: "PostChargeStoredCard",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			card := env.post(b, "/cards", validCard("4111111111111111"))["id"].(string)
+			return benchRequest{http.MethodPost, "/charges", storedChargeBody(card)}
+		},
+		minimal: minimalHandler[openpay.CardCharge, openpay.Transaction],
+	},
+	{
+		name: "PostChargeInlineCard",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			return benchRequest{http.MethodPost, "/charges", inlineChargeBody}
+		},
+		minimal: minimalHandler[openpay.InlineCardCharge, openpay.Transaction],
+	},
+	{
+		name: "GetCharge",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			id := env.post(b, "/charges", json.RawMessage(inlineChargeBody(0)))["id"].(string)
+			return benchRequest{http.MethodGet, "/charges/" + id, nil}
+		},
+		minimal: minimalHandler[struct{}, openpay.Transaction],
+	},
+	{
+		name: "ListCharges100",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			for i := range int64(100) {
+				env.post(b, "/charges", json.RawMessage(inlineChargeBody(-1-i)))
+			}
+			return benchRequest{http.MethodGet, "/charges?limit=100", nil}
+		},
+		minimal: minimalHandler[struct{}, []openpay.Transaction],
+	},
+	{
+		name: "PostCustomer",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			return benchRequest{http.MethodPost, "/customers", func(i int64) []byte {
+				return fmt.Appendf(nil, `{"name":"Juan %d","last_name":"Perez","email":"juan%d@example.com","phone_number":"5512345678"}`, i, i)
+			}}
+		},
+		minimal: minimalHandler[openpay.CustomerRequest, openpay.Customer],
+	},
+	{
+		name: "PostCard",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			return benchRequest{http.MethodPost, "/cards", func(int64) []byte {
+				return []byte(`{"holder_name":"Juan Perez","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}`)
+			}}
+		},
+		minimal: minimalHandler[openpay.CardRequest, openpay.Card],
+	},
+	{
+		name: "PostTransfer",
+		setup: func(b *testing.B, env *benchEnv) benchRequest {
+			from := env.post(b, "/customers", map[string]any{"name": "Paga", "email": "paga@example.com", "requires_account": true})["id"].(string)
+			to := env.post(b, "/customers", map[string]any{"name": "Cobra", "email": "cobra@example.com", "requires_account": true})["id"].(string)
+			if _, err := env.s.ReceiveSPEI(env.m.ID, from, openpay.MustAmount("1000000000"), ""); err != nil {
+				b.Fatal(err)
+			}
+			return benchRequest{http.MethodPost, "/customers/" + from + "/transfers", func(i int64) []byte {
+				return fmt.Appendf(nil, `{"customer_id":%q,"amount":1.50,"description":"Transferencia %d","order_id":"bench-%d"}`, to, i, i)
+			}}
+		},
+		minimal: minimalHandler[openpay.TransferRequest, openpay.Transaction],
+	},
+}
+
+// BenchmarkEndpoints measures each endpoint of benchEndpoints on the
+// reference server over HTTP ("server") and its yardstick ("minimal"), a
+// plain net/http handler that decodes the same request into the wire type
+// and encodes the server's own answer to it, fixed, with no auth,
+// validation or state. 16 concurrent clients, one merchant.
+func BenchmarkEndpoints(b *testing.B) {
+	for _, ep := range benchEndpoints {
+		var answer []byte
+		var rq benchRequest
+		b.Run(ep.name+"/server", func(b *testing.B) {
+			s := New(Options{})
+			defer s.Close()
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			m, err := s.AddMerchant(MerchantConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			env := &benchEnv{s: s, srv: srv, m: m}
+			rq = ep.setup(b, env)
+			answer = sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
+			runClients(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
+		})
+		b.Run(ep.name+"/minimal", func(b *testing.B) {
+			if answer == nil {
+				b.Skip("the server's run gave no sample answer")
+			}
+			srv := httptest.NewServer(ep.minimal(answer))
+			defer srv.Close()
+			runClients(b, srv.URL+"/v1/m", "sk_x", rq)
+		})
+	}
+}
+
+// sample makes one request of rq (numbered 0) and returns its answer.
+func sample(b *testing.B, base, key string, rq benchRequest) []byte {
+	b.Helper()
+	var body io.Reader
+	if rq.body != nil {
+		body = bytes.NewReader(rq.body(0))
+	}
+	req, _ := http.NewRequest(rq.method, base+rq.path, body)
+	req.SetBasicAuth(key, "")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		b.Fatalf("%s %s: %d %s", rq.method, rq.path, res.StatusCode, data)
+	}
+	return data
 }
 
 func postJSON(url, key string, body any) ([]byte, error) {
@@ -136,4 +295,64 @@ func postJSON(url, key string, body any) ([]byte, error) {
 	}
 	defer res.Body.Close()
 	return io.ReadAll(res.Body)
+}
+
+// ratioRound is the number of requests each side sends in one round of
+// BenchmarkEndpointRatios.
+const ratioRound = 200
+
+// BenchmarkEndpointRatios measures each endpoint of benchEndpoints against
+// its yardstick in alternating rounds of ratioRound requests (the server
+// first in one round, the yardstick first in the next), so that a change in
+// the machine's load during the run weighs on both sides alike. b.N
+// requests go to each side. It reports the wall time per request of each
+// side, "ratio", the server's throughput as a fraction of the yardstick's
+// (yardstick time / server time; 0.85 is the target), and "cpu-ratio", the
+// same with the process's CPU time (client and server share the process),
+// which a busy machine disturbs less than wall time.
+func BenchmarkEndpointRatios(b *testing.B) {
+	for _, ep := range benchEndpoints {
+		b.Run(ep.name, func(b *testing.B) {
+			s := New(Options{})
+			defer s.Close()
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			m, err := s.AddMerchant(MerchantConfig{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rq := ep.setup(b, &benchEnv{s: s, srv: srv, m: m})
+			yardstick := httptest.NewServer(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)))
+			defer yardstick.Close()
+			sides := []struct {
+				base, key string
+				client    *http.Client
+				next      atomic.Int64
+				took, cpu time.Duration
+			}{
+				{base: srv.URL + "/v1/" + m.ID, key: m.PrivateKey, client: newBenchClient()},
+				{base: yardstick.URL + "/v1/m", key: "sk_x", client: newBenchClient()},
+			}
+			b.ResetTimer()
+			for round, done := 0, 0; done < b.N; round++ {
+				n := int64(min(ratioRound, b.N-done))
+				for k := range 2 {
+					side := &sides[(k+round)%2]
+					start, cpu := time.Now(), processCPU()
+					if failed := fire(side.client, side.base, side.key, rq, &side.next, side.next.Load()+n); failed > 0 {
+						b.Fatalf("%d requests failed", failed)
+					}
+					side.took += time.Since(start)
+					side.cpu += processCPU() - cpu
+				}
+				done += int(n)
+			}
+			b.StopTimer()
+			server, yard := sides[0].took, sides[1].took
+			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N), "server-ns/req")
+			b.ReportMetric(float64(yard.Nanoseconds())/float64(b.N), "minimal-ns/req")
+			b.ReportMetric(float64(yard)/float64(server), "ratio")
+			b.ReportMetric(float64(sides[1].cpu)/float64(sides[0].cpu), "cpu-ratio")
+		})
+	}
 }

@@ -185,9 +185,10 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		if e := f.into(&w); e != nil {
 			return nil, e
 		}
-		k, e := s.checkCardData(f.object("card"), "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
+		card := f.object("card")
+		k, e := s.checkCardData(card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
 			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
-		if f.object("card") == nil {
+		if card == nil {
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
 		if e != nil {

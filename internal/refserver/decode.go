@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openpay-go/openpay"
 )
@@ -42,8 +44,8 @@ func (f fields) object(name string) fields {
 	if !f.has(name) {
 		return nil
 	}
-	var sub fields
-	if err := json.Unmarshal(f[name], &sub); err != nil {
+	sub, ok := memberFields(f[name])
+	if !ok {
 		return nil
 	}
 	return sub
@@ -56,7 +58,14 @@ func readBody(c *call, optional bool) (fields, *Error) {
 	var data []byte
 	if c.r.Body != nil {
 		var err error
-		data, err = io.ReadAll(c.r.Body)
+		if n := c.r.ContentLength; n > 0 && n <= c.s.maxBody {
+			// The announced length sizes the buffer at once (ServeHTTP has
+			// refused a larger one; net/http ends the body at it).
+			data = make([]byte, n)
+			_, err = io.ReadFull(c.r.Body, data)
+		} else {
+			data, err = io.ReadAll(c.r.Body)
+		}
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
@@ -76,8 +85,13 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 		}
 		return nil, errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// One check and one split for a well-formed object; a body that fails
+	// them is read again to tell what is wrong with it.
+	if f, ok := objectFields(data); ok {
+		return f, nil
+	}
 	var f fields
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&f); err != nil || f == nil {
 		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
 	}
@@ -112,18 +126,44 @@ func (f fields) member(name string, dst any) *Error {
 }
 
 func (f fields) intoValue(v reflect.Value, prefix string) *Error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !sf.IsExported() || !f.has(name) {
+	for _, m := range jsonMembersOf(v.Type()) {
+		if !f.has(m.name) {
 			continue
 		}
-		if e := decodeMember(f[name], v.Field(i), prefix+name); e != nil {
+		if e := decodeMember(f[m.name], v.Field(m.index), prefix+m.name); e != nil {
 			return e
 		}
 	}
 	return nil
+}
+
+// jsonMember is a field of a wire struct that a JSON member fills.
+type jsonMember struct {
+	index int
+	name  string
+}
+
+// jsonMembers caches jsonMembersOf by type: the wire types are few and
+// fixed, and reading their tags on every request costs more than decoding.
+var jsonMembers sync.Map // reflect.Type -> []jsonMember
+
+// jsonMembersOf returns the exported fields of the struct type t that have a
+// JSON name, in field order.
+func jsonMembersOf(t reflect.Type) []jsonMember {
+	if ms, ok := jsonMembers.Load(t); ok {
+		return ms.([]jsonMember)
+	}
+	var ms []jsonMember
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if name == "" || name == "-" || !sf.IsExported() {
+			continue
+		}
+		ms = append(ms, jsonMember{index: i, name: name})
+	}
+	jsonMembers.Store(t, ms)
+	return ms
 }
 
 // decodeMember decodes one raw member into the field fv.
@@ -135,8 +175,10 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 	ft := fv.Type()
 	switch {
 	case ft == typeAmount || ft == typeDecimal:
+		// looseNumber answers a checked JSON number, so the type's own
+		// reading is called without encoding/json checking it again.
 		lit, ok := looseNumber(raw)
-		if !ok || json.Unmarshal(lit, fv.Addr().Interface()) != nil {
+		if !ok || fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(lit) != nil {
 			return bad("must be a number")
 		}
 		return nil
@@ -203,9 +245,13 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 			}
 			return bad("must be a string")
 		}
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a string")
+		s, ok := plainString(raw)
+		if !ok {
+			var u string // apart from s, which would otherwise escape on every call
+			if err := json.Unmarshal(raw, &u); err != nil {
+				return bad("must be a string")
+			}
+			s = u
 		}
 		fv.SetString(s)
 		if isEnum(ft) {
@@ -220,8 +266,8 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		var sub fields
-		if err := json.Unmarshal(raw, &sub); err != nil || sub == nil {
+		sub, ok := memberFields(raw)
+		if !ok {
 			return bad("must be an object")
 		}
 		return sub.intoValue(fv, path+".")
@@ -236,6 +282,108 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		}
 		return nil
 	}
+}
+
+// objectFields splits data, when it is one valid JSON object (surrounding
+// white space allowed), into its members: what json.Unmarshal into fields
+// gives (the last of repeated names wins), without decoding the object
+// twice nor copying the members (they share data's storage).
+func objectFields(data []byte) (fields, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	return memberFields(data)
+}
+
+// memberFields is objectFields for a member of a body objectFields has
+// checked: the member is valid JSON, so it is not checked again.
+func memberFields(data []byte) (fields, bool) {
+	i := skipSpace(data, 0)
+	if i == len(data) {
+		return nil, false
+	}
+	if data[i] != '{' {
+		return nil, false
+	}
+	f := make(fields)
+	i = skipSpace(data, i+1)
+	if data[i] == '}' {
+		return f, true
+	}
+	for {
+		end := skipValue(data, i)
+		name, ok := plainString(data[i:end])
+		if !ok && json.Unmarshal(data[i:end], &name) != nil {
+			return nil, false
+		}
+		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
+		end = skipValue(data, i)
+		f[name] = data[i:end:end]
+		i = skipSpace(data, end)
+		if data[i] == '}' {
+			return f, true
+		}
+		i = skipSpace(data, i+1) // past the comma
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the JSON value at data[i], which
+// json.Valid has checked.
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		for i++; data[i] != '"'; i++ {
+			if data[i] == '\\' {
+				i++
+			}
+		}
+		return i + 1
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch data[i] {
+			case '"':
+				i = skipValue(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return i
+}
+
+// plainString reads a JSON string member without escapes, the common
+// case, without a second pass of encoding/json over it (the body's parser
+// has checked it). Anything else is left to encoding/json.
+func plainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	in := raw[1 : len(raw)-1]
+	// Invalid UTF-8 is left to encoding/json, which replaces it.
+	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
+		return "", false
+	}
+	return string(in), true
 }
 
 // kindWord says in words what JSON type a Go type takes.

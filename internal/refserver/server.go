@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,11 @@ type Options struct {
 	// tried again; it doubles after each further failure (up to 30 seconds,
 	// 8 attempts in all). 0 means 500 milliseconds.
 	WebhookRetryDelay time.Duration
+	// WebhookQueueLimit bounds each webhook's queue of pending deliveries
+	// (retries included); an event that finds the queue full is dropped for
+	// that webhook and counted ([Server.WebhookDeliveryStats]). 0 means
+	// [DefaultWebhookQueueLimit].
+	WebhookQueueLimit int
 	// USDExchangeRate is the MXN value of one US dollar applied to USD
 	// charges; zero means [DefaultUSDExchangeRate].
 	USDExchangeRate openpay.Decimal
@@ -107,7 +113,8 @@ type Server struct {
 	routes   *routeTable
 	pages    *web.Pages // the hosted pages (pages.go)
 	client   *http.Client
-	barcodes sync.Map // reference -> struct{}: references the server issued
+	dispatch *dispatcher // webhook deliveries
+	barcodes sync.Map    // reference -> struct{}: references the server issued
 
 	// advanceMu makes one AdvanceClock run at a time: the clock stops at
 	// each due instant on its way, and two walks must not interleave.
@@ -383,8 +390,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
 			}
 		}
-		s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
-			"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+		if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares the arguments' allocations
+			s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
+				"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+		}
 	}()
 
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
@@ -553,25 +562,60 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 // written, so a value that cannot be encoded still gets a proper error
 // object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	ab := answerBuffers.Get().(*answerBuffer)
+	defer ab.release()
+	buf := &ab.enc
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	var data []byte
 	if err := enc.Encode(v); err == nil {
-		data = addWireKeys(buf.Bytes(), v)
+		data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+		if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
+			ab.keys = data // keep the larger storage for the next answer
+		}
 	} else {
 		buf.Reset()
 		status = http.StatusInternalServerError
-		_ = json.NewEncoder(&buf).Encode(openpay.ErrorResponse{
+		_ = json.NewEncoder(buf).Encode(openpay.ErrorResponse{
 			Category: openpay.CategoryInternal, Description: descInternal,
 			ErrorCode: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
 		})
 		data = buf.Bytes()
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonContentType
+	// Without a length, an answer larger than net/http's buffer goes out
+	// chunked and clients cannot size their read.
+	h.Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
+}
+
+// jsonContentType is the Content-Type of JSON answers, one shared value so
+// that every answer does not allocate its own (net/http only reads it).
+var jsonContentType = []string{"application/json"}
+
+// answerBuffer is writeJSON's storage, reused from answer to answer so that
+// a large answer (a page of 100 transactions) does not grow fresh buffers
+// every time: the encoding and the copy with the added keys.
+type answerBuffer struct {
+	enc  bytes.Buffer
+	keys []byte
+}
+
+// maxPooledAnswer is the largest storage kept for reuse; a rare huge answer
+// does not pin its memory.
+const maxPooledAnswer = 1 << 20
+
+var answerBuffers = sync.Pool{New: func() any { return new(answerBuffer) }}
+
+// release returns ab to the pool, unless it grew past maxPooledAnswer.
+func (ab *answerBuffer) release() {
+	if ab.enc.Cap() > maxPooledAnswer || cap(ab.keys) > maxPooledAnswer {
+		return
+	}
+	ab.enc.Reset()
+	answerBuffers.Put(ab)
 }
 
 // baseURL is the absolute URL clients reach the server at.

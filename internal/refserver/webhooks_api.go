@@ -59,6 +59,17 @@ import (
 // Delays run on the wall clock, not the server's clock: they pace real
 // network calls. Close cancels deliveries in flight, drops the pending
 // ones and waits for the delivering goroutines to end.
+//
+// Each webhook has its own queue and its own delivering goroutine, so a
+// slow or dead receiver delays only its own deliveries; a webhook's
+// deliveries go out one at a time, in order. A queue holds at most
+// Options.WebhookQueueLimit pending deliveries (DefaultWebhookQueueLimit),
+// counting those waiting for a retry, so a receiver that is down costs
+// bounded memory however many events happen: an event that finds its
+// webhook's queue full is dropped for that webhook, counted (see
+// Server.WebhookDeliveryStats) and logged as a warning once each time the
+// queue fills up. The gateway states no such bound; a test server must not
+// grow without one.
 
 // Limits the server sets on webhook values and deliveries (see above).
 const (
@@ -71,10 +82,29 @@ const (
 	maxDeliveryAttempts  = 8
 )
 
+// DefaultWebhookQueueLimit is the number of deliveries a webhook's queue
+// holds (waiting retries included) unless Options.WebhookQueueLimit says
+// otherwise; an event past it is dropped for that webhook. A thousand
+// events cover any burst a test makes at a receiver that is merely slow.
+const DefaultWebhookQueueLimit = 1000
+
+// WebhookDeliveryStats is the state of one webhook's deliveries.
+type WebhookDeliveryStats struct {
+	// Pending counts the deliveries queued, in flight or waiting for a
+	// retry; it never exceeds the queue limit.
+	Pending int
+	// Dropped counts the events dropped because the queue was full.
+	Dropped int64
+	// GivenUp counts the deliveries dropped after their last failed
+	// attempt.
+	GivenUp int64
+}
+
 // registerWebhooks registers webhooks (create 201, verification, get, delete,
 // list) and the delivery of events.
 func (s *Server) registerWebhooks(r *routeTable) {
 	d := newDispatcher(s)
+	s.dispatch = d
 	s.onEvent(d.event)
 	s.onClose(d.close)
 	r.add("listWebhooks", http.MethodGet, "/v1/{merchant_id}/webhooks", http.StatusOK, s.listWebhooks)
@@ -271,6 +301,12 @@ type delivery struct {
 type outbox struct {
 	queue   []*delivery
 	running bool
+	// pending counts the deliveries queued, in flight or waiting for a
+	// retry: what the limit bounds.
+	pending int
+	full    bool // the last event found the queue full (the drop is logged once)
+	dropped int64
+	givenUp int64
 }
 
 // dispatcher delivers events to webhooks. Its lock is taken under merchants'
@@ -278,6 +314,7 @@ type outbox struct {
 // round: nothing holding d.mu takes a merchant's lock.
 type dispatcher struct {
 	s      *Server
+	limit  int             // pending deliveries per webhook
 	ctx    context.Context // cancelled by close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // delivering goroutines and retry timers
@@ -290,8 +327,12 @@ type dispatcher struct {
 
 func newDispatcher(s *Server) *dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
+	limit := s.opts.WebhookQueueLimit
+	if limit <= 0 {
+		limit = DefaultWebhookQueueLimit
+	}
 	return &dispatcher{
-		s: s, ctx: ctx, cancel: cancel,
+		s: s, limit: limit, ctx: ctx, cancel: cancel,
 		outbox: make(map[string]*outbox), retries: make(map[*time.Timer]struct{}),
 	}
 }
@@ -322,8 +363,10 @@ func (d *dispatcher) event(ev Event) {
 }
 
 // enqueue adds a delivery to its webhook's outbox and starts the outbox's
-// goroutine when none runs. A retry finds no outbox when its webhook has
-// been deleted since, and is dropped.
+// goroutine when none runs. A new event that finds the outbox full is
+// dropped and counted; a retry is still counted in pending, so it always
+// has its place. A retry finds no outbox when its webhook has been deleted
+// since, and is dropped.
 func (d *dispatcher) enqueue(dl *delivery, retry bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -337,6 +380,19 @@ func (d *dispatcher) enqueue(dl *delivery, retry bool) {
 		}
 		ob = &outbox{}
 		d.outbox[dl.to.webhookID] = ob
+	}
+	if !retry && ob.pending >= d.limit {
+		ob.dropped++
+		if !ob.full {
+			ob.full = true
+			d.s.log.Warn("webhook queue full, events dropped", "webhook", dl.to.webhookID,
+				"limit", d.limit, "dropped", ob.dropped)
+		}
+		return
+	}
+	if !retry {
+		ob.full = false
+		ob.pending++
 	}
 	ob.queue = append(ob.queue, dl)
 	if !ob.running {
@@ -363,22 +419,28 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 		d.mu.Unlock()
 
 		dl.attempts++
-		if !d.send(d.ctx, dl.to, dl.body, deliveryTimeout) {
-			d.retryLater(dl)
+		if d.send(d.ctx, dl.to, dl.body, deliveryTimeout) {
+			d.mu.Lock()
+			ob.pending--
+			d.mu.Unlock()
+		} else {
+			d.retryLater(ob, dl)
 		}
 	}
 }
 
 // retryLater queues a failed delivery again after its back-off delay, unless
 // it has used all its attempts.
-func (d *dispatcher) retryLater(dl *delivery) {
-	if dl.attempts >= maxDeliveryAttempts {
-		d.s.log.Debug("webhook delivery dropped", "webhook", dl.to.webhookID, "attempts", dl.attempts)
-		return
-	}
+func (d *dispatcher) retryLater(ob *outbox, dl *delivery) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed || d.outbox[dl.to.webhookID] == nil {
+	if d.closed || d.outbox[dl.to.webhookID] != ob {
+		return
+	}
+	if dl.attempts >= maxDeliveryAttempts {
+		ob.pending--
+		ob.givenUp++
+		d.s.log.Debug("webhook delivery dropped", "webhook", dl.to.webhookID, "attempts", dl.attempts)
 		return
 	}
 	var t *time.Timer
@@ -407,6 +469,25 @@ func (d *dispatcher) retryDelay(n int) time.Duration {
 		delay *= 2
 	}
 	return min(delay, maxRetryDelay)
+}
+
+// stats returns the state of a webhook's deliveries (zero when it has none
+// queued yet, or has been deleted).
+func (d *dispatcher) stats(webhookID string) WebhookDeliveryStats {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ob := d.outbox[webhookID]
+	if ob == nil {
+		return WebhookDeliveryStats{}
+	}
+	return WebhookDeliveryStats{Pending: ob.pending, Dropped: ob.dropped, GivenUp: ob.givenUp}
+}
+
+// WebhookDeliveryStats returns the state of a webhook's deliveries: how
+// many are pending and how many were dropped (a full queue) or given up
+// (every attempt failed). It is zero for an unknown or deleted webhook.
+func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
+	return s.dispatch.stats(webhookID)
 }
 
 // forget drops a deleted webhook's pending deliveries (a delivery in flight

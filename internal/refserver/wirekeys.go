@@ -55,8 +55,12 @@ type keyPlanSpec struct {
 // keyPlan is a keyPlanSpec ready for encoding. Its keys are numbered; a set
 // of keys is a bit mask.
 type keyPlan struct {
-	keys     []wireKey
-	byKey    map[string]memberPlan
+	keys  []wireKey
+	byKey map[string]memberPlan
+	// lengths has bit n set when byKey holds a key of n bytes (n < 64), so
+	// that most of an object's keys, which the plan does not know, are
+	// passed over without a map lookup.
+	lengths  uint64
 	always   uint64
 	variants []planVariant
 	heads    []string // first segment of each variant's path
@@ -136,6 +140,9 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			}
 			p.variants = append(p.variants, pv)
 		}
+		for key := range p.byKey {
+			p.lengths |= 1 << min(len(key), 63)
+		}
 		if len(p.heads) > maxHeads {
 			panic(fmt.Sprintf("refserver: key plan %s has variants on %d members", sp.name, len(p.heads)))
 		}
@@ -147,6 +154,7 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			m := member(key)
 			m.plan = child
 			p.byKey[key] = m
+			p.lengths |= 1 << min(len(key), 63)
 		}
 	}
 	return plans
@@ -171,12 +179,16 @@ func planFor(v any) *keyPlan {
 // addWireKeys returns data, the JSON encoding of v by encoding/json, with the
 // keys of v's plan that the encoding left out. It returns data itself when
 // nothing is missing.
-func addWireKeys(data []byte, v any) []byte {
+func addWireKeys(data []byte, v any) []byte { return addWireKeysInto(nil, data, v) }
+
+// addWireKeysInto is addWireKeys building its copy in scratch's storage
+// when that is large enough (writeJSON reuses it from answer to answer).
+func addWireKeysInto(scratch, data []byte, v any) []byte {
 	p := planFor(v)
 	if p == nil {
 		return data
 	}
-	f := keyFiller{src: data}
+	f := keyFiller{src: data, scratch: scratch}
 	f.value(0, p)
 	if f.dst == nil {
 		return data
@@ -189,6 +201,7 @@ func addWireKeys(data []byte, v any) []byte {
 // first key is added; src[:last] has been copied to dst.
 type keyFiller struct {
 	src, dst []byte
+	scratch  []byte // storage for dst, when large enough
 	last     int
 }
 
@@ -222,7 +235,11 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 	i++
 	for f.src[i] != '}' {
 		end := skipString(f.src, i)
-		m, ok := p.byKey[string(f.src[i+1:end-1])]
+		var m memberPlan
+		ok := false
+		if n := end - 2 - i; p.lengths&(1<<min(n, 63)) != 0 {
+			m, ok = p.byKey[string(f.src[i+1:end-1])]
+		}
 		start := end + 1 // after the colon
 		if ok {
 			i = f.value(start, m.plan)
@@ -247,7 +264,11 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 		if f.dst == nil {
 			// Room for a few keys in every object, so that a list grows
 			// its copy once at most.
-			f.dst = make([]byte, 0, len(f.src)+len(f.src)/4+64)
+			if need := len(f.src) + len(f.src)/4 + 64; cap(f.scratch) >= need {
+				f.dst = f.scratch[:0]
+			} else {
+				f.dst = make([]byte, 0, need)
+			}
 		}
 		f.dst = append(f.dst, f.src[f.last:i]...)
 		f.last = i

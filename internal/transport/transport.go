@@ -360,11 +360,21 @@ var errBodyTooLarge = fmt.Errorf("response body larger than %d bytes", MaxRespon
 // When the length is announced the buffer is allocated once, at that size.
 func readBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
-	size := 512
-	if cl := resp.ContentLength; cl >= 0 && cl <= MaxResponseBytes {
-		size = int(cl) + 1 // +1 so that the final read sees EOF without growing
+	cl := resp.ContentLength
+	if cl < 0 || cl > MaxResponseBytes {
+		// No usable length (a chunked answer): io.ReadAll grows its
+		// buffer with less waste than appending would. One byte past the
+		// limit tells a body that is too large.
+		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("reading response body: %w", err)
+		}
+		if len(b) > MaxResponseBytes {
+			return nil, errBodyTooLarge
+		}
+		return b, nil
 	}
-	b := make([]byte, 0, size)
+	b := make([]byte, 0, int(cl)+1) // +1 so that the final read sees EOF without growing
 	for {
 		if len(b) == cap(b) {
 			if len(b) > MaxResponseBytes {
