@@ -672,30 +672,13 @@ func (s *Server) getCharge(c *call) (any, *Error) {
 // listCharges lists the charges of the scope, newest first, with the
 // common filters and order_id, amount, amount[gte], amount[lte], status.
 func (s *Server) listCharges(c *call) (any, *Error) {
-	q := c.r.URL.Query()
-	p, e := parseListParams(q)
+	flt, e := parseTxFilter(c.r.URL.Query())
 	if e != nil {
 		return nil, e
 	}
-	amountOK, e := amountFilter(q)
-	if e != nil {
-		return nil, e
-	}
-	status, e := statusFilter(q)
-	if e != nil {
-		return nil, e
-	}
-	orderID := q.Get("order_id")
-	defer c.lock()()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
-	}
-	return page(p, c.m.txList, func(t *tx) (time.Time, bool) {
-		keep := t.t.TransactionType == "charge" && (cu == nil || t.t.CustomerID == cu.id) &&
-			(orderID == "" || t.t.OrderID == orderID) && (status == "" || t.t.Status == status) && amountOK(t.t.Amount)
-		return t.t.CreationDate, keep
-	}, (*tx).snapshot), nil
+	return flt.list(c, openpay.TransactionTypeCharge, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeCharge && (cu == nil || t.t.CustomerID == cu.id)
+	})
 }
 
 // captureCharge charges what a pre-authorization authorized, or part of it.

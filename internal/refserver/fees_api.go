@@ -164,7 +164,7 @@ func (s *Server) listFees(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return flt.list(c.m, func(t *tx) bool { return t.t.TransactionType == openpay.TransactionTypeFee }), nil
+	return flt.list(c, openpay.TransactionTypeFee, func(t *tx, _ *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeFee
+	})
 }

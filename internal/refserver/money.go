@@ -115,10 +115,10 @@ func checkMoneyRequest(v *checker, f fields, amount openpay.Amount, description,
 // order_id, amount, amount[gte], amount[lte] and status as the charge list
 // takes them.
 type txFilter struct {
-	p        listParams
-	amountOK func(openpay.Amount) bool
-	status   openpay.TransactionStatus
-	orderID  string
+	p       listParams
+	amount  amountBounds
+	status  openpay.TransactionStatus
+	orderID string
 }
 
 // parseTxFilter reads the filters of a transaction list (1003 naming a bad
@@ -129,7 +129,7 @@ func parseTxFilter(q url.Values) (txFilter, *Error) {
 	if f.p, e = parseListParams(q); e != nil {
 		return f, e
 	}
-	if f.amountOK, e = amountFilter(q); e != nil {
+	if f.amount, e = amountFilter(q); e != nil {
 		return f, e
 	}
 	if f.status, e = statusFilter(q); e != nil {
@@ -139,14 +139,78 @@ func parseTxFilter(q url.Values) (txFilter, *Error) {
 	return f, nil
 }
 
-// list pages the merchant's transactions that keep accepts and that pass
-// the filters, newest first. The caller holds m.mu.
-func (f txFilter) list(m *merchant, keep func(*tx) bool) []openpay.Transaction {
-	return page(f.p, m.txList, func(t *tx) (time.Time, bool) {
-		ok := keep(t) && (f.orderID == "" || t.t.OrderID == f.orderID) &&
-			(f.status == "" || t.t.Status == f.status) && f.amountOK(t.t.Amount)
-		return t.t.CreationDate, ok
-	}, (*tx).snapshot)
+// listChunk is how many transactions a list examines per hold of the
+// merchant's lock: a list that has many to look at lets writers in
+// between chunks, so that no list holds the lock for a time that grows
+// with the store.
+const listChunk = 256
+
+// list pages the transactions of type typ at the path's scope (the
+// merchant's, or those of the path's customer) that keep accepts and that
+// pass the filters, newest first. It takes the locks of c.lock itself.
+//
+// Its cost does not grow with the store where an index answers: order_id
+// through m.orderIDs, dates by binary search over creation order, the
+// scope and type through m.txIndex, offset by arithmetic when nothing is
+// left to check record by record. What remains (status, amount, dates
+// after the clock was set back) is checked walking the candidates newest
+// first, which stops at the page's end: its cost is the page over the
+// share of candidates that match. That walk holds the lock listChunk
+// records at a time; the candidate slice itself may be read between holds
+// since txIndex slices are only appended to, and the records it walks
+// were stored when the list started (later ones are not in the list).
+func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu *customer) bool) ([]openpay.Transaction, *Error) {
+	unlock := c.lock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		unlock()
+		return nil, e
+	}
+	m := c.m
+	key := txKey{typ: typ}
+	if cu != nil {
+		key.customer = cu.id
+	}
+	recs := m.txIndex[key]
+	indexed := true // every record of recs belongs to the list
+	if f.orderID != "" {
+		recs, indexed = nil, false
+		if t := m.orderIDs[f.orderID]; t != nil {
+			recs = []*tx{t}
+		}
+	}
+	checkDates := m.clockBack && f.p.dated()
+	lo, hi := 0, len(recs)
+	if !checkDates {
+		lo, hi = dateRange(f.p, recs, func(t *tx) time.Time { return t.t.CreationDate })
+	}
+	out := make([]openpay.Transaction, 0, min(f.p.limit, hi-lo))
+	if indexed && !checkDates && f.status == "" && !f.amount.set() {
+		for i := hi - 1 - f.p.offset; i >= lo && len(out) < f.p.limit; i-- {
+			out = append(out, recs[i].snapshot())
+		}
+		unlock()
+		return out, nil
+	}
+	skipped, held := 0, 0
+	for i := hi - 1; i >= lo && len(out) < f.p.limit; i-- {
+		if held++; held > listChunk {
+			unlock()
+			unlock, held = c.lock(), 1
+		}
+		t := recs[i]
+		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.t.CreationDate)) ||
+			(f.status != "" && t.t.Status != f.status) || !f.amount.keep(t.t.Amount) {
+			continue
+		}
+		if skipped < f.p.offset {
+			skipped++
+			continue
+		}
+		out = append(out, t.snapshot())
+	}
+	unlock()
+	return out, nil
 }
 
 // customerDeletionListener is implemented by the per-merchant state of a

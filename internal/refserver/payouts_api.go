@@ -325,14 +325,10 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	listed := payoutTypeFilter(q.Get("payout_type"))
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
+	if !payoutTypeFilter(q.Get("payout_type")) {
+		flt.p.limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
-	return flt.list(c.m, func(t *tx) bool {
-		return listed && t.t.TransactionType == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
-	}), nil
+	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
+	})
 }

@@ -50,6 +50,16 @@ type merchant struct {
 	tokens    map[string]*token
 	txs       map[string]*tx
 	txList    []*tx // creation order
+	// txIndex holds, per transaction type, the merchant's transactions of
+	// that type (customer "") and each customer's (customer set), in
+	// creation order. The slices are only ever appended to, so a list may
+	// keep a slice it read under the lock and index it later (see
+	// txFilter.list).
+	txIndex map[txKey][]*tx
+	// clockBack is set once a transaction was created before the one
+	// stored ahead of it (a clock set back): creation order is then no
+	// longer time order, and lists check dates record by record.
+	clockBack bool
 	// orderIDs indexes every transaction of the merchant that carries an
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
@@ -73,6 +83,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
 		txs:       make(map[string]*tx),
+		txIndex:   make(map[txKey][]*tx),
 		orderIDs:  make(map[string]*tx),
 		ext:       make(map[reflect.Type]any),
 	}
@@ -318,6 +329,13 @@ type tx struct {
 	chargebackHeld openpay.Amount
 }
 
+// txKey names a list of transactions in merchant.txIndex: those of a type,
+// of one customer or (customer "") of the whole merchant.
+type txKey struct {
+	typ      openpay.TransactionType
+	customer string
+}
+
 // snapshot returns a copy of the wire form, safe to encode after the lock is
 // released (see the copy-on-write rule above).
 func (t *tx) snapshot() openpay.Transaction { return t.t }
@@ -326,7 +344,16 @@ func (t *tx) snapshot() openpay.Transaction { return t.t }
 // holds m.mu and has checked the order_id with orderIDTaken.
 func (m *merchant) addTx(t *tx) {
 	m.txs[t.t.ID] = t
+	if n := len(m.txList); n > 0 && t.t.CreationDate.Before(m.txList[n-1].t.CreationDate) {
+		m.clockBack = true
+	}
 	m.txList = append(m.txList, t)
+	key := txKey{typ: t.t.TransactionType}
+	m.txIndex[key] = append(m.txIndex[key], t)
+	if t.t.CustomerID != "" {
+		key.customer = t.t.CustomerID
+		m.txIndex[key] = append(m.txIndex[key], t)
+	}
 	if t.t.OrderID != "" {
 		m.orderIDs[t.t.OrderID] = t
 	}

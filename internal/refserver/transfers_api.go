@@ -140,13 +140,7 @@ func (s *Server) listTransfers(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
-	}
-	return flt.list(c.m, func(t *tx) bool {
-		return t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id
-	}), nil
+	return flt.list(c, openpay.TransactionTypeTransfer, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeTransfer && cu != nil && t.t.CustomerID == cu.id
+	})
 }
