@@ -64,17 +64,16 @@ func newScaleStore(tb testing.TB, n int) *scaleStore {
 	good, declined := cardID("4111111111111111"), cardID("4000000000030017")
 	step := scaleSpan / time.Duration(n)
 	sm := s.merchantByID(m.ID)
-	amounts := make([]openpay.Amount, 1000)
-	for i := range amounts {
-		amounts[i] = openpay.MustAmount(fmt.Sprintf("%d.00", i+1))
-	}
 	for i := range n {
 		source := good
 		if i%100 == 99 {
 			source = declined
 		}
-		req := &chargeRequest{kind: kindCard, amount: amounts[i%len(amounts)], currency: openpay.CurrencyMXN,
-			description: "Order", orderID: fmt.Sprintf("ord-%d", i), capture: true, sourceID: source}
+		// Each charge gets its own amount, description and order_id
+		// values, as decoding a request over HTTP gives.
+		req := &chargeRequest{kind: kindCard, amount: openpay.MustAmount(fmt.Sprintf("%d.00", i%1000+1)),
+			currency: openpay.CurrencyMXN, description: fmt.Sprintf("Order %d", i), orderID: fmt.Sprintf("ord-%d", i),
+			capture: true, sourceID: source}
 		sm.mu.Lock()
 		t := s.newChargeTx(nil, req)
 		_, e := s.chargeCard(sm, sm.storedCards(), nil, req, t, "")

@@ -56,15 +56,16 @@ import (
 // clients read it back from charge responses).
 
 // chargeKind tells the charge variants apart.
-type chargeKind string
+// A small integer rather than a string: every stored charge carries one.
+type chargeKind uint8
 
 const (
-	kindCard     chargeKind = "card"     // stored card, token or inline card data
-	kindRedirect chargeKind = "redirect" // the gateway's payment form (confirm false)
-	kindIVR      chargeKind = "ivr"
-	kindStore    chargeKind = "store"
-	kindBank     chargeKind = "bank"
-	kindAlipay   chargeKind = "alipay"
+	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
+	kindRedirect                       // the gateway's payment form (confirm false)
+	kindIVR
+	kindStore
+	kindBank
+	kindAlipay
 )
 
 // Fixed data of the payment instructions the server hands out.
@@ -439,9 +440,6 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	}}
 	if cu != nil {
 		t.t.CustomerID = cu.id
-		t.email = cu.email
-	} else if req.customer != nil {
-		t.email = req.customer.Email
 	}
 	if req.currency == openpay.CurrencyUSD {
 		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate, Date: openpay.DateOf(now)}
@@ -527,13 +525,29 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		tk.card.pendingCVV = ""
 	}
 	wireCard := k.wire()
-	if stored == nil {
+	switch {
+	case stored == nil:
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
+		t.t.Card = &wireCard
+	case stored.charged != nil && *stored.charged == wireCard:
+		// Charges to a stored card share its wire form while the card does
+		// not change: a stored charge then costs no copy of the card.
+		t.t.Card = stored.charged
+	default:
+		stored.charged = &wireCard
+		t.t.Card = &wireCard
 	}
-	t.t.Card = &wireCard
 
 	now := t.t.CreationDate
-	outcome := ChargeOutcome(k.number, t.email)
+	// The payer's e-mail decides only here (the fraud trigger), so the
+	// record does not keep it.
+	email := ""
+	if cu != nil {
+		email = cu.email
+	} else if req.customer != nil {
+		email = req.customer.Email
+	}
+	outcome := ChargeOutcome(k.number, email)
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
 		if outcome.FraudRule != "" {
@@ -628,7 +642,11 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)
-		t.credited = t.credited.Add(credit)
+		if t.credited.IsZero() {
+			t.credited = credit // no sum to allocate for the usual single credit
+		} else {
+			t.credited = t.credited.Add(credit)
+		}
 	}
 	s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
 }
@@ -752,7 +770,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	remaining := t.t.Amount.Sub(t.refunded)
+	remaining := t.t.Amount.Sub(t.after().refunded)
 	if !remaining.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
 	}
@@ -767,15 +785,15 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	// refund takes exactly what remains of the credit, so that rounding of
 	// USD conversions never leaves a cent behind.
 	debit := s.toMXN(t, amount)
-	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.debited)) > 0 {
-		debit = t.credited.Sub(t.debited)
+	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.after().debited)) > 0 {
+		debit = t.credited.Sub(t.after().debited)
 	}
 	acct := m.accountFor(t.t.CustomerID)
 	if debit.IsPositive() && !acct.debit(debit, false) {
 		return nil, insufficientFunds(acct)
 	}
-	t.debited = t.debited.Add(debit)
-	t.refunded = t.refunded.Add(amount)
+	t.after().debited = t.after().debited.Add(debit)
+	t.after().refunded = t.after().refunded.Add(amount)
 	now := s.Now()
 	desc := req.Description
 	if desc == "" {

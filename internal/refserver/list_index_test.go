@@ -3,6 +3,7 @@ package refserver
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
@@ -174,4 +175,31 @@ func requireOKList(t testing.TB, r resp) []map[string]any {
 	t.Helper()
 	require.Equal(t, 200, r.status, "body %s", r.body)
 	return r.arr(t)
+}
+
+// TestStoredCardChargesShareWireCard checks that charges to an unchanged
+// stored card share one wire form of the card (what keeps a stored charge
+// lean), and that a change to the card gives later charges the new form
+// while earlier ones keep theirs.
+func TestStoredCardChargesShareWireCard(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	m := env.s.merchantByID(env.m.ID)
+	cardID := requireOK(t, env.post("/cards", validCard("4111111111111111")), 200)["id"].(string)
+	charge := func() *tx {
+		id := requireOK(t, env.post("/charges", map[string]any{"method": "card", "source_id": cardID,
+			"amount": "10", "description": "x", "device_session_id": "s"}), 200)["id"].(string)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.txs[id]
+	}
+	a, b := charge(), charge()
+	require.Same(t, a.t.Card, b.t.Card)
+
+	requireOK(t, env.do(http.MethodPut, env.mp("/cards/"+cardID), env.m.PrivateKey, map[string]any{"holder_name": "Ana Lopez"}), 200)
+	c := charge()
+	require.NotSame(t, a.t.Card, c.t.Card)
+	require.Equal(t, "Ana Lopez", c.t.Card.HolderName)
+	require.NotEqual(t, "Ana Lopez", a.t.Card.HolderName)
+	require.Equal(t, c.t.Card.HolderName, requireOK(t, env.get("/charges/"+c.t.ID), 200)["card"].(map[string]any)["holder_name"])
 }

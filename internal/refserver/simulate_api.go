@@ -267,17 +267,17 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 // may take a balance below zero, as a card network's would).
 func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if t.chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
-			!t.t.Amount.Sub(t.refunded).IsPositive() {
+		if t.after().chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
+			!t.t.Amount.Sub(t.after().refunded).IsPositive() {
 			return errorf(openpay.ErrInvalidParameter, "Only a completed charge with an amount not refunded can be disputed")
 		}
-		held := t.credited.Sub(t.debited)
+		held := t.credited.Sub(t.after().debited)
 		if held.IsPositive() {
 			m.accountFor(t.t.CustomerID).debit(held, true)
-			t.debited = t.debited.Add(held)
-			t.chargebackHeld = held
+			t.after().debited = t.after().debited.Add(held)
+			t.after().chargebackHeld = held
 		}
-		t.chargeback = string(t.t.Status)
+		t.after().chargeback = string(t.t.Status)
 		t.t.Status = openpay.TransactionStatusChargebackPending
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
@@ -299,13 +299,13 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())
 			return nil
 		}
-		if t.chargebackHeld.IsPositive() {
-			m.accountFor(t.t.CustomerID).credit(t.chargebackHeld)
-			t.debited = t.debited.Sub(t.chargebackHeld)
-			t.chargebackHeld = openpay.Amount{}
+		if t.after().chargebackHeld.IsPositive() {
+			m.accountFor(t.t.CustomerID).credit(t.after().chargebackHeld)
+			t.after().debited = t.after().debited.Sub(t.after().chargebackHeld)
+			t.after().chargebackHeld = openpay.Amount{}
 		}
-		t.t.Status = openpay.TransactionStatus(t.chargeback)
-		t.chargeback = ""
+		t.t.Status = openpay.TransactionStatus(t.after().chargeback)
+		t.after().chargeback = ""
 		s.emit(m, openpay.EventTypeChargebackRejected, t.snapshot())
 		return nil
 	})

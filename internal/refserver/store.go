@@ -268,6 +268,10 @@ type card struct {
 	// pendingCVV is the security code sent with the card or its last
 	// update, used by the next charge and then dropped.
 	pendingCVV string
+	// charged is the wire form the last charge to the card recorded,
+	// shared by the charges that follow while it stays the same (wire
+	// values are never modified once stored).
+	charged *openpay.Card
 }
 
 // wire returns the card's wire form, number masked.
@@ -305,7 +309,7 @@ type tx struct {
 	t openpay.Transaction
 
 	// kind tells the charge variants apart (card, redirect, ivr, store,
-	// bank, alipay); "" for transactions that are not charges.
+	// bank, alipay); zero for transactions that are not charges.
 	kind chargeKind
 	// preauth: a card charge made with capture false and not captured yet.
 	preauth bool
@@ -313,20 +317,34 @@ type tx struct {
 	// pre-authorization rather than a completed charge when the payer
 	// completes it.
 	captureOnCompletion bool
-	// email is the payer's e-mail (the fraud trigger applies on completion
-	// of a pending charge too).
-	email string
-	// refunded is the amount refunded so far, in the charge's currency.
-	refunded openpay.Amount
-	// credited is what the charge added to the balance (MXN); debited what
-	// refunds and chargebacks took back from it.
+	// credited is what the charge added to the balance (MXN).
 	credited openpay.Amount
+	// later holds what refunds and chargebacks record: nil until the
+	// first, so that the many charges never refunded or disputed do not
+	// carry it (see after).
+	later *txLater
+}
+
+// txLater is the bookkeeping of a charge's refunds and chargebacks.
+type txLater struct {
+	// refunded is the amount refunded so far, in the charge's currency;
+	// debited what refunds and chargebacks took back from the balance.
+	refunded openpay.Amount
 	debited  openpay.Amount
 	// chargeback is the status a charge had before its open chargeback
 	// ("" when none is open); chargebackHeld what the chargeback took from
 	// the balance.
 	chargeback     string
 	chargebackHeld openpay.Amount
+}
+
+// after returns the charge's refund and chargeback bookkeeping, created
+// empty on first use. The caller holds m.mu.
+func (t *tx) after() *txLater {
+	if t.later == nil {
+		t.later = &txLater{}
+	}
+	return t.later
 }
 
 // txKey names a list of transactions in merchant.txIndex: those of a type,
