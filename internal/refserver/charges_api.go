@@ -390,17 +390,17 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		return s.chargeCard(m, c.cards(), cu, req, t, base)
 	case kindRedirect:
 		echo()
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/card_capture"}
 	case kindIVR:
 		echo()
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = now.Add(pendingDueAfter)
 		key, _ := strconv.ParseInt(s.ids.draw(digits[1:], 1)+s.ids.draw(digits, 5), 10, 64)
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: key}
 	case kindAlipay:
 		t.t.Method = openpay.TransactionMethodAlipay
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
@@ -408,7 +408,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
 	case kindStore:
 		t.t.Method = openpay.TransactionMethodStore
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
 		ref, paybin := s.ids.StoreReference(t.t.ID), s.ids.PaybinReference()
 		s.registerBarcodeRef(ref)
@@ -417,7 +417,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 			BarcodeURL: barcodeURL(c.baseURL(), ref), BarcodePaybinURL: barcodeURL(c.baseURL(), paybin)}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
@@ -553,7 +553,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		if outcome.FraudRule != "" {
 			e.FraudRules = []string{outcome.FraudRule}
 		}
-		t.t.Status = openpay.TransactionStatusFailed
+		m.setStatus(t, openpay.TransactionStatusFailed)
 		t.t.ErrorMessage = e.Description
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
@@ -563,7 +563,8 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		value := openpay.MustAmount(pointsValueMXN)
 		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
 			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
-			t.t.Status, t.t.ErrorMessage = openpay.TransactionStatusFailed, e.Description
+			m.setStatus(t, openpay.TransactionStatusFailed)
+			t.t.ErrorMessage = e.Description
 			m.addTx(t)
 			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 			return nil, e
@@ -576,7 +577,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
 	}
 	if outcome.Requires3DS || req.use3DS {
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
 		m.addTx(t)
@@ -588,7 +589,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	m.addTx(t)
 	if !req.capture {
 		t.preauth = true
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil
 	}
@@ -631,7 +632,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	now := s.Now()
 	t.preauth = false
 	t.t.Amount = amount
-	t.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.t.OperationDate = now
 	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
 		t.t.Authorization = s.ids.AuthorizationNumber()
@@ -808,7 +809,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	m.addTx(r)
 	refund := r.snapshot()
 	t.t.Refund = &refund
-	t.t.Status = openpay.TransactionStatusRefunded
+	m.setStatus(t, openpay.TransactionStatusRefunded)
 	t.t.OperationDate = now
 	s.emit(m, openpay.EventTypeChargeRefunded, t.snapshot())
 	return t.snapshot(), nil
@@ -846,7 +847,7 @@ func (t *tx) pending() bool {
 // cancel moves a pending charge to cancelled. The caller holds m.mu.
 func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
-	t.t.Status = openpay.TransactionStatusCancelled
+	m.setStatus(t, openpay.TransactionStatusCancelled)
 	t.t.OperationDate = s.Now()
 	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }

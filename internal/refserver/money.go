@@ -150,15 +150,15 @@ const listChunk = 256
 // pass the filters, newest first. It takes the locks of c.lock itself.
 //
 // Its cost does not grow with the store where an index answers: order_id
-// through m.orderIDs, dates by binary search over creation order, the
-// scope and type through m.txIndex, offset by arithmetic when nothing is
-// left to check record by record. What remains (status, amount, dates
-// after the clock was set back) is checked walking the candidates newest
-// first, which stops at the page's end: its cost is the page over the
-// share of candidates that match. That walk holds the lock listChunk
-// records at a time; the candidate slice itself may be read between holds
-// since txIndex slices are only appended to, and the records it walks
-// were stored when the list started (later ones are not in the list).
+// through m.orderIDs, status through m.txStatus, the scope and type through
+// m.txIndex, dates by binary search over creation order, offset by
+// arithmetic when nothing is left to check record by record. What remains
+// (amounts; a status at a customer's scope; dates after the clock was set
+// back) is checked walking the candidates newest first, which stops at the
+// page's end: its cost is the page over the share of candidates that
+// match. That walk holds the lock listChunk records at a time, and after
+// taking it again finds its place by seq, since the status lists may have
+// changed meanwhile; records stored after the list began are left out.
 func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu *customer) bool) ([]openpay.Transaction, *Error) {
 	unlock := c.lock()
 	cu, e := c.scopeCustomer()
@@ -167,38 +167,57 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		return nil, e
 	}
 	m := c.m
-	key := txKey{typ: typ}
-	if cu != nil {
-		key.customer = cu.id
-	}
-	recs := m.txIndex[key]
-	indexed := true // every record of recs belongs to the list
-	if f.orderID != "" {
-		recs, indexed = nil, false
-		if t := m.orderIDs[f.orderID]; t != nil {
-			recs = []*tx{t}
-		}
-	}
 	checkDates := m.clockBack && f.p.dated()
-	lo, hi := 0, len(recs)
-	if !checkDates {
-		lo, hi = dateRange(f.p, recs, func(t *tx) time.Time { return t.t.CreationDate })
+	// candidates returns the smallest list the indexes give, and whether
+	// every record in it belongs to the list.
+	candidates := func() ([]*tx, bool) {
+		switch {
+		case f.orderID != "":
+			if t := m.orderIDs[f.orderID]; t != nil {
+				return []*tx{t}, false
+			}
+			return nil, true
+		case f.status != "" && cu == nil:
+			return m.txStatus[txKey{typ: typ, status: f.status}], true
+		case cu != nil:
+			return m.txIndex[txKey{typ: typ, customer: cu.id}], f.status == ""
+		}
+		return m.txIndex[txKey{typ: typ}], true
 	}
+	bounds := func(recs []*tx) (lo, hi int) {
+		if checkDates {
+			return 0, len(recs)
+		}
+		return dateRange(f.p, recs, func(t *tx) time.Time { return t.t.CreationDate })
+	}
+	recs, indexed := candidates()
+	lo, hi := bounds(recs)
 	out := make([]openpay.Transaction, 0, min(f.p.limit, hi-lo))
-	if indexed && !checkDates && f.status == "" && !f.amount.set() {
+	if indexed && !checkDates && !f.amount.set() {
 		for i := hi - 1 - f.p.offset; i >= lo && len(out) < f.p.limit; i-- {
 			out = append(out, recs[i].snapshot())
 		}
 		unlock()
 		return out, nil
 	}
+	last := m.txSeq + 1 // the walk examines records of smaller seq only
 	skipped, held := 0, 0
 	for i := hi - 1; i >= lo && len(out) < f.p.limit; i-- {
 		if held++; held > listChunk {
 			unlock()
 			unlock, held = c.lock(), 1
+			recs, _ = candidates()
+			lo, _ = bounds(recs)
+			i = seqIndex(recs, last) - 1
+			if i < lo {
+				break
+			}
 		}
 		t := recs[i]
+		if t.seq >= last {
+			continue
+		}
+		last = t.seq
 		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.t.CreationDate)) ||
 			(f.status != "" && t.t.Status != f.status) || !f.amount.keep(t.t.Amount) {
 			continue

@@ -210,7 +210,7 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		}
 		if t.t.Method == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
 			t.preauth = true
-			t.t.Status = openpay.TransactionStatusInProgress
+			m.setStatus(t, openpay.TransactionStatusInProgress)
 			t.t.Authorization = s.ids.AuthorizationNumber()
 			t.t.OperationDate = s.Now()
 			return nil
@@ -253,7 +253,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
 		t.countPhoneAttempt()
-		t.t.Status = openpay.TransactionStatusFailed
+		m.setStatus(t, openpay.TransactionStatusFailed)
 		t.t.ErrorMessage = declineMessage(code)
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
@@ -278,7 +278,7 @@ func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transactio
 			t.after().chargebackHeld = held
 		}
 		t.after().chargeback = string(t.t.Status)
-		t.t.Status = openpay.TransactionStatusChargebackPending
+		m.setStatus(t, openpay.TransactionStatusChargebackPending)
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
 		return nil
@@ -295,7 +295,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 		}
 		t.t.OperationDate = s.Now()
 		if accepted {
-			t.t.Status = openpay.TransactionStatusChargebackAccepted
+			m.setStatus(t, openpay.TransactionStatusChargebackAccepted)
 			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())
 			return nil
 		}
@@ -304,7 +304,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 			t.after().debited = t.after().debited.Sub(t.after().chargebackHeld)
 			t.after().chargebackHeld = openpay.Amount{}
 		}
-		t.t.Status = openpay.TransactionStatus(t.after().chargeback)
+		m.setStatus(t, openpay.TransactionStatus(t.after().chargeback))
 		t.after().chargeback = ""
 		s.emit(m, openpay.EventTypeChargebackRejected, t.snapshot())
 		return nil

@@ -3,6 +3,8 @@ package refserver
 import (
 	"crypto/sha256"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -56,6 +58,14 @@ type merchant struct {
 	// keep a slice it read under the lock and index it later (see
 	// txFilter.list).
 	txIndex map[txKey][]*tx
+	// txStatus holds, per transaction type and status, the merchant's
+	// transactions of that type that have that status, in creation order
+	// (by seq): setStatus moves a transaction from one to the other. Unlike
+	// txIndex these slices change in place; a list reads them under the
+	// lock only and finds its place again by seq after letting go of it.
+	txStatus map[txKey][]*tx
+	// txSeq numbers the merchant's transactions in creation order.
+	txSeq uint32
 	// clockBack is set once a transaction was created before the one
 	// stored ahead of it (a clock set back): creation order is then no
 	// longer time order, and lists check dates record by record.
@@ -84,6 +94,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		tokens:    make(map[string]*token),
 		txs:       make(map[string]*tx),
 		txIndex:   make(map[txKey][]*tx),
+		txStatus:  make(map[txKey][]*tx),
 		orderIDs:  make(map[string]*tx),
 		ext:       make(map[reflect.Type]any),
 	}
@@ -317,6 +328,10 @@ type tx struct {
 	// pre-authorization rather than a completed charge when the payer
 	// completes it.
 	captureOnCompletion bool
+	// seq is the transaction's place in the merchant's creation order,
+	// from 1; 0 until addTx stores it. (It fits in what would otherwise be
+	// padding.)
+	seq uint32
 	// credited is what the charge added to the balance (MXN).
 	credited openpay.Amount
 	// later holds what refunds and chargebacks record: nil until the
@@ -347,11 +362,13 @@ func (t *tx) after() *txLater {
 	return t.later
 }
 
-// txKey names a list of transactions in merchant.txIndex: those of a type,
-// of one customer or (customer "") of the whole merchant.
+// txKey names a list of transactions in merchant.txIndex (those of a type,
+// of one customer or, customer "", of the whole merchant) or in
+// merchant.txStatus (those of a type with a status).
 type txKey struct {
 	typ      openpay.TransactionType
 	customer string
+	status   openpay.TransactionStatus // in merchant.txStatus only
 }
 
 // snapshot returns a copy of the wire form, safe to encode after the lock is
@@ -366,15 +383,57 @@ func (m *merchant) addTx(t *tx) {
 		m.clockBack = true
 	}
 	m.txList = append(m.txList, t)
+	m.txSeq++
+	t.seq = m.txSeq
 	key := txKey{typ: t.t.TransactionType}
 	m.txIndex[key] = append(m.txIndex[key], t)
 	if t.t.CustomerID != "" {
 		key.customer = t.t.CustomerID
 		m.txIndex[key] = append(m.txIndex[key], t)
 	}
+	m.statusIndex(t, "", t.t.Status)
 	if t.t.OrderID != "" {
 		m.orderIDs[t.t.OrderID] = t
 	}
+}
+
+// setStatus changes a transaction's status, and where the merchant's
+// lists find it by status. The caller holds m.mu.
+func (m *merchant) setStatus(t *tx, status openpay.TransactionStatus) {
+	old := t.t.Status
+	t.t.Status = status
+	if t.seq != 0 {
+		m.statusIndex(t, old, status)
+	}
+}
+
+// statusIndex moves a stored transaction from the status list of from to
+// that of to ("" for none). Status changes mostly concern recent
+// transactions, near the end of both lists, so the shifts are short.
+func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
+	if from == to {
+		return
+	}
+	if from != "" {
+		key := txKey{typ: t.t.TransactionType, status: from}
+		l := m.txStatus[key]
+		if i := seqIndex(l, t.seq); i < len(l) && l[i] == t {
+			m.txStatus[key] = slices.Delete(l, i, i+1)
+		}
+	}
+	if to != "" {
+		key := txKey{typ: t.t.TransactionType, status: to}
+		l := m.txStatus[key]
+		if i := seqIndex(l, t.seq); i == len(l) || l[i] != t {
+			m.txStatus[key] = slices.Insert(l, i, t)
+		}
+	}
+}
+
+// seqIndex returns the index of the first transaction of l (in seq order)
+// whose seq is seq or later.
+func seqIndex(l []*tx, seq uint32) int {
+	return sort.Search(len(l), func(i int) bool { return l[i].seq >= seq })
 }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by

@@ -98,7 +98,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	to.credit(req.Amount)
 	out := s.newMoneyTx(openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
-	out.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(out, openpay.TransactionStatusCompleted)
 	in := &tx{t: out.t}
 	in.t.OperationType, in.t.CustomerID, in.t.OrderID = openpay.OperationTypeIn, to.id, ""
 	// The in side first: the merchant's transaction of the id is then the
