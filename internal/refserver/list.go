@@ -159,6 +159,10 @@ func page[R any, W any](p listParams, records []R, keep func(R) (time.Time, bool
 type amountBounds struct {
 	eq, gte, lte          openpay.Amount
 	hasEq, hasGte, hasLte bool
+	// the bounds in cents, when every bound given fits (cents is set):
+	// lists compare most amounts as integers, without allocating.
+	eqC, gteC, lteC int64
+	cents           bool
 }
 
 // set reports whether any amount filter was given.
@@ -166,17 +170,39 @@ func (b amountBounds) set() bool { return b.hasEq || b.hasGte || b.hasLte }
 
 // keep reports whether an amount passes the filters.
 func (b amountBounds) keep(a openpay.Amount) bool {
+	if !b.set() {
+		return true
+	}
+	if c, ok := amountCents(a); ok && b.cents {
+		return (!b.hasEq || c == b.eqC) && (!b.hasGte || c >= b.gteC) && (!b.hasLte || c <= b.lteC)
+	}
 	return (!b.hasEq || a.Cmp(b.eq) == 0) && (!b.hasGte || a.Cmp(b.gte) >= 0) && (!b.hasLte || a.Cmp(b.lte) <= 0)
+}
+
+// amountCents returns an amount in cents when that is cheap to tell
+// exactly: Amount.Cents allocates, and a list compares many amounts.
+func amountCents(a openpay.Amount) (int64, bool) {
+	d := a.Decimal()
+	exp := d.Exponent()
+	if exp < -2 || exp > 2 || d.NumDigits()+int(exp) > 15 {
+		return 0, false
+	}
+	c := d.CoefficientInt64()
+	for ; exp > -2; exp-- {
+		c *= 10
+	}
+	return c, true
 }
 
 // amountFilter reads the amount filters of transaction lists.
 func amountFilter(q url.Values) (amountBounds, *Error) {
-	var b amountBounds
+	b := amountBounds{cents: true}
 	for _, f := range []struct {
-		name string
-		a    *openpay.Amount
-		has  *bool
-	}{{"amount", &b.eq, &b.hasEq}, {"amount[gte]", &b.gte, &b.hasGte}, {"amount[lte]", &b.lte, &b.hasLte}} {
+		name  string
+		a     *openpay.Amount
+		cents *int64
+		has   *bool
+	}{{"amount", &b.eq, &b.eqC, &b.hasEq}, {"amount[gte]", &b.gte, &b.gteC, &b.hasGte}, {"amount[lte]", &b.lte, &b.lteC, &b.hasLte}} {
 		v, ok := queryValue(q, f.name)
 		if !ok {
 			continue
@@ -186,6 +212,11 @@ func amountFilter(q url.Values) (amountBounds, *Error) {
 			return b, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be an amount with at most two decimals", f.name)
 		}
 		*f.a, *f.has = a, true
+		if c, ok := a.Cents(); ok {
+			*f.cents = c
+		} else {
+			b.cents = false
+		}
 	}
 	return b, nil
 }
