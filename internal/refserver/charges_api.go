@@ -631,7 +631,7 @@ func declineMessage(code openpay.Code) string {
 func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	now := s.Now()
 	t.preauth = false
-	t.t.Amount = amount
+	m.setAmount(t, amount)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.t.OperationDate = now
 	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {

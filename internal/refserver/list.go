@@ -179,6 +179,12 @@ func (b amountBounds) keep(a openpay.Amount) bool {
 	return (!b.hasEq || a.Cmp(b.eq) == 0) && (!b.hasGte || a.Cmp(b.gte) >= 0) && (!b.hasLte || a.Cmp(b.lte) <= 0)
 }
 
+// excludes reports whether no amount from least to most cents can pass the
+// filters (false when the filters are not all in cents).
+func (b amountBounds) excludes(least, most int64) bool {
+	return b.cents && ((b.hasEq && (b.eqC < least || b.eqC > most)) || (b.hasGte && most < b.gteC) || (b.hasLte && least > b.lteC))
+}
+
 // amountCents returns an amount in cents when that is cheap to tell
 // exactly: Amount.Cents allocates, and a list compares many amounts.
 func amountCents(a openpay.Amount) (int64, bool) {

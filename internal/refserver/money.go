@@ -156,7 +156,8 @@ const listChunk = 256
 // (amounts; a status at a customer's scope; dates after the clock was set
 // back) is checked walking the candidates newest first, which stops at the
 // page's end: its cost is the page over the share of candidates that
-// match. That walk holds the lock listChunk records at a time, and after
+// match. An amount filter skips, by binary search, the blocks of records
+// whose amounts m.amounts shows cannot match. That walk holds the lock listChunk records at a time, and after
 // taking it again finds its place by seq, since the status lists may have
 // changed meanwhile; records stored after the list began are left out.
 func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu *customer) bool) ([]openpay.Transaction, *Error) {
@@ -216,6 +217,13 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		t := recs[i]
 		if t.seq >= last {
 			continue
+		}
+		if f.amount.set() {
+			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
+				last = start // and on to the records before its block
+				i = seqIndex(recs, last)
+				continue
+			}
 		}
 		last = t.seq
 		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.t.CreationDate)) ||

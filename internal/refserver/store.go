@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"crypto/sha256"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -66,6 +67,9 @@ type merchant struct {
 	txStatus map[txKey][]*tx
 	// txSeq numbers the merchant's transactions in creation order.
 	txSeq uint32
+	// amounts bounds the amounts of the transactions by blocks of seq, so
+	// that an amount filter skips the blocks that cannot match.
+	amounts amountSummary
 	// clockBack is set once a transaction was created before the one
 	// stored ahead of it (a clock set back): creation order is then no
 	// longer time order, and lists check dates record by record.
@@ -392,9 +396,61 @@ func (m *merchant) addTx(t *tx) {
 		m.txIndex[key] = append(m.txIndex[key], t)
 	}
 	m.statusIndex(t, "", t.t.Status)
+	m.amounts.widen(t.seq, t.t.Amount)
 	if t.t.OrderID != "" {
 		m.orderIDs[t.t.OrderID] = t
 	}
+}
+
+// setAmount changes a transaction's amount (a capture of less than was
+// authorized). The caller holds m.mu.
+func (m *merchant) setAmount(t *tx, a openpay.Amount) {
+	t.t.Amount = a
+	if t.seq != 0 {
+		m.amounts.widen(t.seq, a)
+	}
+}
+
+// amountSummary holds, for blocks of consecutive seq at two sizes (64 and
+// 4096 transactions), the least and the greatest amount in cents any
+// transaction of the block has had. An amount that changes only widens its
+// blocks' bounds, so the bounds stay true; an amount without an exact
+// value in cents makes its blocks unbounded.
+type amountSummary struct {
+	least, most [2][]int64
+}
+
+// amountBlockShift is log2 of the block sizes of amountSummary.
+var amountBlockShift = [2]uint{6, 12}
+
+// widen makes the bounds of the blocks of seq (from 1) cover a.
+func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
+	c, ok := amountCents(a)
+	for lv, shift := range amountBlockShift {
+		b := int((seq - 1) >> shift)
+		for len(s.least[lv]) <= b {
+			s.least[lv] = append(s.least[lv], math.MaxInt64)
+			s.most[lv] = append(s.most[lv], math.MinInt64)
+		}
+		if !ok {
+			s.least[lv][b], s.most[lv][b] = math.MinInt64, math.MaxInt64
+			continue
+		}
+		s.least[lv][b], s.most[lv][b] = min(s.least[lv][b], c), max(s.most[lv][b], c)
+	}
+}
+
+// skip returns the first seq of the largest block holding seq in which no
+// amount can pass the filters, and false when there is none.
+func (s *amountSummary) skip(seq uint32, f amountBounds) (uint32, bool) {
+	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
+		shift := amountBlockShift[lv]
+		b := int((seq - 1) >> shift)
+		if b < len(s.least[lv]) && f.excludes(s.least[lv][b], s.most[lv][b]) {
+			return uint32(b)<<shift + 1, true
+		}
+	}
+	return 0, false
 }
 
 // setStatus changes a transaction's status, and where the merchant's
