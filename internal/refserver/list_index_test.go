@@ -205,3 +205,71 @@ func TestStoredCardChargesShareWireCard(t *testing.T) {
 	require.NotEqual(t, "Ana Lopez", a.t.Card.HolderName)
 	require.Equal(t, c.t.Card.HolderName, requireOK(t, env.get("/charges/"+c.t.ID), 200)["card"].(map[string]any)["holder_name"])
 }
+
+// TestChargeListWhileWriting lists charges with filters that walk (past
+// the lock's chunk) while other requests create, refund and capture
+// charges: every page is newest first, without repeats, and holds only
+// charges that passed the filters when read. Run under -race, it also
+// checks that the walk reads records only under the lock.
+func TestChargeListWhileWriting(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cardID := requireOK(t, env.post("/cards", validCard("4111111111111111")), 200)["id"].(string)
+	charge := func(amount string, capture bool) string {
+		return requireOK(t, env.post("/charges", map[string]any{"method": "card", "source_id": cardID, "amount": amount,
+			"description": "x", "device_session_id": "s", "capture": capture}), 200)["id"].(string)
+	}
+	for i := range 3 * listChunk {
+		charge(fmt.Sprintf("%d", 1+i%7), true)
+		if i%50 == 0 {
+			env.clock.Advance(time.Hour)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 150 {
+			id := charge("3", i%2 == 0)
+			if i%2 == 0 {
+				requireOK(t, env.post("/charges/"+id+"/refund", map[string]any{}), 200)
+			} else {
+				requireOK(t, env.post("/charges/"+id+"/capture", map[string]any{"amount": "2"}), 200)
+			}
+		}
+	}()
+	queries := []string{"status=completed&amount=2&limit=100", "amount[gte]=7&limit=100&offset=3", "status=refunded&amount[lte]=3&limit=100"}
+	for n := 0; ; n++ {
+		q := queries[n%len(queries)]
+		vs, _ := url.ParseQuery(q)
+		page := requireOKList(t, env.get("/charges?"+q))
+		seen := map[string]bool{}
+		var prev time.Time
+		for i, o := range page {
+			id := o["id"].(string)
+			require.False(t, seen[id], "%s: %s twice", q, id)
+			seen[id] = true
+			created, err := time.Parse(time.RFC3339, o["creation_date"].(string))
+			require.NoError(t, err)
+			require.True(t, i == 0 || !created.After(prev), "%s: not newest first", q)
+			prev = created
+			if st := vs.Get("status"); st != "" {
+				require.Equal(t, st, o["status"], q)
+			}
+			a := openpay.MustAmount(fmt.Sprint(o["amount"]))
+			if v := vs.Get("amount"); v != "" {
+				require.Zero(t, a.Cmp(openpay.MustAmount(v)), q)
+			}
+			if v := vs.Get("amount[gte]"); v != "" {
+				require.GreaterOrEqual(t, a.Cmp(openpay.MustAmount(v)), 0, q)
+			}
+			if v := vs.Get("amount[lte]"); v != "" {
+				require.LessOrEqual(t, a.Cmp(openpay.MustAmount(v)), 0, q)
+			}
+		}
+		select {
+		case <-done:
+			return
+		default:
+		}
+	}
+}
