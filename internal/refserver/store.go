@@ -28,6 +28,12 @@ import (
 // a stored wire value are never modified once stored: to change a nested
 // object, store a new pointer (copy on write). Top-level fields may change.
 //
+// Transaction lists are the one exception to "takes it once": a list that
+// must walk many records takes the lock for listChunk records at a time
+// (txFilter.list), so that writers keep their pace however large the store.
+// For the indexes lists use, a transaction's status and amount change only
+// through m.setStatus and m.setAmount.
+//
 // Money is openpay.Amount (an exact decimal), never a float.
 //
 // Lock order, when two are needed: a group's lock before a merchant's. The
@@ -411,17 +417,17 @@ func (m *merchant) setAmount(t *tx, a openpay.Amount) {
 	}
 }
 
-// amountSummary holds, for blocks of consecutive seq at two sizes (64 and
-// 4096 transactions), the least and the greatest amount in cents any
+// amountSummary holds, for blocks of consecutive seq at three sizes (64,
+// 4096 and 262144 transactions), the least and the greatest amount in cents any
 // transaction of the block has had. An amount that changes only widens its
 // blocks' bounds, so the bounds stay true; an amount without an exact
 // value in cents makes its blocks unbounded.
 type amountSummary struct {
-	least, most [2][]int64
+	least, most [3][]int64
 }
 
 // amountBlockShift is log2 of the block sizes of amountSummary.
-var amountBlockShift = [2]uint{6, 12}
+var amountBlockShift = [3]uint{6, 12, 18}
 
 // widen makes the bounds of the blocks of seq (from 1) cover a.
 func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
