@@ -93,8 +93,8 @@
 // records the path covers. Customers: c.scopeCustomer() for the
 // {customer_id} of the path, s.newCustomer to create one. Transactions: m.orderIDTaken then m.addTx (order_id is
 // unique across every transaction of the merchant), m.setStatus and
-// m.setAmount for any later change of status or amount (lists index them), m.accountFor(customerID)
-// and its credit/debit for balances, insufficientFunds for 4001, s.emit for
+// m.setAmount for any later change of status or amount (lists index
+// them), m.accountFor(customerID) and its credit/debit for balances, insufficientFunds for 4001, s.emit for
 // events, s.chargeStoredCard to charge a stored card from inside the server
 // (subscriptions). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: enqueue only) and its stop function with
