@@ -56,15 +56,16 @@ import (
 // clients read it back from charge responses).
 
 // chargeKind tells the charge variants apart.
-type chargeKind string
+// A small integer rather than a string: every stored charge carries one.
+type chargeKind uint8
 
 const (
-	kindCard     chargeKind = "card"     // stored card, token or inline card data
-	kindRedirect chargeKind = "redirect" // the gateway's payment form (confirm false)
-	kindIVR      chargeKind = "ivr"
-	kindStore    chargeKind = "store"
-	kindBank     chargeKind = "bank"
-	kindAlipay   chargeKind = "alipay"
+	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
+	kindRedirect                       // the gateway's payment form (confirm false)
+	kindIVR
+	kindStore
+	kindBank
+	kindAlipay
 )
 
 // Fixed data of the payment instructions the server hands out.
@@ -390,17 +391,17 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		return s.chargeCard(m, c.cards(), cu, req, t, base)
 	case kindRedirect:
 		echo()
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/card_capture"}
 	case kindIVR:
 		echo()
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = now.Add(pendingDueAfter)
 		key, _ := strconv.ParseInt(s.ids.draw(digits[1:], 1)+s.ids.draw(digits, 5), 10, 64)
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: key}
 	case kindAlipay:
 		t.t.Method = openpay.TransactionMethodAlipay
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
@@ -408,7 +409,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
 	case kindStore:
 		t.t.Method = openpay.TransactionMethodStore
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
 		ref, paybin := s.ids.StoreReference(t.t.ID), s.ids.PaybinReference()
 		s.registerBarcodeRef(ref)
@@ -417,7 +418,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 			BarcodeURL: barcodeURL(c.baseURL(), ref), BarcodePaybinURL: barcodeURL(c.baseURL(), paybin)}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
@@ -432,7 +433,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	now := s.Now()
-	t := &tx{kind: req.kind, redirectURL: req.redirectURL, t: openpay.Transaction{
+	t := &tx{kind: req.kind, t: openpay.Transaction{
 		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
@@ -440,14 +441,26 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	}}
 	if cu != nil {
 		t.t.CustomerID = cu.id
-		t.email = cu.email
-	} else if req.customer != nil {
-		t.email = req.customer.Email
+	}
+	if req.redirectURL != "" {
+		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
 	}
 	if req.currency == openpay.CurrencyUSD {
 		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate, Date: openpay.DateOf(now)}
 	}
 	return t
+}
+
+// payerEmail is the e-mail of the charge's payer: the customer's, or the
+// one the request gives at merchant level.
+func payerEmail(cu *customer, req *chargeRequest) string {
+	if cu != nil {
+		return cu.email
+	}
+	if req.customer != nil {
+		return req.customer.Email
+	}
+	return ""
 }
 
 // chargeStoredCard charges a card of cards stored at the scope of cu (a
@@ -528,19 +541,29 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		tk.card.pendingCVV = ""
 	}
 	wireCard := k.wire()
-	if stored == nil {
+	switch {
+	case stored == nil:
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
+		t.t.Card = &wireCard
+	case stored.charged != nil && *stored.charged == wireCard:
+		// Charges to a stored card share its wire form while the card does
+		// not change: a stored charge then costs no copy of the card.
+		t.t.Card = stored.charged
+	default:
+		stored.charged = &wireCard
+		t.t.Card = &wireCard
 	}
-	t.t.Card = &wireCard
 
 	now := t.t.CreationDate
-	outcome := ChargeOutcome(k.number, t.email)
+	// The payer's e-mail decides here (the fraud trigger); only a charge
+	// that waits for its payer keeps it (newChargeTx).
+	outcome := ChargeOutcome(k.number, payerEmail(cu, req))
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
 		if outcome.FraudRule != "" {
 			e.FraudRules = []string{outcome.FraudRule}
 		}
-		t.t.Status = openpay.TransactionStatusFailed
+		m.setStatus(t, openpay.TransactionStatusFailed)
 		t.t.ErrorMessage = e.Description
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
@@ -550,7 +573,8 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		value := openpay.MustAmount(pointsValueMXN)
 		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
 			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
-			t.t.Status, t.t.ErrorMessage = openpay.TransactionStatusFailed, e.Description
+			m.setStatus(t, openpay.TransactionStatusFailed)
+			t.t.ErrorMessage = e.Description
 			m.addTx(t)
 			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 			return nil, e
@@ -563,7 +587,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
 	}
 	if outcome.Requires3DS || req.use3DS {
-		t.t.Status = openpay.TransactionStatusChargePending
+		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
 		m.addTx(t)
@@ -575,7 +599,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	m.addTx(t)
 	if !req.capture {
 		t.preauth = true
-		t.t.Status = openpay.TransactionStatusInProgress
+		m.setStatus(t, openpay.TransactionStatusInProgress)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil
 	}
@@ -617,8 +641,8 @@ func declineMessage(code openpay.Code) string {
 func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	now := s.Now()
 	t.preauth = false
-	t.t.Amount = amount
-	t.t.Status = openpay.TransactionStatusCompleted
+	m.setAmount(t, amount)
+	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.t.OperationDate = now
 	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
 		t.t.Authorization = s.ids.AuthorizationNumber()
@@ -629,7 +653,11 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)
-		t.credited = t.credited.Add(credit)
+		if t.credited.IsZero() {
+			t.credited = credit // no sum to allocate for the usual single credit
+		} else {
+			t.credited = t.credited.Add(credit)
+		}
 	}
 	s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
 }
@@ -673,30 +701,13 @@ func (s *Server) getCharge(c *call) (any, *Error) {
 // listCharges lists the charges of the scope, newest first, with the
 // common filters and order_id, amount, amount[gte], amount[lte], status.
 func (s *Server) listCharges(c *call) (any, *Error) {
-	q := c.r.URL.Query()
-	p, e := parseListParams(q)
+	flt, e := parseTxFilter(c.r.URL.Query())
 	if e != nil {
 		return nil, e
 	}
-	amountOK, e := amountFilter(q)
-	if e != nil {
-		return nil, e
-	}
-	status, e := statusFilter(q)
-	if e != nil {
-		return nil, e
-	}
-	orderID := q.Get("order_id")
-	defer c.lock()()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
-	}
-	return page(p, c.m.txList, func(t *tx) (time.Time, bool) {
-		keep := t.t.TransactionType == "charge" && (cu == nil || t.t.CustomerID == cu.id) &&
-			(orderID == "" || t.t.OrderID == orderID) && (status == "" || t.t.Status == status) && amountOK(t.t.Amount)
-		return t.t.CreationDate, keep
-	}, (*tx).snapshot), nil
+	return flt.list(c, openpay.TransactionTypeCharge, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeCharge && (cu == nil || t.t.CustomerID == cu.id)
+	})
 }
 
 // captureCharge charges what a pre-authorization authorized, or part of it.
@@ -770,7 +781,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	remaining := t.t.Amount.Sub(t.refunded)
+	remaining := t.t.Amount.Sub(t.after().refunded)
 	if !remaining.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
 	}
@@ -785,15 +796,15 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	// refund takes exactly what remains of the credit, so that rounding of
 	// USD conversions never leaves a cent behind.
 	debit := s.toMXN(t, amount)
-	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.debited)) > 0 {
-		debit = t.credited.Sub(t.debited)
+	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.after().debited)) > 0 {
+		debit = t.credited.Sub(t.after().debited)
 	}
 	acct := m.accountFor(t.t.CustomerID)
 	if debit.IsPositive() && !acct.debit(debit, false) {
 		return nil, insufficientFunds(acct)
 	}
-	t.debited = t.debited.Add(debit)
-	t.refunded = t.refunded.Add(amount)
+	t.after().debited = t.after().debited.Add(debit)
+	t.after().refunded = t.after().refunded.Add(amount)
 	now := s.Now()
 	desc := req.Description
 	if desc == "" {
@@ -808,7 +819,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	m.addTx(r)
 	refund := r.snapshot()
 	t.t.Refund = &refund
-	t.t.Status = openpay.TransactionStatusRefunded
+	m.setStatus(t, openpay.TransactionStatusRefunded)
 	t.t.OperationDate = now
 	s.emit(m, openpay.EventTypeChargeRefunded, t.snapshot())
 	return t.snapshot(), nil
@@ -846,7 +857,7 @@ func (t *tx) pending() bool {
 // cancel moves a pending charge to cancelled. The caller holds m.mu.
 func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
-	t.t.Status = openpay.TransactionStatusCancelled
+	m.setStatus(t, openpay.TransactionStatusCancelled)
 	t.t.OperationDate = s.Now()
 	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }

@@ -188,7 +188,15 @@ func (s *Server) listCustomers(c *call) (any, *Error) {
 	externalID := q.Get("external_id")
 	base := c.baseURL()
 	defer c.lock()()
-	return page(p, c.customers().list, func(cu *customer) (time.Time, bool) {
+	cs := c.customers()
+	recs := cs.list
+	if externalID != "" { // unique among live customers: the index has the one there may be
+		recs = nil
+		if cu := cs.externalID[externalID]; cu != nil {
+			recs = []*customer{cu}
+		}
+	}
+	return page(p, recs, func(cu *customer) (time.Time, bool) {
 		return cu.created, cu.status != openpay.CustomerStatusDeleted && (externalID == "" || cu.externalID == externalID)
 	}, func(cu *customer) openpay.Customer { return cu.wire(base) }), nil
 }

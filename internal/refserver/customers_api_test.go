@@ -192,7 +192,10 @@ func TestDeleteCustomer(t *testing.T) {
 	requireError(t, env.get("/customers/"+id+"/payouts/"+payout), 1005)
 	assert.Empty(t, env.get("/customers?external_id=ext-1").arr(t))
 	// The external_id is free again; the payout stays at merchant scope.
-	requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com", "external_id": "ext-1"}), 200)
+	again := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com", "external_id": "ext-1"}), 200)["id"]
+	byExt := env.get("/customers?external_id=ext-1").arr(t)
+	require.Len(t, byExt, 1)
+	assert.Equal(t, again, byExt[0]["id"])
 	assert.Equal(t, "completed", requireOK(t, env.get("/payouts/"+payout), 200)["status"])
 
 	// A customer without an account goes at once.

@@ -90,14 +90,16 @@
 //
 // Errors: errorf(code, format, ...) for any code (status and category come
 // from the code), errNotFound(kind, id) for 1005. Lists: parseListParams,
-// page, amountFilter and statusFilter (list.go). Paths that may be a
+// page, amountFilter and statusFilter (list.go); transaction lists:
+// parseTxFilter and txFilter.list (money.go). Paths that may be a
 // group's: defer c.lock()() takes the group's lock then the merchant's,
 // c.customers() and c.cards() are the path's customers and cards (the
 // group's or the merchant's), c.eachMerchant visits the merchants whose
 // records the path covers. Customers: c.scopeCustomer() for the
 // {customer_id} of the path, s.newCustomer to create one. Transactions: m.orderIDTaken then m.addTx (order_id is
-// unique across every transaction of the merchant), m.accountFor(customerID)
-// and its credit/debit for balances, insufficientFunds for 4001, s.emit for
+// unique across every transaction of the merchant), m.setStatus and
+// m.setAmount for any later change of status or amount (lists index
+// them), m.accountFor(customerID) and its credit/debit for balances, insufficientFunds for 4001, s.emit for
 // events, s.chargeStoredCard to charge a stored card from inside the server
 // (subscriptions). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: enqueue only) and its stop function with

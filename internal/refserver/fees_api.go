@@ -77,7 +77,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	m.credit(req.Amount)
 	t := s.newMoneyTx(openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
-	t.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())
 	return t.snapshot(), nil
@@ -147,12 +147,12 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	}
 	r := s.newMoneyTx(openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
 		fee.t.Amount, desc, "", cu.id)
-	r.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(r, openpay.TransactionStatusCompleted)
 	r.t.Conciliated = true
 	m.addTx(r)
 	refund := r.snapshot()
 	fee.t.Refund = &refund
-	fee.t.Status = openpay.TransactionStatusRefunded
+	m.setStatus(fee, openpay.TransactionStatusRefunded)
 	fee.t.OperationDate = r.t.OperationDate
 	s.emit(m, openpay.EventTypeFeeRefundSucceeded, r.snapshot())
 	return r.snapshot(), nil
@@ -164,7 +164,7 @@ func (s *Server) listFees(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	return flt.list(c.m, func(t *tx) bool { return t.t.TransactionType == openpay.TransactionTypeFee }), nil
+	return flt.list(c, openpay.TransactionTypeFee, func(t *tx, _ *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeFee
+	})
 }

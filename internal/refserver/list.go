@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +27,10 @@ import (
 //	out := page(p, m.cardList, func(k *card) (time.Time, bool) { return k.created, !k.deleted }, (*card).wire)
 //	m.mu.Unlock()
 //	return out, nil
+//
+// Transaction lists, which can hold millions of records, go through
+// txFilter.list (money.go) instead: indexes, binary search over creation
+// order and a walk that lets go of the lock between chunks.
 
 // Paging limits.
 const (
@@ -35,7 +40,12 @@ const (
 
 // listParams are the common parameters of a list.
 type listParams struct {
-	day, from, to string // yyyy-mm-dd, "" when absent (compared as strings)
+	// after and before bound the creation time the date filters keep:
+	// after <= created < before, each zero when unbounded. A day in the
+	// gateway's zone is [its midnight, the next midnight), so comparing
+	// instants gives what comparing the dates would, without formatting a
+	// date per record.
+	after, before time.Time
 	offset, limit int
 }
 
@@ -43,20 +53,26 @@ type listParams struct {
 func parseListParams(q url.Values) (listParams, *Error) {
 	p := listParams{limit: DefaultListLimit}
 	var e *Error
-	date := func(name string) string {
+	// date returns the midnight starting the day the parameter names, zero
+	// when it is absent.
+	date := func(name string) time.Time {
 		v := q.Get(name)
 		if v == "" || e != nil {
-			return ""
+			return time.Time{}
 		}
-		if _, err := time.Parse("2006-01-02", v); err != nil {
+		d, err := time.ParseInLocation("2006-01-02", v, gatewayZone)
+		if err != nil {
 			e = errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be a date yyyy-mm-dd", name)
 		}
-		return v
+		return d
 	}
-	p.day, p.from, p.to = date("creation"), date("creation[gte]"), date("creation[lte]")
+	day, from, to := date("creation"), date("creation[gte]"), date("creation[lte]")
 	if e != nil {
 		return p, e
 	}
+	p.narrow(day, day)
+	p.narrow(from, time.Time{})
+	p.narrow(time.Time{}, to)
 	if v, ok := queryValue(q, "offset"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -83,10 +99,38 @@ func queryValue(q url.Values, name string) (string, bool) {
 	return vs[0], true
 }
 
+// narrow restricts the dates kept to the days from first to last (each a
+// midnight in the gateway's zone, zero for no bound).
+func (p *listParams) narrow(first, last time.Time) {
+	if !first.IsZero() && (p.after.IsZero() || first.After(p.after)) {
+		p.after = first
+	}
+	if !last.IsZero() {
+		if end := last.AddDate(0, 0, 1); p.before.IsZero() || end.Before(p.before) {
+			p.before = end
+		}
+	}
+}
+
+// dated reports whether a date filter was given.
+func (p listParams) dated() bool { return !p.after.IsZero() || !p.before.IsZero() }
+
 // keepDate reports whether a creation time passes the date filters.
 func (p listParams) keepDate(created time.Time) bool {
-	d := created.In(gatewayZone).Format("2006-01-02")
-	return (p.day == "" || d == p.day) && (p.from == "" || d >= p.from) && (p.to == "" || d <= p.to)
+	return (p.after.IsZero() || !created.Before(p.after)) && (p.before.IsZero() || created.Before(p.before))
+}
+
+// dateRange returns the records recs[lo:hi] that pass the date filters,
+// found by binary search: recs must be in creation time order.
+func dateRange[R any](p listParams, recs []R, created func(R) time.Time) (lo, hi int) {
+	lo, hi = 0, len(recs)
+	if !p.after.IsZero() {
+		lo = sort.Search(len(recs), func(i int) bool { return !created(recs[i]).Before(p.after) })
+	}
+	if !p.before.IsZero() {
+		hi = sort.Search(len(recs), func(i int) bool { return !created(recs[i]).Before(p.before) })
+	}
+	return lo, max(lo, hi)
 }
 
 // page walks records (stored oldest first) newest first, keeps those for
@@ -110,31 +154,77 @@ func page[R any, W any](p listParams, records []R, keep func(R) (time.Time, bool
 	return out
 }
 
-// amountFilter reads the amount filters of transaction lists: amount
-// (equal), amount[gte] and amount[lte]. The returned function reports
-// whether an amount passes.
-func amountFilter(q url.Values) (func(openpay.Amount) bool, *Error) {
-	type bound struct {
-		name string
-		a    openpay.Amount
-		set  bool
+// amountBounds are the amount filters of transaction lists: amount
+// (equal), amount[gte] and amount[lte].
+type amountBounds struct {
+	eq, gte, lte          openpay.Amount
+	hasEq, hasGte, hasLte bool
+	// the bounds in cents, when every bound given fits (cents is set):
+	// lists compare most amounts as integers, without allocating.
+	eqC, gteC, lteC int64
+	cents           bool
+}
+
+// set reports whether any amount filter was given.
+func (b amountBounds) set() bool { return b.hasEq || b.hasGte || b.hasLte }
+
+// keep reports whether an amount passes the filters.
+func (b amountBounds) keep(a openpay.Amount) bool {
+	if !b.set() {
+		return true
 	}
-	bounds := []bound{{name: "amount"}, {name: "amount[gte]"}, {name: "amount[lte]"}}
-	for i := range bounds {
-		v, ok := queryValue(q, bounds[i].name)
+	if c, ok := amountCents(a); ok && b.cents {
+		return (!b.hasEq || c == b.eqC) && (!b.hasGte || c >= b.gteC) && (!b.hasLte || c <= b.lteC)
+	}
+	return (!b.hasEq || a.Cmp(b.eq) == 0) && (!b.hasGte || a.Cmp(b.gte) >= 0) && (!b.hasLte || a.Cmp(b.lte) <= 0)
+}
+
+// excludes reports whether no amount from least to most cents can pass the
+// filters (false when the filters are not all in cents).
+func (b amountBounds) excludes(least, most int64) bool {
+	return b.cents && ((b.hasEq && (b.eqC < least || b.eqC > most)) || (b.hasGte && most < b.gteC) || (b.hasLte && least > b.lteC))
+}
+
+// amountCents returns an amount in cents when that is cheap to tell
+// exactly: Amount.Cents allocates, and a list compares many amounts.
+func amountCents(a openpay.Amount) (int64, bool) {
+	d := a.Decimal()
+	exp := d.Exponent()
+	if exp < -2 || exp > 2 || d.NumDigits()+int(exp) > 15 {
+		return 0, false
+	}
+	c := d.CoefficientInt64()
+	for ; exp > -2; exp-- {
+		c *= 10
+	}
+	return c, true
+}
+
+// amountFilter reads the amount filters of transaction lists.
+func amountFilter(q url.Values) (amountBounds, *Error) {
+	b := amountBounds{cents: true}
+	for _, f := range []struct {
+		name  string
+		a     *openpay.Amount
+		cents *int64
+		has   *bool
+	}{{"amount", &b.eq, &b.eqC, &b.hasEq}, {"amount[gte]", &b.gte, &b.gteC, &b.hasGte}, {"amount[lte]", &b.lte, &b.lteC, &b.hasLte}} {
+		v, ok := queryValue(q, f.name)
 		if !ok {
 			continue
 		}
 		a, err := openpay.NewAmount(strings.TrimSpace(v))
 		if err != nil {
-			return nil, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be an amount with at most two decimals", bounds[i].name)
+			return b, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be an amount with at most two decimals", f.name)
 		}
-		bounds[i].a, bounds[i].set = a, true
+		*f.a, *f.has = a, true
+		if c, ok := a.Cents(); ok {
+			*f.cents = c
+		} else {
+			b.cents = false
+		}
 	}
-	eq, gte, lte := bounds[0], bounds[1], bounds[2]
-	return func(a openpay.Amount) bool {
-		return (!eq.set || a.Cmp(eq.a) == 0) && (!gte.set || a.Cmp(gte.a) >= 0) && (!lte.set || a.Cmp(lte.a) <= 0)
-	}, nil
+	return b, nil
 }
 
 // statusFilter reads the status filter of transaction lists: an upper-case

@@ -115,10 +115,10 @@ func checkMoneyRequest(v *checker, f fields, amount openpay.Amount, description,
 // order_id, amount, amount[gte], amount[lte] and status as the charge list
 // takes them.
 type txFilter struct {
-	p        listParams
-	amountOK func(openpay.Amount) bool
-	status   openpay.TransactionStatus
-	orderID  string
+	p       listParams
+	amount  amountBounds
+	status  openpay.TransactionStatus
+	orderID string
 }
 
 // parseTxFilter reads the filters of a transaction list (1003 naming a bad
@@ -129,7 +129,7 @@ func parseTxFilter(q url.Values) (txFilter, *Error) {
 	if f.p, e = parseListParams(q); e != nil {
 		return f, e
 	}
-	if f.amountOK, e = amountFilter(q); e != nil {
+	if f.amount, e = amountFilter(q); e != nil {
 		return f, e
 	}
 	if f.status, e = statusFilter(q); e != nil {
@@ -139,14 +139,105 @@ func parseTxFilter(q url.Values) (txFilter, *Error) {
 	return f, nil
 }
 
-// list pages the merchant's transactions that keep accepts and that pass
-// the filters, newest first. The caller holds m.mu.
-func (f txFilter) list(m *merchant, keep func(*tx) bool) []openpay.Transaction {
-	return page(f.p, m.txList, func(t *tx) (time.Time, bool) {
-		ok := keep(t) && (f.orderID == "" || t.t.OrderID == f.orderID) &&
-			(f.status == "" || t.t.Status == f.status) && f.amountOK(t.t.Amount)
-		return t.t.CreationDate, ok
-	}, (*tx).snapshot)
+// listChunk is how many transactions a list examines per hold of the
+// merchant's lock: a list that has many to look at lets writers in
+// between chunks, so that no list holds the lock for a time that grows
+// with the store.
+const listChunk = 256
+
+// list pages the transactions of type typ at the path's scope (the
+// merchant's, or those of the path's customer) that keep accepts and that
+// pass the filters, newest first. It takes the locks of c.lock itself.
+//
+// Its cost does not grow with the store where an index answers: order_id
+// through m.orderIDs, status through m.txStatus, the scope and type through
+// m.txIndex, dates by binary search over creation order, offset by
+// arithmetic when nothing is left to check record by record. What remains
+// (amounts; a status at a customer's scope; dates after the clock was set
+// back) is checked walking the candidates newest first, which stops at the
+// page's end: its cost is the page over the share of candidates that
+// match. An amount filter skips, by binary search, the blocks of records
+// whose amounts m.amounts shows cannot match. That walk holds the lock listChunk records at a time, and after
+// taking it again finds its place by seq, since the status lists may have
+// changed meanwhile; records stored after the list began are left out.
+func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu *customer) bool) ([]openpay.Transaction, *Error) {
+	unlock := c.lock()
+	cu, e := c.scopeCustomer()
+	if e != nil {
+		unlock()
+		return nil, e
+	}
+	m := c.m
+	checkDates := m.clockBack && f.p.dated()
+	// candidates returns the smallest list the indexes give, and whether
+	// every record in it belongs to the list.
+	candidates := func() ([]*tx, bool) {
+		switch {
+		case f.orderID != "":
+			if t := m.orderIDs[f.orderID]; t != nil {
+				return []*tx{t}, false
+			}
+			return nil, true
+		case f.status != "" && cu == nil:
+			return m.txStatus[txKey{typ: typ, status: f.status}], true
+		case cu != nil:
+			return m.txIndex[txKey{typ: typ, customer: cu.id}], f.status == ""
+		}
+		return m.txIndex[txKey{typ: typ}], true
+	}
+	bounds := func(recs []*tx) (lo, hi int) {
+		if checkDates {
+			return 0, len(recs)
+		}
+		return dateRange(f.p, recs, func(t *tx) time.Time { return t.t.CreationDate })
+	}
+	recs, indexed := candidates()
+	lo, hi := bounds(recs)
+	out := make([]openpay.Transaction, 0, min(f.p.limit, hi-lo))
+	if indexed && !checkDates && !f.amount.set() {
+		for i := hi - 1 - f.p.offset; i >= lo && len(out) < f.p.limit; i-- {
+			out = append(out, recs[i].snapshot())
+		}
+		unlock()
+		return out, nil
+	}
+	last := m.txSeq + 1 // the walk examines records of smaller seq only
+	skipped, held := 0, 0
+	for i := hi - 1; i >= lo && len(out) < f.p.limit; i-- {
+		if held++; held > listChunk {
+			unlock()
+			unlock, held = c.lock(), 1
+			recs, _ = candidates()
+			lo, _ = bounds(recs)
+			i = seqIndex(recs, last) - 1
+			if i < lo {
+				break
+			}
+		}
+		t := recs[i]
+		if t.seq >= last {
+			continue
+		}
+		if f.amount.set() {
+			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
+				last = start // and on to the records before its block
+				i = seqIndex(recs, last)
+				continue
+			}
+		}
+		last = t.seq
+		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.t.CreationDate)) ||
+			(f.status != "" && t.t.Status != f.status) || !f.amount.keep(t.t.Amount) {
+			continue
+		}
+		if skipped < f.p.offset {
+			skipped++
+			continue
+		}
+		out = append(out, t.snapshot())
+	}
+	unlock()
+	return out, nil
 }
 
 // customerDeletionListener is implemented by the per-merchant state of a

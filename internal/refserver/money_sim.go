@@ -201,7 +201,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t := s.newMoneyTx(openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
-	t.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.t.Conciliated = true
 	t.t.Authorization = s.ids.AuthorizationNumber()
 	sender := s.newCLABE("002")

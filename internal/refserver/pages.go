@@ -65,7 +65,10 @@ func pageError(err error) error {
 func (b pageBackend) Charge(merchantID, chargeID string) (web.PageCharge, error) {
 	var ch web.PageCharge
 	_, err := b.s.withCharge(merchantID, chargeID, func(_ *merchant, t *tx) *Error {
-		ch = web.PageCharge{Kind: pageKind(t), RedirectURL: t.redirectURL, Transaction: t.snapshot()}
+		ch = web.PageCharge{Kind: pageKind(t), Transaction: t.snapshot()}
+		if t.later != nil {
+			ch.RedirectURL = t.later.redirectURL
+		}
 		return nil
 	})
 	return ch, pageError(err)
@@ -90,7 +93,11 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.kind != kindRedirect || t.t.Status != openpay.TransactionStatusChargePending {
 			return errorf(openpay.ErrInvalidParameter, "Only a redirect charge waiting for the payer takes a card")
 		}
-		o := ChargeOutcome(k.number, t.email)
+		email := ""
+		if t.later != nil {
+			email = t.later.email
+		}
+		o := ChargeOutcome(k.number, email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
 		k.pendingCVV = ""
 		wireCard := k.wire()

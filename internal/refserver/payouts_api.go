@@ -210,7 +210,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	}
 	t := s.newMoneyTx(openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
 		req.amount, req.description, req.orderID, customerID)
-	t.t.Status = openpay.TransactionStatusInProgress
+	m.setStatus(t, openpay.TransactionStatusInProgress)
 	switch {
 	case req.bankAccount != nil:
 		t.t.BankAccount = req.bankAccount
@@ -299,7 +299,7 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 // cancelled or failed, which return its amount to the balance it left. The
 // caller holds m.mu and has checked the status.
 func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
-	t.t.Status = status
+	m.setStatus(t, status)
 	t.t.OperationDate = s.Now()
 	t.t.Authorization = strings.ToUpper(t.t.ID)
 	t.t.ErrorMessage = errorMessage
@@ -325,14 +325,10 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	listed := payoutTypeFilter(q.Get("payout_type"))
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
+	if !payoutTypeFilter(q.Get("payout_type")) {
+		flt.p.limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
-	return flt.list(c.m, func(t *tx) bool {
-		return listed && t.t.TransactionType == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
-	}), nil
+	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
+	})
 }

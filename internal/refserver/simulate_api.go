@@ -210,7 +210,7 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		}
 		if t.t.Method == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
 			t.preauth = true
-			t.t.Status = openpay.TransactionStatusInProgress
+			m.setStatus(t, openpay.TransactionStatusInProgress)
 			t.t.Authorization = s.ids.AuthorizationNumber()
 			t.t.OperationDate = s.Now()
 			return nil
@@ -253,7 +253,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
 		t.countPhoneAttempt()
-		t.t.Status = openpay.TransactionStatusFailed
+		m.setStatus(t, openpay.TransactionStatusFailed)
 		t.t.ErrorMessage = declineMessage(code)
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
@@ -267,18 +267,18 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 // may take a balance below zero, as a card network's would).
 func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if t.chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
-			!t.t.Amount.Sub(t.refunded).IsPositive() {
+		if t.after().chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
+			!t.t.Amount.Sub(t.after().refunded).IsPositive() {
 			return errorf(openpay.ErrInvalidParameter, "Only a completed charge with an amount not refunded can be disputed")
 		}
-		held := t.credited.Sub(t.debited)
+		held := t.credited.Sub(t.after().debited)
 		if held.IsPositive() {
 			m.accountFor(t.t.CustomerID).debit(held, true)
-			t.debited = t.debited.Add(held)
-			t.chargebackHeld = held
+			t.after().debited = t.after().debited.Add(held)
+			t.after().chargebackHeld = held
 		}
-		t.chargeback = string(t.t.Status)
-		t.t.Status = openpay.TransactionStatusChargebackPending
+		t.after().chargeback = string(t.t.Status)
+		m.setStatus(t, openpay.TransactionStatusChargebackPending)
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
 		return nil
@@ -295,17 +295,17 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 		}
 		t.t.OperationDate = s.Now()
 		if accepted {
-			t.t.Status = openpay.TransactionStatusChargebackAccepted
+			m.setStatus(t, openpay.TransactionStatusChargebackAccepted)
 			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())
 			return nil
 		}
-		if t.chargebackHeld.IsPositive() {
-			m.accountFor(t.t.CustomerID).credit(t.chargebackHeld)
-			t.debited = t.debited.Sub(t.chargebackHeld)
-			t.chargebackHeld = openpay.Amount{}
+		if t.after().chargebackHeld.IsPositive() {
+			m.accountFor(t.t.CustomerID).credit(t.after().chargebackHeld)
+			t.after().debited = t.after().debited.Sub(t.after().chargebackHeld)
+			t.after().chargebackHeld = openpay.Amount{}
 		}
-		t.t.Status = openpay.TransactionStatus(t.chargeback)
-		t.chargeback = ""
+		m.setStatus(t, openpay.TransactionStatus(t.after().chargeback))
+		t.after().chargeback = ""
 		s.emit(m, openpay.EventTypeChargebackRejected, t.snapshot())
 		return nil
 	})

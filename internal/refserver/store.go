@@ -2,7 +2,10 @@ package refserver
 
 import (
 	"crypto/sha256"
+	"math"
 	"reflect"
+	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -24,6 +27,12 @@ import (
 // under the lock and encoded afterwards. For that to be safe, the pointees of
 // a stored wire value are never modified once stored: to change a nested
 // object, store a new pointer (copy on write). Top-level fields may change.
+//
+// Transaction lists are the one exception to "takes it once": a list that
+// must walk many records takes the lock for listChunk records at a time
+// (txFilter.list), so that writers keep their pace however large the store.
+// For the indexes lists use, a transaction's status and amount change only
+// through m.setStatus and m.setAmount.
 //
 // Money is openpay.Amount (an exact decimal), never a float.
 //
@@ -50,6 +59,27 @@ type merchant struct {
 	tokens    map[string]*token
 	txs       map[string]*tx
 	txList    []*tx // creation order
+	// txIndex holds, per transaction type, the merchant's transactions of
+	// that type (customer "") and each customer's (customer set), in
+	// creation order. The slices are only ever appended to, so a list may
+	// keep a slice it read under the lock and index it later (see
+	// txFilter.list).
+	txIndex map[txKey][]*tx
+	// txStatus holds, per transaction type and status, the merchant's
+	// transactions of that type that have that status, in creation order
+	// (by seq): setStatus moves a transaction from one to the other. Unlike
+	// txIndex these slices change in place; a list reads them under the
+	// lock only and finds its place again by seq after letting go of it.
+	txStatus map[txKey][]*tx
+	// txSeq numbers the merchant's transactions in creation order.
+	txSeq uint32
+	// amounts bounds the amounts of the transactions by blocks of seq, so
+	// that an amount filter skips the blocks that cannot match.
+	amounts amountSummary
+	// clockBack is set once a transaction was created before the one
+	// stored ahead of it (a clock set back): creation order is then no
+	// longer time order, and lists check dates record by record.
+	clockBack bool
 	// orderIDs indexes every transaction of the merchant that carries an
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
@@ -73,6 +103,8 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
 		txs:       make(map[string]*tx),
+		txIndex:   make(map[txKey][]*tx),
+		txStatus:  make(map[txKey][]*tx),
 		orderIDs:  make(map[string]*tx),
 		ext:       make(map[reflect.Type]any),
 	}
@@ -257,6 +289,10 @@ type card struct {
 	// pendingCVV is the security code sent with the card or its last
 	// update, used by the next charge and then dropped.
 	pendingCVV string
+	// charged is the wire form the last charge to the card recorded,
+	// shared by the charges that follow while it stays the same (wire
+	// values are never modified once stored).
+	charged *openpay.Card
 }
 
 // wire returns the card's wire form, number masked.
@@ -294,7 +330,7 @@ type tx struct {
 	t openpay.Transaction
 
 	// kind tells the charge variants apart (card, redirect, ivr, store,
-	// bank, alipay); "" for transactions that are not charges.
+	// bank, alipay); zero for transactions that are not charges.
 	kind chargeKind
 	// preauth: a card charge made with capture false and not captured yet.
 	preauth bool
@@ -302,23 +338,56 @@ type tx struct {
 	// pre-authorization rather than a completed charge when the payer
 	// completes it.
 	captureOnCompletion bool
+	// seq is the transaction's place in the merchant's creation order,
+	// from 1; 0 until addTx stores it. (It fits in what would otherwise be
+	// padding.)
+	seq uint32
+	// credited is what the charge added to the balance (MXN).
+	credited openpay.Amount
+	// later holds what few charges need: what refunds and chargebacks
+	// record, and what the hosted pages need of a charge that waits for
+	// its payer. It is nil until first needed, so that the many charges
+	// decided at once and never refunded or disputed do not carry it (see
+	// after).
+	later *txLater
+}
+
+// txLater is the bookkeeping of a charge's refunds and chargebacks, and
+// the payer's side of a charge that waits for its payer.
+type txLater struct {
 	// redirectURL is where the payer of a redirect, 3-D Secure or Alipay
 	// charge goes back to (the hosted pages, pages.go).
 	redirectURL string
-	// email is the payer's e-mail (the fraud trigger applies on completion
-	// of a pending charge too).
+	// email is the payer's e-mail: the fraud trigger applies when the
+	// payer types the card on the hosted form too.
 	email string
-	// refunded is the amount refunded so far, in the charge's currency.
+	// refunded is the amount refunded so far, in the charge's currency;
+	// debited what refunds and chargebacks took back from the balance.
 	refunded openpay.Amount
-	// credited is what the charge added to the balance (MXN); debited what
-	// refunds and chargebacks took back from it.
-	credited openpay.Amount
 	debited  openpay.Amount
 	// chargeback is the status a charge had before its open chargeback
 	// ("" when none is open); chargebackHeld what the chargeback took from
 	// the balance.
 	chargeback     string
 	chargebackHeld openpay.Amount
+}
+
+// after returns the charge's txLater, created empty on first use. The
+// caller holds m.mu.
+func (t *tx) after() *txLater {
+	if t.later == nil {
+		t.later = &txLater{}
+	}
+	return t.later
+}
+
+// txKey names a list of transactions in merchant.txIndex (those of a type,
+// of one customer or, customer "", of the whole merchant) or in
+// merchant.txStatus (those of a type with a status).
+type txKey struct {
+	typ      openpay.TransactionType
+	customer string
+	status   openpay.TransactionStatus // in merchant.txStatus only
 }
 
 // snapshot returns a copy of the wire form, safe to encode after the lock is
@@ -329,10 +398,113 @@ func (t *tx) snapshot() openpay.Transaction { return t.t }
 // holds m.mu and has checked the order_id with orderIDTaken.
 func (m *merchant) addTx(t *tx) {
 	m.txs[t.t.ID] = t
+	if n := len(m.txList); n > 0 && t.t.CreationDate.Before(m.txList[n-1].t.CreationDate) {
+		m.clockBack = true
+	}
 	m.txList = append(m.txList, t)
+	m.txSeq++
+	t.seq = m.txSeq
+	key := txKey{typ: t.t.TransactionType}
+	m.txIndex[key] = append(m.txIndex[key], t)
+	if t.t.CustomerID != "" {
+		key.customer = t.t.CustomerID
+		m.txIndex[key] = append(m.txIndex[key], t)
+	}
+	m.statusIndex(t, "", t.t.Status)
+	m.amounts.widen(t.seq, t.t.Amount)
 	if t.t.OrderID != "" {
 		m.orderIDs[t.t.OrderID] = t
 	}
+}
+
+// setAmount changes a transaction's amount (a capture of less than was
+// authorized). The caller holds m.mu.
+func (m *merchant) setAmount(t *tx, a openpay.Amount) {
+	t.t.Amount = a
+	if t.seq != 0 {
+		m.amounts.widen(t.seq, a)
+	}
+}
+
+// amountSummary holds, for blocks of consecutive seq at three sizes (64,
+// 4096 and 262144 transactions), the least and the greatest amount in cents any
+// transaction of the block has had. An amount that changes only widens its
+// blocks' bounds, so the bounds stay true; an amount without an exact
+// value in cents makes its blocks unbounded.
+type amountSummary struct {
+	least, most [3][]int64
+}
+
+// amountBlockShift is log2 of the block sizes of amountSummary.
+var amountBlockShift = [3]uint{6, 12, 18}
+
+// widen makes the bounds of the blocks of seq (from 1) cover a.
+func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
+	c, ok := amountCents(a)
+	for lv, shift := range amountBlockShift {
+		b := int((seq - 1) >> shift)
+		for len(s.least[lv]) <= b {
+			s.least[lv] = append(s.least[lv], math.MaxInt64)
+			s.most[lv] = append(s.most[lv], math.MinInt64)
+		}
+		if !ok {
+			s.least[lv][b], s.most[lv][b] = math.MinInt64, math.MaxInt64
+			continue
+		}
+		s.least[lv][b], s.most[lv][b] = min(s.least[lv][b], c), max(s.most[lv][b], c)
+	}
+}
+
+// skip returns the first seq of the largest block holding seq in which no
+// amount can pass the filters, and false when there is none.
+func (s *amountSummary) skip(seq uint32, f amountBounds) (uint32, bool) {
+	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
+		shift := amountBlockShift[lv]
+		b := int((seq - 1) >> shift)
+		if b < len(s.least[lv]) && f.excludes(s.least[lv][b], s.most[lv][b]) {
+			return uint32(b)<<shift + 1, true
+		}
+	}
+	return 0, false
+}
+
+// setStatus changes a transaction's status, and where the merchant's
+// lists find it by status. The caller holds m.mu.
+func (m *merchant) setStatus(t *tx, status openpay.TransactionStatus) {
+	old := t.t.Status
+	t.t.Status = status
+	if t.seq != 0 {
+		m.statusIndex(t, old, status)
+	}
+}
+
+// statusIndex moves a stored transaction from the status list of from to
+// that of to ("" for none). Status changes mostly concern recent
+// transactions, near the end of both lists, so the shifts are short.
+func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
+	if from == to {
+		return
+	}
+	if from != "" {
+		key := txKey{typ: t.t.TransactionType, status: from}
+		l := m.txStatus[key]
+		if i := seqIndex(l, t.seq); i < len(l) && l[i] == t {
+			m.txStatus[key] = slices.Delete(l, i, i+1)
+		}
+	}
+	if to != "" {
+		key := txKey{typ: t.t.TransactionType, status: to}
+		l := m.txStatus[key]
+		if i := seqIndex(l, t.seq); i == len(l) || l[i] != t {
+			m.txStatus[key] = slices.Insert(l, i, t)
+		}
+	}
+}
+
+// seqIndex returns the index of the first transaction of l (in seq order)
+// whose seq is seq or later.
+func seqIndex(l []*tx, seq uint32) int {
+	return sort.Search(len(l), func(i int) bool { return l[i].seq >= seq })
 }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by

@@ -98,7 +98,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	to.credit(req.Amount)
 	out := s.newMoneyTx(openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
-	out.t.Status = openpay.TransactionStatusCompleted
+	m.setStatus(out, openpay.TransactionStatusCompleted)
 	in := &tx{t: out.t}
 	in.t.OperationType, in.t.CustomerID, in.t.OrderID = openpay.OperationTypeIn, to.id, ""
 	// The in side first: the merchant's transaction of the id is then the
@@ -140,13 +140,7 @@ func (s *Server) listTransfers(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	c.m.mu.Lock()
-	defer c.m.mu.Unlock()
-	cu, e := c.scopeCustomer()
-	if e != nil {
-		return nil, e
-	}
-	return flt.list(c.m, func(t *tx) bool {
-		return t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id
-	}), nil
+	return flt.list(c, openpay.TransactionTypeTransfer, func(t *tx, cu *customer) bool {
+		return t.t.TransactionType == openpay.TransactionTypeTransfer && cu != nil && t.t.CustomerID == cu.id
+	})
 }
