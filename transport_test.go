@@ -267,10 +267,13 @@ type harness struct {
 }
 
 // newHarness builds a client for base with the realistic key, a debug
-// logger and fast retries; opts come after those and may replace them.
+// logger and fast retries; opts come after those and may replace them. The
+// per-attempt timeout is far above what any answer here takes, so that a
+// busy machine (-race, 10 MB hostile bodies) cannot turn an answer into a
+// timeout; tests of hanging servers end them with their context.
 func newHarness(t *testing.T, base string, opts ...Option) *harness {
 	logs := newLogSink()
-	all := append([]Option{WithBaseURL(base), WithRetryPolicy(fastPolicy(2)), WithTimeout(5 * time.Second),
+	all := append([]Option{WithBaseURL(base), WithRetryPolicy(fastPolicy(2)), WithTimeout(30 * time.Second),
 		WithLogger(slog.New(logs))}, opts...)
 	c, err := New(tpMerchant, tpKey, all...)
 	require.NoError(t, err)
