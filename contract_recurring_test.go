@@ -121,6 +121,12 @@ func TestContractSubscriptions(t *testing.T) {
 	got, err := subs.Get(ctx, sub.ID)
 	require.NoError(t, err)
 	assert.Equal(t, sub.ID, got.ID)
+	byPlan, err := k.c.Plans.Subscription(ctx, plan.ID, sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, sub.ID, byPlan.ID)
+	assert.Equal(t, cust.ID, byPlan.CustomerID, "found through the plan, without the customer")
+	_, err = k.c.Plans.Subscription(ctx, plan.ID, "snotthere")
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
 	charges := func() []openpay.Transaction {
 		page, err := k.c.Customer(cust.ID).Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{Limit: 100}})

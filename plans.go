@@ -54,3 +54,9 @@ func (ps *PlansService) SubscriptionsPage(ctx context.Context, planID string, pa
 	q, err := params.query()
 	return pageOf[Subscription](ctx, ps.s, q, err, opts, "plans", planID, "subscriptions")
 }
+
+// Subscription returns one subscription to the plan, whichever customer
+// holds it.
+func (ps *PlansService) Subscription(ctx context.Context, planID, subscriptionID string, opts ...CallOption) (*Subscription, error) {
+	return call[Subscription](ctx, ps.s, apiRequest{opts: opts, method: http.MethodGet}, "plans", planID, "subscriptions", subscriptionID)
+}

@@ -46,6 +46,9 @@ import (
 //     deleted plans too (their status says so). The list of a plan's
 //     subscriptions holds every subscription to it, of every customer,
 //     whatever its status.
+//   - one subscription of a plan (the Java SDK's getByPlan) is any of those,
+//     of whichever customer; a subscription to another plan is 1005, as a
+//     card of another customer is.
 
 // Upper bounds the server sets on plan values (see above).
 const (
@@ -61,6 +64,7 @@ func (s *Server) registerPlans(r *routeTable) {
 	r.add("updatePlan", http.MethodPut, "/v1/{merchant_id}/plans/{plan_id}", http.StatusOK, s.updatePlan)
 	r.add("deletePlan", http.MethodDelete, "/v1/{merchant_id}/plans/{plan_id}", http.StatusNoContent, s.deletePlan)
 	r.add("listPlanSubscriptions", http.MethodGet, "/v1/{merchant_id}/plans/{plan_id}/subscriptions", http.StatusOK, s.listPlanSubscriptions)
+	r.add("getPlanSubscription", http.MethodGet, "/v1/{merchant_id}/plans/{plan_id}/subscriptions/{subscription_id}", http.StatusOK, s.getPlanSubscription)
 }
 
 // planState is a merchant's plans. A plan is kept as its wire form: it has
@@ -260,4 +264,20 @@ func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
 	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
 		return sub.created, sub.plan == p
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
+}
+
+// getPlanSubscription answers one subscription to a plan.
+func (s *Server) getPlanSubscription(c *call) (any, *Error) {
+	// A group customer's subscription shows a card the group stores.
+	defer s.lockWithGroups(c.m)()
+	p, e := c.scopePlan()
+	if e != nil {
+		return nil, e
+	}
+	id := c.param("subscription_id")
+	sub := subscriptionsOf(c.m).byID[id]
+	if sub == nil || sub.plan != p {
+		return nil, errNotFound("subscription", id)
+	}
+	return sub.wire(c.m), nil
 }

@@ -232,4 +232,13 @@ func TestPlanSubscriptionsList(t *testing.T) {
 	assert.Equal(t, []string{a2, l1}, ids(env.get("/plans/"+planA+"/subscriptions?creation[gte]=2026-03-11").arr(t)))
 	requireError(t, env.get("/plans/"+planA+"/subscriptions?limit=x"), 1003)
 	requireError(t, env.get("/plans/pnothere/subscriptions"), 1005)
+
+	// One subscription of a plan, of whichever customer, cancelled too.
+	one := requireOK(t, env.get("/plans/"+planA+"/subscriptions/"+l1), http.StatusOK)
+	assert.Equal(t, l1, one["id"])
+	assert.Equal(t, luis, one["customer_id"])
+	assert.Equal(t, "cancelled", requireOK(t, env.get("/plans/"+planA+"/subscriptions/"+a2), http.StatusOK)["status"])
+	requireError(t, env.get("/plans/"+planB+"/subscriptions/"+a1), 1005)
+	requireError(t, env.get("/plans/"+planA+"/subscriptions/snothere"), 1005)
+	requireError(t, env.get("/plans/pnothere/subscriptions/"+a1), 1005)
 }
