@@ -6,12 +6,14 @@ import (
 	"net/http"
 )
 
-// BankAccountsService registers a customer's bank accounts (CLABE), the
-// destinations of payouts: Client.Customer(id).BankAccounts.
+// BankAccountsService registers bank accounts (CLABE), the destinations of
+// payouts: a customer's at Client.Customer(id).BankAccounts, the merchant's
+// own at Client.BankAccounts (not in the public reference; the Java SDK
+// marks its create and delete deprecated).
 type BankAccountsService struct{ s scope }
 
 // Create registers a bank account; the same CLABE twice on one customer
-// gives [ErrBankAccountExists].
+// (or on the merchant) gives [ErrBankAccountExists].
 func (bs *BankAccountsService) Create(ctx context.Context, req BankAccountRequest, opts ...CallOption) (*BankAccount, error) {
 	return call[BankAccount](ctx, bs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "bankaccounts")
 }
@@ -26,7 +28,7 @@ func (bs *BankAccountsService) Delete(ctx context.Context, bankAccountID string,
 	return callNoContent(ctx, bs.s, http.MethodDelete, opts, "bankaccounts", bankAccountID)
 }
 
-// List iterates over the customer's bank accounts, newest first.
+// List iterates over the bank accounts of the scope, newest first.
 func (bs *BankAccountsService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*BankAccount, error] {
 	q, err := params.query()
 	return iterOf[BankAccount](ctx, bs.s, q, err, opts, "bankaccounts")

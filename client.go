@@ -89,6 +89,10 @@ type Client struct {
 	Merchant  *MerchantService
 	Stores    *StoresService
 
+	// BankAccounts holds the merchant's own bank accounts, destinations of
+	// its payouts; a customer's are at Client.Customer(id).BankAccounts.
+	BankAccounts *BankAccountsService
+
 	merchantID     string
 	public         bool
 	authValue      []string // the Authorization header's value

@@ -84,6 +84,22 @@ func TestContractCustomersAndBankAccounts(t *testing.T) {
 	_, err = banks.Get(ctx, ba.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
+	// Bank accounts of the merchant itself: a scope of their own.
+	own, err := k.c.BankAccounts.Create(ctx, openpay.BankAccountRequest{HolderName: "Mi empresa", CLABE: "032180000118359719"})
+	require.NoError(t, err)
+	gotOwn, err := k.c.BankAccounts.Get(ctx, own.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "032XXXXXXXXXX59719", gotOwn.CLABE)
+	ownPage, err := k.c.BankAccounts.ListPage(ctx, nil)
+	require.NoError(t, err)
+	require.Len(t, ownPage, 1)
+	assert.Equal(t, own.ID, ownPage[0].ID)
+	_, err = banks.Get(ctx, own.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound, "not an account of the customer")
+	require.NoError(t, k.c.BankAccounts.Delete(ctx, own.ID))
+	_, err = k.c.BankAccounts.Get(ctx, own.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+
 	// Customer cards: the same number twice is refused.
 	_, err = k.c.Customer(cust.ID).Cards.Create(ctx, cardRequest(openpaytest.CardVisa))
 	require.NoError(t, err)

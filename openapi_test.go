@@ -403,6 +403,8 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"getTokenPoints":    "GET " + P + "/tokens/{token_id}/points",
 		"createBankAccount": "POST " + C + "/bankaccounts", "listBankAccounts": "GET " + C + "/bankaccounts",
 		"getBankAccount": "GET " + C + "/bankaccounts/{bank_account_id}", "deleteBankAccount": "DELETE " + C + "/bankaccounts/{bank_account_id}",
+		"createMerchantBankAccount": "POST " + P + "/bankaccounts", "listMerchantBankAccounts": "GET " + P + "/bankaccounts",
+		"getMerchantBankAccount": "GET " + P + "/bankaccounts/{bank_account_id}", "deleteMerchantBankAccount": "DELETE " + P + "/bankaccounts/{bank_account_id}",
 		"createCustomer": "POST " + P + "/customers", "listCustomers": "GET " + P + "/customers",
 		"getCustomer": "GET " + P + "/customers/{customer_id}", "updateCustomer": "PUT " + P + "/customers/{customer_id}",
 		"deleteCustomer": "DELETE " + P + "/customers/{customer_id}",

@@ -60,6 +60,7 @@ func (c *Client) initServices() {
 	c.Cards = &CardsService{s: s}
 	c.Customers = &CustomersService{s: s}
 	c.Plans = &PlansService{s: s}
+	c.BankAccounts = &BankAccountsService{s: s}
 	c.Tokens = &TokensService{s: s}
 	c.Webhooks = &WebhooksService{s: s}
 	c.Merchant = &MerchantService{s: s}

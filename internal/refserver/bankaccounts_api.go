@@ -7,13 +7,18 @@ import (
 	"github.com/openpay-go/openpay"
 )
 
-// Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts),
-// the destinations of payouts by destination_id.
+// Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
+// or on the merchant itself (/v1/{merchant_id}/bankaccounts, which the Java
+// and .NET SDKs call; Java marks its create and delete deprecated), the
+// destinations of payouts by destination_id. One set of handlers serves
+// both scopes: an account of the merchant has no customer, and each scope
+// sees only its own accounts.
 //
 // Rules: holder_name and clabe required (1001); holder_name at most 80
 // characters, alias at most 45, clabe at most 45 (1003); the CLABE must be
 // 18 digits with a valid check digit (1003 naming clabe); a CLABE already on
-// the customer's accounts answers 2001. Answers show the CLABE masked (bank
+// the accounts of the same owner (the customer, or the merchant) answers
+// 2001. Answers show the CLABE masked (bank
 // code and last five digits) and the bank's code and name from the
 // catalogue. The catalogue the server carries is partial: a valid CLABE of a
 // bank it does not list is accepted, with the bank code of the CLABE and
@@ -24,7 +29,7 @@ import (
 // bankAccount is a stored bank account.
 type bankAccount struct {
 	id         string
-	customerID string
+	customerID string // "" for an account of the merchant
 	created    time.Time
 	holder     string
 	alias      string
@@ -55,12 +60,16 @@ func newBankAccountState() *bankAccountState {
 // bankAccounts returns the merchant's bank accounts. The caller holds m.mu.
 func bankAccounts(m *merchant) *bankAccountState { return extState(m, newBankAccountState) }
 
-// registerBankAccounts registers bank accounts stored on a customer.
+// registerBankAccounts registers bank accounts stored on a customer or on the merchant.
 func (s *Server) registerBankAccounts(r *routeTable) {
 	r.add("listBankAccounts", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/bankaccounts", http.StatusOK, s.listBankAccounts)
 	r.add("createBankAccount", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/bankaccounts", http.StatusOK, s.createBankAccount)
 	r.add("getBankAccount", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/bankaccounts/{bank_account_id}", http.StatusOK, s.getBankAccount)
 	r.add("deleteBankAccount", http.MethodDelete, "/v1/{merchant_id}/customers/{customer_id}/bankaccounts/{bank_account_id}", http.StatusNoContent, s.deleteBankAccount)
+	r.add("listMerchantBankAccounts", http.MethodGet, "/v1/{merchant_id}/bankaccounts", http.StatusOK, s.listBankAccounts)
+	r.add("createMerchantBankAccount", http.MethodPost, "/v1/{merchant_id}/bankaccounts", http.StatusOK, s.createBankAccount)
+	r.add("getMerchantBankAccount", http.MethodGet, "/v1/{merchant_id}/bankaccounts/{bank_account_id}", http.StatusOK, s.getBankAccount)
+	r.add("deleteMerchantBankAccount", http.MethodDelete, "/v1/{merchant_id}/bankaccounts/{bank_account_id}", http.StatusNoContent, s.deleteBankAccount)
 }
 
 // checkBankAccountData applies the bank account rules to a request's
@@ -91,7 +100,8 @@ func checkBankAccountData(f fields, prefix string, req openpay.BankAccountReques
 	return code, name, nil
 }
 
-// createBankAccount stores a bank account on the customer of the path.
+// createBankAccount stores a bank account on the customer of the path, or
+// on the merchant.
 func (s *Server) createBankAccount(c *call) (any, *Error) {
 	f, e := readBody(c, false)
 	if e != nil {
@@ -114,12 +124,12 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 	}
 	bs := bankAccounts(m)
 	for _, b := range bs.list {
-		if b.customerID == cu.id && !b.deleted && b.clabe == req.CLABE {
-			return nil, errorf(openpay.ErrBankAccountExists, "The customer already has a bank account with this CLABE")
+		if b.customerID == ownerID(cu) && !b.deleted && b.clabe == req.CLABE {
+			return nil, errorf(openpay.ErrBankAccountExists, "The owner already has a bank account with this CLABE")
 		}
 	}
 	b := &bankAccount{
-		id: s.ids.NewID(KindBankAccount), customerID: cu.id, created: s.Now(),
+		id: s.ids.NewID(KindBankAccount), customerID: ownerID(cu), created: s.Now(),
 		holder: req.HolderName, alias: req.Alias, clabe: req.CLABE, bankCode: code, bankName: name,
 	}
 	bs.byID[b.id] = b
@@ -128,7 +138,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 }
 
 // scopeBankAccount returns the bank account the path names, on the
-// customer of the path, or 1005. The caller holds c.m.mu.
+// customer of the path (the merchant's own on a merchant path), or 1005. The caller holds c.m.mu.
 func (c *call) scopeBankAccount() (*bankAccount, *Error) {
 	cu, e := c.scopeCustomer()
 	if e != nil {
@@ -136,7 +146,7 @@ func (c *call) scopeBankAccount() (*bankAccount, *Error) {
 	}
 	id := c.param("bank_account_id")
 	b := bankAccounts(c.m).byID[id]
-	if b == nil || b.deleted || b.customerID != cu.id {
+	if b == nil || b.deleted || b.customerID != ownerID(cu) {
 		return nil, errNotFound("bank account", id)
 	}
 	return b, nil
@@ -165,7 +175,8 @@ func (s *Server) deleteBankAccount(c *call) (any, *Error) {
 	return nil, nil
 }
 
-// listBankAccounts lists the customer's bank accounts, newest first.
+// listBankAccounts lists the bank accounts of the customer, or of the
+// merchant, newest first.
 func (s *Server) listBankAccounts(c *call) (any, *Error) {
 	p, e := parseListParams(c.r.URL.Query())
 	if e != nil {
@@ -178,6 +189,6 @@ func (s *Server) listBankAccounts(c *call) (any, *Error) {
 		return nil, e
 	}
 	return page(p, bankAccounts(c.m).list, func(b *bankAccount) (time.Time, bool) {
-		return b.created, b.customerID == cu.id && !b.deleted
+		return b.created, b.customerID == ownerID(cu) && !b.deleted
 	}, (*bankAccount).wire), nil
 }

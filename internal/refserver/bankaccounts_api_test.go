@@ -100,3 +100,41 @@ func TestCreateBankAccountErrors(t *testing.T) {
 	requireError(t, env.do(http.MethodPost, env.mp(path), env.m.PublicKey, ok), 1010)
 	require.Empty(t, env.get(path).arr(t), "no failed request stored anything")
 }
+
+func TestMerchantBankAccounts(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	fund(t, env, "", "100.00")
+	cu := createCustomerHTTP(t, env, "Juan", false)
+	custAcct := requireOK(t, env.post("/customers/"+cu+"/bankaccounts", map[string]any{"holder_name": "Juan", "clabe": clabeIXE}), http.StatusOK)["id"].(string)
+
+	// The merchant's own accounts: the same rules and answer as a customer's;
+	// the CLABE of a customer's account is the merchant's to register too.
+	o := requireOK(t, env.post("/bankaccounts", map[string]any{"holder_name": "Mi empresa", "clabe": clabeIXE}), http.StatusOK)
+	assert.Equal(t, []string{"alias", "bank_code", "bank_name", "clabe", "creation_date", "holder_name", "id"}, keysOf(o))
+	assert.Equal(t, "032XXXXXXXXXX59719", o["clabe"])
+	id := o["id"].(string)
+	assert.Equal(t, o, requireOK(t, env.get("/bankaccounts/"+id), http.StatusOK))
+	requireError(t, env.post("/bankaccounts", map[string]any{"holder_name": "Mi empresa", "clabe": clabeIXE}), 2001)
+	requireError(t, env.post("/bankaccounts", map[string]any{"holder_name": "Mi empresa"}), 1001)
+	env.clock.Advance(time.Hour)
+	second := requireOK(t, env.post("/bankaccounts", map[string]any{"holder_name": "Mi empresa", "clabe": clabeBancomer}), http.StatusOK)["id"].(string)
+
+	// Each scope sees its own accounts only.
+	assert.Equal(t, []string{second, id}, ids(env.get("/bankaccounts").arr(t)))
+	assert.Equal(t, []string{custAcct}, ids(env.get("/customers/"+cu+"/bankaccounts").arr(t)))
+	requireError(t, env.get("/bankaccounts/"+custAcct), 1005)
+	requireError(t, env.get("/customers/"+cu+"/bankaccounts/"+id), 1005)
+	requireError(t, env.del("/bankaccounts/"+custAcct), 1005)
+
+	// A payout from the merchant's balance may go to its own account; a
+	// customer's balance may not pay into it.
+	p := requireOK(t, env.post("/payouts", bankPayout(id)), http.StatusOK)
+	assert.Equal(t, id, p["bank_account"].(map[string]any)["id"])
+	requireError(t, env.post("/customers/"+cu+"/payouts", bankPayout(id)), 1005)
+
+	requireOK(t, env.del("/bankaccounts/"+id), http.StatusNoContent)
+	requireError(t, env.get("/bankaccounts/"+id), 1005)
+	assert.Equal(t, []string{second}, ids(env.get("/bankaccounts").arr(t)))
+	requireError(t, env.post("/payouts", bankPayout(id)), 1005)
+}

@@ -155,7 +155,8 @@ func (cs cardSet) add(k card) *card {
 	return stored
 }
 
-// ownerID is the customer id cards of cu carry ("" at merchant level).
+// ownerID is the customer id the cards and bank accounts of cu carry ("" at
+// merchant level).
 func ownerID(cu *customer) string {
 	if cu == nil {
 		return ""

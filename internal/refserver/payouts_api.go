@@ -16,8 +16,9 @@ import (
 // Variants, told apart by method and the members that come with it:
 //
 //	method bank_account + destination_id  a stored bank account: at customer scope one of the
-//	                                      customer's; at merchant scope one of any customer of
-//	                                      the merchant (the merchant paying a customer's account)
+//	                                      customer's; at merchant scope one of the merchant's own
+//	                                      or of any customer of the merchant (the merchant paying
+//	                                      a customer's account)
 //	method bank_account + bank_account    holder_name and clabe in the request (checked as a
 //	                                      stored account is: 1001, 1003)
 //	method card + destination_id          a stored card of the scope whose allows_payouts is true
@@ -218,7 +219,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		t.t.Card = req.card
 	case req.method == openpay.PayoutMethodBankAccount:
 		b := bankAccounts(m).byID[req.destinationID]
-		if b == nil || b.deleted || (cu != nil && b.customerID != cu.id) || (cu == nil && m.customers.get(b.customerID) == nil) {
+		if b == nil || b.deleted || (cu != nil && b.customerID != cu.id) || (cu == nil && b.customerID != "" && m.customers.get(b.customerID) == nil) {
 			return nil, errNotFound("bank account", req.destinationID)
 		}
 		w := b.wire()
