@@ -92,6 +92,8 @@ type Client struct {
 	// BankAccounts holds the merchant's own bank accounts, destinations of
 	// its payouts; a customer's are at Client.Customer(id).BankAccounts.
 	BankAccounts *BankAccountsService
+	// BINs looks up card prefixes.
+	BINs *BINsService
 
 	merchantID     string
 	public         bool

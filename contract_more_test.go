@@ -340,3 +340,20 @@ func TestContractGroupOperations(t *testing.T) {
 	_, err = cards.Get(ctx, byData.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 }
+
+func TestContractBINLookup(t *testing.T) {
+	t.Parallel()
+	k := newContract(t, openpaytest.Deterministic())
+	ctx := context.Background()
+	bin, err := k.c.BINs.Get(ctx, openpaytest.CardVisa[:6])
+	require.NoError(t, err)
+	assert.Equal(t, openpaytest.CardVisa[:6], bin.BIN)
+	assert.Equal(t, "BANAMEX", bin.Bank)
+	assert.Equal(t, "debit", bin.Type)
+	assert.Equal(t, "MX", bin.CountryCode)
+	assert.True(t, bin.AllowedOnline)
+	_, err = k.c.BINs.Get(ctx, "123456")
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+	_, err = k.c.BINs.Get(ctx, "12345")
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+}

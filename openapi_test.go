@@ -411,6 +411,7 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"createPlan":     "POST " + P + "/plans", "listPlans": "GET " + P + "/plans", "getPlan": "GET " + P + "/plans/{plan_id}",
 		"updatePlan": "PUT " + P + "/plans/{plan_id}", "deletePlan": "DELETE " + P + "/plans/{plan_id}",
 		"listPlanSubscriptions": "GET " + P + "/plans/{plan_id}/subscriptions",
+		"getBin":                "GET " + P + "/bines/{bin}",
 		"getPlanSubscription":   "GET " + P + "/plans/{plan_id}/subscriptions/{subscription_id}",
 		"createSubscription":    "POST " + C + "/subscriptions", "listSubscriptions": "GET " + C + "/subscriptions",
 		"getSubscription":    "GET " + C + "/subscriptions/{subscription_id}",

@@ -61,6 +61,7 @@ func (c *Client) initServices() {
 	c.Customers = &CustomersService{s: s}
 	c.Plans = &PlansService{s: s}
 	c.BankAccounts = &BankAccountsService{s: s}
+	c.BINs = &BINsService{s: s}
 	c.Tokens = &TokensService{s: s}
 	c.Webhooks = &WebhooksService{s: s}
 	c.Merchant = &MerchantService{s: s}

@@ -695,6 +695,37 @@ type Card struct {
 	Type string `json:"type"`
 }
 
+// CardBIN The data of a BIN (issuer prefix), as the BIN lookup answers it. The members are those the Java SDK's `Bin` reads; the gateway documents none of them.
+type CardBIN struct {
+	// AllowedOnline Whether the cards may pay online.
+	AllowedOnline bool `json:"allowed_online"`
+
+	// AllowedSantanderPoints Whether the cards may pay with Santander reward points.
+	AllowedSantanderPoints bool `json:"allowed_santander_points"`
+
+	// Bank Abbreviated bank name from the bank catalogue.
+	Bank string `json:"bank"`
+
+	// BankCode Bank code from the bank catalogue.
+	BankCode string `json:"bank_code"`
+	BIN      string `json:"bin"`
+
+	// Brand Card brand, as on cards (visa, mastercard, american_express, carnet).
+	Brand string `json:"brand"`
+
+	// Category The card's category (product line); the gateway publishes no list of values.
+	Category string `json:"category"`
+
+	// Country Country of the issuer, by name.
+	Country string `json:"country"`
+
+	// CountryCode Country of the issuer, ISO 3166-1 alpha-2.
+	CountryCode string `json:"country_code"`
+
+	// Type debit or credit.
+	Type string `json:"type"`
+}
+
 // CardBrand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
 type CardBrand string
 

@@ -203,6 +203,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerMerchant(r)
 	s.registerCards(r)
 	s.registerTokens(r)
+	s.registerBINs(r)
 	s.registerCharges(r)
 	s.registerCustomers(r)
 	s.registerBankAccounts(r)
