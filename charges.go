@@ -100,6 +100,15 @@ func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListP
 	return pageOf[Transaction](ctx, cs.s, q, err, opts, "charges")
 }
 
+// Update changes a charge's description or order ID (the members of req
+// that are not empty); a new order ID must be unused, else
+// [ErrDuplicateOrderID]. The public reference does not document it; the
+// Java SDK and the PrestaShop module call it. At the merchant level it also
+// finds a customer's charge.
+func (cs *ChargesService) Update(ctx context.Context, chargeID string, req ChargeUpdateRequest, opts ...CallOption) (*Transaction, error) {
+	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPut, body: req}, "charges", chargeID)
+}
+
 // Capture confirms a pre-authorization (a card charge made with
 // Capture: Ptr(false)). A zero req.Amount captures the whole authorized
 // amount; a smaller amount captures part of it. The charge becomes

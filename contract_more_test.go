@@ -357,3 +357,31 @@ func TestContractBINLookup(t *testing.T) {
 	_, err = k.c.BINs.Get(ctx, "12345")
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
 }
+
+func TestContractChargeUpdate(t *testing.T) {
+	t.Parallel()
+	k := newContract(t, openpaytest.Deterministic())
+	ctx := context.Background()
+	cust, card := k.subscriber(t, openpaytest.CardVisa)
+	ch, err := k.c.Customer(cust.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("100"),
+		Description: "first", OrderID: "order-1"})
+	require.NoError(t, err)
+	other, err := k.c.Customer(cust.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("5"),
+		Description: "second", OrderID: "order-2"})
+	require.NoError(t, err)
+
+	upd, err := k.c.Customer(cust.ID).Charges.Update(ctx, ch.ID, openpay.ChargeUpdateRequest{Description: "Pedido 77"})
+	require.NoError(t, err)
+	assert.Equal(t, "Pedido 77", upd.Description)
+	assert.Equal(t, "order-1", upd.OrderID, "a member not sent stays")
+	upd, err = k.c.Charges.Update(ctx, ch.ID, openpay.ChargeUpdateRequest{OrderID: "pedido-77"})
+	require.NoError(t, err, "the merchant path finds a customer's charge")
+	assert.Equal(t, "pedido-77", upd.OrderID)
+	got, err := k.c.Charges.Get(ctx, ch.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "pedido-77", got.OrderID)
+	_, err = k.c.Charges.Update(ctx, other.ID, openpay.ChargeUpdateRequest{OrderID: "pedido-77"})
+	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
+	_, err = k.c.Charges.Update(ctx, "trnotthere", openpay.ChargeUpdateRequest{Description: "x"})
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+}

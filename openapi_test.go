@@ -384,6 +384,7 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"createCharge": "POST " + P + "/charges", "createCustomerCharge": "POST " + C + "/charges",
 		"listCharges": "GET " + P + "/charges", "listCustomerCharges": "GET " + C + "/charges",
 		"getCharge": "GET " + P + "/charges/{transaction_id}", "getCustomerCharge": "GET " + C + "/charges/{transaction_id}",
+		"updateCharge": "PUT " + P + "/charges/{transaction_id}", "updateCustomerCharge": "PUT " + C + "/charges/{transaction_id}",
 		"captureCharge": "POST " + P + "/charges/{transaction_id}/capture", "captureCustomerCharge": "POST " + C + "/charges/{transaction_id}/capture",
 		"refundCharge": "POST " + P + "/charges/{transaction_id}/refund", "refundCustomerCharge": "POST " + C + "/charges/{transaction_id}/refund",
 		"cancelCharge": "POST " + P + "/charges/{transaction_id}/cancel", "cancelCustomerCharge": "POST " + C + "/charges/{transaction_id}/cancel",

@@ -904,6 +904,14 @@ type ChargeCustomer struct {
 // ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
 type ChargeMethod string
 
+// ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
+type ChargeUpdateRequest struct {
+	Description string `json:"description,omitempty,omitzero"`
+
+	// OrderID Unique among the merchant's transactions.
+	OrderID string `json:"order_id,omitempty,omitzero"`
+}
+
 // Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 type Currency string
 
