@@ -57,7 +57,7 @@ func (cs *CardsService) ListPage(ctx context.Context, params *ListParams, opts .
 // issuers' points programmes; a card without one gives
 // [ErrCardNotValidForPoints].
 func (cs *CardsService) Points(ctx context.Context, cardID string, opts ...CallOption) ([]PointsBalance, error) {
-	out, err := call[[]PointsBalance](ctx, cs.s, apiRequest{method: http.MethodGet}, "cards", cardID, "points")
+	out, err := call[[]PointsBalance](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "cards", cardID, "points")
 	if err != nil {
 		return nil, err
 	}

@@ -64,6 +64,27 @@ func TestWithResponseInfo(t *testing.T) {
 		assert.Equal(t, "tr6cxbcefzatd10guvvw", tx.ID)
 		assert.Equal(t, ResponseInfo{HTTPStatus: 409, RequestID: tpRequestID, Attempts: 2, Reconciled: true}, info)
 	})
+	// The calls that answer a plain array pass their options on too.
+	t.Run("array answers", func(t *testing.T) {
+		t.Parallel()
+		srv := newScriptServer(t, reply(200, `[]`, "X-Request-Id", "r-array"))
+		c := client(t, srv)
+		for name, call := range map[string]func(info *ResponseInfo) error{
+			"Cards.Points": func(info *ResponseInfo) error {
+				_, err := c.Cards.Points(ctx, "k1", WithResponseInfo(info))
+				return err
+			},
+			"Tokens.Points": func(info *ResponseInfo) error {
+				_, err := c.Tokens.Points(ctx, "t1", WithResponseInfo(info))
+				return err
+			},
+			"Webhooks.List": func(info *ResponseInfo) error { _, err := c.Webhooks.List(ctx, WithResponseInfo(info)); return err },
+		} {
+			var info ResponseInfo
+			require.NoError(t, call(&info), name)
+			assert.Equal(t, ResponseInfo{HTTPStatus: 200, RequestID: "r-array", Attempts: 1}, info, name)
+		}
+	})
 	t.Run("iterator: the last page", func(t *testing.T) {
 		t.Parallel()
 		srv := newScriptServer(t, reply(200, "["+tpTx+"]", "X-Request-Id", "r-page"))

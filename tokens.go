@@ -25,7 +25,7 @@ func (ts *TokensService) Get(ctx context.Context, tokenID string, opts ...CallOp
 
 // Points returns the reward-points balances of the card behind a token.
 func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...CallOption) ([]PointsBalance, error) {
-	out, err := call[[]PointsBalance](ctx, ts.s, apiRequest{method: http.MethodGet}, "tokens", tokenID, "points")
+	out, err := call[[]PointsBalance](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID, "points")
 	if err != nil {
 		return nil, err
 	}

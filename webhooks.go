@@ -27,7 +27,7 @@ func (ws *WebhooksService) Get(ctx context.Context, webhookID string, opts ...Ca
 
 // List returns every webhook of the merchant.
 func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webhook, error) {
-	out, err := call[[]Webhook](ctx, ws.s, apiRequest{method: http.MethodGet}, "webhooks")
+	out, err := call[[]Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
 	if err != nil {
 		return nil, err
 	}
