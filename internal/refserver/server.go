@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -124,8 +125,10 @@ type Server struct {
 	merchants map[string]*merchant
 	groups    map[string]*group
 
-	hooksMu      sync.Mutex
-	eventHooks   []func(Event)
+	hooksMu sync.Mutex
+	// eventHooks is replaced, never changed in place (under hooksMu), so
+	// that emit, called for every transaction, reads it without a lock.
+	eventHooks   atomic.Pointer[[]func(Event)]
 	clockWork    []clockWork
 	closers      []func()
 	closeOnce    sync.Once
