@@ -48,7 +48,7 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method != http.MethodOptions || !fromBrowser(r) || method == "" {
 		return false
 	}
-	rt, _, _ := s.routes.match(method, r.URL)
+	rt, _, _ := s.routes.match(method, r.URL, nil)
 	if rt == nil || !rt.browser {
 		return false
 	}

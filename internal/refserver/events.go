@@ -46,11 +46,10 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction)
 		m.events = append([]*Event(nil), m.events[len(m.events)-maxEventsKept:]...)
 	}
 	m.events = append(m.events, ev)
-	s.hooksMu.Lock()
-	hooks := s.eventHooks
-	s.hooksMu.Unlock()
-	for _, h := range hooks {
-		h(*ev)
+	if hooks := s.eventHooks.Load(); hooks != nil {
+		for _, h := range *hooks {
+			h(*ev)
+		}
 	}
 }
 
@@ -60,7 +59,12 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction)
 func (s *Server) onEvent(h func(Event)) {
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
-	s.eventHooks = append(s.eventHooks, h)
+	var hooks []func(Event)
+	if old := s.eventHooks.Load(); old != nil {
+		hooks = append(hooks, *old...)
+	}
+	hooks = append(hooks, h)
+	s.eventHooks.Store(&hooks)
 }
 
 // Events returns the events recorded for a merchant, oldest first.

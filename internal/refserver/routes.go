@@ -133,16 +133,17 @@ func (t *routeTable) simulate(name, pattern string, h handlerFunc) *route {
 }
 
 // match finds the route for a method and URL. It returns the route and the
-// values of its parameters; or nil and the methods the path accepts (empty
-// when no route has this path).
-func (t *routeTable) match(method string, u *url.URL) (*route, []string, []string) {
+// values of its parameters, appended to dst; or nil and the methods the path
+// accepts (empty when no route has this path). A path of common length is
+// split without allocating.
+func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []string, []string) {
 	raw := u.EscapedPath()
 	if !strings.HasPrefix(raw, "/") {
 		return nil, nil, nil
 	}
-	parts := strings.Split(raw[1:], "/")
-	segs := make([]string, len(parts))
-	for i, p := range parts {
+	var buf [16]string
+	segs := buf[:0]
+	for p := range strings.SplitSeq(raw[1:], "/") {
 		if p == "" {
 			return nil, nil, nil
 		}
@@ -150,34 +151,36 @@ func (t *routeTable) match(method string, u *url.URL) (*route, []string, []strin
 		if err != nil || v == "" {
 			return nil, nil, nil
 		}
-		segs[i] = v
+		segs = append(segs, v)
 	}
 	var best *route
-	var allowed []string
 	bestPathLiterals := -1
-	for _, rt := range t.bySegs[len(segs)] {
+	candidates := t.bySegs[len(segs)]
+	for _, rt := range candidates {
 		if !rt.matches(segs) {
 			continue
 		}
 		// Among the patterns that match the path, only the most specific
 		// ones count, for the method and for the Allow list.
-		switch {
-		case rt.literals > bestPathLiterals:
-			bestPathLiterals = rt.literals
-			best, allowed = nil, nil
-		case rt.literals < bestPathLiterals:
-			continue
+		if rt.literals > bestPathLiterals {
+			bestPathLiterals, best = rt.literals, nil
 		}
-		if rt.method == method || (method == http.MethodHead && rt.method == http.MethodGet) {
+		if rt.literals == bestPathLiterals &&
+			(rt.method == method || (method == http.MethodHead && rt.method == http.MethodGet)) {
 			best = rt
 		}
-		allowed = append(allowed, rt.method)
 	}
 	if best == nil {
+		var allowed []string
+		for _, rt := range candidates {
+			if rt.literals == bestPathLiterals && rt.matches(segs) {
+				allowed = append(allowed, rt.method)
+			}
+		}
 		slices.Sort(allowed)
 		return nil, slices.Compact(allowed), nil
 	}
-	params := make([]string, 0, len(best.params))
+	params := dst[:0]
 	for i, lit := range best.segs {
 		if lit == "" {
 			params = append(params, segs[i])

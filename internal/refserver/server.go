@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -124,8 +125,10 @@ type Server struct {
 	merchants map[string]*merchant
 	groups    map[string]*group
 
-	hooksMu      sync.Mutex
-	eventHooks   []func(Event)
+	hooksMu sync.Mutex
+	// eventHooks is replaced, never changed in place (under hooksMu), so
+	// that emit, called for every transaction, reads it without a lock.
+	eventHooks   atomic.Pointer[[]func(Event)]
 	clockWork    []clockWork
 	closers      []func()
 	closeOnce    sync.Once
@@ -347,10 +350,25 @@ type call struct {
 	g *group
 	// key is the kind of key that authenticated the request.
 	key keyKind
+	// params are the values of the route's path parameters, in the order
+	// of route.params (kept here rather than with Request.SetPathValue,
+	// which allocates a map per request); paramBuf is their storage.
+	params   []string
+	paramBuf [4]string
 }
 
 // param returns the path parameter with the given name ("" when absent).
-func (c *call) param(name string) string { return c.r.PathValue(name) }
+func (c *call) param(name string) string {
+	if c.route == nil {
+		return ""
+	}
+	for i, n := range c.route.params {
+		if n == name {
+			return c.params[i]
+		}
+	}
+	return ""
+}
 
 // statusWriter remembers the status written, so the recovery layer knows
 // whether it may still answer, and the log can say what was answered.
@@ -399,7 +417,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return
 	}
-	rt, allowed, params := s.routes.match(r.Method, r.URL)
+	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
 	if rt == nil {
 		if len(allowed) > 0 {
 			sw.Header().Set("Allow", strings.Join(allowed, ", "))
@@ -411,12 +429,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
 		return
 	}
-	c.route = rt
+	c.route, c.params = rt, params
 	if rt.browser {
 		allowOrigin(sw.Header(), r)
-	}
-	for i, name := range rt.params {
-		r.SetPathValue(name, params[i])
 	}
 	if e := s.authenticate(c); e != nil {
 		writeError(sw, c.requestID, e)

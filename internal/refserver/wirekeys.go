@@ -57,13 +57,29 @@ type keyPlanSpec struct {
 type keyPlan struct {
 	keys  []wireKey
 	byKey map[string]memberPlan
-	// lengths has bit n set when byKey holds a key of n bytes (n < 64), so
-	// that most of an object's keys, which the plan does not know, are
-	// passed over without a map lookup.
-	lengths  uint64
+	// byLen is byKey by the keys' length (the last entry holds the longer
+	// ones), so that an object's keys are looked up by comparing a few
+	// bytes instead of hashing each: most have no entry of their length.
+	byLen    [64][]namedMember
 	always   uint64
 	variants []planVariant
 	heads    []string // first segment of each variant's path
+}
+
+// namedMember is an entry of keyPlan.byLen.
+type namedMember struct {
+	name string
+	memberPlan
+}
+
+// member is what the plan knows of key, ok false when nothing.
+func (p *keyPlan) member(key []byte) (memberPlan, bool) {
+	for _, nm := range p.byLen[min(len(key), 63)] {
+		if nm.name == string(key) {
+			return nm.memberPlan, true
+		}
+	}
+	return memberPlan{}, false
 }
 
 // memberPlan is what a plan knows of one key of its objects.
@@ -140,9 +156,6 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			}
 			p.variants = append(p.variants, pv)
 		}
-		for key := range p.byKey {
-			p.lengths |= 1 << min(len(key), 63)
-		}
 		if len(p.heads) > maxHeads {
 			panic(fmt.Sprintf("refserver: key plan %s has variants on %d members", sp.name, len(p.heads)))
 		}
@@ -154,7 +167,12 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			m := member(key)
 			m.plan = child
 			p.byKey[key] = m
-			p.lengths |= 1 << min(len(key), 63)
+		}
+	}
+	for _, p := range plans {
+		for key, m := range p.byKey {
+			n := min(len(key), 63)
+			p.byLen[n] = append(p.byLen[n], namedMember{name: key, memberPlan: m})
 		}
 	}
 	return plans
@@ -235,11 +253,7 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 	i++
 	for f.src[i] != '}' {
 		end := skipString(f.src, i)
-		var m memberPlan
-		ok := false
-		if n := end - 2 - i; p.lengths&(1<<min(n, 63)) != 0 {
-			m, ok = p.byKey[string(f.src[i+1:end-1])]
-		}
+		m, ok := p.member(f.src[i+1 : end-1])
 		start := end + 1 // after the colon
 		if ok {
 			i = f.value(start, m.plan)

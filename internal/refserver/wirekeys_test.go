@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
+	"math/bits"
 	"os"
 	"reflect"
 	"slices"
@@ -535,6 +536,8 @@ func TestKeyFillerEdges(t *testing.T) {
 		{`{"self":{"self":{}},"a":1}`, `{"self":{"self":{"a":null},"a":null},"a":1}`},
 		{`{"s":"a\"}{\\","t":["}",{"a":1}],"a":1}`, `{"s":"a\"}{\\","t":["}",{"a":1}],"a":1}`},
 		{`[{},{"a":true}]` + "\n", `[{"a":null},{"a":true}]` + "\n"},
+		{`{"s":"x\\\"}y\"\\","z":"\\","a":1}`, `{"s":"x\\\"}y\"\\","z":"\\","a":1}`},
+		{`{"s":"\\\\","b":{}}`, `{"s":"\\\\","b":{},"a":null}`},
 	} {
 		f := keyFiller{src: []byte(c.in)}
 		f.value(0, o)
@@ -543,6 +546,29 @@ func TestKeyFillerEdges(t *testing.T) {
 			got = string(append(f.dst, f.src[f.last:]...))
 		}
 		assert.Equal(t, c.want, got, c.in)
+	}
+}
+
+// TestKeyPlanMemberByLength checks the lookup of an object's keys in a
+// plan: keys of one length told apart, and keys longer than the length table
+// found all the same.
+func TestKeyPlanMemberByLength(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("k", 70)
+	plans := buildKeyPlans([]keyPlanSpec{{name: "O", always: []wireKey{{"ab", "null"}, {"cd", "0"}, {long, "false"}}}})
+	o := plans["O"]
+	for _, c := range []struct {
+		key  string
+		want string // the key's zero, "" when the plan does not know it
+	}{
+		{"ab", "null"}, {"cd", "0"}, {"ac", ""}, {"a", ""}, {long, "false"}, {long + "x", ""}, {long[1:], ""},
+	} {
+		m, ok := o.member([]byte(c.key))
+		got := ""
+		if ok {
+			got = o.keys[bits.TrailingZeros64(m.bit)].zero
+		}
+		assert.Equal(t, c.want, got, c.key)
 	}
 }
 
