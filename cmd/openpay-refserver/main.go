@@ -100,6 +100,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seedFile := fs.String("seed-file", "", "start with the merchants, groups, balances, customers, cards and plans of this JSON or YAML file")
 	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
+	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
 	// Usage is printed here rather than by Parse: asked for, it goes to
 	// stdout (the command succeeds); after a bad flag, to stderr.
 	fs.Usage = func() {}
@@ -115,6 +116,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if *queueLimit < 1 {
+		return errors.New("--webhook-queue-limit must be at least 1")
 	}
 	var sd refserver.Seed
 	if *seedFile != "" {
@@ -136,7 +140,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	baseURL := "http://" + ln.Addr().String()
-	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL}
+	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL, WebhookQueueLimit: *queueLimit}
 	if *seed != 0 {
 		opts.IDSeed = seed
 	}

@@ -146,6 +146,7 @@ func TestBadArguments(t *testing.T) {
 	assert.Error(t, run(ctx, []string{"--nope"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"extra"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--fake-clock", "yesterday"}, &out, &errOut))
+	assert.ErrorContains(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--webhook-queue-limit", "0"}, &out, &errOut), "--webhook-queue-limit")
 	assert.Error(t, run(ctx, []string{"--addr", "256.1.1.1:0"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--private-key", "k", "--public-key", "k"}, &out, &errOut))
 	assert.Empty(t, out.String(), "no URL printed when the server does not start")
@@ -199,7 +200,7 @@ func TestHelpExitsZero(t *testing.T) {
 				assert.Contains(t, usage, "flag provided but not defined: -nope")
 			}
 			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose"} {
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit"} {
 				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
 			}
 			assert.Empty(t, other)
