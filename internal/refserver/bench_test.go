@@ -110,6 +110,21 @@ type benchEnv struct {
 	m   MerchantConfig
 }
 
+// newBenchEnv starts a reference server with one merchant over HTTP; both
+// stop when the benchmark ends.
+func newBenchEnv(b *testing.B) *benchEnv {
+	b.Helper()
+	s := New(Options{})
+	b.Cleanup(s.Close)
+	srv := httptest.NewServer(s)
+	b.Cleanup(srv.Close)
+	m, err := s.AddMerchant(MerchantConfig{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &benchEnv{s: s, srv: srv, m: m}
+}
+
 func (e *benchEnv) post(b *testing.B, path string, body any) map[string]any {
 	b.Helper()
 	res, err := postJSON(e.srv.URL+"/v1/"+e.m.ID+path, e.m.PrivateKey, body)
@@ -234,15 +249,8 @@ func BenchmarkEndpoints(b *testing.B) {
 		var answer []byte
 		var rq benchRequest
 		b.Run(ep.name+"/server", func(b *testing.B) {
-			s := New(Options{})
-			defer s.Close()
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			m, err := s.AddMerchant(MerchantConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			env := &benchEnv{s: s, srv: srv, m: m}
+			env := newBenchEnv(b)
+			srv, m := env.srv, env.m
 			rq = ep.setup(b, env)
 			answer = sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
 			runClients(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
@@ -313,15 +321,9 @@ const ratioRound = 200
 func BenchmarkEndpointRatios(b *testing.B) {
 	for _, ep := range benchEndpoints {
 		b.Run(ep.name, func(b *testing.B) {
-			s := New(Options{})
-			defer s.Close()
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			m, err := s.AddMerchant(MerchantConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			rq := ep.setup(b, &benchEnv{s: s, srv: srv, m: m})
+			env := newBenchEnv(b)
+			srv, m := env.srv, env.m
+			rq := ep.setup(b, env)
 			yardstick := httptest.NewServer(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)))
 			defer yardstick.Close()
 			sides := []struct {

@@ -20,14 +20,8 @@ import (
 func BenchmarkWebhookSlowReceiver(b *testing.B) {
 	for _, mode := range []string{"none", "slow", "down"} {
 		b.Run(mode, func(b *testing.B) {
-			s := New(Options{})
-			defer s.Close()
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			m, err := s.AddMerchant(MerchantConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			env := newBenchEnv(b)
+			s, m := env.s, env.m
 			release := make(chan struct{})
 			rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.ContentLength > 0 && r.ContentLength < 200 { // the verification event
@@ -40,7 +34,6 @@ func BenchmarkWebhookSlowReceiver(b *testing.B) {
 			}))
 			defer rc.Close()
 			defer close(release)
-			env := &benchEnv{s: s, srv: srv, m: m}
 			var id string
 			if mode != "none" {
 				id = env.post(b, "/webhooks", map[string]any{"url": rc.URL, "event_types": []string{"spei.received"}})["id"].(string)
