@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -112,13 +111,7 @@ func (e *Error) Is(target error) bool {
 }
 
 func (e *Error) outcomeUnknown() bool {
-	return changesState(e.Method) && e.HTTPStatus != 0 && transport.StatusMayHaveActed(e.HTTPStatus)
-}
-
-// changesState reports whether a call with this method may change
-// something at the gateway.
-func changesState(method string) bool {
-	return method != "" && method != http.MethodGet && method != http.MethodHead
+	return transport.ChangesState(e.Method) && e.HTTPStatus != 0 && transport.StatusMayHaveActed(e.HTTPStatus)
 }
 
 // Category is the class of an error reported by the gateway. Each category
@@ -322,7 +315,7 @@ func (e *TransportError) Is(target error) bool {
 }
 
 func (e *TransportError) outcomeUnknown() bool {
-	return e.MayHaveReached && changesState(e.Method)
+	return e.MayHaveReached && transport.ChangesState(e.Method)
 }
 
 // Bounds on what a server's answer can put in an error: excerptRunes on

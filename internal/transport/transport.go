@@ -142,6 +142,14 @@ func (a Attempt) MayHaveActed() bool {
 	return StatusMayHaveActed(a.Status)
 }
 
+// ChangesState reports whether a request with this method may change
+// something at the server: anything but a read (GET, HEAD). Whether such a
+// request may be repeated, and whether a lost answer leaves its outcome
+// unknown, both follow from it.
+func ChangesState(method string) bool {
+	return method != "" && method != http.MethodGet && method != http.MethodHead
+}
+
 // StatusMayHaveActed reports whether a server that answered a
 // state-changing request with this status may have carried it out: a
 // success, or a server error other than 503 (unavailable, which refuses
@@ -308,7 +316,7 @@ func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 		method:       req.Method,
 		idempotent:   req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodDelete,
 		reconcilable: req.Reconcilable,
-		traced:       req.Method != http.MethodGet && req.Method != http.MethodHead,
+		traced:       ChangesState(req.Method),
 	}
 	st.attempts = st.buf[:0]
 	ctx = context.WithValue(ctx, callStateKey{}, st)
