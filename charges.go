@@ -13,7 +13,9 @@ import (
 //   - [InlineCardCharge]: card data in the request.
 //   - [RedirectCharge]: the payer enters the card on the gateway's page.
 //   - [StoreCharge]: cash at a convenience store, with a reference.
-//   - [BankCharge]: a SPEI bank transfer, with a CLABE.
+//   - [BankCharge]: a SPEI bank transfer, with a CLABE (Mexico).
+//   - [PSECharge]: a PSE payment from the payer's bank (Colombia), with a
+//     redirect to the bank.
 //   - [AlipayCharge]: the wallet's redirect flow.
 //   - [IVRCharge]: the payer keys the card in by phone.
 //
@@ -42,12 +44,25 @@ func (r RedirectCharge) chargeRequest() (any, txExpectation) {
 
 func (r StoreCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodStore
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodStore, TransactionTypeCharge}
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodStore, TransactionTypeCharge}
 }
 
 func (r BankCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodBankAccount
 	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypeCharge}
+}
+
+// chargeRequest sends a PSE charge to the charges path, with method
+// bank_account, as four of the vendor's five clients do (the PHP client
+// alone uses /pse; the gateway takes both). PSE has one currency, so an
+// empty Currency is sent as COP: the expectation that reconciles a lost
+// answer then names it.
+func (r PSECharge) chargeRequest() (any, txExpectation) {
+	r.Method = ChargeMethodBankAccount
+	if r.Currency == "" {
+		r.Currency = CurrencyCOP
+	}
+	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodBankAccount, TransactionTypeCharge}
 }
 
 func (r AlipayCharge) chargeRequest() (any, txExpectation) {

@@ -388,6 +388,7 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"captureCharge": "POST " + P + "/charges/{transaction_id}/capture", "captureCustomerCharge": "POST " + C + "/charges/{transaction_id}/capture",
 		"refundCharge": "POST " + P + "/charges/{transaction_id}/refund", "refundCustomerCharge": "POST " + C + "/charges/{transaction_id}/refund",
 		"cancelCharge": "POST " + P + "/charges/{transaction_id}/cancel", "cancelCustomerCharge": "POST " + C + "/charges/{transaction_id}/cancel",
+		"createPSECharge": "POST " + P + "/pse", "createCustomerPSECharge": "POST " + C + "/pse",
 		"createPayout": "POST " + P + "/payouts", "createCustomerPayout": "POST " + C + "/payouts",
 		"listPayouts": "GET " + P + "/payouts", "listCustomerPayouts": "GET " + C + "/payouts",
 		"getPayout": "GET " + P + "/payouts/{transaction_id}", "getCustomerPayout": "GET " + C + "/payouts/{transaction_id}",
@@ -686,8 +687,12 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 		"InlineCardCharge": InlineCardCharge{Method: ChargeMethodCard, Card: card, Amount: amount, Description: "Order 42"},
 		"RedirectCharge": RedirectCharge{Method: ChargeMethodCard, Amount: amount, Description: "Order 42", Customer: customer,
 			Confirm: false, RedirectURL: "https://shop.example.com/back", SendEmail: true},
-		"StoreCharge":  StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)},
-		"BankCharge":   BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
+		"StoreCharge": StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC),
+			Currency: CurrencyCOP, IVA: "1900"},
+		"BankCharge": BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
+		"PSECharge": PSECharge{Method: ChargeMethodBankAccount, Amount: MustAmount("10000"), Currency: CurrencyCOP, Description: "Order 42",
+			IVA: "1900", RedirectURL: "/", Customer: &ChargeCustomer{Name: "Ana", Email: "ana@example.co",
+				CustomerAddress: &CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}},
 		"AlipayCharge": AlipayCharge{Method: ChargeMethodAlipay, Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
 		"IVRCharge":    IVRCharge{Method: ChargeMethodCard, Confirm: "ivr", Amount: amount, Description: "Order 42", Customer: customer},
 	}
@@ -703,6 +708,12 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	wrong := charges["StoreCharge"].(StoreCharge)
 	wrong.Method = ChargeMethodBankAccount + "x"
 	assert.Error(t, validate(s, wrong))
+	// A SPEI body with a redirect_url is a PSE body, not both.
+	spei := charges["BankCharge"].(BankCharge)
+	assert.NoError(t, validate(s, PSECharge{Method: spei.Method, Amount: spei.Amount, Description: spei.Description, RedirectURL: "/"}))
+	for _, path := range []string{merchantPrefix + "/pse", customerPrefix + "/pse"} {
+		assert.NoError(t, validate(body(path, http.MethodPost), charges["PSECharge"]), "POST %s", path)
+	}
 	// (An InlineCardCharge embedded in a struct would lend it its masking
 	// MarshalJSON, which ignores the other fields: the mix is built as a map.)
 	var mixed map[string]any

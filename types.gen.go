@@ -58,14 +58,20 @@ func (e ChargeMethod) Valid() bool {
 
 // Defines values for Currency.
 const (
+	CurrencyCOP Currency = "COP"
 	CurrencyMXN Currency = "MXN"
+	CurrencyPEN Currency = "PEN"
 	CurrencyUSD Currency = "USD"
 )
 
 // Valid indicates whether the value is a known member of the Currency enum.
 func (e Currency) Valid() bool {
 	switch e {
+	case CurrencyCOP:
+		return true
 	case CurrencyMXN:
+		return true
+	case CurrencyPEN:
 		return true
 	case CurrencyUSD:
 		return true
@@ -117,6 +123,7 @@ const (
 	EventTypePayoutSucceeded          EventType = "payout.succeeded"
 	EventTypeSPEIReceived             EventType = "spei.received"
 	EventTypeSubscriptionChargeFailed EventType = "subscription.charge.failed"
+	EventTypeTransactionExpired       EventType = "transaction.expired"
 	EventTypeTransferSucceeded        EventType = "transfer.succeeded"
 	EventTypeVerification             EventType = "verification"
 )
@@ -169,6 +176,8 @@ func (e EventType) Valid() bool {
 	case EventTypeSPEIReceived:
 		return true
 	case EventTypeSubscriptionChargeFailed:
+		return true
+	case EventTypeTransactionExpired:
 		return true
 	case EventTypeTransferSucceeded:
 		return true
@@ -621,7 +630,7 @@ type BankAccountRequest struct {
 	HolderName string `json:"holder_name"`
 }
 
-// BankCharge Charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to.
+// BankCharge Mexico: charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to. It takes no `redirect_url`: a body with one is a PSE charge (PSECharge).
 type BankCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
@@ -737,7 +746,7 @@ type CardCharge struct {
 	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -749,6 +758,9 @@ type CardCharge struct {
 
 	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
+
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
@@ -894,14 +906,17 @@ type CardUpdateResponse map[string]interface{}
 // ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address `json:"address,omitempty"`
-	Email       string   `json:"email"`
-	LastName    string   `json:"last_name,omitempty,omitzero"`
-	Name        string   `json:"name"`
-	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
+	Address *Address `json:"address,omitempty"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
+	LastName        string           `json:"last_name,omitempty,omitzero"`
+	Name            string           `json:"name"`
+	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
+// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI) in Mexico and a PSE bank payment in Colombia (PSECharge); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
 type ChargeMethod string
 
 // ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
@@ -912,7 +927,7 @@ type ChargeUpdateRequest struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 type Currency string
 
 // Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
@@ -925,7 +940,10 @@ type Customer struct {
 	// CLABE Account number (CLABE) for receiving bank transfers into the customer's balance.
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
-	Email        string    `json:"email"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
 
 	// ExternalID Merchant-assigned identifier, unique among the merchant's customers.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
@@ -941,11 +959,24 @@ type Customer struct {
 	Store *StoreReference `json:"store,omitempty"`
 }
 
+// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+type CustomerAddress struct {
+	// Additional Street, number and anything else (the WooCommerce plug-in joins line1 and line2 here).
+	Additional string `json:"additional"`
+	City       string `json:"city"`
+
+	// Department Department (departamento), such as Antioquia.
+	Department string `json:"department"`
+}
+
 // CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
-	Email   string   `json:"email"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
 
 	// ExternalID Merchant-assigned identifier; a repeat answers 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
@@ -963,11 +994,14 @@ type CustomerStatus string
 // CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
 type CustomerUpdateRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address `json:"address,omitempty"`
-	Email       string   `json:"email"`
-	LastName    string   `json:"last_name,omitempty,omitzero"`
-	Name        string   `json:"name"`
-	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
+	Address *Address `json:"address,omitempty"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
+	LastName        string           `json:"last_name,omitempty,omitzero"`
+	Name            string           `json:"name"`
+	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
 // ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
@@ -1069,7 +1103,7 @@ type ErrorResponse struct {
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
+// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
 type EventType string
 
 // ExchangeRate Conversion applied when the charge currency differs from the account currency.
@@ -1125,7 +1159,7 @@ type IVRCharge struct {
 	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
 	Confirm string `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1172,7 +1206,7 @@ type InlineCardCharge struct {
 	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
 	Card CardDetails `json:"card"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1181,6 +1215,9 @@ type InlineCardCharge struct {
 
 	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
+
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
@@ -1250,6 +1287,31 @@ type Metadata map[string]string
 
 // OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
 type OperationType string
+
+// PSECharge Colombia: a payment from the payer's bank account through PSE (the ACH network's online bank payments). The answer is `charge_pending` with a redirect `payment_method` whose `url` takes the payer to the bank; the payer then returns to `redirect_url` with `id={charge id}` added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a `transaction.expired` event). It is sent to the charges path with `method` bank_account (as the vendor's Node, Python and Ruby clients do) or to the pse path (the Colombian documentation, the PHP client); Mexican accounts read `bank_account` as a SPEI charge (BankCharge), and Peruvian ones have neither. Merchant-level charges carry the payer in `customer`, with a `customer_address`.
+type PSECharge struct {
+	// Amount Greater than zero, at most two decimal places. Vendor clients disagree on decimals in pesos (the Ruby client drops them, the WooCommerce plug-in sends two); the gateway takes both.
+	Amount Amount `json:"amount"`
+
+	// Currency COP, the only currency of PSE (the default when absent).
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
+	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	Customer    *ChargeCustomer `json:"customer,omitempty"`
+	Description string          `json:"description"`
+
+	// IVA The value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on 10000). The gateway also takes a number.
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// Method Always `bank_account` for this variant.
+	Method ChargeMethod `json:"method"`
+
+	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006).
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// RedirectURL Where the payer returns from the bank, with `id` added. It may be relative or lack a scheme (x-openpay-lenient relative-redirect); the vendor's tests send `/`.
+	RedirectURL string `json:"redirect_url"`
+}
 
 // PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure and wallet charges) carries `url`; `store` carries `reference`, `paybin_reference`, `barcode_url` and `barcode_paybin_url`; `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
 type PaymentMethod struct {
@@ -1392,7 +1454,7 @@ type PlanRequest struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
@@ -1445,7 +1507,7 @@ type RedirectCharge struct {
 	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
 	Confirm bool `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1514,12 +1576,18 @@ type StoreCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
+	// Currency The account's own currency (MXN, COP or PEN, its default when absent): a store takes cash in local currency only, so USD is 1003.
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
 	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
+
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Method Always `store` for this variant.
 	Method ChargeMethod `json:"method"`
@@ -1818,7 +1886,7 @@ type WebhookEvent struct {
 	// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 	Transaction *Transaction `json:"transaction,omitempty"`
 
-	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
+	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
 	Type EventType `json:"type"`
 
 	// VerificationCode (verification events) Code that verifies the webhook.
