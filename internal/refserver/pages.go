@@ -11,7 +11,7 @@ import (
 )
 
 // The hosted pages (package web) are the payer's side of redirect, 3-D
-// Secure and Alipay charges and the receipts of store and bank charges.
+// Secure, Alipay and PSE charges and the receipts of store and bank charges.
 // The server mounts them ahead of its API routes (ServeHTTP) and serves
 // them their charges through pageBackend, which moves charges with the
 // very operations of the simulation controls: CompleteCharge, FailCharge,
@@ -48,6 +48,8 @@ func pageKind(t *tx) web.PageKind {
 		return web.KindStore
 	case kindBank:
 		return web.KindBank
+	case kindPSE:
+		return web.KindPSE
 	}
 	return web.KindOther
 }
@@ -133,11 +135,16 @@ func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 }
 
 // StoreNetworks implements web.PageBackend: the chains of the bundled store
-// data whose limit takes the amount.
-func (b pageBackend) StoreNetworks(amount openpay.Amount) []string {
+// data in the merchant's country whose limit takes the amount.
+func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []string {
+	country := mexico
+	if m := b.s.merchantByID(merchantID); m != nil {
+		country = m.country
+	}
 	var names []string
 	for _, st := range Stores() {
-		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
+		if st.Address.CountryCode == string(country.code) && st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) &&
+			!slices.Contains(names, st.Chain.Name) {
 			names = append(names, st.Chain.Name)
 		}
 	}

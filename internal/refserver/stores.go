@@ -140,10 +140,15 @@ func parseStores(data []byte) ([]StoreRecord, error) {
 	return out, nil
 }
 
-// bundledStores parses the embedded data set once. A test proves it parses,
-// so the error path only guards against a broken build.
+// bundledStores parses the embedded data set once, the Mexican stores and
+// then the Colombian and Peruvian ones (countryStores, country.go). A test
+// proves it parses, so the error path only guards against a broken build.
 var bundledStores = sync.OnceValues(func() ([]StoreRecord, error) {
-	return parseStores(storesJSON)
+	mx, err := parseStores(storesJSON)
+	if err != nil {
+		return nil, err
+	}
+	return countryStores(mx)
 })
 
 // Stores returns every store of the bundled data set, a fresh copy on each
