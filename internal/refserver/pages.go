@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/storedata"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -97,7 +99,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.later != nil {
 			email = t.later.email
 		}
-		o := ChargeOutcome(k.number, email)
+		o := cardnum.ChargeOutcome(k.number, email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
 		k.pendingCVV = ""
 		wireCard := k.wire()
@@ -136,7 +138,7 @@ func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 // data whose limit takes the amount.
 func (b pageBackend) StoreNetworks(amount openpay.Amount) []string {
 	var names []string
-	for _, st := range Stores() {
+	for _, st := range storedata.Mexico().All() {
 		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
 			names = append(names, st.Chain.Name)
 		}
