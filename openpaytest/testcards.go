@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver"
+	"github.com/openpay-go/openpay/internal/cardnum"
 )
 
 // The sandbox test cards. The gateway documents the numbers marked
@@ -39,7 +39,7 @@ const (
 
 // FraudEmail is the customer e-mail address that makes any card charge fail
 // with 3005 (compared without regard to case).
-const FraudEmail = refserver.FraudEmail
+const FraudEmail = cardnum.FraudEmail
 
 // TestCard is one card of the sandbox table.
 type TestCard struct {
@@ -63,7 +63,7 @@ type TestCard struct {
 
 // TestCards returns the whole sandbox table.
 func TestCards() []TestCard {
-	src := refserver.TestCards()
+	src := cardnum.TestCards()
 	out := make([]TestCard, len(src))
 	for i, c := range src {
 		out[i] = TestCard{Number: c.Number, Brand: c.Brand, Type: c.Type, BankName: c.BankName, BankCode: c.BankCode,

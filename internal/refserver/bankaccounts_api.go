@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 )
 
 // Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
@@ -43,7 +44,7 @@ type bankAccount struct {
 func (b *bankAccount) wire() openpay.BankAccount {
 	return openpay.BankAccount{
 		ID: b.id, CreationDate: b.created, HolderName: b.holder, Alias: b.alias,
-		CLABE: MaskCLABE(b.clabe), BankCode: b.bankCode, BankName: b.bankName,
+		CLABE: clabe.Mask(b.clabe), BankCode: b.bankCode, BankName: b.bankName,
 	}
 }
 
@@ -90,12 +91,12 @@ func checkBankAccountData(f fields, prefix string, req openpay.BankAccountReques
 	if v.err != nil {
 		return "", "", v.err
 	}
-	if !CLABEValid(req.CLABE) {
+	if !clabe.Valid(req.CLABE) {
 		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
 	}
-	code, name, ok := BankForCLABE(req.CLABE)
+	code, name, ok := clabe.BankOf(req.CLABE)
 	if !ok {
-		code, name = req.CLABE[:3], UnknownBankName
+		code, name = req.CLABE[:3], clabe.UnknownBankName
 	}
 	return code, name, nil
 }

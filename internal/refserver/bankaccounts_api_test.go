@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +35,7 @@ func TestBankAccountLifecycle(t *testing.T) {
 	u := requireOK(t, env.post(path, map[string]any{"holder_name": "Juan", "clabe": clabeUnlisted}), http.StatusOK)
 	assertNull(t, u, "alias")
 	assert.Equal(t, "722", u["bank_code"])
-	assert.Equal(t, UnknownBankName, u["bank_name"])
+	assert.Equal(t, clabe.UnknownBankName, u["bank_name"])
 	env.clock.Advance(time.Hour)
 	b := requireOK(t, env.post(path, map[string]any{"holder_name": "Juan", "clabe": clabeBancomer}), http.StatusOK)
 	assert.Equal(t, "BANCOMER", b["bank_name"])

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/barcode"
 )
 
 // barcodeURL is the address of the barcode image of a reference, in the
@@ -42,15 +43,15 @@ func (s *Server) getBarcode(c *call) (any, *Error) {
 		}
 		return n, nil
 	}
-	width, e := size("width", 1, MaxBarcodeModuleWidth)
+	width, e := size("width", 1, barcode.MaxModuleWidth)
 	if e != nil {
 		return nil, e
 	}
-	height, e := size("height", 45, MaxBarcodeHeight)
+	height, e := size("height", 45, barcode.MaxHeight)
 	if e != nil {
 		return nil, e
 	}
-	img, err := Code128PNG(ref, width, height)
+	img, err := barcode.Code128(ref, width, height)
 	if err != nil {
 		return nil, errorf(openpay.ErrInvalidParameter, "The reference cannot be drawn as a barcode")
 	}

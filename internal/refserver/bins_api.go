@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/cardnum"
 )
 
 // BIN lookup (/v1/{merchant_id}/bines/{bin}), which the Java and PHP SDKs
@@ -28,17 +30,17 @@ func (s *Server) registerBINs(r *routeTable) {
 // getBIN answers the issuer data of a BIN.
 func (s *Server) getBIN(c *call) (any, *Error) {
 	bin := c.param("bin")
-	if len(bin) != 6 || !isDigits(bin) {
+	if len(bin) != 6 || !ascii.Digits(bin) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'bin' must be six digits")
 	}
-	for _, tc := range testCards {
+	for _, tc := range cardnum.TestCards() {
 		if tc.Number[:6] != bin {
 			continue
 		}
 		return openpay.CardBIN{
 			BIN: bin, Bank: tc.BankName, BankCode: tc.BankCode, Brand: tc.Brand, Type: tc.Type,
 			Category: BINCategory, Country: "Mexico", CountryCode: "MX",
-			AllowedOnline: tc.Outcome.Code != CodeCardNotOnline, AllowedSantanderPoints: tc.PointsCard,
+			AllowedOnline: tc.Outcome.Code != cardnum.CodeCardNotOnline, AllowedSantanderPoints: tc.PointsCard,
 		}, nil
 	}
 	return nil, errNotFound("bin", bin)

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
@@ -207,14 +210,14 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 	if v.err != nil {
 		return card{}, v.err
 	}
-	if !isDigits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
-		(len(d.number) == 15 && !CardNumberFormatValid(d.number)) {
+	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
+		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
 		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
 	}
-	if !LuhnValid(d.number) {
+	if !cardnum.LuhnValid(d.number) {
 		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
 	}
-	brand := CardBrand(d.number)
+	brand := cardnum.Brand(d.number)
 	if brand == "" {
 		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
 	}
@@ -222,13 +225,13 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 	if e != nil {
 		return card{}, e
 	}
-	if expired, _ := ExpiryPassed(month, year, s.Now()); expired {
+	if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
 	if !f.has("cvv2") || d.cvv == "" {
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
-	if !CVVValid(d.cvv, brand) {
+	if !cardnum.CVVValid(d.cvv, brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	v.maxLen(prefix+"holder_name", d.holder, 80)
@@ -236,18 +239,18 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 	if v.err != nil {
 		return card{}, v.err
 	}
-	if s.opts.Production && IsTestCard(d.number) {
+	if s.opts.Production && cardnum.IsTestCard(d.number) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
 	k := card{
 		number: d.number, holder: d.holder, expMonth: month, expYear: year, address: d.address,
-		brand: brand, cardType: "credit", bankName: UnknownBankName, bankCode: UnknownBankCode,
+		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
 		pendingCVV: d.cvv,
 	}
-	if brand == BrandCarnet {
+	if brand == cardnum.Carnet {
 		k.cardType = "debit"
 	}
-	if tc, ok := LookupTestCard(d.number); ok {
+	if tc, ok := cardnum.LookupTestCard(d.number); ok {
 		k.cardType, k.bankName, k.bankCode, k.points = tc.Type, tc.BankName, tc.BankCode, tc.PointsCard
 	}
 	return k, nil
@@ -257,10 +260,10 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 // two-digit strings. Month: 1 or 2 digits, 1 to 12. Year: 2 digits (4 are
 // accepted and shortened).
 func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
-	if !isDigits(month) || len(month) > 2 {
+	if !ascii.Digits(month) || len(month) > 2 {
 		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_month' must be a two-digit month", prefix)
 	}
-	if !isDigits(year) || (len(year) != 2 && len(year) != 4) {
+	if !ascii.Digits(year) || (len(year) != 2 && len(year) != 4) {
 		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_year' must be a two-digit year", prefix)
 	}
 	if len(month) == 1 {
@@ -342,7 +345,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := ExpiryPassed(k.expMonth, k.expYear, s.Now()); expired {
+		if expired, _ := cardnum.ExpiryPassed(k.expMonth, k.expYear, s.Now()); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
@@ -430,11 +433,11 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		if month, year, e = normalizeExpiry("", month, year); e != nil {
 			return nil, e
 		}
-		if expired, _ := ExpiryPassed(month, year, s.Now()); expired {
+		if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
-	if f.has("cvv2") && !CVVValid(req.CVV2, k.brand) {
+	if f.has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
 		return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	if f.has("holder_name") {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,8 +48,8 @@ func TestCreateCardAnswersTheCardMasked(t *testing.T) {
 		{"5105105105105100", "mastercard", "credit", "SANTANDER", "510510XXXXXX5100", true},
 		{"345678000000007", "american_express", "credit", "AMERICAN EXPRESS", "345678XXXXX0007", false},
 		{"5062100000000002", "carnet", "debit", "AZTECA", "506210XXXXXX0002", false},
-		{"4532015112830366", "visa", "credit", UnknownBankName, "453201XXXXXX0366", false},
-		{"4111111111111111110", "visa", "credit", UnknownBankName, "411111XXXXXXXXX1110", false},
+		{"4532015112830366", "visa", "credit", clabe.UnknownBankName, "453201XXXXXX0366", false},
+		{"4111111111111111110", "visa", "credit", clabe.UnknownBankName, "411111XXXXXXXXX1110", false},
 	}
 	for _, c := range cases {
 		r := env.post("/cards", validCard(c.number))
@@ -137,7 +139,7 @@ func TestCardValidationErrors(t *testing.T) {
 func TestProductionRefusesTestCards(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{Production: true})
-	for _, tc := range TestCards() {
+	for _, tc := range cardnum.TestCards() {
 		requireError(t, env.post("/cards", validCard(tc.Number)), 2007)
 		requireError(t, env.post("/tokens", validCard(tc.Number)), 2007)
 	}

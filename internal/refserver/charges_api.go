@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/shopspring/decimal"
 )
 
@@ -232,7 +234,7 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 			return nil, v.err
 		}
 		v.identifier("source_id", w.SourceID)
-		if f.has("cvv2") && (!isDigits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
+		if f.has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
 			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
 		if v.err != nil {
@@ -573,7 +575,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		} else {
 			return nil, errorf(openpay.ErrNotFound, "The card or token with id '%s' does not exist", truncateForMessage(req.sourceID))
 		}
-		if req.cvv2 != "" && !CVVValid(req.cvv2, k.brand) {
+		if req.cvv2 != "" && !cardnum.CVVValid(req.cvv2, k.brand) {
 			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
 	}
@@ -606,7 +608,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	now := t.t.CreationDate
 	// The payer's e-mail decides here (the fraud trigger); only a charge
 	// that waits for its payer keeps it (newChargeTx).
-	outcome := ChargeOutcome(k.number, payerEmail(cu, req))
+	outcome := cardnum.ChargeOutcome(k.number, payerEmail(cu, req))
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
 		if outcome.FraudRule != "" {

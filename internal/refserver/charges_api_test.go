@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/barcode"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -148,7 +151,7 @@ func TestPreAuthorization(t *testing.T) {
 func TestDeclinesRecordAFailedCharge(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
-	for _, tc := range TestCards() {
+	for _, tc := range cardnum.TestCards() {
 		if tc.Outcome.Code == 0 {
 			continue
 		}
@@ -178,7 +181,7 @@ func TestFraudEmail(t *testing.T) {
 	card := storedCard(t, env, "", "4111111111111111")
 	customer := map[string]any{"name": "Fraude", "email": "error.fraud@openpay.mx"}
 	requireError(t, env.post("/charges", cardCharge(card, "customer", customer)), 3005)
-	cu, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "F", Email: FraudEmail})
+	cu, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "F", Email: cardnum.FraudEmail})
 	require.NoError(t, err)
 	ccard := storedCard(t, env, "/customers/"+cu.ID, "4111111111111111")
 	requireError(t, env.post("/customers/"+cu.ID+"/charges", cardCharge(ccard)), 3005)
@@ -195,7 +198,7 @@ func TestFraudDeclineNamesTheRuleBroken(t *testing.T) {
 	env := newTestEnv(t, Options{})
 	card := storedCard(t, env, "", "4111111111111111")
 	fraudCustomer := map[string]any{"name": "Fraude", "email": "error.fraud@openpay.mx"}
-	cu, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "F", Email: FraudEmail})
+	cu, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "F", Email: cardnum.FraudEmail})
 	require.NoError(t, err)
 	ccard := storedCard(t, env, "/customers/"+cu.ID, "4111111111111111")
 	plan := newPlan(t, env, "trial_days", 0)
@@ -204,11 +207,11 @@ func TestFraudDeclineNamesTheRuleBroken(t *testing.T) {
 		body       map[string]any
 		rule       string
 	}{
-		{"fraud e-mail on a merchant charge", "/charges", cardCharge(card, "customer", fraudCustomer), FraudRuleEmail},
-		{"fraud e-mail of the customer", "/customers/" + cu.ID + "/charges", cardCharge(ccard), FraudRuleEmail},
+		{"fraud e-mail on a merchant charge", "/charges", cardCharge(card, "customer", fraudCustomer), cardnum.FraudRuleEmail},
+		{"fraud e-mail of the customer", "/customers/" + cu.ID + "/charges", cardCharge(ccard), cardnum.FraudRuleEmail},
 		{"fraud card inline", "/charges", map[string]any{"method": "card", "amount": 10, "description": "d",
-			"card": validCard("4000000000030058")}, FraudRuleCard},
-		{"subscription charged at creation", "/customers/" + cu.ID + "/subscriptions", map[string]any{"plan_id": plan, "source_id": ccard}, FraudRuleEmail},
+			"card": validCard("4000000000030058")}, cardnum.FraudRuleCard},
+		{"subscription charged at creation", "/customers/" + cu.ID + "/subscriptions", map[string]any{"plan_id": plan, "source_id": ccard}, cardnum.FraudRuleEmail},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -414,18 +417,20 @@ func TestStoreCharge(t *testing.T) {
 		require.NoError(t, err)
 		img := readAll(t, res)
 		assert.Equal(t, "image/png", res.Header.Get("Content-Type"))
-		got, _, err := code128Decode(img, 1)
+		// Package barcode's tests read its images back with a scanner; here
+		// it is enough that the server draws the reference it issued.
+		want, err := barcode.Code128(u.data, 1, 45)
 		require.NoError(t, err)
-		assert.Equal(t, u.data, got)
+		assert.Equal(t, want, img)
 	}
 	requireError(t, env.do(http.MethodGet, "/barcode/NOTISSUED", "", nil), 1005)
 	requireError(t, env.do(http.MethodGet, "/barcode/"+url.PathEscape(ref)+"?width=11", "", nil), 1003)
 	requireError(t, env.do(http.MethodGet, "/barcode/"+url.PathEscape(ref)+"?height=0", "", nil), 1003)
 	res, err := http.Get(env.srv.URL + "/barcode/" + ref + "?width=3&height=20")
 	require.NoError(t, err)
-	got, _, err := code128Decode(readAll(t, res), 3)
+	want, err := barcode.Code128(ref, 3, 20)
 	require.NoError(t, err)
-	assert.Equal(t, ref, got)
+	assert.Equal(t, want, readAll(t, res))
 
 	requireError(t, env.post("/charges/"+id+"/refund", nil), 1003)
 	requireError(t, env.post("/charges/"+id+"/capture", nil), 1003)
@@ -468,7 +473,7 @@ func TestBankCharge(t *testing.T) {
 	assert.Equal(t, cu, o["customer_id"])
 	pm := o["payment_method"].(map[string]any)
 	assert.Equal(t, "bank_transfer", pm["type"])
-	assert.True(t, CLABEValid(pm["clabe"].(string)), pm["clabe"])
+	assert.True(t, clabe.Valid(pm["clabe"].(string)), pm["clabe"])
 	assert.Equal(t, "012", pm["clabe"].(string)[:3])
 	assert.Regexp(t, `^[0-9]{20}$`, pm["name"])
 	assert.Equal(t, bankAgreement, pm["agreement"])

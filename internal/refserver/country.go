@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	_ "embed"
 	"fmt"
 	"regexp"
 	"slices"
@@ -37,7 +36,8 @@ import (
 //     https://[sandbox-|dev-]api.openpay.mx) answers each merchant with its
 //     own country's host; chain logos come from www.openpay.{mx,co,pe}.
 //   - store data: stores near Bogotá, Medellín and Lima in their own
-//     networks (stores_country.json), found by the same search.
+//     networks (package storedata), found by the same search; a receipt
+//     names the networks of the merchant's country.
 
 // countryRules is what a country decides.
 type countryRules struct {
@@ -224,36 +224,4 @@ func (v *checker) customerAddress(prefix string, f fields, a *openpay.CustomerAd
 	v.maxLen(name+".department", a.Department, 100)
 	v.maxLen(name+".city", a.City, 100)
 	v.maxLen(name+".additional", a.Additional, 255)
-}
-
-// storesCountryJSON is the store data set of Colombia and Peru, in the
-// format of stores.json: sample data written for this project.
-//
-//go:embed stores_country.json
-var storesCountryJSON []byte
-
-// countryStores appends the Colombian and Peruvian stores to the Mexican
-// ones, refusing an id_store used twice across both files. A chain's logos
-// come from the gateway's site of its stores' country.
-func countryStores(mx []StoreRecord) ([]StoreRecord, error) {
-	more, err := parseStores(storesCountryJSON)
-	if err != nil {
-		return nil, err
-	}
-	seen := make(map[int64]bool, len(mx))
-	for _, st := range mx {
-		seen[st.IDStore] = true
-	}
-	for i := range more {
-		st := &more[i]
-		if seen[st.IDStore] {
-			return nil, fmt.Errorf("stores: duplicate id_store %d", st.IDStore)
-		}
-		seen[st.IDStore] = true
-		if r, ok := rulesOf(openpay.Country(st.Address.CountryCode)); ok {
-			st.Chain.Logo = strings.Replace(st.Chain.Logo, mexico.domain, r.domain, 1)
-			st.Chain.Thumb = strings.Replace(st.Chain.Thumb, mexico.domain, r.domain, 1)
-		}
-	}
-	return append(mx, more...), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,8 +30,8 @@ func TestCreateCustomerWithAndWithoutAccount(t *testing.T) {
 	assert.Equal(t, "active", o["status"])
 	assert.Equal(t, address, o["address"])
 	assert.Equal(t, "2026-03-10T12:00:00-06:00", o["creation_date"])
-	clabe, _ := o["clabe"].(string)
-	assert.True(t, CLABEValid(clabe), "clabe %q", clabe)
+	account, _ := o["clabe"].(string)
+	assert.True(t, clabe.Valid(account), "clabe %q", account)
 	store, ok := o["store"].(map[string]any)
 	require.True(t, ok, "store reference: %s", o)
 	ref, _ := store["reference"].(string)
@@ -58,7 +59,7 @@ func TestCreateCustomerWithAndWithoutAccount(t *testing.T) {
 	fund(t, env, o["id"].(string), "103.50")
 	got := requireOK(t, env.get("/customers/"+o["id"].(string)), http.StatusOK)
 	assert.Equal(t, 103.5, got["balance"])
-	assert.Equal(t, clabe, got["clabe"])
+	assert.Equal(t, account, got["clabe"])
 }
 
 func TestCreateCustomerErrors(t *testing.T) {

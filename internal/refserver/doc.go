@@ -12,13 +12,19 @@
 //
 // # Files
 //
-// Building blocks, pure logic: cards.go (Luhn, brands, masking, expiry),
-// testcards.go (the sandbox test cards), clabe.go, barcode.go (Code 128),
-// stores.go (store search), ids.go, clock.go.
+// Building blocks, pure logic, in packages of their own under internal/:
+// cardnum (card numbers: Luhn, brands, masking, expiry; the sandbox test
+// cards and what a charge to each does), clabe (CLABE check digits, masking,
+// the bank-code catalogue), barcode (Code 128 images), storedata (the
+// bundled store data set and the store search), ascii (the digits test they
+// share) and web (the HTML pages and the browser library). Here: ids.go,
+// clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), browser.go (what browsers may
+// the strict-mode X-Forwarded-For rule), country.go (what a merchant's
+// country decides: currencies, payment methods, resources, webhook events,
+// hosts; merchant.acceptsCurrency), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
 // API), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
@@ -106,6 +112,6 @@
 // s.onClose; work driven by the clock registers with s.onClockAdvance.
 //
 // Nothing in this package logs or returns a full card number, a security
-// code or a key: answers carry the masked number ([MaskCardNumber]) and the
+// code or a key: answers carry the masked number (cardnum.Mask) and the
 // log records the operation, never the path, query or body.
 package refserver

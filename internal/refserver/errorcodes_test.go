@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/stretchr/testify/require"
 )
 
@@ -110,7 +111,7 @@ func TestEveryErrorCodeOverRawHTTP(t *testing.T) {
 		},
 	}
 	// The card codes come from the sandbox test cards.
-	for _, tc := range TestCards() {
+	for _, tc := range cardnum.TestCards() {
 		if tc.Outcome.Code == 0 {
 			continue
 		}

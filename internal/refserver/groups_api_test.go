@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -571,7 +572,7 @@ func TestGroupConcurrentUse(t *testing.T) {
 // number.
 func luhnComplete(prefix string) string {
 	for d := '0'; d <= '9'; d++ {
-		if LuhnValid(prefix + string(d)) {
+		if cardnum.LuhnValid(prefix + string(d)) {
 			return prefix + string(d)
 		}
 	}

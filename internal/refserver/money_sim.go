@@ -1,6 +1,10 @@
 package refserver
 
-import "github.com/openpay-go/openpay"
+import (
+	"github.com/openpay-go/openpay"
+
+	"github.com/openpay-go/openpay/internal/clabe"
+)
 
 // Simulation controls of money movements: what the banks do. Go methods of
 // Server, and POST endpoints under /_simulate/ authenticated with the
@@ -206,8 +210,8 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t.t.Conciliated = true
 	t.t.Authorization = s.ids.AuthorizationNumber()
 	sender := s.newCLABE("002")
-	name, _ := BankForCode("002")
-	t.t.BankAccount = &openpay.BankAccount{CLABE: MaskCLABE(sender), BankCode: "002", BankName: name,
+	name, _ := clabe.Bank("002")
+	t.t.BankAccount = &openpay.BankAccount{CLABE: clabe.Mask(sender), BankCode: "002", BankName: name,
 		HolderName: "SPEI sender", RFC: senderRFC}
 	m.accountFor(customerID).credit(amount)
 	t.credited = amount

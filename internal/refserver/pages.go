@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/storedata"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -99,7 +101,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.later != nil {
 			email = t.later.email
 		}
-		o := ChargeOutcome(k.number, email)
+		o := cardnum.ChargeOutcome(k.number, email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
 		k.pendingCVV = ""
 		wireCard := k.wire()
@@ -142,9 +144,8 @@ func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []s
 		country = m.country
 	}
 	var names []string
-	for _, st := range Stores() {
-		if st.Address.CountryCode == string(country.code) && st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) &&
-			!slices.Contains(names, st.Chain.Name) {
+	for _, st := range storedata.ForCountry(string(country.code)).All() {
+		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
 			names = append(names, st.Chain.Name)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -365,7 +366,7 @@ func TestPageCustomerScopeAndFraudEmail(t *testing.T) {
 	assert.Equal(t, "https://shop.example/back?id="+id, res.location)
 	assert.Equal(t, "completed", requireOK(t, env.get("/customers/"+cu+"/charges/"+id), http.StatusOK)["status"])
 
-	customer := map[string]any{"name": "Juan", "email": FraudEmail}
+	customer := map[string]any{"name": "Juan", "email": cardnum.FraudEmail}
 	o = requireOK(t, env.post("/charges", map[string]any{"method": "card", "amount": 100, "description": "terminal", "confirm": false,
 		"redirect_url": "https://shop.example/back", "customer": customer}), http.StatusOK)
 	id, pageURL = o["id"].(string), o["payment_method"].(map[string]any)["url"].(string)

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 )
 
 // Payouts: funds sent from a balance to a bank account or a debit card, at
@@ -104,7 +107,7 @@ func (s *Server) parsePayout(f fields) (*payoutRequest, *Error) {
 		}
 		req.amount, req.description, req.orderID = w.Amount, w.Description, w.OrderID
 		req.bankAccount = &openpay.BankAccount{HolderName: w.BankAccount.HolderName, Alias: w.BankAccount.Alias,
-			CLABE: MaskCLABE(w.BankAccount.CLABE), BankCode: code, BankName: name}
+			CLABE: clabe.Mask(w.BankAccount.CLABE), BankCode: code, BankName: name}
 	case req.method == openpay.PayoutMethodCard && f.has("card"):
 		var w openpay.InlineCardPayout
 		if e := f.into(&w); e != nil {
@@ -151,34 +154,34 @@ func (s *Server) checkPayoutCard(f fields, d openpay.PayoutCardDetails) (*openpa
 		return nil, v.err
 	}
 	n := d.CardNumber
-	if !isDigits(n) || (len(n) != 15 && len(n) != 16 && len(n) != 19) || (len(n) == 15 && !CardNumberFormatValid(n)) {
+	if !ascii.Digits(n) || (len(n) != 15 && len(n) != 16 && len(n) != 19) || (len(n) == 15 && !cardnum.FormatValid(n)) {
 		return nil, errorf(openpay.ErrBadRequest, "The field 'card.card_number' must have 16 or 19 digits (15 for American Express)")
 	}
-	if !LuhnValid(n) {
+	if !cardnum.LuhnValid(n) {
 		return nil, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
 	}
-	brand := CardBrand(n)
+	brand := cardnum.Brand(n)
 	if brand == "" {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'card.card_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)")
 	}
 	v.maxLen("card.holder_name", d.HolderName, 80)
-	if len(d.BankCode) != 3 || !isDigits(d.BankCode) {
+	if len(d.BankCode) != 3 || !ascii.Digits(d.BankCode) {
 		v.failf(openpay.ErrInvalidParameter, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")
 	}
 	if v.err != nil {
 		return nil, v.err
 	}
-	if s.opts.Production && IsTestCard(n) {
+	if s.opts.Production && cardnum.IsTestCard(n) {
 		return nil, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	if tc, ok := LookupTestCard(n); ok && tc.Type != "debit" {
+	if tc, ok := cardnum.LookupTestCard(n); ok && tc.Type != "debit" {
 		return nil, errorf(openpay.ErrInvalidParameter, "The card does not take payouts: payouts go to debit cards")
 	}
-	bankName, ok := BankForCode(d.BankCode)
+	bankName, ok := clabe.Bank(d.BankCode)
 	if !ok {
-		bankName = UnknownBankName
+		bankName = clabe.UnknownBankName
 	}
-	return &openpay.Card{CardNumber: MaskCardNumber(n), HolderName: d.HolderName, Brand: openpay.CardBrand(brand),
+	return &openpay.Card{CardNumber: cardnum.Mask(n), HolderName: d.HolderName, Brand: openpay.CardBrand(brand),
 		Type: "debit", BankCode: d.BankCode, BankName: bankName, AllowsPayouts: true}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,7 +98,7 @@ func TestPayoutVariants(t *testing.T) {
 	assert.Equal(t, "BANAMEX", o["card"].(map[string]any)["bank_name"])
 	o = requireOK(t, env.post("/payouts", inlineCardPayout("4012888888881881", "card",
 		map[string]any{"card_number": "4012888888881881", "holder_name": "x", "bank_code": "999"})), http.StatusOK)
-	assert.Equal(t, UnknownBankName, o["card"].(map[string]any)["bank_name"])
+	assert.Equal(t, clabe.UnknownBankName, o["card"].(map[string]any)["bank_name"])
 	ccard := storedCard(t, env, "/customers/"+seller, "5555555555554444")
 	requireOK(t, env.post("/customers/"+seller+"/payouts", map[string]any{"method": "card", "destination_id": ccard, "amount": 1, "description": "x"}), http.StatusOK)
 	assert.Equal(t, "399.00", balanceOf(t, env, seller))

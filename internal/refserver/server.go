@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -259,7 +260,7 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.Balance.Cmp(openpay.Amount{}) < 0 || !cfg.Balance.HasValidPrecision() {
 		return cfg, errors.New("refserver: a merchant's opening balance must be a non-negative amount with at most two decimals")
 	}
-	if rules == mexico && !CLABEValid(cfg.CLABE) {
+	if rules == mexico && !clabe.Valid(cfg.CLABE) {
 		return cfg, errors.New("refserver: a merchant's CLABE must be 18 digits with a valid check digit")
 	}
 	if cfg.PrivateKey == cfg.PublicKey {

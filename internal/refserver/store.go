@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 )
 
 // The in-memory store.
@@ -305,7 +307,7 @@ type card struct {
 func (k *card) wire() openpay.Card {
 	return openpay.Card{
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
-		CardNumber: MaskCardNumber(k.number), HolderName: k.holder,
+		CardNumber: cardnum.Mask(k.number), HolderName: k.holder,
 		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
 		Brand: openpay.CardBrand(k.brand), Type: k.cardType, BankName: k.bankName, BankCode: k.bankCode,
 		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
@@ -323,7 +325,7 @@ type token struct {
 // wire returns the token's wire form, number masked.
 func (tk *token) wire() openpay.Token {
 	return openpay.Token{ID: tk.id, Card: openpay.TokenCard{
-		CardNumber: MaskCardNumber(tk.card.number), HolderName: tk.card.holder,
+		CardNumber: cardnum.Mask(tk.card.number), HolderName: tk.card.holder,
 		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
 	}}
@@ -582,7 +584,7 @@ func insufficientFunds(acct account) *Error {
 // newCLABE returns a fresh valid CLABE at the given bank.
 func (s *Server) newCLABE(bankCode string) string {
 	n, _ := strconv.ParseUint(s.ids.draw(digits, 11), 10, 64)
-	return NewCLABE(bankCode, "180", n)
+	return clabe.New(bankCode, "180", n)
 }
 
 // registerBarcodeRef records a reference the server issued, so that its

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,7 +83,7 @@ func TestAddMerchantAndGroup(t *testing.T) {
 	assert.Regexp(t, `^m[a-z0-9]{19}$`, m.ID)
 	assert.Regexp(t, `^sk_[0-9a-f]{32}$`, m.PrivateKey)
 	assert.Regexp(t, `^pk_[0-9a-f]{32}$`, m.PublicKey)
-	assert.True(t, CLABEValid(m.CLABE))
+	assert.True(t, clabe.Valid(m.CLABE))
 	// Deterministic: the same seed gives the same merchant.
 	s2 := New(Options{IDSeed: &seed})
 	m2, err := s2.AddMerchant(MerchantConfig{})

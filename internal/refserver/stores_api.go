@@ -7,12 +7,15 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/storedata"
 )
 
 // The convenience-store search, GET /stores?latitud=&longitud=&kilometers=&amount=
 // (section 4.10): no credentials, no version or merchant in the path.
-// SearchStores (stores.go) does the search over the bundled data set; this
-// file reads and checks the query and writes the gateway's store objects.
+// storedata.Everywhere().Search does the search over the bundled data sets
+// of the three countries (the searched point decides: the path names no
+// merchant, so no country); this file reads and checks the query and writes
+// the gateway's store objects.
 //
 // Query rules. The four parameters are required (1001 when absent or
 // empty); a value that is not a number, or is out of range, answers 1003
@@ -82,7 +85,7 @@ func (s *Server) listStores(c *call) (any, *Error) {
 	if err != nil || !amount.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'amount' must be a number greater than zero with at most two decimals")
 	}
-	found := SearchStores(lat, lng, km, amount.Decimal())
+	found := storedata.Everywhere().Search(lat, lng, km, amount.Decimal())
 	out := make([]storeWire, 0, len(found))
 	for _, st := range found {
 		out = append(out, wireStore(st))
@@ -104,14 +107,14 @@ func queryNumber(raw, name string, lo, hi float64) (float64, *Error) {
 }
 
 // wireStore converts a store of the data set to its wire form.
-func wireStore(st StoreRecord) storeWire {
+func wireStore(st storedata.Store) storeWire {
 	// The data set's limits are whole pesos or cents; a limit with more
-	// decimals would be a broken data set, which a test of stores.go rules
+	// decimals would be a broken data set, which a test of package storedata rules
 	// out, and would show as zero.
 	maxAmount, _ := openpay.AmountFromDecimal(st.Chain.MaxAmount)
 	w := storeWire{
 		Store: openpay.Store{
-			ID: openpay.FlexInt(st.ID), Name: st.Name, LastUpdate: st.LastUpdate,
+			ID: openpay.FlexInt(st.ID), Name: st.Name, LastUpdate: st.LastUpdate.In(gatewayZone),
 			Status:      openpay.StoreStatus(st.Status),
 			Geolocation: &openpay.Geolocation{Lat: st.Lat, Lng: st.Lng, PlaceID: st.PlaceID},
 			PaynetChain: &openpay.PaynetChain{Name: st.Chain.Name, Logo: st.Chain.Logo, Thumb: st.Chain.Thumb, MaxAmount: maxAmount},

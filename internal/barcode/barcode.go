@@ -1,4 +1,6 @@
-package refserver
+// Package barcode draws Code 128 barcodes as PNG images: the bars of the
+// reference a payer shows at a store's till.
+package barcode
 
 import (
 	"bytes"
@@ -9,19 +11,19 @@ import (
 	"image/png"
 )
 
-// Limits of [Code128PNG]. They bound the image a request can make the server
+// Limits of [Code128]. They bound the image a request can make a server
 // draw: at most (80*11 + 55) * 10 by 300 pixels, under 3 MB.
 const (
-	MaxBarcodeData        = 80  // characters
-	MaxBarcodeModuleWidth = 10  // pixels per module
-	MaxBarcodeHeight      = 300 // pixels
-	barcodeQuietZone      = 10  // modules of white on each side, the symbology's minimum
+	MaxData        = 80  // characters
+	MaxModuleWidth = 10  // pixels per module
+	MaxHeight      = 300 // pixels
+	quietZone      = 10  // modules of white on each side, the symbology's minimum
 )
 
-// Errors of [Code128PNG], returned wrapped.
+// Errors of [Code128], returned wrapped.
 var (
-	ErrBarcodeData = errors.New("barcode: data cannot be encoded")
-	ErrBarcodeSize = errors.New("barcode: size out of range")
+	ErrData = errors.New("barcode: data cannot be encoded")
+	ErrSize = errors.New("barcode: size out of range")
 )
 
 // Code 128 symbol values with a meaning of their own.
@@ -62,14 +64,14 @@ func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
 // leaves its first digit in code set B.
 func code128Symbols(data string) ([]int, error) {
 	if data == "" {
-		return nil, fmt.Errorf("%w: empty", ErrBarcodeData)
+		return nil, fmt.Errorf("%w: empty", ErrData)
 	}
-	if len(data) > MaxBarcodeData {
-		return nil, fmt.Errorf("%w: longer than %d characters", ErrBarcodeData, MaxBarcodeData)
+	if len(data) > MaxData {
+		return nil, fmt.Errorf("%w: longer than %d characters", ErrData, MaxData)
 	}
 	for i := 0; i < len(data); i++ {
 		if data[i] < 32 || data[i] > 126 {
-			return nil, fmt.Errorf("%w: byte %d is not printable ASCII", ErrBarcodeData, i)
+			return nil, fmt.Errorf("%w: byte %d is not printable ASCII", ErrData, i)
 		}
 	}
 
@@ -145,22 +147,22 @@ func code128Modules(syms []int) []bool {
 	return mods
 }
 
-// Code128PNG draws data as a Code 128 barcode and returns it as a PNG: black
+// Code128 draws data as a Code 128 barcode and returns it as a PNG: black
 // bars on white, a quiet zone of ten modules on each side, each module
 // moduleWidth pixels wide, the bars height pixels tall. The parameters mirror
 // the gateway's barcode URLs (?width=1&height=45&text=false); the human
 // readable text line is never drawn.
 //
-// data must be 1 to [MaxBarcodeData] characters of printable ASCII (32..126),
-// else the error wraps [ErrBarcodeData]; moduleWidth must be 1 to
-// [MaxBarcodeModuleWidth] and height 1 to [MaxBarcodeHeight], else the error
-// wraps [ErrBarcodeSize].
-func Code128PNG(data string, moduleWidth, height int) ([]byte, error) {
-	if moduleWidth < 1 || moduleWidth > MaxBarcodeModuleWidth {
-		return nil, fmt.Errorf("%w: module width %d not in 1..%d", ErrBarcodeSize, moduleWidth, MaxBarcodeModuleWidth)
+// data must be 1 to [MaxData] characters of printable ASCII (32..126),
+// else the error wraps [ErrData]; moduleWidth must be 1 to
+// [MaxModuleWidth] and height 1 to [MaxHeight], else the error
+// wraps [ErrSize].
+func Code128(data string, moduleWidth, height int) ([]byte, error) {
+	if moduleWidth < 1 || moduleWidth > MaxModuleWidth {
+		return nil, fmt.Errorf("%w: module width %d not in 1..%d", ErrSize, moduleWidth, MaxModuleWidth)
 	}
-	if height < 1 || height > MaxBarcodeHeight {
-		return nil, fmt.Errorf("%w: height %d not in 1..%d", ErrBarcodeSize, height, MaxBarcodeHeight)
+	if height < 1 || height > MaxHeight {
+		return nil, fmt.Errorf("%w: height %d not in 1..%d", ErrSize, height, MaxHeight)
 	}
 	syms, err := code128Symbols(data)
 	if err != nil {
@@ -169,14 +171,14 @@ func Code128PNG(data string, moduleWidth, height int) ([]byte, error) {
 	mods := code128Modules(syms)
 
 	const black = 1 // palette index; 0, the default, is white
-	width := (len(mods) + 2*barcodeQuietZone) * moduleWidth
+	width := (len(mods) + 2*quietZone) * moduleWidth
 	img := image.NewPaletted(image.Rect(0, 0, width, height), color.Palette{color.White, color.Black})
 	row := make([]uint8, width)
 	for m, bar := range mods {
 		if !bar {
 			continue
 		}
-		start := (barcodeQuietZone + m) * moduleWidth
+		start := (quietZone + m) * moduleWidth
 		for x := start; x < start+moduleWidth; x++ {
 			row[x] = black
 		}

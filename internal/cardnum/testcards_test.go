@@ -1,8 +1,9 @@
-package refserver
+package cardnum
 
 import (
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -14,10 +15,10 @@ func TestTestCardsAreWellFormed(t *testing.T) {
 		t.Run(c.Number, func(t *testing.T) {
 			t.Parallel()
 			assert.True(t, LuhnValid(c.Number), "passes Luhn")
-			assert.True(t, CardNumberFormatValid(c.Number), "has a valid length")
-			assert.Equal(t, c.Brand, CardBrand(c.Number), "brand matches the BIN")
+			assert.True(t, FormatValid(c.Number), "has a valid length")
+			assert.Equal(t, c.Brand, Brand(c.Number), "brand matches the BIN")
 			assert.Contains(t, []string{"debit", "credit"}, c.Type)
-			name, ok := BankForCode(c.BankCode)
+			name, ok := clabe.Bank(c.BankCode)
 			assert.True(t, ok, "bank code %s is in the catalogue", c.BankCode)
 			assert.Equal(t, name, c.BankName)
 			assert.NotEmpty(t, c.Description)
@@ -25,7 +26,7 @@ func TestTestCardsAreWellFormed(t *testing.T) {
 				assert.True(t, c.Outcome.Success(), "a points card must be chargeable")
 			}
 		})
-		assert.False(t, seen[c.Number], "duplicate number %s", MaskCardNumber(c.Number))
+		assert.False(t, seen[c.Number], "duplicate number %s", Mask(c.Number))
 		seen[c.Number] = true
 	}
 }
@@ -91,7 +92,7 @@ func TestChosenTestCards(t *testing.T) {
 			brands[c.Brand] = true
 		}
 	}
-	for _, b := range []string{BrandVisa, BrandMastercard, BrandAmericanExpress, BrandCarnet} {
+	for _, b := range []string{Visa, Mastercard, AmericanExpress, Carnet} {
 		assert.True(t, brands[b], "a success card of brand %s", b)
 	}
 }

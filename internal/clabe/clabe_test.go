@@ -1,4 +1,4 @@
-package refserver
+package clabe
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCLABEValid(t *testing.T) {
+func TestValid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		clabe string
@@ -34,12 +34,12 @@ func TestCLABEValid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.clabe, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, CLABEValid(tt.clabe))
+			assert.Equal(t, tt.want, Valid(tt.clabe))
 		})
 	}
 }
 
-func TestNewCLABE(t *testing.T) {
+func TestNew(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name         string
@@ -62,12 +62,12 @@ func TestNewCLABE(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := NewCLABE(tt.bank, tt.branch, tt.account)
+			got := New(tt.bank, tt.branch, tt.account)
 			if !tt.wantOK {
 				assert.Empty(t, got)
 				return
 			}
-			assert.True(t, CLABEValid(got), got)
+			assert.True(t, Valid(got), got)
 			assert.Equal(t, tt.bank, got[:3])
 			assert.Equal(t, tt.branch, got[3:6])
 			if tt.want != "" {
@@ -77,7 +77,7 @@ func TestNewCLABE(t *testing.T) {
 	}
 }
 
-func TestBankForCode(t *testing.T) {
+func TestBank(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		code, want string
@@ -100,14 +100,14 @@ func TestBankForCode(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {
 			t.Parallel()
-			name, ok := BankForCode(tt.code)
+			name, ok := Bank(tt.code)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.want, name)
 		})
 	}
 }
 
-func TestBankForCLABE(t *testing.T) {
+func TestBankOf(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		clabe, code, name string
@@ -122,7 +122,7 @@ func TestBankForCLABE(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.clabe, func(t *testing.T) {
 			t.Parallel()
-			code, name, ok := BankForCLABE(tt.clabe)
+			code, name, ok := BankOf(tt.clabe)
 			assert.Equal(t, tt.ok, ok)
 			assert.Equal(t, tt.code, code)
 			assert.Equal(t, tt.name, name)
@@ -130,7 +130,7 @@ func TestBankForCLABE(t *testing.T) {
 	}
 }
 
-func TestMaskCLABE(t *testing.T) {
+func TestMask(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		clabe, want string
@@ -146,7 +146,29 @@ func TestMaskCLABE(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.clabe, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, MaskCLABE(tt.clabe))
+			assert.Equal(t, tt.want, Mask(tt.clabe))
 		})
+	}
+}
+
+func TestCheckDigit(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s      string
+		want   byte
+		wantOK bool
+	}{
+		{"03218000011835971", '9', true},
+		{"032180000118359719", '9', true}, // the 18th character is ignored
+		{"64618010940042332", '3', true},
+		{"01200100000000000", '0', true},
+		{"0321800001183597", 0, false},  // 16 digits
+		{"0321800001183597X", 0, false}, // not a digit
+		{"", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := CheckDigit(tt.s)
+		assert.Equal(t, tt.wantOK, ok, "%q", tt.s)
+		assert.Equal(t, tt.want, got, "%q", tt.s)
 	}
 }

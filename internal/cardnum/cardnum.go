@@ -1,9 +1,15 @@
-package refserver
+// Package cardnum holds the rules of payment card numbers as the gateway
+// applies them: the Luhn check, the brand of a BIN, the accepted lengths and
+// security codes, the masked form responses show and the expiry date check.
+// It also holds the sandbox's test cards and what a charge to each does.
+package cardnum
 
 import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/openpay-go/openpay/internal/ascii"
 )
 
 // Card brand values as the gateway writes them on the wire.
@@ -14,10 +20,10 @@ import (
 // "american_express", with an underscore. The server answers with the form
 // real responses use.
 const (
-	BrandVisa            = "visa"
-	BrandMastercard      = "mastercard"
-	BrandAmericanExpress = "american_express"
-	BrandCarnet          = "carnet"
+	Visa            = "visa"
+	Mastercard      = "mastercard"
+	AmericanExpress = "american_express"
+	Carnet          = "carnet"
 )
 
 // Carnet is a Mexican domestic card network whose numbers start with 50; it
@@ -30,24 +36,11 @@ const (
 	carnetBINHigh = 506221
 )
 
-// isDigits reports whether s is non-empty and made only of ASCII digits.
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // LuhnValid reports whether number, a string of at least two ASCII digits
 // with no spaces or dashes, passes the Luhn (mod 10) check. Anything else,
 // including the empty string, is not valid.
 func LuhnValid(number string) bool {
-	if len(number) < 2 || !isDigits(number) {
+	if len(number) < 2 || !ascii.Digits(number) {
 		return false
 	}
 	sum := 0
@@ -66,14 +59,14 @@ func LuhnValid(number string) bool {
 	return sum%10 == 0
 }
 
-// CardBrand returns the brand of a card number from its leading digits (the
-// BIN): [BrandVisa], [BrandMastercard], [BrandAmericanExpress],
-// [BrandCarnet], or "" when the number is not made of digits, is shorter than
+// Brand returns the brand of a card number from its leading digits (the
+// BIN): [Visa], [Mastercard], [AmericanExpress],
+// [Carnet], or "" when the number is not made of digits, is shorter than
 // a six-digit BIN, or belongs to no brand the gateway accepts. It does not
-// check the length or the Luhn digit: see [CardNumberFormatValid] and
+// check the length or the Luhn digit: see [FormatValid] and
 // [LuhnValid].
-func CardBrand(number string) string {
-	if len(number) < 6 || !isDigits(number) {
+func Brand(number string) string {
+	if len(number) < 6 || !ascii.Digits(number) {
 		return ""
 	}
 	bin, _ := strconv.Atoi(number[:6]) // six digits always parse
@@ -81,18 +74,18 @@ func CardBrand(number string) string {
 	four := bin / 100
 	switch {
 	case bin >= carnetBINLow && bin <= carnetBINHigh:
-		return BrandCarnet
+		return Carnet
 	case number[0] == '4':
-		return BrandVisa
+		return Visa
 	case two == 34 || two == 37:
-		return BrandAmericanExpress
+		return AmericanExpress
 	case two >= 51 && two <= 55, four >= 2221 && four <= 2720:
-		return BrandMastercard
+		return Mastercard
 	}
 	return ""
 }
 
-// MaskCardNumber returns number in the form the gateway shows in responses:
+// Mask returns number in the form the gateway shows in responses:
 // the first six and last four digits kept, every digit between them replaced
 // by 'X', the length unchanged ("4111111111111111" -> "411111XXXXXX1111",
 // "343434343434343" -> "343434XXXXX4343").
@@ -100,34 +93,34 @@ func CardBrand(number string) string {
 // Input that could not be a card number (anything but digits, or fewer than
 // thirteen of them) is replaced by X's entirely, so that no caller can leak
 // digits through this function whatever it is given.
-func MaskCardNumber(number string) string {
-	if len(number) < 13 || !isDigits(number) {
+func Mask(number string) string {
+	if len(number) < 13 || !ascii.Digits(number) {
 		return strings.Repeat("X", len(number))
 	}
 	return number[:6] + strings.Repeat("X", len(number)-10) + number[len(number)-4:]
 }
 
-// CardNumberFormatValid reports whether number has the shape the gateway
+// FormatValid reports whether number has the shape the gateway
 // accepts: digits only, 16 or 19 of them, or 15 for an American Express
 // number. The specification's limits say "16 or 19 digits", but the
 // sandbox's own test list has 15-digit American Express numbers, which is
 // the length of every American Express card. The Luhn check is separate
 // (error 2004 rather than 1001): see [LuhnValid].
-func CardNumberFormatValid(number string) bool {
-	if !isDigits(number) {
+func FormatValid(number string) bool {
+	if !ascii.Digits(number) {
 		return false
 	}
 	switch len(number) {
 	case 16, 19:
 		return true
 	case 15:
-		return CardBrand(number) == BrandAmericanExpress
+		return Brand(number) == AmericanExpress
 	}
 	return false
 }
 
 // CVVValid reports whether cvv is an acceptable security code for a card of
-// the given brand (one of the Brand constants, or "" when unknown).
+// the given brand (one of the brand constants, or "" when unknown).
 //
 // The specification allows "3 or 4 digits" overall. Per brand the server is
 // stricter, as the cards themselves are: American Express codes (CID) have
@@ -135,13 +128,13 @@ func CardNumberFormatValid(number string) bool {
 // cards; Visa, Mastercard and Carnet codes have exactly 3. An unknown brand
 // gets the specification's rule, 3 or 4 digits.
 func CVVValid(cvv string, brand string) bool {
-	if !isDigits(cvv) {
+	if !ascii.Digits(cvv) {
 		return false
 	}
 	switch brand {
-	case BrandAmericanExpress:
+	case AmericanExpress:
 		return len(cvv) == 4
-	case BrandVisa, BrandMastercard, BrandCarnet:
+	case Visa, Mastercard, Carnet:
 		return len(cvv) == 3
 	}
 	return len(cvv) == 3 || len(cvv) == 4
@@ -156,14 +149,14 @@ func CVVValid(cvv string, brand string) bool {
 //
 // ok is false, and expired meaningless, when month or year is malformed.
 func ExpiryPassed(month, year string, now time.Time) (expired bool, ok bool) {
-	if len(month) < 1 || len(month) > 2 || !isDigits(month) {
+	if len(month) < 1 || len(month) > 2 || !ascii.Digits(month) {
 		return false, false
 	}
 	m, _ := strconv.Atoi(month)
 	if m < 1 || m > 12 {
 		return false, false
 	}
-	if (len(year) != 2 && len(year) != 4) || !isDigits(year) {
+	if (len(year) != 2 && len(year) != 4) || !ascii.Digits(year) {
 		return false, false
 	}
 	y, _ := strconv.Atoi(year)

@@ -1,4 +1,4 @@
-package refserver
+package barcode
 
 import (
 	"bytes"
@@ -144,15 +144,15 @@ func TestCode128RoundTrip(t *testing.T) {
 		"OPENPAY02DQ35YOY7",                 // a customer store reference
 		"x", "7", "99", "123", "12345", "ab12", "ab1234", "12ab", "1234ab", "a123456b", "a1234567b",
 		" ", "~", "Hello, World!",
-		strings.Repeat("9", MaxBarcodeData),
-		strings.Repeat("Z", MaxBarcodeData),
+		strings.Repeat("9", MaxData),
+		strings.Repeat("Z", MaxData),
 	}, code128Coverage()...)
 	for _, data := range inputs {
 		for _, mw := range []int{1, 2, 3} {
 			for _, h := range []int{1, 45} {
 				t.Run(fmt.Sprintf("%s/w%d/h%d", data, mw, h), func(t *testing.T) {
 					t.Parallel()
-					out, err := Code128PNG(data, mw, h)
+					out, err := Code128(data, mw, h)
 					require.NoError(t, err)
 					cfg, err := png.DecodeConfig(bytes.NewReader(out))
 					require.NoError(t, err)
@@ -270,24 +270,24 @@ func TestCode128PNGErrors(t *testing.T) {
 		width, high int
 		want        error
 	}{
-		{"empty", "", 1, 45, ErrBarcodeData},
-		{"control character", "AB\x1fC", 1, 45, ErrBarcodeData},
-		{"newline", "AB\n", 1, 45, ErrBarcodeData},
-		{"DEL", "AB\x7f", 1, 45, ErrBarcodeData},
-		{"non-ASCII", "CAFÉ", 1, 45, ErrBarcodeData},
-		{"NUL", "\x00", 1, 45, ErrBarcodeData},
-		{"too long", strings.Repeat("A", MaxBarcodeData+1), 1, 45, ErrBarcodeData},
-		{"zero width", "A", 0, 45, ErrBarcodeSize},
-		{"negative width", "A", -1, 45, ErrBarcodeSize},
-		{"width too large", "A", MaxBarcodeModuleWidth + 1, 45, ErrBarcodeSize},
-		{"zero height", "A", 1, 0, ErrBarcodeSize},
-		{"height too large", "A", 1, MaxBarcodeHeight + 1, ErrBarcodeSize},
-		{"huge height", "A", 1, 1 << 30, ErrBarcodeSize},
+		{"empty", "", 1, 45, ErrData},
+		{"control character", "AB\x1fC", 1, 45, ErrData},
+		{"newline", "AB\n", 1, 45, ErrData},
+		{"DEL", "AB\x7f", 1, 45, ErrData},
+		{"non-ASCII", "CAFÉ", 1, 45, ErrData},
+		{"NUL", "\x00", 1, 45, ErrData},
+		{"too long", strings.Repeat("A", MaxData+1), 1, 45, ErrData},
+		{"zero width", "A", 0, 45, ErrSize},
+		{"negative width", "A", -1, 45, ErrSize},
+		{"width too large", "A", MaxModuleWidth + 1, 45, ErrSize},
+		{"zero height", "A", 1, 0, ErrSize},
+		{"height too large", "A", 1, MaxHeight + 1, ErrSize},
+		{"huge height", "A", 1, 1 << 30, ErrSize},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			out, err := Code128PNG(tt.data, tt.width, tt.high)
+			out, err := Code128(tt.data, tt.width, tt.high)
 			assert.ErrorIs(t, err, tt.want)
 			assert.Nil(t, out)
 		})
@@ -296,24 +296,24 @@ func TestCode128PNGErrors(t *testing.T) {
 
 func TestCode128PNGLargestImage(t *testing.T) {
 	t.Parallel()
-	out, err := Code128PNG(strings.Repeat("~", MaxBarcodeData), MaxBarcodeModuleWidth, MaxBarcodeHeight)
+	out, err := Code128(strings.Repeat("~", MaxData), MaxModuleWidth, MaxHeight)
 	require.NoError(t, err)
 	img, _, err := image.Decode(bytes.NewReader(out))
 	require.NoError(t, err)
 	assert.LessOrEqual(t, img.Bounds().Dx()*img.Bounds().Dy(), 3_000_000)
 }
 
-// FuzzCode128PNG checks that any data either is refused with ErrBarcodeData
-// or ErrBarcodeSize, or comes back from the bars unchanged.
+// FuzzCode128PNG checks that any data either is refused with ErrData
+// or ErrSize, or comes back from the bars unchanged.
 func FuzzCode128PNG(f *testing.F) {
 	for _, s := range []string{"000020TRNIRKIYOBO5QFEX55EF0100009", "0101990000001065", "a1b22c333d4444", "", "\x00", "é"} {
 		f.Add(s, 1, 45)
 	}
 	f.Add("12345678", 3, 2)
 	f.Fuzz(func(t *testing.T, data string, width, height int) {
-		out, err := Code128PNG(data, width, height)
+		out, err := Code128(data, width, height)
 		if err != nil {
-			if !errors.Is(err, ErrBarcodeData) && !errors.Is(err, ErrBarcodeSize) {
+			if !errors.Is(err, ErrData) && !errors.Is(err, ErrSize) {
 				t.Fatalf("unexpected error %v", err)
 			}
 			if out != nil {

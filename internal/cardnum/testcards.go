@@ -1,4 +1,4 @@
-package refserver
+package cardnum
 
 import "strings"
 
@@ -55,9 +55,9 @@ func (o Outcome) Success() bool { return o.Code == 0 && !o.Requires3DS }
 // TestCard is one card of the sandbox test-card table.
 type TestCard struct {
 	Number      string
-	Brand       string // a Brand constant
+	Brand       string // a brand constant
 	Type        string // "debit" or "credit"
-	BankName    string // as BankForCode(BankCode) names it
+	BankName    string // as clabe.Bank(BankCode) names it
 	BankCode    string
 	PointsCard  bool // the card has a reward-points programme
 	Outcome     Outcome
@@ -81,43 +81,43 @@ type TestCard struct {
 // other card answers them with 2008). 5062100000000002 is a chosen Carnet
 // success card, so that brand can be exercised too.
 var testCards = []TestCard{
-	{Number: "4111111111111111", Brand: BrandVisa, Type: "debit", BankName: "BANAMEX", BankCode: "002", Documented: true,
+	{Number: "4111111111111111", Brand: Visa, Type: "debit", BankName: "BANAMEX", BankCode: "002", Documented: true,
 		Description: "Visa, charge succeeds"},
-	{Number: "4242424242424242", Brand: BrandVisa, Type: "credit", BankName: "BANCOMER", BankCode: "012", Documented: true,
+	{Number: "4242424242424242", Brand: Visa, Type: "credit", BankName: "BANCOMER", BankCode: "012", Documented: true,
 		Description: "Visa, charge succeeds"},
-	{Number: "5555555555554444", Brand: BrandMastercard, Type: "debit", BankName: "MASARI", BankCode: "602", Documented: true,
+	{Number: "5555555555554444", Brand: Mastercard, Type: "debit", BankName: "MASARI", BankCode: "602", Documented: true,
 		Description: "Mastercard, charge succeeds"},
-	{Number: "5105105105105100", Brand: BrandMastercard, Type: "credit", BankName: "SANTANDER", BankCode: "014", Documented: true,
+	{Number: "5105105105105100", Brand: Mastercard, Type: "credit", BankName: "SANTANDER", BankCode: "014", Documented: true,
 		PointsCard: true, Description: "Mastercard, charge succeeds; has a points programme (points_type santander)"},
-	{Number: "345678000000007", Brand: BrandAmericanExpress, Type: "credit", BankName: "AMERICAN EXPRESS", BankCode: "103", Documented: true,
+	{Number: "345678000000007", Brand: AmericanExpress, Type: "credit", BankName: "AMERICAN EXPRESS", BankCode: "103", Documented: true,
 		Description: "American Express, charge succeeds"},
-	{Number: "343434343434343", Brand: BrandAmericanExpress, Type: "credit", BankName: "AMERICAN EXPRESS", BankCode: "103", Documented: true,
+	{Number: "343434343434343", Brand: AmericanExpress, Type: "credit", BankName: "AMERICAN EXPRESS", BankCode: "103", Documented: true,
 		Description: "American Express, charge succeeds"},
-	{Number: "5062100000000002", Brand: BrandCarnet, Type: "debit", BankName: "AZTECA", BankCode: "127",
+	{Number: "5062100000000002", Brand: Carnet, Type: "debit", BankName: "AZTECA", BankCode: "127",
 		Description: "Carnet, charge succeeds"},
-	{Number: "4000000000000069", Brand: BrandVisa, Type: "credit", BankName: "BANORTE", BankCode: "072", Documented: true,
+	{Number: "4000000000000069", Brand: Visa, Type: "credit", BankName: "BANORTE", BankCode: "072", Documented: true,
 		Outcome: Outcome{Code: CodeCardExpired}, Description: "3002: the card has expired"},
-	{Number: "4444444444444448", Brand: BrandVisa, Type: "debit", BankName: "HSBC", BankCode: "021", Documented: true,
+	{Number: "4444444444444448", Brand: Visa, Type: "debit", BankName: "HSBC", BankCode: "021", Documented: true,
 		Outcome: Outcome{Code: CodeInsufficientFunds}, Description: "3003: the card has insufficient funds"},
-	{Number: "4000000000000119", Brand: BrandVisa, Type: "credit", BankName: "SCOTIABANK", BankCode: "044", Documented: true,
+	{Number: "4000000000000119", Brand: Visa, Type: "credit", BankName: "SCOTIABANK", BankCode: "044", Documented: true,
 		Outcome: Outcome{Code: CodeCardStolen}, Description: "3004: the card was reported stolen"},
-	{Number: "4222222222222220", Brand: BrandVisa, Type: "debit", BankName: "BANCOPPEL", BankCode: "137", Documented: true,
+	{Number: "4222222222222220", Brand: Visa, Type: "debit", BankName: "BANCOPPEL", BankCode: "137", Documented: true,
 		Outcome: Outcome{Code: CodeCardNotOnline}, Description: "3008: the card is not supported in online transactions"},
-	{Number: "5454545454545454", Brand: BrandMastercard, Type: "credit", BankName: "BANAMEX", BankCode: "002", Documented: true,
+	{Number: "5454545454545454", Brand: Mastercard, Type: "credit", BankName: "BANAMEX", BankCode: "002", Documented: true,
 		Outcome: Outcome{Requires3DS: true}, Description: "requires 3-D Secure: the charge goes to charge_pending with a redirect url"},
-	{Number: "4000000000030017", Brand: BrandVisa, Type: "credit", BankName: "BANAMEX", BankCode: "002",
+	{Number: "4000000000030017", Brand: Visa, Type: "credit", BankName: "BANAMEX", BankCode: "002",
 		Outcome: Outcome{Code: CodeCardDeclined}, Description: "3001: the card was declined"},
-	{Number: "4000000000030058", Brand: BrandVisa, Type: "credit", BankName: "BANCOMER", BankCode: "012",
+	{Number: "4000000000030058", Brand: Visa, Type: "credit", BankName: "BANCOMER", BankCode: "012",
 		Outcome: Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleCard}, Description: "3005: the card was identified as fraudulent"},
-	{Number: "4000000000030066", Brand: BrandVisa, Type: "debit", BankName: "SANTANDER", BankCode: "014",
+	{Number: "4000000000030066", Brand: Visa, Type: "debit", BankName: "SANTANDER", BankCode: "014",
 		Outcome: Outcome{Code: CodeOperationNotAllowed}, Description: "3006: the operation is not allowed for this customer or transaction"},
-	{Number: "4000000000030090", Brand: BrandVisa, Type: "credit", BankName: "BANORTE", BankCode: "072",
+	{Number: "4000000000030090", Brand: Visa, Type: "credit", BankName: "BANORTE", BankCode: "072",
 		Outcome: Outcome{Code: CodeCardLost}, Description: "3009: the card was reported lost"},
-	{Number: "4000000000030108", Brand: BrandVisa, Type: "debit", BankName: "HSBC", BankCode: "021",
+	{Number: "4000000000030108", Brand: Visa, Type: "debit", BankName: "HSBC", BankCode: "021",
 		Outcome: Outcome{Code: CodeCardRestricted}, Description: "3010: the card is restricted by the bank"},
-	{Number: "4000000000030116", Brand: BrandVisa, Type: "credit", BankName: "INBURSA", BankCode: "036",
+	{Number: "4000000000030116", Brand: Visa, Type: "credit", BankName: "INBURSA", BankCode: "036",
 		Outcome: Outcome{Code: CodeCardRetained}, Description: "3011: the bank asked to hold (retain) the card"},
-	{Number: "4000000000030124", Brand: BrandVisa, Type: "debit", BankName: "AZTECA", BankCode: "127",
+	{Number: "4000000000030124", Brand: Visa, Type: "debit", BankName: "AZTECA", BankCode: "127",
 		Outcome: Outcome{Code: CodeBankAuthorizationRequired}, Description: "3012: the bank requires authorization for this payment"},
 }
 

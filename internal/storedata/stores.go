@@ -1,4 +1,8 @@
-package refserver
+// Package storedata holds the data sets of convenience stores that take
+// Paynet payments and the search over them: the stores within a radius of a
+// point whose chain accepts an amount, nearest first. A data set is a [Set];
+// [Parse] reads one from JSON and [Mexico] is the bundled Mexican one.
+package storedata
 
 import (
 	"cmp"
@@ -13,16 +17,16 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// storesJSON is the bundled store data set: sample data written for this
-// project (plausible Paynet-affiliated stores in Querétaro, Ciudad de México,
-// Guadalajara and Monterrey, with invented chain limits), not a copy of any
-// real directory.
+// mexicoJSON is the bundled Mexican store data set: sample data written for
+// this project (plausible Paynet-affiliated stores in Querétaro, Ciudad de
+// México, Guadalajara and Monterrey, with invented chain limits), not a copy
+// of any real directory.
 //
 //go:embed stores.json
-var storesJSON []byte
+var mexicoJSON []byte
 
-// PaynetChain is a chain of stores that take Paynet payments.
-type PaynetChain struct {
+// Chain is a chain of stores that take Paynet payments.
+type Chain struct {
 	Name  string
 	Logo  string // image URL
 	Thumb string // thumbnail URL
@@ -30,29 +34,30 @@ type PaynetChain struct {
 	MaxAmount decimal.Decimal
 }
 
-// StoreAddress is a store's address. Line3 is empty in the bundled data (the
+// Address is a store's address. Line3 is empty in the bundled data (the
 // gateway sends null there).
-type StoreAddress struct {
+type Address struct {
 	Line1, Line2, Line3 string
 	State, City         string
 	PostalCode          string
 	CountryCode         string
 }
 
-// StoreRecord is one convenience store, in the server's own terms; the HTTP
+// Store is one convenience store, in the server's own terms; the HTTP
 // layer converts it to the wire's store object.
-type StoreRecord struct {
-	IDStore    int64 // unique over all stores
-	ID         int64 // unique within the chain
-	Name       string
+type Store struct {
+	IDStore int64 // unique over all stores of a set
+	ID      int64 // unique within the chain
+	Name    string
+	// LastUpdate is in the offset the data set writes it with.
 	LastUpdate time.Time
 	Status     string // "active"
 	Lat, Lng   float64
 	PlaceID    string
-	Address    StoreAddress
-	Chain      PaynetChain
+	Address    Address
+	Chain      Chain
 	// DistanceKM is the distance from the searched point, set by
-	// SearchStores; 0 elsewhere.
+	// [Set.Search]; 0 elsewhere.
 	DistanceKM float64
 }
 
@@ -82,20 +87,26 @@ type storeFile struct {
 	} `json:"stores"`
 }
 
-// parseStores decodes a store data set, refusing dangling chain names,
-// malformed amounts and dates, and duplicate id_store values.
-func parseStores(data []byte) ([]StoreRecord, error) {
+// Set is a store data set. Its methods never change it, so one Set may be
+// searched by many goroutines at once.
+type Set struct {
+	stores []Store
+}
+
+// Parse decodes a store data set, refusing dangling chain names, malformed
+// amounts and dates, and duplicate id_store values.
+func Parse(data []byte) (*Set, error) {
 	var f storeFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("stores: %w", err)
 	}
-	chains := make(map[string]PaynetChain, len(f.Chains))
+	chains := make(map[string]Chain, len(f.Chains))
 	for _, c := range f.Chains {
 		maxAmount, err := decimal.NewFromString(c.MaxAmount)
 		if err != nil {
 			return nil, fmt.Errorf("stores: chain %q max_amount: %w", c.Name, err)
 		}
-		chains[c.Name] = PaynetChain{
+		chains[c.Name] = Chain{
 			Name:      c.Name,
 			Logo:      "http://www.openpay.mx/logotipos/" + c.Slug + ".png",
 			Thumb:     "http://www.openpay.mx/thumb/" + c.Slug + ".png",
@@ -103,7 +114,7 @@ func parseStores(data []byte) ([]StoreRecord, error) {
 		}
 	}
 	seen := make(map[int64]bool, len(f.Stores))
-	out := make([]StoreRecord, 0, len(f.Stores))
+	out := make([]Store, 0, len(f.Stores))
 	for _, s := range f.Stores {
 		chain, ok := chains[s.Chain]
 		if !ok {
@@ -117,16 +128,16 @@ func parseStores(data []byte) ([]StoreRecord, error) {
 		if err != nil {
 			return nil, fmt.Errorf("stores: store %d last_update: %w", s.IDStore, err)
 		}
-		out = append(out, StoreRecord{
+		out = append(out, Store{
 			IDStore:    s.IDStore,
 			ID:         s.ID,
 			Name:       s.Name,
-			LastUpdate: updated.In(gatewayZone),
+			LastUpdate: updated,
 			Status:     "active",
 			Lat:        s.Lat,
 			Lng:        s.Lng,
 			PlaceID:    s.PlaceID,
-			Address: StoreAddress{
+			Address: Address{
 				Line1:       s.Address.Line1,
 				Line2:       s.Address.Line2,
 				State:       s.Address.State,
@@ -137,29 +148,28 @@ func parseStores(data []byte) ([]StoreRecord, error) {
 			Chain: chain,
 		})
 	}
-	return out, nil
+	return &Set{stores: out}, nil
 }
 
-// bundledStores parses the embedded data set once, the Mexican stores and
-// then the Colombian and Peruvian ones (countryStores, country.go). A test
-// proves it parses, so the error path only guards against a broken build.
-var bundledStores = sync.OnceValues(func() ([]StoreRecord, error) {
-	mx, err := parseStores(storesJSON)
+// mexico parses the embedded Mexican data set once. A test proves it
+// parses, so the error path only guards against a broken build.
+var mexico = sync.OnceValue(func() *Set {
+	s, err := Parse(mexicoJSON)
 	if err != nil {
-		return nil, err
+		return &Set{}
 	}
-	return countryStores(mx)
+	return s
 })
 
-// Stores returns every store of the bundled data set, a fresh copy on each
-// call, in the data set's order. It returns nil only if the embedded data is
-// broken, which a test rules out.
-func Stores() []StoreRecord {
-	all, err := bundledStores()
-	if err != nil {
-		return nil
-	}
-	return slices.Clone(all)
+// Mexico returns the bundled data set of Mexican stores (Querétaro, Ciudad
+// de México, Guadalajara and Monterrey). It is empty only if the embedded
+// data is broken, which a test rules out.
+func Mexico() *Set { return mexico() }
+
+// All returns every store of the set, a fresh copy on each call, in the
+// data set's order.
+func (s *Set) All() []Store {
+	return slices.Clone(s.stores)
 }
 
 // earthRadiusKM is the mean radius of the Earth.
@@ -177,32 +187,28 @@ func haversineKM(lat1, lng1, lat2, lng2 float64) float64 {
 	return 2 * earthRadiusKM * math.Asin(math.Sqrt(a))
 }
 
-// SearchStores returns the stores within km kilometres of the point
+// Search returns the stores of the set within km kilometres of the point
 // (lat, lng) whose chain accepts a payment of amount (chain max_amount >=
 // amount), nearest first (ties by id_store), each with DistanceKM set.
 //
 // Coordinates outside -90..90 / -180..180, a radius that is not a positive
 // finite number, and NaNs give no stores: validating the query and answering
 // with an error is the HTTP layer's job, this function only never misbehaves.
-func SearchStores(lat, lng, km float64, amount decimal.Decimal) []StoreRecord {
+func (s *Set) Search(lat, lng, km float64, amount decimal.Decimal) []Store {
 	if !(lat >= -90 && lat <= 90 && lng >= -180 && lng <= 180 && km > 0) || math.IsInf(km, 0) {
 		return nil
 	}
-	all, err := bundledStores()
-	if err != nil {
-		return nil
-	}
-	var out []StoreRecord
-	for _, s := range all {
-		if s.Chain.MaxAmount.LessThan(amount) {
+	var out []Store
+	for _, st := range s.stores {
+		if st.Chain.MaxAmount.LessThan(amount) {
 			continue
 		}
-		d := haversineKM(lat, lng, s.Lat, s.Lng)
+		d := haversineKM(lat, lng, st.Lat, st.Lng)
 		if d > km {
 			continue
 		}
-		s.DistanceKM = d
-		out = append(out, s)
+		st.DistanceKM = d
+		out = append(out, st)
 	}
 	sortByDistance(out)
 	return out
@@ -210,8 +216,8 @@ func SearchStores(lat, lng, km float64, amount decimal.Decimal) []StoreRecord {
 
 // sortByDistance orders stores nearest first, ties by id_store, so that a
 // search answers the same way on every run.
-func sortByDistance(stores []StoreRecord) {
-	slices.SortFunc(stores, func(a, b StoreRecord) int {
+func sortByDistance(stores []Store) {
+	slices.SortFunc(stores, func(a, b Store) int {
 		if c := cmp.Compare(a.DistanceKM, b.DistanceKM); c != 0 {
 			return c
 		}

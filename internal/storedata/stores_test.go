@@ -1,4 +1,4 @@
-package refserver
+package storedata
 
 import (
 	"math"
@@ -14,10 +14,18 @@ import (
 
 func TestBundledStores(t *testing.T) {
 	t.Parallel()
-	_, err := bundledStores()
+	parsed, err := Parse(mexicoJSON)
 	require.NoError(t, err, "the embedded data set parses")
-	stores := Stores()
-	require.GreaterOrEqual(t, len(stores), 40)
+	assert.Equal(t, parsed.All(), Mexico().All())
+	require.GreaterOrEqual(t, len(parsed.All()), 40)
+	stores := Everywhere().All()
+	require.Equal(t, len(Mexico().All())+len(Colombia().All())+len(Peru().All()), len(stores))
+	for _, cc := range []string{"MX", "CO", "PE"} {
+		for _, s := range ForCountry(cc).All() {
+			assert.Equal(t, cc, s.Address.CountryCode, "%s is in the set of %s", s.Name, cc)
+		}
+	}
+	assert.Nil(t, ForCountry("AR"))
 
 	postal := regexp.MustCompile(`^\d{5}$`)
 	idStores := map[int64]bool{}
@@ -59,7 +67,7 @@ func TestBundledStores(t *testing.T) {
 		countries[s.Chain.Name] = append(countries[s.Chain.Name], s.Address.CountryCode)
 		assert.False(t, s.LastUpdate.IsZero())
 		_, off := s.LastUpdate.Zone()
-		assert.Equal(t, -6*3600, off)
+		assert.Equal(t, map[string]int{"MX": -6 * 3600, "CO": -5 * 3600, "PE": -5 * 3600}[s.Address.CountryCode], off)
 		domain := "openpay\\." + strings.ToLower(s.Address.CountryCode)
 		assert.Regexp(t, `^http://www\.`+domain+`/logotipos/[a-z0-9]+\.png$`, s.Chain.Logo)
 		assert.Regexp(t, `^http://www\.`+domain+`/thumb/[a-z0-9]+\.png$`, s.Chain.Thumb)
@@ -86,10 +94,10 @@ func TestBundledStores(t *testing.T) {
 
 func TestStoresReturnsACopy(t *testing.T) {
 	t.Parallel()
-	a := Stores()
+	a := Mexico().All()
 	require.NotEmpty(t, a)
 	a[0].Name = "CHANGED"
-	assert.NotEqual(t, "CHANGED", Stores()[0].Name)
+	assert.NotEqual(t, "CHANGED", Mexico().All()[0].Name)
 }
 
 func TestHaversineKM(t *testing.T) {
@@ -117,7 +125,7 @@ func TestHaversineKM(t *testing.T) {
 	}
 }
 
-func TestSearchStores(t *testing.T) {
+func TestSearch(t *testing.T) {
 	t.Parallel()
 	const qroLat, qroLng = 20.5931, -100.3926 // Querétaro centre
 	amt := func(s string) decimal.Decimal { return decimal.RequireFromString(s) }
@@ -146,7 +154,7 @@ func TestSearchStores(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := SearchStores(tt.lat, tt.lng, tt.km, tt.amount)
+			got := Mexico().Search(tt.lat, tt.lng, tt.km, tt.amount)
 			assert.GreaterOrEqual(t, len(got), tt.wantMin)
 			if tt.wantMax >= 0 {
 				assert.LessOrEqual(t, len(got), tt.wantMax)
@@ -174,13 +182,13 @@ func TestSearchStores(t *testing.T) {
 	}
 }
 
-func TestSearchStoresExcludesFartherStores(t *testing.T) {
+func TestSearchExcludesFartherStores(t *testing.T) {
 	t.Parallel()
 	// Every store within the radius is returned, and none beyond it.
 	const lat, lng, km = 20.6, -100.4, 3.0
-	got := SearchStores(lat, lng, km, decimal.NewFromInt(1))
+	got := Mexico().Search(lat, lng, km, decimal.NewFromInt(1))
 	var want []int64
-	for _, s := range Stores() {
+	for _, s := range Mexico().All() {
 		if haversineKM(lat, lng, s.Lat, s.Lng) <= km {
 			want = append(want, s.IDStore)
 		}
@@ -197,7 +205,7 @@ func TestSearchStoresExcludesFartherStores(t *testing.T) {
 
 func TestSortByDistance(t *testing.T) {
 	t.Parallel()
-	stores := []StoreRecord{
+	stores := []Store{
 		{IDStore: 9, DistanceKM: 2},
 		{IDStore: 7, DistanceKM: 1},
 		{IDStore: 3, DistanceKM: 2},
@@ -212,7 +220,7 @@ func TestSortByDistance(t *testing.T) {
 	assert.Equal(t, []int64{1, 5, 7, 3, 9}, ids)
 }
 
-func TestSearchStoresRejectsOddQueries(t *testing.T) {
+func TestSearchRejectsOddQueries(t *testing.T) {
 	t.Parallel()
 	one := decimal.NewFromInt(1)
 	tests := []struct {
@@ -231,12 +239,12 @@ func TestSearchStoresRejectsOddQueries(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Empty(t, SearchStores(tt.lat, tt.lng, tt.km, one))
+			assert.Empty(t, Mexico().Search(tt.lat, tt.lng, tt.km, one))
 		})
 	}
 }
 
-func TestParseStoresErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	const chain = `{"name":"EXTRA","slug":"extra","max_amount":"99999.99"}`
 	store := func(id, chain, date string) string {
@@ -258,12 +266,13 @@ func TestParseStoresErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parseStores([]byte(tt.data))
+			set, err := Parse([]byte(tt.data))
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
 			}
 			require.NoError(t, err)
+			got := set.All()
 			require.Len(t, got, 1)
 			assert.Equal(t, "EXTRA", got[0].Chain.Name)
 			assert.Equal(t, "99999.99", got[0].Chain.MaxAmount.StringFixed(2))

@@ -1,10 +1,11 @@
-package refserver
+package cardnum
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -40,34 +41,34 @@ func TestLuhnValid(t *testing.T) {
 	}
 }
 
-func TestCardBrand(t *testing.T) {
+func TestBrand(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		number string
 		want   string
 	}{
-		{"4111111111111111", BrandVisa},
-		{"4000000000000069", BrandVisa},
-		{"5555555555554444", BrandMastercard},
-		{"5105105105105100", BrandMastercard},
-		{"5454545454545454", BrandMastercard},
-		{"2221000000000009", BrandMastercard},
-		{"2720990000000007", BrandMastercard},
+		{"4111111111111111", Visa},
+		{"4000000000000069", Visa},
+		{"5555555555554444", Mastercard},
+		{"5105105105105100", Mastercard},
+		{"5454545454545454", Mastercard},
+		{"2221000000000009", Mastercard},
+		{"2720990000000007", Mastercard},
 		{"2220990000000000", ""},
 		{"2721000000000000", ""},
 		{"5000000000000000", ""}, // 50 outside the Carnet BINs is no brand the gateway knows
 		{"5600000000000000", ""},
-		{"345678000000007", BrandAmericanExpress},
-		{"343434343434343", BrandAmericanExpress},
-		{"371449635398431", BrandAmericanExpress},
+		{"345678000000007", AmericanExpress},
+		{"343434343434343", AmericanExpress},
+		{"371449635398431", AmericanExpress},
 		{"351449635398431", ""},
-		{"5061990000000000", BrandCarnet},
-		{"5062100000000002", BrandCarnet},
-		{"5062210000000000", BrandCarnet},
+		{"5061990000000000", Carnet},
+		{"5062100000000002", Carnet},
+		{"5062210000000000", Carnet},
 		{"5061980000000000", ""},
 		{"5062220000000000", ""},
 		{"6011111111111117", ""}, // Discover
-		{"411111", BrandVisa},
+		{"411111", Visa},
 		{"41111", ""}, // shorter than a BIN
 		{"", ""},
 		{"4111 1111 1111 1111", ""},
@@ -76,12 +77,12 @@ func TestCardBrand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.number, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, CardBrand(tt.number))
+			assert.Equal(t, tt.want, Brand(tt.number))
 		})
 	}
 }
 
-func TestMaskCardNumber(t *testing.T) {
+func TestMask(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		number string
@@ -101,14 +102,14 @@ func TestMaskCardNumber(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.number, func(t *testing.T) {
 			t.Parallel()
-			got := MaskCardNumber(tt.number)
+			got := Mask(tt.number)
 			assert.Equal(t, tt.want, got)
 			assert.Len(t, got, len(tt.number))
 		})
 	}
 }
 
-func TestCardNumberFormatValid(t *testing.T) {
+func TestFormatValid(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		number string
@@ -128,7 +129,7 @@ func TestCardNumberFormatValid(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.number, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, tt.want, CardNumberFormatValid(tt.number))
+			assert.Equal(t, tt.want, FormatValid(tt.number))
 		})
 	}
 }
@@ -139,19 +140,19 @@ func TestCVVValid(t *testing.T) {
 		cvv, brand string
 		want       bool
 	}{
-		{"123", BrandVisa, true},
-		{"1234", BrandVisa, false},
-		{"123", BrandMastercard, true},
-		{"123", BrandCarnet, true},
-		{"1234", BrandAmericanExpress, true},
-		{"123", BrandAmericanExpress, false},
+		{"123", Visa, true},
+		{"1234", Visa, false},
+		{"123", Mastercard, true},
+		{"123", Carnet, true},
+		{"1234", AmericanExpress, true},
+		{"123", AmericanExpress, false},
 		{"123", "", true},
 		{"1234", "", true},
 		{"12", "", false},
 		{"12345", "", false},
-		{"12a", BrandVisa, false},
-		{" 123", BrandVisa, false},
-		{"", BrandVisa, false},
+		{"12a", Visa, false},
+		{" 123", Visa, false},
+		{"", Visa, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.brand+"/"+tt.cvv, func(t *testing.T) {
@@ -163,9 +164,10 @@ func TestCVVValid(t *testing.T) {
 
 func TestExpiryPassed(t *testing.T) {
 	t.Parallel()
-	mid := time.Date(2025, 6, 15, 12, 0, 0, 0, GatewayZone())
-	lastInstant := time.Date(2025, 6, 30, 23, 59, 59, 999999999, GatewayZone())
-	nextMonth := time.Date(2025, 7, 1, 0, 0, 0, 0, GatewayZone())
+	mexicoCity := time.FixedZone("CST", -6*60*60) // the gateway's zone
+	mid := time.Date(2025, 6, 15, 12, 0, 0, 0, mexicoCity)
+	lastInstant := time.Date(2025, 6, 30, 23, 59, 59, 999999999, mexicoCity)
+	nextMonth := time.Date(2025, 7, 1, 0, 0, 0, 0, mexicoCity)
 	tests := []struct {
 		name        string
 		month, year string
@@ -181,10 +183,10 @@ func TestExpiryPassed(t *testing.T) {
 		{"previous month", "05", "25", mid, true, true},
 		{"previous year", "12", "2024", mid, true, true},
 		{"next year", "01", "26", mid, false, true},
-		{"december rolls into january", "12", "25", time.Date(2025, 12, 31, 23, 0, 0, 0, GatewayZone()), false, true},
-		{"december expired in january", "12", "25", time.Date(2026, 1, 1, 0, 0, 0, 0, GatewayZone()), true, true},
+		{"december rolls into january", "12", "25", time.Date(2025, 12, 31, 23, 0, 0, 0, mexicoCity), false, true},
+		{"december expired in january", "12", "25", time.Date(2026, 1, 1, 0, 0, 0, 0, mexicoCity), true, true},
 		// 03:00 UTC on July 1st is still June 30th in Mexico City: the card is valid.
-		{"judged in now's zone", "06", "25", time.Date(2025, 7, 1, 3, 0, 0, 0, time.UTC).In(GatewayZone()), false, true},
+		{"judged in now's zone", "06", "25", time.Date(2025, 7, 1, 3, 0, 0, 0, time.UTC).In(mexicoCity), false, true},
 		{"month zero", "0", "25", mid, false, false},
 		{"month 13", "13", "25", mid, false, false},
 		{"month three digits", "006", "25", mid, false, false},
@@ -215,10 +217,10 @@ func FuzzLuhnValid(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if LuhnValid(s) && !isDigits(s) {
+		if LuhnValid(s) && !ascii.Digits(s) {
 			t.Fatalf("LuhnValid(%q) true for a non-digit string", s)
 		}
-		if !isDigits(s) {
+		if !ascii.Digits(s) {
 			return
 		}
 		valid := 0
@@ -233,47 +235,47 @@ func FuzzLuhnValid(f *testing.F) {
 	})
 }
 
-// FuzzCardBrand checks that any input gets a known brand or none, and that a
+// FuzzBrand checks that any input gets a known brand or none, and that a
 // brand is only given to digit strings.
-func FuzzCardBrand(f *testing.F) {
+func FuzzBrand(f *testing.F) {
 	for _, s := range []string{"4111111111111111", "345678000000007", "5062100000000002", "2221000000000009", "", "50619"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		switch b := CardBrand(s); b {
+		switch b := Brand(s); b {
 		case "":
-		case BrandVisa, BrandMastercard, BrandAmericanExpress, BrandCarnet:
-			if !isDigits(s) || len(s) < 6 {
-				t.Fatalf("CardBrand(%q) = %q for a string that is not a number", s, b)
+		case Visa, Mastercard, AmericanExpress, Carnet:
+			if !ascii.Digits(s) || len(s) < 6 {
+				t.Fatalf("Brand(%q) = %q for a string that is not a number", s, b)
 			}
 		default:
-			t.Fatalf("CardBrand(%q) = unknown brand %q", s, b)
+			t.Fatalf("Brand(%q) = unknown brand %q", s, b)
 		}
 	})
 }
 
-// FuzzMaskCardNumber checks that masking keeps the length, shows at most the
+// FuzzMask checks that masking keeps the length, shows at most the
 // first six and last four characters, and shows nothing of odd input.
-func FuzzMaskCardNumber(f *testing.F) {
+func FuzzMask(f *testing.F) {
 	for _, s := range []string{"4111111111111111", "343434343434343", "", "1234567890123", "4111 1111", "ñ"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		m := MaskCardNumber(s)
+		m := Mask(s)
 		if len(m) != len(s) {
-			t.Fatalf("MaskCardNumber(%q) = %q: length changed", s, m)
+			t.Fatalf("Mask(%q) = %q: length changed", s, m)
 		}
-		if len(s) < 13 || !isDigits(s) {
+		if len(s) < 13 || !ascii.Digits(s) {
 			if m != strings.Repeat("X", len(s)) {
-				t.Fatalf("MaskCardNumber(%q) = %q, want all X", s, m)
+				t.Fatalf("Mask(%q) = %q, want all X", s, m)
 			}
 			return
 		}
 		if m[:6] != s[:6] || m[len(m)-4:] != s[len(s)-4:] {
-			t.Fatalf("MaskCardNumber(%q) = %q: ends not kept", s, m)
+			t.Fatalf("Mask(%q) = %q: ends not kept", s, m)
 		}
 		if mid := m[6 : len(m)-4]; mid != strings.Repeat("X", len(mid)) {
-			t.Fatalf("MaskCardNumber(%q) = %q: middle digits shown", s, m)
+			t.Fatalf("Mask(%q) = %q: middle digits shown", s, m)
 		}
 	})
 }

@@ -1,52 +1,64 @@
-package refserver
+// Package clabe handles CLABEs (Clave Bancaria Estandarizada), the 18-digit
+// numbers of Mexican bank accounts: a 3-digit bank code, a 3-digit plaza
+// (branch city) code, an 11-digit account number and a check digit. It
+// checks and builds them, masks them as the gateway shows them, and names
+// the bank of a bank code.
+package clabe
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/openpay-go/openpay/internal/ascii"
 )
 
-// A CLABE (Clave Bancaria Estandarizada) is the 18-digit number of a Mexican
-// bank account: a 3-digit bank code, a 3-digit plaza (branch city) code, an
-// 11-digit account number and a check digit.
-const clabeLength = 18
+// length is the number of digits of a CLABE.
+const length = 18
 
-// clabeWeights are the weights of the CLABE check digit, repeating over the
+// weights are the weights of the CLABE check digit, repeating over the
 // first 17 digits.
-var clabeWeights = [3]int{3, 7, 1}
+var weights = [3]int{3, 7, 1}
 
-// clabeCheckDigit computes the check digit of the first 17 digits of s,
-// which the caller has verified are digits.
-func clabeCheckDigit(s string) byte {
-	sum := 0
-	for i := 0; i < clabeLength-1; i++ {
-		sum += (int(s[i]-'0') * clabeWeights[i%3]) % 10
+// CheckDigit returns the check digit ('0' to '9') of a CLABE whose first 17
+// digits are the first 17 characters of s; anything after them is ignored.
+// ok is false when s has fewer than 17 characters or they are not all ASCII
+// digits.
+func CheckDigit(s string) (digit byte, ok bool) {
+	if len(s) < length-1 || !ascii.Digits(s[:length-1]) {
+		return 0, false
 	}
-	return byte('0' + (10-sum%10)%10)
+	sum := 0
+	for i := 0; i < length-1; i++ {
+		sum += (int(s[i]-'0') * weights[i%3]) % 10
+	}
+	return byte('0' + (10-sum%10)%10), true
 }
 
-// CLABEValid reports whether s is a well-formed CLABE: exactly 18 ASCII
-// digits whose last digit is the check digit of the first 17. It does not
-// ask whether the bank code is in the catalogue: see [BankForCode].
-func CLABEValid(s string) bool {
-	if len(s) != clabeLength || !isDigits(s) {
+// Valid reports whether s is a well-formed CLABE: exactly 18 ASCII digits
+// whose last digit is the check digit of the first 17. It does not ask
+// whether the bank code is in the catalogue: see [Bank].
+func Valid(s string) bool {
+	if len(s) != length || !ascii.Digits(s) {
 		return false
 	}
-	return s[clabeLength-1] == clabeCheckDigit(s)
+	d, _ := CheckDigit(s)
+	return s[length-1] == d
 }
 
-// NewCLABE builds a valid CLABE from a 3-digit bank code, a 3-digit plaza
+// New builds a valid CLABE from a 3-digit bank code, a 3-digit plaza
 // (branch) code and an account number of at most 11 digits, which is padded
 // with leading zeros. It returns "" when bankCode or branch is not three
 // digits or account does not fit in 11 digits.
-func NewCLABE(bankCode, branch string, account uint64) string {
-	if len(bankCode) != 3 || !isDigits(bankCode) || len(branch) != 3 || !isDigits(branch) {
+func New(bankCode, branch string, account uint64) string {
+	if len(bankCode) != 3 || !ascii.Digits(bankCode) || len(branch) != 3 || !ascii.Digits(branch) {
 		return ""
 	}
 	if account > 99_999_999_999 {
 		return ""
 	}
 	body := fmt.Sprintf("%s%s%011d", bankCode, branch, account)
-	return body + string(clabeCheckDigit(body))
+	d, _ := CheckDigit(body)
+	return body + string(d)
 }
 
 // UnknownBankName and UnknownBankCode are what the gateway shows as the
@@ -110,18 +122,18 @@ var banks = map[string]string{
 	"653": "KUSPIT",
 }
 
-// BankForCode returns the abbreviated name of the bank with the given
-// 3-digit code, and whether the code is in the catalogue.
-func BankForCode(code string) (name string, ok bool) {
+// Bank returns the abbreviated name of the bank with the given 3-digit
+// code, and whether the code is in the catalogue.
+func Bank(code string) (name string, ok bool) {
 	name, ok = banks[code]
 	return name, ok
 }
 
-// BankForCLABE returns the bank code and name of a CLABE's first three
-// digits, and whether the bank is in the catalogue. It does not check the
-// rest of the number: see [CLABEValid].
-func BankForCLABE(clabe string) (code, name string, ok bool) {
-	if len(clabe) < 3 || !isDigits(clabe[:3]) {
+// BankOf returns the bank code and name of a CLABE's first three digits,
+// and whether the bank is in the catalogue. It does not check the rest of
+// the number: see [Valid].
+func BankOf(clabe string) (code, name string, ok bool) {
+	if len(clabe) < 3 || !ascii.Digits(clabe[:3]) {
 		return "", "", false
 	}
 	name, ok = banks[clabe[:3]]
@@ -131,12 +143,12 @@ func BankForCLABE(clabe string) (code, name string, ok bool) {
 	return clabe[:3], name, true
 }
 
-// MaskCLABE returns a CLABE as the gateway shows it in responses: the bank
+// Mask returns a CLABE as the gateway shows it in responses: the bank
 // code (first three digits) and the last five kept, the rest replaced by
 // 'X' ("012180001232424616" -> "012XXXXXXXXXX24616"). Input that is not made
 // of digits, or has fewer than twelve of them, is replaced by X's entirely.
-func MaskCLABE(s string) string {
-	if len(s) < 12 || !isDigits(s) {
+func Mask(s string) string {
+	if len(s) < 12 || !ascii.Digits(s) {
 		return strings.Repeat("X", len(s))
 	}
 	return s[:3] + strings.Repeat("X", len(s)-8) + s[len(s)-5:]
