@@ -1267,8 +1267,8 @@ type Merchant struct {
 	// Example: 250.5
 	Balance Amount `json:"balance"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance.
-	CLABE        string    `json:"clabe"`
+	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance; null for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
+	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 	Email        string    `json:"email"`
 	ID           string    `json:"id"`

@@ -27,6 +27,10 @@ var keyPlanTable = []keyPlanSpec{
 		always: []wireKey{{"line2", "null"}, {"line3", "null"}},
 	},
 	{
+		name:   "Merchant",
+		always: []wireKey{{"clabe", "null"}},
+	},
+	{
 		name: "PaymentMethod",
 		variants: []wireVariant{
 			{path: "type", values: []string{"redirect"}, keys: []wireKey{{"url", `""`}}},
