@@ -17,6 +17,11 @@
 // HTTP endpoints under /_simulate/ for programs that run the server as a
 // process (see cmd/openpay-refserver).
 //
+// Merchants are Mexican unless [WithCountry] or [Server.AddMerchantIn]
+// makes them Colombian or Peruvian: the country decides the currencies,
+// the payment methods (PSE in Colombia, with its bank page), the resources
+// that exist and the store networks.
+//
 // States the gateway leaves unstated are the server's choices: a card charge
 // with capture false is an in_progress pre-authorization until captured
 // (completed) or refunded/cancelled (cancelled); a refunded charge is
