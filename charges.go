@@ -2,8 +2,11 @@ package openpay
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 	"net/http"
+	"strings"
 )
 
 // ChargeRequest is one of the charge variants:
@@ -65,6 +68,32 @@ func (r PSECharge) chargeRequest() (any, txExpectation) {
 	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodBankAccount, TransactionTypeCharge}
 }
 
+// ErrInvalidPSECharge is returned (wrapped), before anything is sent, for a
+// PSE charge that cannot be one: without a RedirectURL (the bank has
+// nowhere to send the payer back) or in a currency other than COP (PSE
+// moves Colombian pesos only). Every vendor client sends both.
+var ErrInvalidPSECharge = errors.New("openpay: invalid PSE charge")
+
+// check refuses what no PSE charge can be (ErrInvalidPSECharge).
+func (r PSECharge) check() error {
+	switch {
+	case strings.TrimSpace(r.RedirectURL) == "":
+		return fmt.Errorf("%w: it needs a RedirectURL for the payer's return from the bank", ErrInvalidPSECharge)
+	case r.Currency != "" && !strings.EqualFold(string(r.Currency), string(CurrencyCOP)):
+		return fmt.Errorf("%w: its currency is COP, not %.10q", ErrInvalidPSECharge, string(r.Currency))
+	}
+	return nil
+}
+
+// checkCharge runs the checks a charge variant makes before sending, for
+// the variants that have some.
+func checkCharge(req ChargeRequest) error {
+	if c, ok := req.(interface{ check() error }); ok {
+		return c.check()
+	}
+	return nil
+}
+
 func (r AlipayCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodAlipay
 	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodAlipay, TransactionTypeCharge}
@@ -92,6 +121,9 @@ type ChargesService struct{ s scope }
 // a failure returns an error matching [ErrOutcomeUnknown] and is not
 // retried.
 func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
+	if err := checkCharge(req); err != nil {
+		return nil, err
+	}
 	body, want := req.chargeRequest()
 	return createTx(ctx, cs.s, apiRequest{body: body, needsClientIP: true}, want, opts, "charges")
 }

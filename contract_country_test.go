@@ -277,13 +277,28 @@ func TestContractPSE(t *testing.T) {
 		assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
 	}
 
+	// What no PSE charge can be is refused before sending.
+	for name, bad := range map[string]openpay.PSECharge{
+		"no redirect_url": {Amount: openpay.MustAmount("10000"), Description: "x", Customer: payer},
+		"not pesos":       {Amount: openpay.MustAmount("10000"), Currency: openpay.CurrencyUSD, Description: "x", RedirectURL: "/", Customer: payer},
+	} {
+		before := len(k.srv.Events())
+		_, err := k.c.Charges.Create(ctx, bad)
+		assert.ErrorIs(t, err, openpay.ErrInvalidPSECharge, name)
+		var oe *openpay.Error
+		assert.False(t, errors.As(err, &oe), "%s: not the gateway's answer", name)
+		assert.Len(t, k.srv.Events(), before, "%s: nothing reached the server", name)
+	}
+	_, err = k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Currency: "cop", Description: "x", RedirectURL: "/", Customer: payer})
+	require.NoError(t, err, "COP in any case")
+
 	// In Mexico bank_account is SPEI and PSE does not exist.
 	mx := newContract(t)
 	spei, err := mx.c.Charges.Create(ctx, openpay.BankCharge{Amount: openpay.MustAmount("100"), Description: "SPEI"})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.PaymentMethodTypeBankTransfer, spei.PaymentMethod.Type)
-	_, err = mx.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("100"), Currency: openpay.CurrencyMXN, Description: "x", RedirectURL: "/"})
-	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a Mexican account takes no PSE (a SPEI charge takes no redirect_url, nor COP)")
+	_, err = mx.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("100"), Description: "x", RedirectURL: "/"})
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a Mexican account takes no PSE (its bank_account charge is SPEI, in MXN)")
 }
 
 func readBody(t *testing.T, res *http.Response) string {

@@ -261,6 +261,11 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		extraRequired = []string{"redirect_url"}
+	case method == string(openpay.ChargeMethodBankAccount) && f.has("redirect_url") && country.spei:
+		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
+		// charge sent to a country without PSE.
+		return nil, errorf(openpay.ErrInvalidParameter,
+			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
 		if e := f.into(&w); e != nil {

@@ -210,7 +210,8 @@ func TestCountryPaymentMethods(t *testing.T) {
 	assert.Contains(t, requireError(t, pe.post("/charges", cardCharge(peCard, "use_card_points", true)), 1003), "use_card_points")
 	requireOK(t, co.post("/charges", cardCharge(card, "use_card_points", "NONE")), http.StatusOK)
 
-	// Mexico keeps SPEI for bank_account, and has no /pse.
+	// Mexico keeps SPEI for bank_account, and has no PSE.
+	assert.Contains(t, requireError(t, mx.post("/charges", pseBody()), 1003), "PSE")
 	o := requireOK(t, mx.post("/charges", map[string]any{"method": "bank_account", "amount": 10, "description": "d"}), http.StatusOK)
 	assert.Equal(t, "bank_transfer", o["payment_method"].(map[string]any)["type"])
 	for _, env := range []*testEnv{mx, pe} {
