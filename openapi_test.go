@@ -605,10 +605,14 @@ func TestOpenAPISchemaRules(t *testing.T) {
 	ok(prop("CardCharge", "currency"), "USD")
 	bad(prop("CardCharge", "currency"), "EUR")
 	payments := prop("PaymentPlan", "payments")
-	for _, v := range []any{3.0, 6.0, 9.0, 12.0, 18.0, "6"} {
+	for _, v := range []any{3.0, 6.0, 9.0, 12.0, 18.0, "6", 2.0, 36.0, "24"} { // Mexico's, and Colombia's 2 to 36
 		ok(payments, v)
 	}
-	bad(payments, 4.0)
+	for _, v := range []any{1.0, 37.0, "1", "40", 4.5} {
+		bad(payments, v)
+	}
+	ok(prop("PaymentPlan", "payments_type"), "WITH_INTEREST")
+	bad(prop("PaymentPlan", "payments_type"), "with interest")
 	ok(prop("CardCharge", "use_card_points"), "ONLY_POINTS")
 	bad(prop("CardCharge", "use_card_points"), "SOME")
 

@@ -248,6 +248,24 @@ func (e PaymentMethodType) Valid() bool {
 	}
 }
 
+// Defines values for PaymentPlanPaymentsType.
+const (
+	PaymentPlanPaymentsTypeWithInterest    PaymentPlanPaymentsType = "WITH_INTEREST"
+	PaymentPlanPaymentsTypeWithoutInterest PaymentPlanPaymentsType = "WITHOUT_INTEREST"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPlanPaymentsType enum.
+func (e PaymentPlanPaymentsType) Valid() bool {
+	switch e {
+	case PaymentPlanPaymentsTypeWithInterest:
+		return true
+	case PaymentPlanPaymentsTypeWithoutInterest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PayoutMethod.
 const (
 	PayoutMethodBankAccount PayoutMethod = "bank_account"
@@ -771,7 +789,7 @@ type CardCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments without interest for a card charge.
+	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -1228,7 +1246,7 @@ type InlineCardCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments without interest for a card charge.
+	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -1358,11 +1376,17 @@ type PaymentMethod struct {
 // PaymentMethodType Which instructions a PaymentMethod object carries.
 type PaymentMethodType string
 
-// PaymentPlan Monthly instalments without interest for a card charge.
+// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 type PaymentPlan struct {
-	// Payments Number of monthly instalments: 3, 6, 9, 12 or 18. Sent as a number; responses may quote it.
+	// Payments Number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36 (the vendor's WooCommerce plug-in offers those); in Peru as in Mexico (its numbers are not published). Sent as a number; responses may quote it.
 	Payments FlexInt `json:"payments"`
+
+	// PaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
 }
+
+// PaymentPlanPaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+type PaymentPlanPaymentsType string
 
 // PaynetChain Store chain of the payment network.
 type PaynetChain struct {

@@ -363,10 +363,8 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, 
 		if !f.object("payment_plan").has("payments") {
 			v.failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
 		}
-		switch plan.Payments {
-		case 3, 6, 9, 12, 18:
-		default:
-			v.failf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
+		if e := req.country.checkInstalments(plan); e != nil && v.err == nil {
+			v.err = e
 		}
 		req.hasPaymentPlan = true
 	}

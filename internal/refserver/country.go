@@ -29,6 +29,9 @@ import (
 //     description, as the gateway's router does for any path it lacks.
 //   - webhook events: no payout, transfer, bank receipt or order events
 //     outside Mexico, no fee events in Peru (1003 at webhook creation).
+//   - instalments (payment_plan): 3, 6, 9, 12 or 18 in Mexico and Peru,
+//     2 to 36 in Colombia (the WooCommerce plug-in's list); payments_type
+//     (with or without interest) in Peru only.
 //   - amounts: at most two decimals everywhere. Vendor clients disagree on
 //     decimals in COP and PEN (one drops them, the plug-ins send two); the
 //     server takes every form they send, so the rule is Mexico's.
@@ -54,17 +57,22 @@ type countryRules struct {
 	absent []string
 	// noEvents are prefixes of the event types the country lacks.
 	noEvents []string
+	// instalmentsMin and instalmentsMax bound the number of monthly
+	// instalments of a card charge (0: Mexico's 3, 6, 9, 12 or 18);
+	// interestChoice: whether payment_plan takes payments_type.
+	instalmentsMin, instalmentsMax int
+	interestChoice                 bool
 }
 
 var (
 	mexico = &countryRules{code: openpay.CountryMexico, domain: "openpay.mx", currency: openpay.CurrencyMXN,
 		spei: true, alipay: true, ivr: true, points: true, absent: []string{"pse"}}
 	colombia = &countryRules{code: openpay.CountryColombia, domain: "openpay.co", currency: openpay.CurrencyCOP,
-		usdRate: "4000.0000", pse: true,
+		usdRate: "4000.0000", pse: true, instalmentsMin: 2, instalmentsMax: 36,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order."}}
 	peru = &countryRules{code: openpay.CountryPeru, domain: "openpay.pe", currency: openpay.CurrencyPEN,
-		usdRate:  "3.7500",
+		usdRate: "3.7500", interestChoice: true,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups", "fees", "pse"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order.", "fee."}}
 	countries = []*countryRules{mexico, colombia, peru}
@@ -224,4 +232,21 @@ func (v *checker) customerAddress(prefix string, f fields, a *openpay.CustomerAd
 	v.maxLen(name+".department", a.Department, 100)
 	v.maxLen(name+".city", a.City, 100)
 	v.maxLen(name+".additional", a.Additional, 255)
+}
+
+// checkInstalments checks a card charge's payment_plan for the country
+// (1003).
+func (r *countryRules) checkInstalments(plan *openpay.PaymentPlan) *Error {
+	n := int(plan.Payments)
+	switch {
+	case r.instalmentsMax > 0 && (n < r.instalmentsMin || n > r.instalmentsMax):
+		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be from %d to %d", r.instalmentsMin, r.instalmentsMax)
+	case r.instalmentsMax == 0 && n != 3 && n != 6 && n != 9 && n != 12 && n != 18:
+		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
+	case plan.PaymentsType != "" && !r.interestChoice:
+		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments_type' is taken in Peru only")
+	case plan.PaymentsType != "" && !plan.PaymentsType.Valid():
+		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments_type' must be WITH_INTEREST or WITHOUT_INTEREST")
+	}
+	return nil
 }

@@ -483,3 +483,35 @@ func TestSeedCountry(t *testing.T) {
 	_, err = New(Options{}).ApplySeed(grouped)
 	assert.ErrorContains(t, err, "Mexico", "groups exist in Mexico only")
 }
+
+// TestCountryInstalments: how many instalments a card charge may be split
+// in, and whether it says with or without interest, follow the country.
+func TestCountryInstalments(t *testing.T) {
+	t.Parallel()
+	envs := map[openpay.Country]*testEnv{"MX": countryEnv(t, "MX"), "CO": countryEnv(t, "CO"), "PE": countryEnv(t, "PE")}
+	for _, tc := range []struct {
+		country openpay.Country
+		plan    map[string]any
+		ok      bool
+	}{
+		{"MX", map[string]any{"payments": 6}, true},
+		{"MX", map[string]any{"payments": 24}, false},
+		{"MX", map[string]any{"payments": 6, "payments_type": "WITH_INTEREST"}, false},
+		{"CO", map[string]any{"payments": 2}, true},
+		{"CO", map[string]any{"payments": "36"}, true},
+		{"CO", map[string]any{"payments": 37}, false},
+		{"CO", map[string]any{"payments": 1}, false},
+		{"PE", map[string]any{"payments": 12, "payments_type": "WITHOUT_INTEREST"}, true},
+		{"PE", map[string]any{"payments": 12, "payments_type": "SOMETIMES"}, false},
+		{"PE", map[string]any{"payments": 24}, false},
+	} {
+		env := envs[tc.country]
+		body := map[string]any{"method": "card", "card": validCard("4111111111111111"), "amount": 3000, "description": "d", "payment_plan": tc.plan}
+		r := env.post("/charges", body)
+		if tc.ok {
+			requireOK(t, r, http.StatusOK)
+		} else {
+			assert.Contains(t, requireError(t, r, 1003), "payment_plan", "%s %v", tc.country, tc.plan)
+		}
+	}
+}
