@@ -40,6 +40,12 @@ func TestCountryRequestsRoundTrip(t *testing.T) {
 				"address": {"line1": "Av. Arequipa 1200", "postal_code": "15046", "state": "Lima", "city": "Lima", "country_code": "PE"}}}`},
 		{"PE card in USD", func() any { return new(CardCharge) }, `{
 			"method": "card", "source_id": "kdx205scoizh93upqbte", "amount": 20, "currency": "USD", "description": "Cargo"}`},
+		{"PE card in instalments with interest (WC, PS)", func() any { return new(CardCharge) }, `{
+			"method": "card", "source_id": "kdx205scoizh93upqbte", "amount": 600, "currency": "PEN", "description": "Cuotas",
+			"payment_plan": {"payments": 6, "payments_type": "WITH_INTEREST"}}`},
+		{"CO card in 24 instalments (WC)", func() any { return new(CardCharge) }, `{
+			"method": "card", "source_id": "kdx205scoizh93upqbte", "amount": 2400000, "currency": "COP", "iva": "383193",
+			"description": "Cuotas", "payment_plan": {"payments": 24}}`},
 		{"CO customer (R :customer_col)", func() any { return new(CustomerRequest) }, `{
 			"name": "Juan", "last_name": "Pérez", "email": "juan@example.co", "phone_number": "3001234567",
 			"customer_address": {"department": "Cundinamarca", "city": "Bogotá", "additional": "Carrera 7 # 72-41"}}`},
