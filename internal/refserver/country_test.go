@@ -362,6 +362,7 @@ func TestCountryStores(t *testing.T) {
 	page := browse(t, env, "/paynet-pdf/"+env.m.ID+"/transaction/"+o["id"].(string), nil)
 	assert.Contains(t, page.body, "BALOTO")
 	assert.NotContains(t, page.body, "WALMART", "no Mexican network on a Colombian receipt")
+	assert.NotContains(t, page.body, "Paynet")
 }
 
 // TestPSEFlow: the bank page approves or rejects, the payer returns to
