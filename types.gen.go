@@ -1331,7 +1331,7 @@ type PSECharge struct {
 	RedirectURL string `json:"redirect_url"`
 }
 
-// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure and wallet charges) carries `url`; `store` carries `reference`, `paybin_reference`, `barcode_url` and `barcode_paybin_url`; `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
 type PaymentMethod struct {
 	// Agreement (bank_transfer) Collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
@@ -1824,7 +1824,7 @@ type Transaction struct {
 	// OrderID The merchant's unique order reference, if one was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure and wallet charges) carries `url`; `store` carries `reference`, `paybin_reference`, `barcode_url` and `barcode_paybin_url`; `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
 	// Refund A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.

@@ -455,11 +455,16 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		t.t.Method = openpay.TransactionMethodStore
 		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
-		ref, paybin := s.ids.StoreReference(t.t.ID), s.ids.PaybinReference()
+		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
-		s.registerBarcodeRef(paybin)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, PaybinReference: paybin,
-			BarcodeURL: barcodeURL(c.baseURL(), ref), BarcodePaybinURL: barcodeURL(c.baseURL(), paybin)}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(c.baseURL(), ref)}
+		if m.country == mexico {
+			// Paybin is a Mexican network; Colombian store charges answer
+			// the reference and its barcode only (facts-vendor.md, section 3).
+			paybin := s.ids.PaybinReference()
+			s.registerBarcodeRef(paybin)
+			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(c.baseURL(), paybin)
+		}
 	case kindPSE:
 		echo()
 		t.t.Method = openpay.TransactionMethodBankAccount

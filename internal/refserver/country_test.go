@@ -121,6 +121,10 @@ func TestCountryCurrencies(t *testing.T) {
 		}
 		o := requireOK(t, r, http.StatusOK)
 		assert.Equal(t, tc.currency, o["currency"], "%s %v", tc.country, body)
+		if body["method"] == "store" {
+			_, paybin := o["payment_method"].(map[string]any)["paybin_reference"]
+			assert.Equal(t, tc.country == "MX", paybin, "%s: Paybin is a Mexican network", tc.country)
+		}
 		if tc.currency == "USD" {
 			rate := o["exchange_rate"].(map[string]any)
 			assert.Equal(t, "USD", rate["from"])
