@@ -16,7 +16,7 @@
 // cardnum (card numbers: Luhn, brands, masking, expiry; the sandbox test
 // cards and what a charge to each does), clabe (CLABE check digits, masking,
 // the bank-code catalogue), barcode (Code 128 images), storedata (the
-// bundled store data set and the store search), ascii (the digits test they
+// bundled store data sets of the three countries and the store search), ascii (the digits test they
 // share) and web (the HTML pages and the browser library). Here: ids.go,
 // clock.go.
 //
