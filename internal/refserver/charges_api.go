@@ -652,6 +652,8 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	credit := s.toMXN(t, amount)
 	if t.t.Fee != nil {
 		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
+		t.after().feeCharged = now
+		feeReport(m).charged = append(feeReport(m).charged, t)
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)
@@ -808,6 +810,11 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	t.after().debited = t.after().debited.Add(debit)
 	t.after().refunded = t.after().refunded.Add(amount)
 	now := s.Now()
+	if t.t.Fee != nil && amount.Cmp(remaining) == 0 {
+		// The refund in full takes back only the credit, which the fee
+		// had reduced: the fee goes back to the merchant.
+		t.after().feeRefunded = now
+	}
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of " + t.t.ID

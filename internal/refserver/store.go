@@ -57,6 +57,7 @@ type merchant struct {
 	cards     map[string]*card
 	cardList  []*card // creation order
 	tokens    map[string]*token
+	tokenList []*token // creation order
 	txs       map[string]*tx
 	txList    []*tx // creation order
 	// txIndex holds, per transaction type, the merchant's transactions of
@@ -370,6 +371,10 @@ type txLater struct {
 	// the balance.
 	chargeback     string
 	chargebackHeld openpay.Amount
+	// feeCharged is when the gateway's fee on the charge (t.Fee) was taken
+	// from the credit, at completion; feeRefunded when a refund in full
+	// gave it back (zero until then). The fees report reads them.
+	feeCharged, feeRefunded time.Time
 }
 
 // after returns the charge's txLater, created empty on first use. The
