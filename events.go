@@ -115,7 +115,7 @@ func (*UnknownEvent) eventPayload()            {}
 // type is new or its body is not what the type carries (openapi.yaml,
 // x-openpay-event-payloads: no transaction, or one of another kind), comes
 // back as an *UnknownEvent with the body kept.
-func (ev *WebhookEvent) Payload() EventPayload {
+func (ev WebhookEvent) Payload() EventPayload {
 	t := ev.Transaction
 	carries := func(typ TransactionType) bool { return t != nil && t.TransactionType == typ }
 	switch ev.Type {

@@ -810,11 +810,6 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	t.after().debited = t.after().debited.Add(debit)
 	t.after().refunded = t.after().refunded.Add(amount)
 	now := s.Now()
-	if t.t.Fee != nil && amount.Cmp(remaining) == 0 {
-		// The refund in full takes back only the credit, which the fee
-		// had reduced: the fee goes back to the merchant.
-		t.after().feeRefunded = now
-	}
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of " + t.t.ID

@@ -15,15 +15,13 @@ import (
 //
 // Fees (/reports/fees?year&month): the gateway's commissions on the
 // merchant. The server takes one kind, the fee of an Alipay charge (the
-// charge's `fee` object): it is charged when the charge completes (the
-// credit is the amount less fee and tax) and given back when the charge is
-// refunded in full (the refunds then take back only that credit). A month
-// is a calendar month in the gateway's time zone. charged and charged_tax
-// sum the fees and taxes charged in the month, refunded and refunded_tax
-// those given back; the server makes no adjustments, so those figures are
-// 0 and their details empty; total is charged + charged_tax + charged
-// adjustments and their tax, less the refunded figures. The detail lists
-// the charges (each with its fee), newest first.
+// charge's `fee` object), when the charge completes: the credit is the
+// amount less fee and tax. A month is a calendar month in the gateway's
+// time zone. charged and charged_tax sum the fees and taxes taken in the
+// month; the detail of charged lists those charges (each with its fee),
+// newest first. The server gives no fee back (an Alipay charge cannot be
+// refunded) and makes no adjustments, so the other figures are 0 and their
+// details empty; total is the charged figures less the refunded ones.
 //
 // Payouts (/reports/payout/{payout_id}): what a payout of the merchant
 // settled, for a payout from any balance (the merchant's, or a customer's
@@ -104,23 +102,16 @@ func reportMonth(q url.Values) (from, to time.Time, e *Error) {
 	return from, from.AddDate(0, 1, 0), nil
 }
 
-// within reports whether t lies in [from, to).
-func within(t, from, to time.Time) bool { return !t.IsZero() && !t.Before(from) && t.Before(to) }
-
-// feeCharges returns the charges whose fee was charged (kind charged) or
-// given back (refunded) in [from, to), oldest first. The caller holds m.mu.
+// feeCharges returns the charges behind one figure of the fees report in
+// [from, to), oldest first: only charged has any. The caller holds m.mu.
 func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*tx {
+	if kind != openpay.FeeReportTypeCharged {
+		return nil
+	}
 	var out []*tx
 	for _, t := range feeReport(m).charged {
-		switch kind {
-		case openpay.FeeReportTypeCharged:
-			if within(t.after().feeCharged, from, to) {
-				out = append(out, t)
-			}
-		case openpay.FeeReportTypeRefunded:
-			if within(t.after().feeRefunded, from, to) {
-				out = append(out, t)
-			}
+		if at := t.after().feeCharged; !at.Before(from) && at.Before(to) {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -137,9 +128,6 @@ func (s *Server) getFeesReport(c *call) (any, *Error) {
 	var r openpay.FeesSummary
 	for _, t := range feeCharges(c.m, openpay.FeeReportTypeCharged, from, to) {
 		r.Charged, r.ChargedTax = r.Charged.Add(t.t.Fee.Amount), r.ChargedTax.Add(t.t.Fee.Tax)
-	}
-	for _, t := range feeCharges(c.m, openpay.FeeReportTypeRefunded, from, to) {
-		r.Refunded, r.RefundedTax = r.Refunded.Add(t.t.Fee.Amount), r.RefundedTax.Add(t.t.Fee.Tax)
 	}
 	r.Total = r.Charged.Add(r.ChargedTax).Add(r.ChargedAdjustments).Add(r.ChargedAdjustmentsTax).
 		Sub(r.Refunded).Sub(r.RefundedTax).Sub(r.RefundedAdjustments).Sub(r.RefundedAdjustmentsTax)

@@ -372,9 +372,8 @@ type txLater struct {
 	chargeback     string
 	chargebackHeld openpay.Amount
 	// feeCharged is when the gateway's fee on the charge (t.Fee) was taken
-	// from the credit, at completion; feeRefunded when a refund in full
-	// gave it back (zero until then). The fees report reads them.
-	feeCharged, feeRefunded time.Time
+	// from the credit, at completion (the fees report reads it).
+	feeCharged time.Time
 }
 
 // after returns the charge's txLater, created empty on first use. The
