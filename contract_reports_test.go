@@ -173,4 +173,18 @@ func TestContractTypedWebhookPayloads(t *testing.T) {
 		assert.Equal(t, want, idOf(ev.Payload()), typ)
 		assert.True(t, strings.Contains(string(ev.Raw), `"`+string(typ)+`"`), "the body as delivered is kept")
 	}
+
+	// Every event the server recorded, delivered or not, has the shape its
+	// type carries (openapi.yaml, x-openpay-event-payloads).
+	_, err = k.srv.SettlePayout(po.ID)
+	require.NoError(t, err)
+	_, err = k.srv.ResolveChargeback(ch.ID, false)
+	require.NoError(t, err)
+	seen := map[openpay.EventType]bool{}
+	for _, ev := range k.srv.Events() {
+		seen[ev.Type] = true
+		_, unknown := ev.Payload().(*openpay.UnknownEvent)
+		assert.False(t, unknown, "%s event: %s", ev.Type, ev.Raw)
+	}
+	assert.True(t, seen[openpay.EventTypePayoutSucceeded] && seen[openpay.EventTypeChargebackRejected], "%v", seen)
 }
