@@ -1434,7 +1434,7 @@ type PayoutMethod string
 // PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
 type PayoutReportType string
 
-// PayoutSummary What a payout of the merchant's account settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the movements that credited that balance since the previous payout from it (charges completed, bank transfers received, fees charged to customers in the merchant's favour), `out` the sum of those that debited it other than payouts (refunds, fee refunds, chargebacks), and the adjustments Openpay made, each as an amount in MXN. The report's detail lists the transactions behind each figure.
+// PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
 	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
