@@ -223,12 +223,14 @@ func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
 // balance on the given side, oldest first. The caller holds m.mu.
 func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx {
 	acct := m.accountFor(payout.t.CustomerID)
-	// seq numbers txList from 1, so the payout is at txList[seq-1].
+	// The window starts after the previous payout from the same balance,
+	// found among the merchant's payouts (creation order) rather than by
+	// walking every transaction. seq numbers txList from 1.
 	start := 0
-	for i := int(payout.seq) - 2; i >= 0; i-- {
-		t := m.txList[i]
-		if t.t.TransactionType == openpay.TransactionTypePayout && settles(t) && m.accountFor(t.t.CustomerID) == acct {
-			start = i + 1
+	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
+	for i := seqIndex(payouts, payout.seq) - 1; i >= 0; i-- {
+		if t := payouts[i]; settles(t) && m.accountFor(t.t.CustomerID) == acct {
+			start = int(t.seq)
 			break
 		}
 	}
