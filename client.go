@@ -94,6 +94,8 @@ type Client struct {
 	BankAccounts *BankAccountsService
 	// BINs looks up card prefixes.
 	BINs *BINsService
+	// Reports reads Openpay's fees by month and what each payout settled.
+	Reports *ReportsService
 
 	merchantID     string
 	public         bool

@@ -62,6 +62,7 @@ func (c *Client) initServices() {
 	c.Plans = &PlansService{s: s}
 	c.BankAccounts = &BankAccountsService{s: s}
 	c.BINs = &BINsService{s: s}
+	c.Reports = &ReportsService{s: s}
 	c.Tokens = &TokensService{s: s}
 	c.Webhooks = &WebhooksService{s: s}
 	c.Merchant = &MerchantService{s: s}

@@ -306,6 +306,22 @@ func TestRequestShapes(t *testing.T) {
 			body: `{"card_number":"4111111111111111","holder_name":"Juan","expiration_month":"12","expiration_year":"30","cvv2":"123"}`},
 		{name: "get token", reply: `{"id":"tok1"}`, call: func() error { _, err := c.Tokens.Get(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1"},
 		{name: "token points", reply: `[]`, call: func() error { _, err := c.Tokens.Points(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1/points"},
+		{name: "list tokens", reply: `[]`, call: func() error {
+			_, err := c.Tokens.ListPage(ctx, &openpay.ListParams{CreationGte: date, Limit: 5})
+			return err
+		}, method: "GET", path: P + "/tokens", query: "creation%5Bgte%5D=2024-03-09&limit=5"},
+		{name: "fees report", reply: `{"charged":1.5,"total":1.5}`, call: func() error { _, err := c.Reports.Fees(ctx, 2024, time.March); return err },
+			method: "GET", path: P + "/reports/fees", query: "month=3&year=2024"},
+		{name: "fees report detail", reply: `[]`, call: func() error {
+			_, err := c.Reports.FeeDetailsPage(ctx, 2024, time.December, openpay.FeeReportTypeChargedAdjustments, &openpay.PageParams{Offset: 20, Limit: 10})
+			return err
+		}, method: "GET", path: P + "/reports/fees/detail", query: "fee_type=charged_adjustments&limit=10&month=12&offset=20&year=2024"},
+		{name: "payout report", reply: `{"in":2700,"out":2400}`, call: func() error { _, err := c.Reports.Payout(ctx, "tr1"); return err },
+			method: "GET", path: P + "/reports/payout/tr1"},
+		{name: "payout report detail", reply: `[]`, call: func() error {
+			_, err := c.Reports.PayoutDetailsPage(ctx, "tr1", openpay.PayoutReportTypeIn, nil)
+			return err
+		}, method: "GET", path: P + "/reports/payout/tr1/detail", query: "detail_type=in"},
 		{name: "merchant", reply: `{"id":"m1"}`, call: func() error { _, err := c.Merchant.Get(ctx); return err }, method: "GET", path: P},
 		{name: "stores", reply: `[]`, call: func() error {
 			_, err := c.Stores.Search(ctx, openpay.StoreSearch{Latitude: 20.618171, Longitude: -100.421865, Kilometers: 5, Amount: openpay.MustAmount("100")})

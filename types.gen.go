@@ -179,6 +179,30 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for FeeReportType.
+const (
+	FeeReportTypeCharged             FeeReportType = "charged"
+	FeeReportTypeChargedAdjustments  FeeReportType = "charged_adjustments"
+	FeeReportTypeRefunded            FeeReportType = "refunded"
+	FeeReportTypeRefundedAdjustments FeeReportType = "refunded_adjustments"
+)
+
+// Valid indicates whether the value is a known member of the FeeReportType enum.
+func (e FeeReportType) Valid() bool {
+	switch e {
+	case FeeReportTypeCharged:
+		return true
+	case FeeReportTypeChargedAdjustments:
+		return true
+	case FeeReportTypeRefunded:
+		return true
+	case FeeReportTypeRefundedAdjustments:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MerchantStatus.
 const (
 	MerchantStatusActive  MerchantStatus = "active"
@@ -251,6 +275,30 @@ func (e PayoutMethod) Valid() bool {
 	case PayoutMethodBankAccount:
 		return true
 	case PayoutMethodCard:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayoutReportType.
+const (
+	PayoutReportTypeChargedAdjustments  PayoutReportType = "charged_adjustments"
+	PayoutReportTypeIn                  PayoutReportType = "in"
+	PayoutReportTypeOut                 PayoutReportType = "out"
+	PayoutReportTypeRefundedAdjustments PayoutReportType = "refunded_adjustments"
+)
+
+// Valid indicates whether the value is a known member of the PayoutReportType enum.
+func (e PayoutReportType) Valid() bool {
+	switch e {
+	case PayoutReportTypeChargedAdjustments:
+		return true
+	case PayoutReportTypeIn:
+		return true
+	case PayoutReportTypeOut:
+		return true
+	case PayoutReportTypeRefundedAdjustments:
 		return true
 	default:
 		return false
@@ -1094,6 +1142,9 @@ type FeeRefundRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 }
 
+// FeeReportType A figure of the fees report to detail (the `fee_type` parameter): fees charged, fees given back, and the adjustments of each.
+type FeeReportType string
+
 // FeeRequest Fee charged to a customer's balance (the customer must have been created with `requires_account`). The answer is a transaction of type `fee`, method `customer`, operation `out`.
 type FeeRequest struct {
 	// Amount Greater than zero, at most two decimal places.
@@ -1103,6 +1154,54 @@ type FeeRequest struct {
 
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
+}
+
+// FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
+type FeesSummary struct {
+	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Charged Amount `json:"charged"`
+
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedAdjustments Amount `json:"charged_adjustments"`
+
+	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
+
+	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedTax Amount `json:"charged_tax"`
+
+	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Refunded Amount `json:"refunded"`
+
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedAdjustments Amount `json:"refunded_adjustments"`
+
+	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
+
+	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedTax Amount `json:"refunded_tax"`
+
+	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Total Amount `json:"total"`
 }
 
 // Geolocation Position of a store.
@@ -1332,7 +1431,10 @@ type PayoutCardDetails struct {
 // PayoutMethod Destination kind of a payout, a bank account or a card. Requests may write it in any case (x-openpay-lenient enum-case).
 type PayoutMethod string
 
-// PayoutSummary Totals of a payout period, as the gateway's documentation shows them for a payout-summary operation. That operation lies outside the interface this document describes (no path here); the object is kept so that the documented example decodes.
+// PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
+type PayoutReportType string
+
+// PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
 	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
@@ -1809,20 +1911,6 @@ type Webhook struct {
 
 	// User User name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
-}
-
-// WebhookEvent The body of an event delivery: an HTTP POST to the webhook's URL with HTTP Basic credentials (the webhook's user and password). There is no signature: receivers should check the credentials and read the transaction again from the API before acting. Deliveries are retried until the receiver answers 2xx, so the same event can arrive more than once. On creation of a webhook the gateway delivers a `verification` event carrying `verification_code`.
-type WebhookEvent struct {
-	EventDate time.Time `json:"event_date"`
-
-	// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
-	Transaction *Transaction `json:"transaction,omitempty"`
-
-	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
-	Type EventType `json:"type"`
-
-	// VerificationCode (verification events) Code that verifies the webhook.
-	VerificationCode string `json:"verification_code,omitempty,omitzero"`
 }
 
 // WebhookRequest A webhook to register. Production URLs must be https on a domain name; the sandbox also accepts plain http.

@@ -42,7 +42,8 @@
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
 // groups_api.go, antifraud_api.go (the endpoints of the browser library's
-// deviceData.setup).
+// deviceData.setup), reports_api.go (the fees and payout reports, computed
+// from the stored transactions).
 //
 // # Writing a resource file
 //

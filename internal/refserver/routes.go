@@ -213,6 +213,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerPayouts(r)
 	s.registerTransfers(r)
 	s.registerFees(r)
+	s.registerReports(r)
 	s.registerPlans(r)
 	s.registerSubscriptions(r)
 	s.registerWebhooks(r)

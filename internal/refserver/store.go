@@ -59,6 +59,7 @@ type merchant struct {
 	cards     map[string]*card
 	cardList  []*card // creation order
 	tokens    map[string]*token
+	tokenList []*token // creation order
 	txs       map[string]*tx
 	txList    []*tx // creation order
 	// txIndex holds, per transaction type, the merchant's transactions of
@@ -372,6 +373,9 @@ type txLater struct {
 	// the balance.
 	chargeback     string
 	chargebackHeld openpay.Amount
+	// feeCharged is when the gateway's fee on the charge (t.Fee) was taken
+	// from the credit, at completion (the fees report reads it).
+	feeCharged time.Time
 }
 
 // after returns the charge's txLater, created empty on first use. The
