@@ -94,6 +94,8 @@ type Client struct {
 	BankAccounts *BankAccountsService
 	// BINs looks up card prefixes.
 	BINs *BINsService
+	// Checkouts are the merchant's payment links, its customers' included.
+	Checkouts *CheckoutsService
 
 	merchantID     string
 	public         bool

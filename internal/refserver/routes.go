@@ -215,6 +215,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerFees(r)
 	s.registerPlans(r)
 	s.registerSubscriptions(r)
+	s.registerCheckouts(r)
 	s.registerWebhooks(r)
 	s.registerStores(r)
 	s.registerGroups(r)
