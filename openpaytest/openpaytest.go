@@ -338,3 +338,16 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 	}
 	return out
 }
+
+// PayCheckout pays a checkout as its payer would on the hosted page, with
+// the sandbox card number given (a test card's outcome applies: declined,
+// 3-D Secure, ...). It returns the checkout, completed when the card paid;
+// a declined card returns the decline's error, its failed charge being the
+// checkout's transaction.
+func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout, error) {
+	co, err := m.srv.ref.PayCheckout(m.MerchantID, checkoutID, cardNumber)
+	if err != nil {
+		return nil, simError(err)
+	}
+	return &co, nil
+}

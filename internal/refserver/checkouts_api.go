@@ -352,65 +352,83 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	return s.checkoutWire(c.m, r), nil
 }
 
-// payCheckout charges the card typed by the payer for a checkout and
-// returns the checkout as it then is. A card the rules refuse gives their
-// error and changes nothing; a declined card gives the decline's error,
-// its failed charge linked to the checkout; a checkout that is not
-// available, or whose payment waits for 3-D Secure, gives 1003.
-func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (openpay.Checkout, *Error) {
+// checkoutPayment is what came of a payment of a checkout.
+type checkoutPayment struct {
+	co openpay.Checkout // the checkout after the attempt
+	// card is the card rules' refusal: no charge was made. declined is the
+	// decline of the charge made, which failed and is the checkout's
+	// transaction.
+	card, declined *Error
+}
+
+// err is the error of a payment that failed, nil when it did not.
+func (p checkoutPayment) err() error {
+	switch {
+	case p.card != nil:
+		return p.card
+	case p.declined != nil:
+		return p.declined
+	}
+	return nil
+}
+
+// payCheckout charges the card typed by the payer for a checkout. The error
+// is for a checkout that takes no payment: 1005 when it does not exist,
+// 1003 when it is not available or a payment of it waits for 3-D Secure,
+// 1008 when an account is deactivated.
+func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkoutPayment, *Error) {
 	m := s.merchantByID(merchantID)
 	if m == nil {
-		return openpay.Checkout{}, errNotFound("merchant", merchantID)
+		return checkoutPayment{}, errNotFound("checkout", checkoutID)
 	}
-	present := []byte(`""`)
-	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
-	k, e := s.checkCardData(f, "", d)
+	k, cardErr := s.checkTypedCard(d)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := extState(m, newCheckoutState).byID[checkoutID]
 	if r == nil {
-		return openpay.Checkout{}, errNotFound("checkout", checkoutID)
-	}
-	if e != nil {
-		return openpay.Checkout{}, e
+		return checkoutPayment{}, errNotFound("checkout", checkoutID)
 	}
 	if st := s.checkoutStatus(m, r); st != openpay.CheckoutStatusAvailable {
-		return s.checkoutWire(m, r), errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)
+		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)
 	}
 	if t := m.txs[r.txID]; t != nil && t.pending() {
-		return s.checkoutWire(m, r), errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
+		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
 	}
 	var cu *customer
 	if r.customerID != "" {
 		if cu = m.customers.get(r.customerID); cu == nil {
-			return s.checkoutWire(m, r), errNotFound("customer", r.customerID)
+			return checkoutPayment{}, errNotFound("customer", r.customerID)
 		}
 	}
 	if e := checkActive(m, cu); e != nil {
-		return s.checkoutWire(m, r), e
+		return checkoutPayment{}, e
+	}
+	if cardErr != nil {
+		return checkoutPayment{co: s.checkoutWire(m, r), card: cardErr}, nil
 	}
 	req := &chargeRequest{kind: kindCard, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency),
 		description: r.c.Description, orderID: r.c.OrderID, customer: r.payer, capture: true, inline: &k,
 		redirectURL: r.redirect}
 	t := s.newChargeTx(cu, req)
-	_, e = s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
+	_, declined := s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
 	if m.txs[t.t.ID] == t {
 		r.txID = t.t.ID
 	}
-	return s.checkoutWire(m, r), e
+	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil
 }
 
 // PayCheckout pays a merchant's checkout with a sandbox card as the payer
 // would on its page: the charge is made with the card number, a holder,
 // a future expiry and a security code the card's brand takes. It answers
-// the checkout, or the error of a checkout that takes no payment or of a
-// declined card (whose failed charge is then the checkout's transaction).
+// the checkout, or the error of a checkout that takes no payment, of a card
+// the rules refuse, or of a declined card (whose failed charge is then the
+// checkout's transaction).
 func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (openpay.Checkout, error) {
-	co, e := s.payCheckout(merchantID, checkoutID, simulatedCard(cardNumber, s.Now()))
+	p, e := s.payCheckout(merchantID, checkoutID, simulatedCard(cardNumber, s.Now()))
 	if e != nil {
-		return co, e
+		return openpay.Checkout{}, e
 	}
-	return co, nil
+	return p.co, p.err()
 }
 
 // simulatedCard is the card a simulation pays with: the number given, and
@@ -438,9 +456,14 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 	if !f.has("card_number") {
 		return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
 	}
-	co, e := s.payCheckout(c.m.id, c.param("checkout_id"), simulatedCard(body.CardNumber, s.Now()))
-	if e != nil {
+	p, e := s.payCheckout(c.m.id, c.param("checkout_id"), simulatedCard(body.CardNumber, s.Now()))
+	switch {
+	case e != nil:
 		return nil, e
+	case p.card != nil:
+		return nil, p.card
+	case p.declined != nil:
+		return nil, p.declined
 	}
-	return co, nil
+	return p.co, nil
 }

@@ -38,7 +38,8 @@
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
 // groups_api.go, antifraud_api.go (the endpoints of the browser library's
-// deviceData.setup).
+// deviceData.setup), checkouts_api.go (payment links, their derived states
+// and the pay control; their hosted page is package web's).
 //
 // # Writing a resource file
 //
