@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/openpay-go/openpay"
 )
@@ -89,9 +88,7 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this payment link. Open the link again.")
 		return
 	}
-	card := PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
-		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
-		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
+	card := typedCard(r)
 	out, err := p.checkouts.PayCheckout(mid, id, card)
 	if err != nil {
 		// The checkout moved on meanwhile (paid, expired, cancelled).

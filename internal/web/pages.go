@@ -301,9 +301,7 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch PageCharge, 
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
 		return
 	}
-	card := PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
-		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
-		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
+	card := typedCard(r)
 	out, err := p.b.EnterCard(mid, id, card)
 	if err != nil {
 		p.conflict(w, mid, id)
@@ -480,6 +478,14 @@ func (p *Pages) render(w http.ResponseWriter, status int, name string, v pageVie
 // fail writes the error page.
 func (p *Pages) fail(w http.ResponseWriter, status int, title, message string) {
 	p.render(w, status, "error", pageView{Title: title, Message: message})
+}
+
+// typedCard is the card the payer typed in a posted card form (the fields
+// of the card_fields template).
+func typedCard(r *http.Request) PayerCard {
+	return PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
+		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
+		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
 }
 
 // cardDigits drops the spaces and dashes a payer types in a card number.
