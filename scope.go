@@ -168,8 +168,6 @@ func (g *GroupScope) Merchant(merchantID string) *GroupMerchantScope {
 type GroupMerchantCustomerScope struct {
 	Charges       *GroupChargesService
 	Subscriptions *SubscriptionsService
-	// Checkouts are the customer's payment links.
-	Checkouts *CheckoutsService
 }
 
 // Customer returns the services of one group customer at the group's
