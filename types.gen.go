@@ -980,7 +980,7 @@ type CheckoutRequest struct {
 	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of the link, MXN when absent (the Java client's default). The reference server takes MXN only for its Mexican merchants (1003 otherwise); links in other countries use theirs.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
