@@ -324,3 +324,19 @@ func TestCheckoutPageWithoutRedirect(t *testing.T) {
 	assert.Contains(t, res.body, `id="status">completed`)
 	assert.NotContains(t, res.body, `id="return"`)
 }
+
+// TestCheckoutPageWhilePaymentWaits: back on the link while the 3-D
+// Secure challenge waits, the payer reads why no card is taken.
+func TestCheckoutPageWhilePaymentWaits(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	link := newCheckout(t, env, "/checkouts")["checkout_link"].(string)
+	page := browse(t, env, link, nil)
+	res := browse(t, env, link, cardForm(page.token(t), "5454545454545454"))
+	require.Equal(t, http.StatusSeeOther, res.status)
+	assert.Contains(t, res.location, "/redirect/")
+	res = browse(t, env, link, cardForm(page.token(t), "4111111111111111"))
+	assert.Equal(t, http.StatusConflict, res.status)
+	assert.Contains(t, res.body, "A payment of the checkout is in progress")
+	assert.Contains(t, res.body, `id="status">available`)
+}

@@ -184,7 +184,7 @@ func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard)
 	case e != nil && e.Code == openpay.ErrNotFound:
 		return web.CheckoutPayment{}, web.ErrNoCheckout
 	case e != nil:
-		return web.CheckoutPayment{}, e
+		return web.CheckoutPayment{}, errors.New(e.Description)
 	case p.card != nil:
 		return web.CheckoutPayment{Invalid: p.card.Description}, nil
 	}

@@ -52,8 +52,9 @@ type CheckoutBackend interface {
 	// PayCheckout charges a typed card for the checkout as the payer's
 	// payment: the card rules and the test-card table decide, and the
 	// charge sends its events. It answers an error only when the checkout
-	// takes no payment (any more): ErrNoCheckout, or another error when it
-	// is not available.
+	// takes no payment (any more): ErrNoCheckout, or another error, whose
+	// text the payer reads, when it is not available or cannot take one
+	// now.
 	PayCheckout(merchantID, checkoutID string, card PayerCard) (CheckoutPayment, error)
 }
 
@@ -89,22 +90,28 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		return
 	}
 	card := typedCard(r)
-	out, err := p.checkouts.PayCheckout(mid, id, card)
-	if err != nil {
-		// The checkout moved on meanwhile (paid, expired, cancelled).
-		if now, err := p.checkouts.Checkout(mid, id); err == nil {
-			p.checkoutFinal(w, now, true)
-			return
-		}
-		p.fail(w, http.StatusNotFound, "Payment link not found", "The merchant has no payment link with this id.")
-		return
-	}
 	retry := func(status int, message string) {
 		v.Message, v.Card = message, PayerCard{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
 		if now, err := p.checkouts.Checkout(mid, id); err == nil {
 			v.Checkout = &now.Checkout
 		}
 		p.render(w, status, "checkout", v)
+	}
+	out, err := p.checkouts.PayCheckout(mid, id, card)
+	if err != nil {
+		now, nerr := p.checkouts.Checkout(mid, id)
+		switch {
+		case nerr != nil:
+			p.fail(w, http.StatusNotFound, "Payment link not found", "The merchant has no payment link with this id.")
+		case now.Checkout.Status == openpay.CheckoutStatusAvailable:
+			// Still open, yet it took no payment now (one waits for 3-D
+			// Secure, or an account is deactivated): the backend says why.
+			retry(http.StatusConflict, err.Error())
+		default:
+			// It moved on meanwhile (paid, expired, cancelled).
+			p.checkoutFinal(w, now, true)
+		}
+		return
 	}
 	switch {
 	case out.Invalid != "":
