@@ -340,3 +340,17 @@ func TestCheckoutPageWhilePaymentWaits(t *testing.T) {
 	assert.Contains(t, res.body, "A payment of the checkout is in progress")
 	assert.Contains(t, res.body, `id="status">available`)
 }
+
+// TestCheckoutPayerEmail: the payer named on a merchant's checkout is the
+// charge's payer, so the sandbox's fraud e-mail declines it as on any card
+// charge.
+func TestCheckoutPayerEmail(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	id := newCheckout(t, env, "/checkouts", "customer", map[string]any{"name": "Eva", "email": FraudEmail})["id"].(string)
+	pay := env.do(http.MethodPost, "/_simulate/"+env.m.ID+"/checkouts/"+id+"/pay", env.m.PrivateKey, map[string]any{"card_number": "4111111111111111"})
+	requireError(t, pay, 3005)
+	o := requireOK(t, env.get("/checkouts/"+id), http.StatusOK)
+	assert.Equal(t, "available", o["status"])
+	assert.Equal(t, "failed", o["transaction"].(map[string]any)["status"])
+}
