@@ -12,8 +12,9 @@
 // What only the outside world can do is done with the simulation methods:
 // PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
 // (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
-// payment), OpenChargeback and ResolveChargeback, AdvanceClock (with a fake
-// clock: due dates pass, subscriptions charge). The same controls exist as
+// payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
+// pays a payment link with a test card), AdvanceClock (with a fake clock:
+// due dates pass, subscriptions charge, payment links expire). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
 // process (see cmd/openpay-refserver).
 //
