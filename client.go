@@ -96,6 +96,8 @@ type Client struct {
 	BINs *BINsService
 	// Reports reads Openpay's fees by month and what each payout settled.
 	Reports *ReportsService
+	// Checkouts are the merchant's payment links, its customers' included.
+	Checkouts *CheckoutsService
 
 	merchantID     string
 	public         bool

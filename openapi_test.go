@@ -449,6 +449,10 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"getGroupMerchantSubscription":       "GET " + GM + "/customers/{customer_id}/subscriptions/{subscription_id}",
 		"updateGroupMerchantSubscription":    "PUT " + GM + "/customers/{customer_id}/subscriptions/{subscription_id}",
 		"deleteGroupMerchantSubscription":    "DELETE " + GM + "/customers/{customer_id}/subscriptions/{subscription_id}",
+		"createCheckout":                     "POST " + P + "/checkouts", "createCustomerCheckout": "POST " + C + "/checkouts",
+		"listCheckouts": "GET " + P + "/checkouts", "listCustomerCheckouts": "GET " + C + "/checkouts",
+		"getCheckout": "GET " + P + "/checkouts/{checkout_id}", "getCustomerCheckout": "GET " + C + "/checkouts/{checkout_id}",
+		"updateCheckout": "PUT " + P + "/checkouts/{checkout_id}",
 	}
 	for id, op := range want {
 		assert.Equal(t, op, got[id], "operationId %s", id)

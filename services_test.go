@@ -356,6 +356,42 @@ func TestRequestShapes(t *testing.T) {
 			_, err := group.Merchant("m2").Customer("a1").Subscriptions.ListPage(ctx, nil)
 			return err
 		}, method: "GET", path: G + "/merchants/m2/customers/a1/subscriptions"},
+		{name: "checkout", reply: `{"id":"c1"}`, call: func() error {
+			_, err := c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: amt, Description: "Link", OrderID: "o-7",
+				RedirectURL: "https://shop.example/paid", ExpirationDate: "2026-12-31 23:59", SendEmail: openpay.Ptr(false),
+				Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}, IVA: "16"})
+			return err
+		}, method: "POST", path: P + "/checkouts",
+			body: `{"amount":100.5,"description":"Link","order_id":"o-7","redirect_url":"https://shop.example/paid",
+				"expiration_date":"2026-12-31 23:59","send_email":false,"customer":{"name":"Ana","email":"ana@example.com"},"iva":"16"}`},
+		{name: "customer checkout", reply: `{"id":"c1"}`, call: func() error {
+			_, err := cust.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: amt, Description: "Link"})
+			return err
+		}, method: "POST", path: C + "/checkouts", body: `{"amount":100.5,"description":"Link"}`},
+		{name: "get checkout", reply: `{"id":"c1","creation_date":"2021-10-15T23:36:00.000-0500"}`, call: func() error {
+			co, err := cust.Checkouts.Get(ctx, "c1")
+			if err == nil && !co.CreationDate.Equal(time.Date(2021, 10, 16, 4, 36, 0, 0, time.UTC)) {
+				return errors.New("creation_date read as " + co.CreationDate.String())
+			}
+			return err
+		}, method: "GET", path: C + "/checkouts/c1"},
+		{name: "update checkout at the merchant path from a customer's scope", reply: `{"id":"c1"}`, call: func() error {
+			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-12-31 23:59"})
+			return err
+		}, method: "PUT", path: P + "/checkouts/c1", query: "status=available", body: `{"expiration_date":"2026-12-31 23:59"}`},
+		{name: "update checkout keeping its status", reply: `{"id":"c1"}`, call: func() error {
+			_, err := c.Checkouts.Update(ctx, "c1", "", openpay.CheckoutUpdateRequest{})
+			return err
+		}, method: "PUT", path: P + "/checkouts/c1", body: `{}`},
+		{name: "list checkouts", reply: `[]`, call: func() error {
+			_, err := c.Checkouts.ListPage(ctx, &openpay.CheckoutListParams{ListParams: openpay.ListParams{Limit: 5, Offset: 10},
+				StartDate: date, EndDate: date.AddDate(0, 0, 2)})
+			return err
+		}, method: "GET", path: P + "/checkouts", query: "endDate=20240311&limit=5&offset=10&startDate=20240309"},
+		{name: "list customer checkouts", reply: `[]`, call: func() error {
+			_, err := cust.Checkouts.ListPage(ctx, nil)
+			return err
+		}, method: "GET", path: C + "/checkouts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -56,6 +56,30 @@ func (e ChargeMethod) Valid() bool {
 	}
 }
 
+// Defines values for CheckoutStatus.
+const (
+	CheckoutStatusAvailable CheckoutStatus = "available"
+	CheckoutStatusCancelled CheckoutStatus = "cancelled"
+	CheckoutStatusCompleted CheckoutStatus = "completed"
+	CheckoutStatusExpired   CheckoutStatus = "expired"
+)
+
+// Valid indicates whether the value is a known member of the CheckoutStatus enum.
+func (e CheckoutStatus) Valid() bool {
+	switch e {
+	case CheckoutStatusAvailable:
+		return true
+	case CheckoutStatusCancelled:
+		return true
+	case CheckoutStatusCompleted:
+		return true
+	case CheckoutStatusExpired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Currency.
 const (
 	CurrencyMXN Currency = "MXN"
@@ -958,6 +982,86 @@ type ChargeUpdateRequest struct {
 
 	// OrderID Unique among the merchant's transactions.
 	OrderID string `json:"order_id,omitempty,omitzero"`
+}
+
+// Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
+type Checkout struct {
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Amount Amount `json:"amount"`
+
+	// CheckoutLink The hosted page where the payer pays.
+	CheckoutLink string `json:"checkout_link"`
+
+	// CreationDate A timestamp as checkouts carry it: ISO 8601 with milliseconds and an offset without a colon (`2021-10-15T23:36:00.000-0500`, the gateway's echo of an expiration date), or RFC 3339 with a colon in the offset. Clients accept both; the reference server writes the first.
+	//
+	// Example: 2021-10-15T23:36:00.000-0500
+	CreationDate FlexTime `json:"creation_date"`
+
+	// Currency Currency of the amount (ISO 4217).
+	Currency string `json:"currency"`
+
+	// Customer The payer: the customer of the path for a customer's checkout, the `customer` sent at merchant scope (without `id`), or null.
+	Customer    *Customer `json:"customer,omitempty"`
+	Description string    `json:"description"`
+
+	// ExpirationDate When the link stops taking payments, in the gateway's time zone; null when the checkout was created without one, and then it does not expire.
+	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
+	ID             string   `json:"id"`
+
+	// IVA The tax (IVA) sent with the checkout, as sent (Colombia); null when none was.
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+	Status CheckoutStatus `json:"status"`
+
+	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`, or a failed one the payer may follow with another attempt.
+	Transaction *Transaction `json:"transaction,omitempty"`
+}
+
+// CheckoutRequest A new checkout (payment link). At merchant scope the payer may be described by `customer`; at customer scope the path's customer is the payer and `customer` is refused (1003).
+type CheckoutRequest struct {
+	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
+	Amount Amount `json:"amount"`
+
+	// Currency Currency of the link, MXN when absent (the Java client's default). The reference server takes MXN only for its Mexican merchants (1003 otherwise); links in other countries use theirs.
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
+	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	Customer    *ChargeCustomer `json:"customer,omitempty"`
+	Description string          `json:"description"`
+
+	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the gateway's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	//
+	// Example: 2026-12-31 23:59
+	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+
+	// IVA The tax (IVA) of the amount, a string as the vendor's clients send it (Colombia).
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
+
+	// SendEmail Whether the gateway e-mails the link to the payer (true when absent, as the Java client says).
+	SendEmail *bool `json:"send_email,omitempty"`
+}
+
+// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+type CheckoutStatus string
+
+// CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
+type CheckoutUpdateRequest struct {
+	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the gateway's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	//
+	// Example: 2026-12-31 23:59
+	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 }
 
 // Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
@@ -1943,6 +2047,15 @@ type amountGteParam = Amount
 //
 // Example: 250.5
 type amountLteParam = Amount
+
+// checkoutEndDateParam defines model for checkoutEndDate.
+type checkoutEndDateParam = string
+
+// checkoutStartDateParam defines model for checkoutStartDate.
+type checkoutStartDateParam = string
+
+// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+type checkoutStatusParam = CheckoutStatus
 
 // creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
 //

@@ -12,8 +12,9 @@
 // What only the outside world can do is done with the simulation methods:
 // PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
 // (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
-// payment), OpenChargeback and ResolveChargeback, AdvanceClock (with a fake
-// clock: due dates pass, subscriptions charge). The same controls exist as
+// payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
+// pays a payment link with a test card), AdvanceClock (with a fake clock:
+// due dates pass, subscriptions charge, payment links expire). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
 // process (see cmd/openpay-refserver).
 //
@@ -337,4 +338,17 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 		out[i] = ev.Wire()
 	}
 	return out
+}
+
+// PayCheckout pays a checkout as its payer would on the hosted page, with
+// the sandbox card number given (a test card's outcome applies: declined,
+// 3-D Secure, ...). It returns the checkout, completed when the card paid;
+// a declined card returns the decline's error, its failed charge being the
+// checkout's transaction.
+func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout, error) {
+	co, err := m.srv.ref.PayCheckout(m.MerchantID, checkoutID, cardNumber)
+	if err != nil {
+		return nil, simError(err)
+	}
+	return &co, nil
 }

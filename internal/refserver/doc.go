@@ -43,7 +43,8 @@
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
 // groups_api.go, antifraud_api.go (the endpoints of the browser library's
 // deviceData.setup), reports_api.go (the fees and payout reports, computed
-// from the stored transactions).
+// from the stored transactions), checkouts_api.go (payment links, their
+// derived states and the pay control; their hosted page is package web's).
 //
 // # Writing a resource file
 //

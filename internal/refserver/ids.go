@@ -26,6 +26,7 @@ const (
 	KindSubscription IDKind = "s"
 	KindWebhook      IDKind = "w"
 	KindMerchant     IDKind = "m"
+	KindCheckout     IDKind = "c" // no source shows one; the server's choice
 )
 
 const (

@@ -216,6 +216,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerReports(r)
 	s.registerPlans(r)
 	s.registerSubscriptions(r)
+	s.registerCheckouts(r)
 	s.registerWebhooks(r)
 	s.registerStores(r)
 	s.registerGroups(r)

@@ -514,14 +514,14 @@ func seqIndex(l []*tx, seq uint32) int {
 }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by
-// any transaction of the merchant. The caller holds m.mu; checking and
+// any transaction or checkout of the merchant. The caller holds m.mu; checking and
 // storing in the same critical section is what makes the rule hold under
 // concurrent requests.
 func (m *merchant) orderIDTaken(orderID string) *Error {
 	if orderID == "" {
 		return nil
 	}
-	if _, ok := m.orderIDs[orderID]; ok {
+	if _, ok := m.orderIDs[orderID]; ok || checkoutHoldsOrderID(m, orderID) {
 		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
 	}
 	return nil
