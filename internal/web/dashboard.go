@@ -156,9 +156,6 @@ const (
 	ActionChargeback = "chargeback" // a completed charge is disputed
 )
 
-// DashActions lists every action, in the order buttons show.
-var DashActions = []string{ActionPay, ActionComplete, ActionFail, ActionSettle, ActionChargeback}
-
 // ErrNoMerchant is what a DashboardBackend answers for a merchant that does
 // not exist.
 var ErrNoMerchant = errors.New("web: no such merchant")
