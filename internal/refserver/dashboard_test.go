@@ -437,3 +437,37 @@ func TestAttemptError(t *testing.T) {
 	err := &url.Error{Op: "Post", URL: "https://user:secret@hooks.example/x", Err: fmt.Errorf("dial tcp: connection refused")}
 	assert.Equal(t, "dial tcp: connection refused", attemptError(err))
 }
+
+// BenchmarkScaleDashboard measures the dashboard's transaction page over
+// HTTP in stores of 10,000 and 1,000,000 charges: the newest page, a page
+// deep in the list and a page of one status. Its cost is the page's, not
+// the store's.
+//
+//	go test -run XXX -bench ScaleDashboard -benchtime 200x ./internal/refserver/
+func BenchmarkScaleDashboard(b *testing.B) {
+	for _, n := range []int{10_000, 1_000_000} {
+		st := newScaleStore(b, n)
+		client := &http.Client{}
+		base := st.srv.URL + "/_dashboard/merchants/" + st.m.ID + "/transactions"
+		for _, q := range []struct{ name, query string }{
+			{"newest", ""}, {"deep", fmt.Sprintf("?offset=%d", n/2)}, {"failed", "?type=charge&status=failed"},
+		} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, q.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					res, err := client.Get(base + q.query)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, _ = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusOK {
+						b.Fatalf("status %d", res.StatusCode)
+					}
+				}
+			})
+		}
+		client.CloseIdleConnections()
+		st.close()
+	}
+}
