@@ -198,8 +198,9 @@ func (b dashBackend) Customers(merchantID string, offset, limit int) (web.DashCu
 	return out, nil
 }
 
-// Transactions implements web.DashboardBackend. A status without a type
-// filters charges. An unknown type or status gives an empty page.
+// Transactions implements web.DashboardBackend. An id shows that one
+// transaction; a status without a type filters charges. An unknown type or
+// status gives an empty page.
 func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTransactions, error) {
 	m := b.s.merchantByID(merchantID)
 	if m == nil {
@@ -213,6 +214,10 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	out.Merchant = m.summary()
 	var recs []*tx
 	switch {
+	case q.ID != "":
+		if t := m.txs[q.ID]; t != nil {
+			recs = []*tx{t}
+		}
 	case out.Status != "":
 		recs = m.txStatus[txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)}]
 	case out.Type != "":
@@ -291,7 +296,7 @@ func (b dashBackend) Webhooks(merchantID string) (web.DashWebhooks, error) {
 		log := b.s.dispatch.attemptLog(wh.Webhook.ID)
 		for j := len(log) - 1; j >= 0; j-- {
 			a := log[j]
-			wh.Attempts = append(wh.Attempts, web.DashAttempt{Time: a.at, EventID: a.eventID, EventType: a.eventType,
+			wh.Attempts = append(wh.Attempts, web.DashAttempt{Time: a.at, EventID: a.eventID, TransactionID: a.txID, EventType: a.eventType,
 				Attempt: a.n, StatusCode: a.status, Error: a.err})
 		}
 	}

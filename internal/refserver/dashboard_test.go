@@ -415,6 +415,11 @@ func TestDashboardWebhookAttempts(t *testing.T) {
 	assert.NotContains(t, page, "hook-secret", "a webhook's password is never shown")
 	ev := env.s.Events(env.m.ID)[0]
 	assert.Contains(t, page, ev.ID, "an attempt names its event")
+	link := "/_dashboard/merchants/" + env.m.ID + "/transactions?id=" + ev.Transaction.ID
+	assert.Contains(t, page, `href="`+link+`"`, "and links to its transaction")
+	one := dashClient{env: env}.page(link)
+	assert.Equal(t, 1, strings.Count(one, `class="transaction"`))
+	assert.Contains(t, one, `id="ev-`+ev.ID+`"`)
 }
 
 func TestAttemptLogBounded(t *testing.T) {

@@ -300,9 +300,9 @@ type delivery struct {
 
 // attemptOf names what an attempt delivered, for the attempt log.
 type attemptOf struct {
-	eventID   string
-	eventType openpay.EventType
-	n         int // 1 for the first attempt
+	eventID, transactionID string
+	eventType              openpay.EventType
+	n                      int // 1 for the first attempt
 }
 
 // maxAttemptsLogged bounds each webhook's attempt log: the dashboard shows
@@ -314,6 +314,7 @@ const maxAttemptsLogged = 50
 type deliveryAttempt struct {
 	at        time.Time // wall clock: attempts are real network calls
 	eventID   string    // "" for the verification event
+	txID      string    // the transaction the event is about
 	eventType openpay.EventType
 	n         int
 	status    int    // the receiver's HTTP status, 0 when it did not answer
@@ -447,7 +448,7 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 		d.mu.Unlock()
 
 		dl.attempts++
-		what := attemptOf{eventID: dl.event.ID, eventType: dl.event.Type, n: dl.attempts}
+		what := attemptOf{eventID: dl.event.ID, transactionID: dl.event.Transaction.ID, eventType: dl.event.Type, n: dl.attempts}
 		if d.send(d.ctx, dl.to, what, dl.body, deliveryTimeout) {
 			d.mu.Lock()
 			ob.pending--
@@ -560,7 +561,7 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf
 	// close cancels both kinds.
 	stop := context.AfterFunc(d.ctx, cancel)
 	defer stop()
-	a := deliveryAttempt{at: time.Now(), eventID: what.eventID, eventType: what.eventType, n: what.n}
+	a := deliveryAttempt{at: time.Now(), eventID: what.eventID, txID: what.transactionID, eventType: what.eventType, n: what.n}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to.url, bytes.NewReader(body))
 	if err != nil {
 		a.err = "the URL cannot be requested"

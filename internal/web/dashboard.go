@@ -110,23 +110,26 @@ type DashTransactions struct {
 	Page         Paging
 }
 
-// TxQuery selects a page of transactions.
+// TxQuery selects a page of transactions: one transaction by ID, or those
+// of a type and status (each empty for any).
 type TxQuery struct {
-	Type, Status  string
-	Offset, Limit int
+	ID, Type, Status string
+	Offset, Limit    int
 }
 
 // DashAttempt is one delivery attempt to a webhook: when (wall clock), the
-// event delivered (EventID empty for the verification event), which
+// event delivered and its transaction (both empty for the verification
+// event), which
 // attempt at that event, and the receiver's status or why it did not
 // answer.
 type DashAttempt struct {
-	Time       time.Time
-	EventID    string
-	EventType  openpay.EventType
-	Attempt    int
-	StatusCode int
-	Error      string
+	Time          time.Time
+	EventID       string
+	TransactionID string // the transaction the event is about
+	EventType     openpay.EventType
+	Attempt       int
+	StatusCode    int
+	Error         string
 }
 
 // OK reports whether the receiver accepted the delivery (2xx).
@@ -327,7 +330,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "transactions":
 			q := r.URL.Query()
 			v.Section, v.Title = "transactions", "Transactions"
-			v.Txs, err = d.b.Transactions(v.MerchantID, TxQuery{Type: q.Get("type"), Status: q.Get("status"),
+			v.Txs, err = d.b.Transactions(v.MerchantID, TxQuery{ID: q.Get("id"), Type: q.Get("type"), Status: q.Get("status"),
 				Offset: offset(r), Limit: DashboardPageSize})
 		case "webhooks":
 			v.Section, v.Title = "webhooks", "Webhooks"
