@@ -476,3 +476,42 @@ func BenchmarkScaleDashboard(b *testing.B) {
 		st.close()
 	}
 }
+
+// TestDashboardWhileWriting reads every page while charges are created and
+// paid: run with -race, it checks that what the pages read outside the
+// merchant's lock (the event log, the owned records' lists) is safe.
+func TestDashboardWhileWriting(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	fillDashboard(t, env)
+	d := dashClient{env: env}
+	done := make(chan struct{})
+	go func() {
+		// Asserts where a check can fail: FailNow must not run outside the
+		// test's goroutine (env.post and obj require only an answer in JSON).
+		defer close(done)
+		for range 60 {
+			r := env.post("/charges", map[string]any{"method": "store", "amount": 5, "description": "x"})
+			if !assert.Equal(t, http.StatusOK, r.status) {
+				return
+			}
+			_, err := env.s.PayCharge(env.m.ID, r.obj(t)["id"].(string))
+			assert.NoError(t, err)
+			cu, err := env.s.CreateCustomer(env.m.ID, openpay.CustomerRequest{Name: "Luis"})
+			assert.NoError(t, err)
+			r = env.post("/customers/"+cu.ID+"/cards", validCard("4242424242424242"))
+			assert.Equal(t, http.StatusOK, r.status)
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			assert.Contains(t, d.page("/_dashboard/merchants/"+env.m.ID+"/transactions"), "charge.succeeded")
+			return
+		default:
+		}
+		for _, p := range []string{"/", "/transactions", "/webhooks"} {
+			d.page("/_dashboard/merchants/" + env.m.ID + p)
+		}
+	}
+}
