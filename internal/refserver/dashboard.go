@@ -157,11 +157,19 @@ func eachChunked[R any](m *merchant, list func() []R, visit func(R)) {
 	}
 }
 
+// merchant returns the merchant a page is about, or web.ErrNoMerchant.
+func (b dashBackend) merchant(id string) (*merchant, error) {
+	if m := b.s.merchantByID(id); m != nil {
+		return m, nil
+	}
+	return nil, web.ErrNoMerchant
+}
+
 // Customers implements web.DashboardBackend.
 func (b dashBackend) Customers(merchantID string, offset, limit int) (web.DashCustomers, error) {
-	m := b.s.merchantByID(merchantID)
-	if m == nil {
-		return web.DashCustomers{}, web.ErrNoMerchant
+	m, err := b.merchant(merchantID)
+	if err != nil {
+		return web.DashCustomers{}, err
 	}
 	var out web.DashCustomers
 	m.mu.Lock()
@@ -202,9 +210,9 @@ func (b dashBackend) Customers(merchantID string, offset, limit int) (web.DashCu
 // transaction; a status without a type filters charges. An unknown type or
 // status gives an empty page.
 func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTransactions, error) {
-	m := b.s.merchantByID(merchantID)
-	if m == nil {
-		return web.DashTransactions{}, web.ErrNoMerchant
+	m, err := b.merchant(merchantID)
+	if err != nil {
+		return web.DashTransactions{}, err
 	}
 	out := web.DashTransactions{Type: q.Type, Status: q.Status}
 	if out.Status != "" && out.Type == "" {
@@ -276,9 +284,9 @@ func (t *tx) dashActions() []string {
 
 // Webhooks implements web.DashboardBackend.
 func (b dashBackend) Webhooks(merchantID string) (web.DashWebhooks, error) {
-	m := b.s.merchantByID(merchantID)
-	if m == nil {
-		return web.DashWebhooks{}, web.ErrNoMerchant
+	m, err := b.merchant(merchantID)
+	if err != nil {
+		return web.DashWebhooks{}, err
 	}
 	var out web.DashWebhooks
 	m.mu.Lock()

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -208,12 +207,7 @@ func NewDashboard(b DashboardBackend) (*Dashboard, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	d := &Dashboard{b: b, token: base64.RawURLEncoding.EncodeToString(key), cop: http.NewCrossOriginProtection(),
-		pages: make(map[string]*template.Template)}
-	names, err := fs.Glob(dashboardFS, "templates/dashboard/*.html")
-	if err != nil {
-		return nil, err
-	}
+	d := &Dashboard{b: b, token: base64.RawURLEncoding.EncodeToString(key), cop: http.NewCrossOriginProtection()}
 	funcs := template.FuncMap{
 		"date": func(t time.Time) string {
 			if t.IsZero() {
@@ -224,16 +218,9 @@ func NewDashboard(b DashboardBackend) (*Dashboard, error) {
 		"esc": url.PathEscape,
 		"inc": func(n int) int { return n + 1 },
 	}
-	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/dashboard/"), ".html")
-		if name == "layout" {
-			continue
-		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(dashboardFS, "templates/dashboard/layout.html", n)
-		if err != nil {
-			return nil, err
-		}
-		d.pages[name] = t
+	var err error
+	if d.pages, err = parseTemplates(dashboardFS, "templates/dashboard", funcs); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
@@ -416,23 +403,12 @@ func backTo(back string) string {
 	return u.RequestURI()
 }
 
-// render writes a dashboard page; a template that fails (a programming
-// error) gets a plain 500 rather than half a page.
+// render writes a dashboard page. The page has no script and posts only
+// to itself; it sends no Referer, whose query could name a merchant.
 func (d *Dashboard) render(w http.ResponseWriter, status int, name string, v dashView) {
-	t := d.pages[name]
-	var buf strings.Builder
-	if t == nil || t.Execute(&buf, v) != nil {
-		http.Error(w, "dashboard template failed", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-	h.Set("Referrer-Policy", "no-referrer")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	writePage(w, status, d.pages[name], v,
+		"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+		"Referrer-Policy", "no-referrer")
 }
 
 // fail writes the dashboard's error page.
