@@ -515,3 +515,29 @@ func TestDashboardWhileWriting(t *testing.T) {
 		}
 	}
 }
+
+// TestAttemptLogOfDeletedWebhook: an attempt that ends after its webhook
+// was deleted does not bring the webhook's log back.
+func TestAttemptLogOfDeletedWebhook(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}, 1), make(chan struct{})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"verification"`) {
+			arrived <- struct{}{}
+			<-release
+		}
+	}))
+	t.Cleanup(receiver.Close)
+	env := newTestEnv(t, Options{})
+	wh := requireOK(t, env.post("/webhooks", map[string]any{"url": receiver.URL, "event_types": []string{"charge.created"}}),
+		http.StatusCreated)["id"].(string)
+	require.Len(t, env.s.dispatch.attemptLog(wh), 1, "the verification")
+	requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 150, "description": "tienda"}), http.StatusOK)
+	<-arrived
+	r := env.do(http.MethodDelete, env.mp("/webhooks/"+wh), env.m.PrivateKey, nil)
+	require.Equal(t, http.StatusNoContent, r.status)
+	close(release)
+	env.s.dispatch.wg.Wait() // the delivery in flight ends (Close would stop the log itself)
+	assert.Empty(t, env.s.dispatch.attemptLog(wh))
+}

@@ -207,12 +207,20 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	})
 	// (Encoding a struct of strings and a time cannot fail; were it to, the
 	// webhook would simply stay unverified.)
-	ok := err == nil && d.send(c.r.Context(), target, attemptOf{eventType: openpay.EventTypeVerification, n: 1}, body, verifyTimeout)
+	var a deliveryAttempt
+	if err == nil {
+		a = d.send(c.r.Context(), target, attemptOf{eventType: openpay.EventTypeVerification, n: 1}, body, verifyTimeout)
+	}
 
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	if ok && webhooksOf(c.m).byID[wh.w.ID] == wh {
-		wh.w.Status = openpay.WebhookStatusVerified
+	if webhooksOf(c.m).byID[wh.w.ID] == wh { // not deleted meanwhile
+		if err == nil {
+			d.logAttempt(wh.w.ID, a)
+		}
+		if a.ok() {
+			wh.w.Status = openpay.WebhookStatusVerified
+		}
 	}
 	return wh.wire(), nil
 }
@@ -449,13 +457,18 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 
 		dl.attempts++
 		what := attemptOf{eventID: dl.event.ID, transactionID: dl.event.Transaction.ID, eventType: dl.event.Type, n: dl.attempts}
-		if d.send(d.ctx, dl.to, what, dl.body, deliveryTimeout) {
-			d.mu.Lock()
+		a := d.send(d.ctx, dl.to, what, dl.body, deliveryTimeout)
+		d.mu.Lock()
+		if !d.closed && d.outbox[webhookID] == ob { // not deleted meanwhile
+			d.recordAttempt(webhookID, a)
+		}
+		if a.ok() {
 			ob.pending--
 			d.mu.Unlock()
-		} else {
-			d.retryLater(ob, dl)
+			continue
 		}
+		d.mu.Unlock()
+		d.retryLater(ob, dl)
 	}
 }
 
@@ -529,15 +542,20 @@ func (d *dispatcher) forget(webhookID string) {
 	delete(d.attempts, webhookID)
 }
 
-// logAttempt records an attempt in its webhook's log, dropping the oldest
-// past maxAttemptsLogged. An attempt that ends after its webhook was
-// deleted is not recorded.
+// logAttempt records an attempt in its webhook's log. The caller makes
+// sure the webhook still exists (a deleted one's log is dropped, and must
+// not come back).
 func (d *dispatcher) logAttempt(webhookID string, a deliveryAttempt) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return
+	if !d.closed {
+		d.recordAttempt(webhookID, a)
 	}
+}
+
+// recordAttempt adds an attempt to its webhook's log, dropping the oldest
+// past maxAttemptsLogged. The caller holds d.mu.
+func (d *dispatcher) recordAttempt(webhookID string, a deliveryAttempt) {
 	log := d.attempts[webhookID]
 	if len(log) >= maxAttemptsLogged {
 		log = append(log[:0:0], log[len(log)-maxAttemptsLogged+1:]...)
@@ -552,9 +570,12 @@ func (d *dispatcher) attemptLog(webhookID string) []deliveryAttempt {
 	return slices.Clone(d.attempts[webhookID])
 }
 
-// send POSTs one delivery, records the attempt in the webhook's log and
-// reports whether the receiver answered 2xx.
-func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf, body []byte, timeout time.Duration) bool {
+// ok reports whether the receiver accepted the delivery (2xx).
+func (a deliveryAttempt) ok() bool { return a.status >= 200 && a.status < 300 }
+
+// send POSTs one delivery and returns the attempt: what the receiver
+// answered, or why it did not.
+func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf, body []byte, timeout time.Duration) deliveryAttempt {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// A delivery outlives the request that caused it only through d.ctx;
@@ -565,8 +586,7 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to.url, bytes.NewReader(body))
 	if err != nil {
 		a.err = "the URL cannot be requested"
-		d.logAttempt(to.webhookID, a)
-		return false
+		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "openpay-refserver")
@@ -577,15 +597,13 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf
 	if err != nil {
 		d.s.log.Debug("webhook delivery failed", "webhook", to.webhookID, "error", "no answer")
 		a.err = attemptError(err)
-		d.logAttempt(to.webhookID, a)
-		return false
+		return a
 	}
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	a.status = res.StatusCode
-	d.logAttempt(to.webhookID, a)
 	d.s.log.Debug("webhook delivery", "webhook", to.webhookID, "status", res.StatusCode)
-	return res.StatusCode >= 200 && res.StatusCode < 300
+	return a
 }
 
 // close cancels deliveries in flight, drops pending ones and retry timers,
