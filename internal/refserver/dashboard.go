@@ -207,15 +207,19 @@ func (b dashBackend) Customers(merchantID string, offset, limit int) (web.DashCu
 }
 
 // Transactions implements web.DashboardBackend. An id shows that one
-// transaction; a status without a type filters charges. An unknown type or
-// status gives an empty page.
+// transaction; a status or customer without a type filters charges, and a
+// customer leaves the status aside (no index holds both). An unknown type,
+// status or customer gives an empty page.
 func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTransactions, error) {
 	m, err := b.merchant(merchantID)
 	if err != nil {
 		return web.DashTransactions{}, err
 	}
-	out := web.DashTransactions{Type: q.Type, Status: q.Status}
-	if out.Status != "" && out.Type == "" {
+	out := web.DashTransactions{Type: q.Type, Status: q.Status, Customer: q.Customer}
+	if out.Customer != "" {
+		out.Status = ""
+	}
+	if (out.Status != "" || out.Customer != "") && out.Type == "" {
 		out.Type = string(openpay.TransactionTypeCharge)
 	}
 	m.mu.Lock()
@@ -226,6 +230,8 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 		if t := m.txs[q.ID]; t != nil {
 			recs = []*tx{t}
 		}
+	case out.Customer != "":
+		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]
 	case out.Status != "":
 		recs = m.txStatus[txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)}]
 	case out.Type != "":
@@ -234,7 +240,7 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 		recs = m.txList
 	}
 	lo, hi := pageBounds(len(recs), q.Offset, q.Limit)
-	out.Page = web.Paging{Offset: q.Offset, Limit: q.Limit, Total: len(recs), Type: q.Type, Status: q.Status}
+	out.Page = web.Paging{Offset: q.Offset, Limit: q.Limit, Total: len(recs), Type: out.Type, Status: out.Status, Customer: out.Customer}
 	at := make(map[string]int, hi-lo)
 	for i := hi - 1; i >= lo; i-- {
 		t := recs[i]
@@ -273,6 +279,9 @@ func (t *tx) dashActions() []string {
 		if (st == openpay.TransactionStatusCompleted || st == openpay.TransactionStatusRefunded) &&
 			(t.later == nil || (t.later.chargeback == "" && t.t.Amount.Sub(t.later.refunded).IsPositive())) {
 			out = append(out, web.ActionChargeback)
+		}
+		if st == openpay.TransactionStatusChargebackPending {
+			out = append(out, web.ActionAccept, web.ActionReject)
 		}
 	case openpay.TransactionTypePayout:
 		if t.t.Status == openpay.TransactionStatusInProgress {
@@ -322,6 +331,8 @@ func (b dashBackend) Act(merchantID, transactionID, action string) error {
 		_, err = s.CompleteCharge(merchantID, transactionID)
 	case web.ActionChargeback:
 		_, err = s.OpenChargeback(merchantID, transactionID)
+	case web.ActionAccept, web.ActionReject:
+		_, err = s.ResolveChargeback(merchantID, transactionID, action == web.ActionAccept)
 	case web.ActionSettle:
 		_, err = s.SettlePayout(merchantID, transactionID)
 	case web.ActionFail:

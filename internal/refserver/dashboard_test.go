@@ -83,7 +83,7 @@ func (d dashClient) press(path, token string, extra ...string) resp {
 // dashState fills a merchant with a little of everything the dashboard
 // shows and returns the ids.
 type dashState struct {
-	customer, card, bankAccount, storeCharge, cardCharge, pendingCharge, payout string
+	customer, card, bankAccount, customerCharge, storeCharge, cardCharge, pendingCharge, payout string
 }
 
 func fillDashboard(t *testing.T, env *testEnv) dashState {
@@ -92,6 +92,7 @@ func fillDashboard(t *testing.T, env *testEnv) dashState {
 	st.customer = requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com",
 		"requires_account": true}), http.StatusOK)["id"].(string)
 	st.card = storedCard(t, env, "/customers/"+st.customer, "4111111111111111")
+	st.customerCharge = requireOK(t, env.post("/customers/"+st.customer+"/charges", cardCharge(st.card)), http.StatusOK)["id"].(string)
 	st.bankAccount = requireOK(t, env.post("/customers/"+st.customer+"/bankaccounts",
 		map[string]any{"holder_name": "Ana", "clabe": clabeBancomer}), http.StatusOK)["id"].(string)
 	st.storeCharge = requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 150,
@@ -124,6 +125,11 @@ func TestDashboardPages(t *testing.T) {
 	assert.Contains(t, customers, "411111XXXXXX1111", "card numbers masked as the API answers them")
 	assert.Contains(t, customers, st.bankAccount)
 	assert.Contains(t, customers, MaskCLABE(clabeBancomer))
+	link := "/_dashboard/merchants/" + env.m.ID + "/transactions?type=charge&amp;customer=" + st.customer
+	assert.Contains(t, customers, `href="`+link+`"`, "a customer links to its charges")
+	theirs := d.page(strings.ReplaceAll(link, "&amp;", "&"))
+	assert.Equal(t, 1, strings.Count(theirs, `class="transaction"`))
+	assert.Contains(t, theirs, `data-id="`+st.customerCharge+`"`)
 
 	txs := d.page("/_dashboard/merchants/" + env.m.ID + "/transactions")
 	for _, id := range []string{st.storeCharge, st.cardCharge, st.pendingCharge, st.payout} {
@@ -198,9 +204,23 @@ func TestDashboardButtons(t *testing.T) {
 		assert.Equal(t, "/_dashboard/", r.header.Get("Location"))
 		assert.Equal(t, tc.want, status(tc.id), tc.action)
 	}
+	for _, step := range []struct{ action, want string }{
+		{"reject", "completed"}, {"chargeback", "chargeback_pending"}, {"accept", "chargeback_accepted"},
+	} {
+		r := act(st.cardCharge, step.action)
+		require.Equal(t, http.StatusSeeOther, r.status, "%s: %s", step.action, r.body)
+		assert.Equal(t, step.want, status(st.cardCharge), step.action)
+		if step.want == "chargeback_pending" {
+			one := d.page("/_dashboard/merchants/" + env.m.ID + "/transactions?id=" + st.cardCharge)
+			assert.Contains(t, one, "action-accept")
+			assert.Contains(t, one, "action-reject")
+		}
+	}
 	txs := d.page("/_dashboard/merchants/" + env.m.ID + "/transactions")
 	assert.Contains(t, txs, "<code>charge.succeeded</code>")
 	assert.Contains(t, txs, "<code>chargeback.created</code>")
+	assert.Contains(t, txs, "<code>chargeback.rejected</code>")
+	assert.Contains(t, txs, "<code>chargeback.accepted</code>")
 	assert.Contains(t, txs, "<code>payout.succeeded</code>")
 
 	// fail: a charge waiting for its payer, and a payout in progress.

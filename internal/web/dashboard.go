@@ -101,19 +101,19 @@ type DashTransaction struct {
 }
 
 // DashTransactions is a page of a merchant's transactions, newest first,
-// of one type and status when Type and Status are set.
+// of one type, status and customer when those are set.
 type DashTransactions struct {
-	Merchant     DashMerchant
-	Type, Status string
-	Transactions []DashTransaction
-	Page         Paging
+	Merchant               DashMerchant
+	Type, Status, Customer string
+	Transactions           []DashTransaction
+	Page                   Paging
 }
 
 // TxQuery selects a page of transactions: one transaction by ID, or those
-// of a type and status (each empty for any).
+// of a type and status, or of a type and customer (each empty for any).
 type TxQuery struct {
-	ID, Type, Status string
-	Offset, Limit    int
+	ID, Type, Status, Customer string
+	Offset, Limit              int
 }
 
 // DashAttempt is one delivery attempt to a webhook: when (wall clock), the
@@ -156,6 +156,8 @@ const (
 	ActionFail       = "fail"       // a charge waiting for its payer, or a payout in progress, fails
 	ActionSettle     = "settle"     // a payout in progress settles
 	ActionChargeback = "chargeback" // a completed charge is disputed
+	ActionAccept     = "accept"     // an open chargeback is accepted (the payer keeps the money)
+	ActionReject     = "reject"     // an open chargeback is rejected (the money comes back)
 )
 
 // ErrNoMerchant is what a DashboardBackend answers for a merchant that does
@@ -230,11 +232,11 @@ func (d *Dashboard) Handles(path string) bool {
 	return path == strings.TrimSuffix(DashboardPrefix, "/") || strings.HasPrefix(path, DashboardPrefix)
 }
 
-// Paging places a page in its list; Type and Status are the filters its
-// links keep.
+// Paging places a page in its list; Type, Status and Customer are the
+// filters its links keep.
 type Paging struct {
-	Offset, Limit, Total int
-	Type, Status         string
+	Offset, Limit, Total   int
+	Type, Status, Customer string
 }
 
 // HasPrev reports whether newer records come before the page.
@@ -317,7 +319,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "transactions":
 			q := r.URL.Query()
 			v.Section, v.Title = "transactions", "Transactions"
-			v.Txs, err = d.b.Transactions(v.MerchantID, TxQuery{ID: q.Get("id"), Type: q.Get("type"), Status: q.Get("status"),
+			v.Txs, err = d.b.Transactions(v.MerchantID, TxQuery{ID: q.Get("id"), Type: q.Get("type"), Status: q.Get("status"), Customer: q.Get("customer"),
 				Offset: offset(r), Limit: DashboardPageSize})
 		case "webhooks":
 			v.Section, v.Title = "webhooks", "Webhooks"
