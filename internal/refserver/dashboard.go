@@ -257,6 +257,15 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 			tx.Events = append(tx.Events, web.DashEvent{ID: ev.ID, Type: ev.Type, Date: ev.Date, Status: ev.Transaction.Status})
 		}
 	}
+	// A few changes emit no event (a 3-D Secure pre-authorization
+	// completed), and the log keeps only the latest events: the history
+	// ends with the status the transaction has now.
+	for i := range out.Transactions {
+		tx := &out.Transactions[i]
+		if n := len(tx.Events); n == 0 || tx.Events[n-1].Status != tx.Transaction.Status {
+			tx.Events = append(tx.Events, web.DashEvent{Date: tx.Transaction.OperationDate, Status: tx.Transaction.Status})
+		}
+	}
 	return out, nil
 }
 

@@ -561,3 +561,20 @@ func TestAttemptLogOfDeletedWebhook(t *testing.T) {
 	env.s.dispatch.wg.Wait() // the delivery in flight ends (Close would stop the log itself)
 	assert.Empty(t, env.s.dispatch.attemptLog(wh))
 }
+
+// TestDashboardHistoryWithoutEvent: a change that emits no event (a 3-D
+// Secure pre-authorization completed) still ends the history.
+func TestDashboardHistoryWithoutEvent(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	card := storedCard(t, env, "", "5454545454545454")
+	id := requireOK(t, env.post("/charges", cardCharge(card, "redirect_url", "https://shop.example/back", "capture", false)),
+		http.StatusOK)["id"].(string)
+	env.clock.Advance(time.Minute)
+	tr, err := env.s.CompleteCharge(env.m.ID, id)
+	require.NoError(t, err)
+	require.Equal(t, openpay.TransactionStatusInProgress, tr.Status)
+	page := dashClient{env: env}.page("/_dashboard/merchants/" + env.m.ID + "/transactions?id=" + id)
+	assert.Contains(t, page, `<code>charge.created</code> → <span class="status">charge_pending</span>`)
+	assert.Contains(t, page, `2026-03-10 12:01:00 -06:00 <span class="muted">(no event)</span> → <span class="status">in_progress</span>`)
+}

@@ -83,8 +83,9 @@ type DashCustomers struct {
 	Page      Paging
 }
 
-// DashEvent is an event as a transaction's history shows it: the status
-// the transaction had after it.
+// DashEvent is a step of a transaction's history: an event and the status
+// the transaction had after it, or, with Type and ID empty, a status the
+// transaction reached without an event (dated by its operation date).
 type DashEvent struct {
 	ID     string
 	Type   openpay.EventType
