@@ -191,6 +191,7 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s := &Server{URL: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	cfg.opts.BaseURL = s.URL
+	cfg.opts.ListenAddr = ln.Addr().String()
 	if cfg.start != nil {
 		s.clock = refserver.NewFakeClock(*cfg.start)
 		cfg.opts.Clock = s.clock

@@ -200,7 +200,7 @@ func TestHelpExitsZero(t *testing.T) {
 				assert.Contains(t, usage, "flag provided but not defined: -nope")
 			}
 			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit"} {
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit", "-no-dashboard"} {
 				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
 			}
 			assert.Empty(t, other)
@@ -378,4 +378,26 @@ func TestReadmeSeedExamples(t *testing.T) {
 	defer ref.Close()
 	_, err = ref.ApplySeed(sd)
 	require.NoError(t, err)
+}
+
+// TestDashboardFlag: the dashboard is on, without credentials, on the
+// loopback address the command listens on; --no-dashboard turns it off.
+func TestDashboardFlag(t *testing.T) {
+	t.Parallel()
+	status := func(url string) int {
+		t.Helper()
+		res, err := http.Get(url)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+		return res.StatusCode
+	}
+	base, _, stop := start(t, "--addr", "127.0.0.1:0", "--merchant-id", "mzdtln0bmtms6o3kck8f")
+	assert.Equal(t, http.StatusOK, status(base+"/_dashboard/"))
+	assert.Equal(t, http.StatusOK, status(base+"/_dashboard/merchants/mzdtln0bmtms6o3kck8f/transactions"))
+	require.NoError(t, stop())
+
+	base, _, stop = start(t, "--addr", "127.0.0.1:0", "--no-dashboard")
+	assert.Equal(t, http.StatusNotFound, status(base+"/_dashboard/"))
+	require.NoError(t, stop())
 }

@@ -25,7 +25,8 @@
 // the strict-mode X-Forwarded-For rule), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
-// API), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
+// API), dashboard.go (what the dashboard of package web shows and its
+// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go

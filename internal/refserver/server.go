@@ -69,6 +69,14 @@ type Options struct {
 	// USDExchangeRate is the MXN value of one US dollar applied to USD
 	// charges; zero means [DefaultUSDExchangeRate].
 	USDExchangeRate openpay.Decimal
+	// ListenAddr is the address the server listens on (host:port, as
+	// net.Listener.Addr gives it). The dashboard opens without credentials
+	// only when it is a loopback address; empty judges each request by the
+	// local address it came in on.
+	ListenAddr string
+	// NoDashboard turns off the dashboard at /_dashboard/ (its paths then
+	// answer as unknown API paths).
+	NoDashboard bool
 }
 
 // DefaultUSDExchangeRate is the MXN value of one US dollar the server applies
@@ -113,7 +121,8 @@ type Server struct {
 	maxBody  int64
 	usdRate  openpay.Decimal
 	routes   *routeTable
-	pages    *web.Pages // the hosted pages (pages.go)
+	pages    *web.Pages     // the hosted pages (pages.go)
+	dash     *web.Dashboard // the dashboard (dashboard.go), nil when turned off
 	client   *http.Client
 	dispatch *dispatcher // webhook deliveries
 	barcodes sync.Map    // reference -> struct{}: references the server issued
@@ -172,6 +181,7 @@ func New(opts Options) *Server {
 	}
 	s.routes = s.buildRoutes()
 	s.pages = s.newPages()
+	s.dash = s.newDashboard()
 	return s
 }
 

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -122,13 +121,9 @@ type Pages struct {
 // also a [CheckoutBackend]. Tokens are signed with a random key drawn here,
 // so a token is only good on the Pages that issued it.
 func NewPages(b PageBackend) (*Pages, error) {
-	p := &Pages{b: b, key: make([]byte, 32), pages: make(map[string]*template.Template)}
+	p := &Pages{b: b, key: make([]byte, 32)}
 	p.checkouts, _ = b.(CheckoutBackend)
 	if _, err := rand.Read(p.key); err != nil {
-		return nil, err
-	}
-	names, err := fs.Glob(pageFS, "templates/pages/*.html")
-	if err != nil {
 		return nil, err
 	}
 	funcs := template.FuncMap{"date": func(t time.Time) string {
@@ -137,16 +132,9 @@ func NewPages(b PageBackend) (*Pages, error) {
 		}
 		return t.Format("2006-01-02 15:04")
 	}}
-	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/pages/"), ".html")
-		if name == "layout" {
-			continue
-		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFS, "templates/pages/layout.html", n)
-		if err != nil {
-			return nil, err
-		}
-		p.pages[name] = t
+	var err error
+	if p.pages, err = parseTemplates(pageFS, "templates/pages", funcs); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -458,21 +446,9 @@ func returnURL(redirectURL, chargeID string) string {
 	return out
 }
 
-// render writes a page. A template that fails (a programming error) gets
-// a plain 500 rather than half a page.
+// render writes a page.
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v pageView) {
-	t := p.pages[name]
-	var buf strings.Builder
-	if t == nil || t.Execute(&buf, v) != nil {
-		http.Error(w, "page template failed", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	writePage(w, status, p.pages[name], v)
 }
 
 // fail writes the error page.
