@@ -531,6 +531,24 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, body []byte, t
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
+	d.dropPending()
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+}
+
+// reset drops every pending delivery and retry timer (Reset); deliveries in
+// flight complete, and their goroutines end when they find their outbox
+// gone. The counters start again from zero.
+func (d *dispatcher) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropPending()
+}
+
+// dropPending drops the pending deliveries and stops the retry timers. The
+// caller holds d.mu.
+func (d *dispatcher) dropPending() {
 	for t := range d.retries {
 		if t.Stop() {
 			d.wg.Done() // its function will never run
@@ -538,7 +556,4 @@ func (d *dispatcher) close() {
 	}
 	clear(d.retries)
 	clear(d.outbox)
-	d.mu.Unlock()
-	d.cancel()
-	d.wg.Wait()
 }
