@@ -15,7 +15,9 @@
 // payment), OpenChargeback and ResolveChargeback, AdvanceClock (with a fake
 // clock: due dates pass, subscriptions charge). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
-// process (see cmd/openpay-refserver).
+// process (see cmd/openpay-refserver). InjectFault makes the next requests to
+// an operation fail (an error object, a delay, a dropped connection), and
+// Reset puts the server back to how it started.
 //
 // States the gateway leaves unstated are the server's choices: a card charge
 // with capture false is an in_progress pre-authorization until captured

@@ -27,6 +27,11 @@
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback          a chargeback is opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
 //	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
+//
+// Server-wide controls: GET /_health (no credentials) answers {"status":
+// "ok"}; POST /_simulate/reset puts every merchant back to its seed;
+// POST, GET and DELETE /_simulate/faults arm, list and disarm injected
+// failures. Reset and faults take any merchant's private key.
 package main
 
 import (
