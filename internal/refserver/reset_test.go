@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -157,12 +158,15 @@ func TestResetWaitsForRequestsInProgress(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
 	arrived, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	letGo := func() { releaseOnce.Do(func() { close(release) }) }
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		close(arrived)
 		<-release
 	}))
 	t.Cleanup(receiver.Close)
+	t.Cleanup(letGo) // before the receiver closes, should the test fail early
 	created := make(chan resp, 1)
 	go func() {
 		created <- env.post("/webhooks", map[string]any{"url": receiver.URL, "event_types": []string{"charge.succeeded"}})
@@ -175,7 +179,7 @@ func TestResetWaitsForRequestsInProgress(t *testing.T) {
 		t.Fatalf("reset returned (%v) while a request was in progress", err)
 	case <-time.After(100 * time.Millisecond):
 	}
-	close(release)
+	letGo()
 	requireOK(t, <-created, http.StatusCreated)
 	require.NoError(t, <-resetDone)
 	assert.Empty(t, listIDs(t, env.get("/webhooks")))
@@ -216,4 +220,34 @@ func TestResetUnderConcurrentRequests(t *testing.T) {
 	b, _, err := env.s.Balances(env.m.ID)
 	require.NoError(t, err)
 	assert.True(t, b.IsZero(), "balance %s", b)
+}
+
+// Deliveries waiting for a retry are dropped by a reset.
+func TestResetDropsPendingDeliveries(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{WebhookRetryDelay: time.Hour})
+	var mu sync.Mutex
+	events := 0
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if !strings.Contains(string(body), `"verification"`) {
+			mu.Lock()
+			events++
+			mu.Unlock()
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(receiver.Close)
+	wh := requireOK(t, env.post("/webhooks", map[string]any{"url": receiver.URL, "event_types": []string{"charge.succeeded"}}), http.StatusCreated)
+	require.Equal(t, "verified", wh["status"])
+	requireOK(t, env.post("/charges", map[string]any{"method": "card", "amount": 10, "description": "x",
+		"card": validCard("4111111111111111")}), http.StatusOK)
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return events == 1
+	}, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, 1, env.s.WebhookDeliveryStats(wh["id"].(string)).Pending, "waiting for its retry")
+	require.NoError(t, env.s.Reset())
+	assert.Zero(t, env.s.WebhookDeliveryStats(wh["id"].(string)))
 }
