@@ -41,7 +41,9 @@ import (
 // Every request holds s.gate for reading while it is answered (ServeHTTP);
 // Reset builds the fresh state without it and takes it for writing only to
 // swap, so a request sees the state either wholly before a reset or wholly
-// after it, and a reset waits for the requests in progress. Go methods
+// after it, and a reset waits for the requests in progress. (So nothing
+// that answers a request may call ServeHTTP again: a read lock taken twice
+// deadlocks once a reset waits between the two.) Go methods
 // called directly (PayCharge, ...) find merchants under s.mu, which the swap
 // holds: one that started before acts on the state being replaced.
 
