@@ -16,7 +16,9 @@
 // pays a payment link with a test card), AdvanceClock (with a fake clock:
 // due dates pass, subscriptions charge, payment links expire). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
-// process (see cmd/openpay-refserver).
+// process (see cmd/openpay-refserver). InjectFault makes the next requests to
+// an operation fail (an error object, a delay, a dropped connection), and
+// Reset puts the server back to how it started.
 //
 // States the gateway leaves unstated are the server's choices: a card charge
 // with capture false is an in_progress pre-authorization until captured
@@ -353,3 +355,46 @@ func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout
 	}
 	return &co, nil
 }
+
+// Reset puts the server back to how it started, without restarting it: the
+// merchants and groups it was given or that AddMerchant and AddGroup added
+// since (with their ids and keys, and nothing in them), balances as they
+// were opened, and nothing made since (customers, cards, charges and every
+// other transaction, plans, subscriptions, webhooks and their pending
+// deliveries, events). Armed faults are disarmed; a fake clock goes back to
+// its start; with WithSeed or Deterministic the same requests get the same
+// ids again. Requests in progress finish first; requests made meanwhile
+// wait and see the state after.
+func (s *Server) Reset() error { return s.ref.Reset() }
+
+// Fault is a failure armed with [Server.InjectFault]: the next Count
+// requests (0 means 1) with Method and Path, a route pattern of the API
+// ("/v1/{merchant_id}/charges") or a concrete path, fail in one of three
+// ways: the gateway's error object for ErrorCode (with the code's HTTP
+// status: openpay.ErrInternalServer 500, openpay.ErrServiceUnavailable 503,
+// openpay.ErrFundsTransferRejected 402, ...), a Delay before the usual
+// answer, or a Drop of the connection without an answer, [DropBefore] the
+// server acts or [DropAfter] it has (the lost answer of a charge that was
+// made).
+type Fault = refserver.Fault
+
+// When a fault drops the connection.
+const (
+	DropBefore = refserver.DropBefore
+	DropAfter  = refserver.DropAfter
+)
+
+// InjectFault arms a fault for the next matching requests. A fault that is
+// not complete or names no operation of the API is refused with an
+// [*openpay.Error] (1001 or 1003).
+func (s *Server) InjectFault(f Fault) error {
+	_, err := s.ref.InjectFault(f)
+	return simError(err)
+}
+
+// Faults returns the armed faults, oldest first, each with the number of
+// requests it still takes (Count).
+func (s *Server) Faults() []Fault { return s.ref.Faults() }
+
+// ClearFaults disarms every fault.
+func (s *Server) ClearFaults() { s.ref.ClearFaults() }

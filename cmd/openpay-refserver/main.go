@@ -33,6 +33,11 @@
 // for each simulation control; on loopback it needs no credentials, on any
 // other address it asks for a merchant's id and private key (HTTP Basic)
 // and shows that merchant. --no-dashboard turns it off.
+//
+// Server-wide controls: GET /_health (no credentials) answers {"status":
+// "ok"}; POST /_simulate/reset puts every merchant back to its seed;
+// POST, GET and DELETE /_simulate/faults arm, list and disarm injected
+// failures. Reset and faults take any merchant's private key.
 package main
 
 import (

@@ -37,6 +37,10 @@
 // carries, null ones included, as openapi.yaml lists them: writeJSON and
 // webhook deliveries add those the wire types leave out).
 //
+// Server-wide controls: reset.go (GET /_health, and Reset, which replays
+// the recorded configuration and swaps it in under the request gate) and
+// faults.go (failures armed from outside, acted out in ServeHTTP).
+//
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
 // charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,

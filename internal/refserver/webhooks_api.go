@@ -611,6 +611,24 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
+	d.dropPending()
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+}
+
+// reset drops every pending delivery and retry timer (Reset); deliveries in
+// flight complete, and their goroutines end when they find their outbox
+// gone. The counters start again from zero.
+func (d *dispatcher) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropPending()
+}
+
+// dropPending drops the pending deliveries, the attempt logs and the retry
+// timers. The caller holds d.mu.
+func (d *dispatcher) dropPending() {
 	for t := range d.retries {
 		if t.Stop() {
 			d.wg.Done() // its function will never run
@@ -619,9 +637,6 @@ func (d *dispatcher) close() {
 	clear(d.retries)
 	clear(d.outbox)
 	clear(d.attempts)
-	d.mu.Unlock()
-	d.cancel()
-	d.wg.Wait()
 }
 
 // attemptError says why a delivery got no answer, without the URL (which

@@ -40,6 +40,11 @@ import (
 // DashboardPrefix is the path under which the dashboard is served.
 const DashboardPrefix = "/_dashboard/"
 
+// DashboardResetPath is where the reset button posts. The server answers it
+// outside the gate its other requests hold, since a reset waits for every
+// request in progress to finish (it would otherwise wait for itself).
+const DashboardResetPath = DashboardPrefix + "reset"
+
 // DashboardPageSize is how many records a dashboard page shows.
 const DashboardPageSize = 25
 
@@ -372,7 +377,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request, viewer Viewer
 			return
 		}
 		err = d.b.AdvanceClock(time.Duration(secs) * time.Second)
-	case len(segs) == 1 && segs[0] == "reset":
+	case r.URL.Path == DashboardResetPath:
 		// Reset touches every merchant: only a viewer of them all may.
 		if !viewer.All {
 			d.fail(w, http.StatusForbidden, viewer, "Reset refused", "Resetting puts every merchant back to its seed; only the loopback dashboard may.")
