@@ -94,6 +94,10 @@ type Client struct {
 	BankAccounts *BankAccountsService
 	// BINs looks up card prefixes.
 	BINs *BINsService
+	// Reports reads Openpay's fees by month and what each payout settled.
+	Reports *ReportsService
+	// Checkouts are the merchant's payment links, its customers' included.
+	Checkouts *CheckoutsService
 
 	merchantID     string
 	public         bool

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // FlexInt is an integer that the gateway sends sometimes as a JSON number and
@@ -68,4 +69,45 @@ func (s *FlexString) UnmarshalJSON(b []byte) error {
 		*s = FlexString(num.String())
 		return nil
 	}
+}
+
+// FlexTimeLayout is the form in which the gateway writes a checkout's
+// timestamps (2021-10-15T23:36:00.000-0500): milliseconds, and an offset
+// without the colon that RFC 3339 has, so time.Time alone cannot read it.
+const FlexTimeLayout = "2006-01-02T15:04:05.000-0700"
+
+// FlexTime is a timestamp that the gateway writes as [FlexTimeLayout] or
+// as RFC 3339 (the timestamps of checkouts). It encodes as FlexTimeLayout,
+// the gateway's form; the zero FlexTime encodes as null. The time keeps the
+// offset it was written with.
+type FlexTime struct{ time.Time }
+
+// MarshalJSON writes the time as FlexTimeLayout, or null when zero.
+func (t FlexTime) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.Format(FlexTimeLayout))
+}
+
+// UnmarshalJSON accepts FlexTimeLayout (with any number of fractional
+// digits, or none), RFC 3339, and null or "" (which leave t unchanged).
+func (t *FlexTime) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("openpay: a timestamp must be a string")
+	}
+	if s == "" {
+		return nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700"} {
+		if v, err := time.Parse(layout, s); err == nil {
+			t.Time = v
+			return nil
+		}
+	}
+	return fmt.Errorf("openpay: %.40q is not a timestamp", s)
 }

@@ -22,7 +22,7 @@ func (s scope) url(parts ...string) (string, error) {
 
 // CustomerScope holds the services of one customer: the same operations as
 // at the merchant level, on the customer's own cards, charges, payouts,
-// transfers, bank accounts and subscriptions. Get one with
+// transfers, bank accounts, subscriptions and checkouts. Get one with
 // [Client.Customer]; it is cheap, make one per use.
 type CustomerScope struct {
 	// ID is the customer's id.
@@ -34,6 +34,8 @@ type CustomerScope struct {
 	Cards         *CardsService
 	BankAccounts  *BankAccountsService
 	Subscriptions *SubscriptionsService
+	// Checkouts are the customer's payment links.
+	Checkouts *CheckoutsService
 }
 
 // Customer returns the services scoped to one customer. An invalid id is
@@ -48,6 +50,7 @@ func (c *Client) Customer(customerID string) *CustomerScope {
 		Cards:         &CardsService{s: s},
 		BankAccounts:  &BankAccountsService{s: s},
 		Subscriptions: &SubscriptionsService{s: s},
+		Checkouts:     &CheckoutsService{s: s},
 	}
 }
 
@@ -62,10 +65,12 @@ func (c *Client) initServices() {
 	c.Plans = &PlansService{s: s}
 	c.BankAccounts = &BankAccountsService{s: s}
 	c.BINs = &BINsService{s: s}
+	c.Reports = &ReportsService{s: s}
 	c.Tokens = &TokensService{s: s}
 	c.Webhooks = &WebhooksService{s: s}
 	c.Merchant = &MerchantService{s: s}
 	c.Stores = &StoresService{c: c}
+	c.Checkouts = &CheckoutsService{s: s}
 }
 
 // call sends one request to a path below the scope and decodes the answer

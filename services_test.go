@@ -306,6 +306,22 @@ func TestRequestShapes(t *testing.T) {
 			body: `{"card_number":"4111111111111111","holder_name":"Juan","expiration_month":"12","expiration_year":"30","cvv2":"123"}`},
 		{name: "get token", reply: `{"id":"tok1"}`, call: func() error { _, err := c.Tokens.Get(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1"},
 		{name: "token points", reply: `[]`, call: func() error { _, err := c.Tokens.Points(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1/points"},
+		{name: "list tokens", reply: `[]`, call: func() error {
+			_, err := c.Tokens.ListPage(ctx, &openpay.ListParams{CreationGte: date, Limit: 5})
+			return err
+		}, method: "GET", path: P + "/tokens", query: "creation%5Bgte%5D=2024-03-09&limit=5"},
+		{name: "fees report", reply: `{"charged":1.5,"total":1.5}`, call: func() error { _, err := c.Reports.Fees(ctx, 2024, time.March); return err },
+			method: "GET", path: P + "/reports/fees", query: "month=3&year=2024"},
+		{name: "fees report detail", reply: `[]`, call: func() error {
+			_, err := c.Reports.FeeDetailsPage(ctx, 2024, time.December, openpay.FeeReportTypeChargedAdjustments, &openpay.PageParams{Offset: 20, Limit: 10})
+			return err
+		}, method: "GET", path: P + "/reports/fees/detail", query: "fee_type=charged_adjustments&limit=10&month=12&offset=20&year=2024"},
+		{name: "payout report", reply: `{"in":2700,"out":2400}`, call: func() error { _, err := c.Reports.Payout(ctx, "tr1"); return err },
+			method: "GET", path: P + "/reports/payout/tr1"},
+		{name: "payout report detail", reply: `[]`, call: func() error {
+			_, err := c.Reports.PayoutDetailsPage(ctx, "tr1", openpay.PayoutReportTypeIn, nil)
+			return err
+		}, method: "GET", path: P + "/reports/payout/tr1/detail", query: "detail_type=in"},
 		{name: "merchant", reply: `{"id":"m1"}`, call: func() error { _, err := c.Merchant.Get(ctx); return err }, method: "GET", path: P},
 		{name: "stores", reply: `[]`, call: func() error {
 			_, err := c.Stores.Search(ctx, openpay.StoreSearch{Latitude: 20.618171, Longitude: -100.421865, Kilometers: 5, Amount: openpay.MustAmount("100")})
@@ -340,6 +356,42 @@ func TestRequestShapes(t *testing.T) {
 			_, err := group.Merchant("m2").Customer("a1").Subscriptions.ListPage(ctx, nil)
 			return err
 		}, method: "GET", path: G + "/merchants/m2/customers/a1/subscriptions"},
+		{name: "checkout", reply: `{"id":"c1"}`, call: func() error {
+			_, err := c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: amt, Description: "Link", OrderID: "o-7",
+				RedirectURL: "https://shop.example/paid", ExpirationDate: "2026-12-31 23:59", SendEmail: openpay.Ptr(false),
+				Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}, IVA: "16"})
+			return err
+		}, method: "POST", path: P + "/checkouts",
+			body: `{"amount":100.5,"description":"Link","order_id":"o-7","redirect_url":"https://shop.example/paid",
+				"expiration_date":"2026-12-31 23:59","send_email":false,"customer":{"name":"Ana","email":"ana@example.com"},"iva":"16"}`},
+		{name: "customer checkout", reply: `{"id":"c1"}`, call: func() error {
+			_, err := cust.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: amt, Description: "Link"})
+			return err
+		}, method: "POST", path: C + "/checkouts", body: `{"amount":100.5,"description":"Link"}`},
+		{name: "get checkout", reply: `{"id":"c1","creation_date":"2021-10-15T23:36:00.000-0500"}`, call: func() error {
+			co, err := cust.Checkouts.Get(ctx, "c1")
+			if err == nil && !co.CreationDate.Equal(time.Date(2021, 10, 16, 4, 36, 0, 0, time.UTC)) {
+				return errors.New("creation_date read as " + co.CreationDate.String())
+			}
+			return err
+		}, method: "GET", path: C + "/checkouts/c1"},
+		{name: "update checkout at the merchant path from a customer's scope", reply: `{"id":"c1"}`, call: func() error {
+			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-12-31 23:59"})
+			return err
+		}, method: "PUT", path: P + "/checkouts/c1", query: "status=available", body: `{"expiration_date":"2026-12-31 23:59"}`},
+		{name: "update checkout keeping its status", reply: `{"id":"c1"}`, call: func() error {
+			_, err := c.Checkouts.Update(ctx, "c1", "", openpay.CheckoutUpdateRequest{})
+			return err
+		}, method: "PUT", path: P + "/checkouts/c1", body: `{}`},
+		{name: "list checkouts", reply: `[]`, call: func() error {
+			_, err := c.Checkouts.ListPage(ctx, &openpay.CheckoutListParams{ListParams: openpay.ListParams{Limit: 5, Offset: 10},
+				StartDate: date, EndDate: date.AddDate(0, 0, 2)})
+			return err
+		}, method: "GET", path: P + "/checkouts", query: "endDate=20240311&limit=5&offset=10&startDate=20240309"},
+		{name: "list customer checkouts", reply: `[]`, call: func() error {
+			_, err := cust.Checkouts.ListPage(ctx, nil)
+			return err
+		}, method: "GET", path: C + "/checkouts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package openpay
 
 import (
 	"context"
+	"iter"
 	"net/http"
 )
 
@@ -30,4 +31,18 @@ func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...Cal
 		return nil, err
 	}
 	return *out, nil
+}
+
+// List iterates over the merchant's tokens matching params, newest first,
+// consumed ones included. Their cards are masked as in [TokensService.Get].
+// The public reference does not document it; the Node SDK calls it.
+func (ts *TokensService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Token, error] {
+	q, err := params.query()
+	return iterOf[Token](ctx, ts.s, q, err, opts, "tokens")
+}
+
+// ListPage returns one page of tokens.
+func (ts *TokensService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Token, error) {
+	q, err := params.query()
+	return pageOf[Token](ctx, ts.s, q, err, opts, "tokens")
 }

@@ -56,6 +56,30 @@ func (e ChargeMethod) Valid() bool {
 	}
 }
 
+// Defines values for CheckoutStatus.
+const (
+	CheckoutStatusAvailable CheckoutStatus = "available"
+	CheckoutStatusCancelled CheckoutStatus = "cancelled"
+	CheckoutStatusCompleted CheckoutStatus = "completed"
+	CheckoutStatusExpired   CheckoutStatus = "expired"
+)
+
+// Valid indicates whether the value is a known member of the CheckoutStatus enum.
+func (e CheckoutStatus) Valid() bool {
+	switch e {
+	case CheckoutStatusAvailable:
+		return true
+	case CheckoutStatusCancelled:
+		return true
+	case CheckoutStatusCompleted:
+		return true
+	case CheckoutStatusExpired:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Currency.
 const (
 	CurrencyCOP Currency = "COP"
@@ -188,6 +212,30 @@ func (e EventType) Valid() bool {
 	}
 }
 
+// Defines values for FeeReportType.
+const (
+	FeeReportTypeCharged             FeeReportType = "charged"
+	FeeReportTypeChargedAdjustments  FeeReportType = "charged_adjustments"
+	FeeReportTypeRefunded            FeeReportType = "refunded"
+	FeeReportTypeRefundedAdjustments FeeReportType = "refunded_adjustments"
+)
+
+// Valid indicates whether the value is a known member of the FeeReportType enum.
+func (e FeeReportType) Valid() bool {
+	switch e {
+	case FeeReportTypeCharged:
+		return true
+	case FeeReportTypeChargedAdjustments:
+		return true
+	case FeeReportTypeRefunded:
+		return true
+	case FeeReportTypeRefundedAdjustments:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MerchantStatus.
 const (
 	MerchantStatusActive  MerchantStatus = "active"
@@ -278,6 +326,30 @@ func (e PayoutMethod) Valid() bool {
 	case PayoutMethodBankAccount:
 		return true
 	case PayoutMethodCard:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayoutReportType.
+const (
+	PayoutReportTypeChargedAdjustments  PayoutReportType = "charged_adjustments"
+	PayoutReportTypeIn                  PayoutReportType = "in"
+	PayoutReportTypeOut                 PayoutReportType = "out"
+	PayoutReportTypeRefundedAdjustments PayoutReportType = "refunded_adjustments"
+)
+
+// Valid indicates whether the value is a known member of the PayoutReportType enum.
+func (e PayoutReportType) Valid() bool {
+	switch e {
+	case PayoutReportTypeChargedAdjustments:
+		return true
+	case PayoutReportTypeIn:
+		return true
+	case PayoutReportTypeOut:
+		return true
+	case PayoutReportTypeRefundedAdjustments:
 		return true
 	default:
 		return false
@@ -945,6 +1017,86 @@ type ChargeUpdateRequest struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
+// Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
+type Checkout struct {
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Amount Amount `json:"amount"`
+
+	// CheckoutLink The hosted page where the payer pays.
+	CheckoutLink string `json:"checkout_link"`
+
+	// CreationDate A timestamp as checkouts carry it: ISO 8601 with milliseconds and an offset without a colon (`2021-10-15T23:36:00.000-0500`, the gateway's echo of an expiration date), or RFC 3339 with a colon in the offset. Clients accept both; the reference server writes the first.
+	//
+	// Example: 2021-10-15T23:36:00.000-0500
+	CreationDate FlexTime `json:"creation_date"`
+
+	// Currency Currency of the amount (ISO 4217).
+	Currency string `json:"currency"`
+
+	// Customer The payer: the customer of the path for a customer's checkout, the `customer` sent at merchant scope (without `id`), or null.
+	Customer    *Customer `json:"customer,omitempty"`
+	Description string    `json:"description"`
+
+	// ExpirationDate When the link stops taking payments, in the gateway's time zone; null when the checkout was created without one, and then it does not expire.
+	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
+	ID             string   `json:"id"`
+
+	// IVA The tax (IVA) sent with the checkout, as sent (Colombia); null when none was.
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+	Status CheckoutStatus `json:"status"`
+
+	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`, or a failed one the payer may follow with another attempt.
+	Transaction *Transaction `json:"transaction,omitempty"`
+}
+
+// CheckoutRequest A new checkout (payment link). At merchant scope the payer may be described by `customer`; at customer scope the path's customer is the payer and `customer` is refused (1003).
+type CheckoutRequest struct {
+	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
+	Amount Amount `json:"amount"`
+
+	// Currency Currency of the link: the account's own (MXN, COP or PEN), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise).
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
+	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	Customer    *ChargeCustomer `json:"customer,omitempty"`
+	Description string          `json:"description"`
+
+	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the gateway's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	//
+	// Example: 2026-12-31 23:59
+	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+
+	// IVA The tax (IVA) of the amount, a string as the vendor's clients send it (Colombia).
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
+
+	// SendEmail Whether the gateway e-mails the link to the payer (true when absent, as the Java client says).
+	SendEmail *bool `json:"send_email,omitempty"`
+}
+
+// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+type CheckoutStatus string
+
+// CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
+type CheckoutUpdateRequest struct {
+	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the gateway's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	//
+	// Example: 2026-12-31 23:59
+	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+}
+
 // Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 type Currency string
 
@@ -1146,6 +1298,9 @@ type FeeRefundRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 }
 
+// FeeReportType A figure of the fees report to detail (the `fee_type` parameter): fees charged, fees given back, and the adjustments of each.
+type FeeReportType string
+
 // FeeRequest Fee charged to a customer's balance (the customer must have been created with `requires_account`). The answer is a transaction of type `fee`, method `customer`, operation `out`.
 type FeeRequest struct {
 	// Amount Greater than zero, at most two decimal places.
@@ -1155,6 +1310,54 @@ type FeeRequest struct {
 
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
+}
+
+// FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
+type FeesSummary struct {
+	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Charged Amount `json:"charged"`
+
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedAdjustments Amount `json:"charged_adjustments"`
+
+	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
+
+	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	ChargedTax Amount `json:"charged_tax"`
+
+	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Refunded Amount `json:"refunded"`
+
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedAdjustments Amount `json:"refunded_adjustments"`
+
+	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
+
+	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	RefundedTax Amount `json:"refunded_tax"`
+
+	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	//
+	// Example: 250.5
+	Total Amount `json:"total"`
 }
 
 // Geolocation Position of a store.
@@ -1418,7 +1621,10 @@ type PayoutCardDetails struct {
 // PayoutMethod Destination kind of a payout, a bank account or a card. Requests may write it in any case (x-openpay-lenient enum-case).
 type PayoutMethod string
 
-// PayoutSummary Totals of a payout period, as the gateway's documentation shows them for a payout-summary operation. That operation lies outside the interface this document describes (no path here); the object is kept so that the documented example decodes.
+// PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
+type PayoutReportType string
+
+// PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
 	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
@@ -1903,20 +2109,6 @@ type Webhook struct {
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookEvent The body of an event delivery: an HTTP POST to the webhook's URL with HTTP Basic credentials (the webhook's user and password). There is no signature: receivers should check the credentials and read the transaction again from the API before acting. Deliveries are retried until the receiver answers 2xx, so the same event can arrive more than once. On creation of a webhook the gateway delivers a `verification` event carrying `verification_code`.
-type WebhookEvent struct {
-	EventDate time.Time `json:"event_date"`
-
-	// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
-	Transaction *Transaction `json:"transaction,omitempty"`
-
-	// Type Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
-	Type EventType `json:"type"`
-
-	// VerificationCode (verification events) Code that verifies the webhook.
-	VerificationCode string `json:"verification_code,omitempty,omitzero"`
-}
-
 // WebhookRequest A webhook to register. Production URLs must be https on a domain name; the sandbox also accepts plain http.
 type WebhookRequest struct {
 	// EventTypes Event types to deliver.
@@ -1947,6 +2139,15 @@ type amountGteParam = Amount
 //
 // Example: 250.5
 type amountLteParam = Amount
+
+// checkoutEndDateParam defines model for checkoutEndDate.
+type checkoutEndDateParam = string
+
+// checkoutStartDateParam defines model for checkoutStartDate.
+type checkoutStartDateParam = string
+
+// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+type checkoutStatusParam = CheckoutStatus
 
 // creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
 //

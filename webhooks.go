@@ -70,7 +70,8 @@ const maxEventBytes = 1 << 20
 // twice: see there), and re-read the transaction from the API before acting
 // on it rather than trusting the body. Event types the SDK does not know are
 // passed through unchanged, and not every event carries a transaction:
-// check Transaction for nil. The verification event sent when the webhook
+// check Transaction for nil, or use [WebhookEvent.Payload], which types
+// each kind of event and keeps the body of the others. The verification event sent when the webhook
 // is created arrives like any other (Type EventTypeVerification, with a
 // VerificationCode and no Transaction); answering it 2xx is what verifies
 // the webhook.

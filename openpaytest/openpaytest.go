@@ -12,10 +12,13 @@
 // What only the outside world can do is done with the simulation methods:
 // PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
 // (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
-// payment), OpenChargeback and ResolveChargeback, AdvanceClock (with a fake
-// clock: due dates pass, subscriptions charge). The same controls exist as
+// payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
+// pays a payment link with a test card), AdvanceClock (with a fake clock:
+// due dates pass, subscriptions charge, payment links expire). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
-// process (see cmd/openpay-refserver).
+// process (see cmd/openpay-refserver). InjectFault makes the next requests to
+// an operation fail (an error object, a delay, a dropped connection), and
+// Reset puts the server back to how it started.
 //
 // Merchants are Mexican unless [WithCountry] or [Server.AddMerchantIn]
 // makes them Colombian or Peruvian: the country decides the currencies,
@@ -209,6 +212,7 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s := &Server{URL: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	cfg.opts.BaseURL = s.URL
+	cfg.opts.ListenAddr = ln.Addr().String()
 	if cfg.start != nil {
 		s.clock = refserver.NewFakeClock(*cfg.start)
 		cfg.opts.Clock = s.clock
@@ -364,3 +368,59 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 	}
 	return out
 }
+
+// PayCheckout pays a checkout as its payer would on the hosted page, with
+// the sandbox card number given (a test card's outcome applies: declined,
+// 3-D Secure, ...). It returns the checkout, completed when the card paid;
+// a declined card returns the decline's error, its failed charge being the
+// checkout's transaction.
+func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout, error) {
+	co, err := m.srv.ref.PayCheckout(m.MerchantID, checkoutID, cardNumber)
+	if err != nil {
+		return nil, simError(err)
+	}
+	return &co, nil
+}
+
+// Reset puts the server back to how it started, without restarting it: the
+// merchants and groups it was given or that AddMerchant and AddGroup added
+// since (with their ids and keys, and nothing in them), balances as they
+// were opened, and nothing made since (customers, cards, charges and every
+// other transaction, plans, subscriptions, webhooks and their pending
+// deliveries, events). Armed faults are disarmed; a fake clock goes back to
+// its start; with WithSeed or Deterministic the same requests get the same
+// ids again. Requests in progress finish first; requests made meanwhile
+// wait and see the state after.
+func (s *Server) Reset() error { return s.ref.Reset() }
+
+// Fault is a failure armed with [Server.InjectFault]: the next Count
+// requests (0 means 1) with Method and Path, a route pattern of the API
+// ("/v1/{merchant_id}/charges") or a concrete path, fail in one of three
+// ways: the gateway's error object for ErrorCode (with the code's HTTP
+// status: openpay.ErrInternalServer 500, openpay.ErrServiceUnavailable 503,
+// openpay.ErrFundsTransferRejected 402, ...), a Delay before the usual
+// answer, or a Drop of the connection without an answer, [DropBefore] the
+// server acts or [DropAfter] it has (the lost answer of a charge that was
+// made).
+type Fault = refserver.Fault
+
+// When a fault drops the connection.
+const (
+	DropBefore = refserver.DropBefore
+	DropAfter  = refserver.DropAfter
+)
+
+// InjectFault arms a fault for the next matching requests. A fault that is
+// not complete or names no operation of the API is refused with an
+// [*openpay.Error] (1001 or 1003).
+func (s *Server) InjectFault(f Fault) error {
+	_, err := s.ref.InjectFault(f)
+	return simError(err)
+}
+
+// Faults returns the armed faults, oldest first, each with the number of
+// requests it still takes (Count).
+func (s *Server) Faults() []Fault { return s.ref.Faults() }
+
+// ClearFaults disarms every fault.
+func (s *Server) ClearFaults() { s.ref.ClearFaults() }

@@ -6,7 +6,7 @@
 //
 //	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
-//	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose]
+//	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose] [--no-dashboard]
 //
 // When the server is ready it prints one line on standard output, its base
 // URL (http://127.0.0.1:8080); API paths follow it (/v1/{merchant_id}/...).
@@ -26,7 +26,18 @@
 //	POST /_simulate/{merchant_id}/charges/{id}/fail                {"error_code": 3001}: a pending charge fails
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback          a chargeback is opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
+//	POST /_simulate/{merchant_id}/checkouts/{id}/pay               {"card_number": "4111111111111111"}: a checkout is paid
 //	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
+//
+// The dashboard at /_dashboard/ shows the server's state and has a button
+// for each simulation control; on loopback it needs no credentials, on any
+// other address it asks for a merchant's id and private key (HTTP Basic)
+// and shows that merchant. --no-dashboard turns it off.
+//
+// Server-wide controls: GET /_health (no credentials) answers {"status":
+// "ok"}; POST /_simulate/reset puts every merchant back to its seed;
+// POST, GET and DELETE /_simulate/faults arm, list and disarm injected
+// failures. Reset and faults take any merchant's private key.
 package main
 
 import (
@@ -101,6 +112,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
 	country := fs.String("country", "mx", "country of the merchants that do not name one (mx, co or pe): currencies, payment methods, resources, stores and hosts follow it")
+	noDashboard := fs.Bool("no-dashboard", false, "turn off the dashboard at /_dashboard/ (off loopback it asks for a merchant's id and private key)")
 	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
 	// Usage is printed here rather than by Parse: asked for, it goes to
 	// stdout (the command succeeds); after a bad flag, to stderr.
@@ -146,7 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	baseURL := "http://" + ln.Addr().String()
 	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL, WebhookQueueLimit: *queueLimit,
-		Country: cc}
+		Country: cc, ListenAddr: ln.Addr().String(), NoDashboard: *noDashboard}
 	if *seed != 0 {
 		opts.IDSeed = seed
 	}

@@ -221,7 +221,7 @@ func TestHelpExitsZero(t *testing.T) {
 				assert.Contains(t, usage, "flag provided but not defined: -nope")
 			}
 			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit"} {
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit", "-no-dashboard"} {
 				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
 			}
 			assert.Empty(t, other)
@@ -399,4 +399,72 @@ func TestReadmeSeedExamples(t *testing.T) {
 	defer ref.Close()
 	_, err = ref.ApplySeed(sd)
 	require.NoError(t, err)
+}
+
+// TestDashboardFlag: the dashboard is on, without credentials, on the
+// loopback address the command listens on; --no-dashboard turns it off.
+func TestDashboardFlag(t *testing.T) {
+	t.Parallel()
+	status := func(url string) int {
+		t.Helper()
+		res, err := http.Get(url)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		_, _ = io.Copy(io.Discard, res.Body)
+		return res.StatusCode
+	}
+	base, _, stop := start(t, "--addr", "127.0.0.1:0", "--merchant-id", "mzdtln0bmtms6o3kck8f")
+	assert.Equal(t, http.StatusOK, status(base+"/_dashboard/"))
+	assert.Equal(t, http.StatusOK, status(base+"/_dashboard/merchants/mzdtln0bmtms6o3kck8f/transactions"))
+	require.NoError(t, stop())
+
+	base, _, stop = start(t, "--addr", "127.0.0.1:0", "--no-dashboard")
+	assert.Equal(t, http.StatusNotFound, status(base+"/_dashboard/"))
+	require.NoError(t, stop())
+}
+
+// The health check answers without credentials; a reset brings back the
+// seed file and the merchant of the flags (with its generated keys), and
+// forgets what was made since, so an order_id is free again.
+func TestHealthAndReset(t *testing.T) {
+	t.Parallel()
+	url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--seed-file", "seed.example.yaml",
+		"--fake-clock", "2026-01-05T10:00:00-06:00", "--merchant-id", "mextra00000000000002")
+	status, h := get(t, url+"/_health", "")
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, map[string]any{"status": "ok"}, h)
+	fields := map[string]string{}
+	for _, f := range strings.Fields(stderr.String()) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			fields[k] = v
+		}
+	}
+	extraKey := fields["private_key"]
+	require.NotEmpty(t, extraKey, stderr.String())
+
+	api := url + "/v1/" + exMerchant
+	charge := `{"method": "card", "source_id": "kfnpaxx3i4iyljtopmk9", "amount": 100.00, "description": "Order 1", "order_id": "o-1"}`
+	status, _ = call(t, http.MethodPost, api+"/customers/aannd4yz0emrvftva0hi/charges", exKey, charge)
+	require.Equal(t, http.StatusOK, status)
+	status, cu := call(t, http.MethodPost, api+"/customers", exKey, `{"name": "Nueva", "email": "nueva@example.com"}`)
+	require.Equal(t, http.StatusOK, status)
+
+	req, err := http.NewRequest(http.MethodPost, url+"/_simulate/reset", nil)
+	require.NoError(t, err)
+	req.SetBasicAuth(extraKey, "")
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusNoContent, res.StatusCode)
+
+	status, _ = get(t, api+"/customers/"+cu["id"].(string), exKey)
+	assert.Equal(t, http.StatusNotFound, status, "made since the start")
+	status, m := get(t, api, exKey)
+	require.Equal(t, http.StatusOK, status)
+	assert.Equal(t, 5000.0, m["balance"], "the opening balance")
+	status, _ = call(t, http.MethodPost, api+"/customers/aannd4yz0emrvftva0hi/charges", exKey, charge)
+	assert.Equal(t, http.StatusOK, status, "the order_id is free again")
+	status, _ = get(t, url+"/v1/mextra00000000000002", extraKey)
+	assert.Equal(t, http.StatusOK, status, "the generated key stays")
+	require.NoError(t, stop())
 }

@@ -62,10 +62,18 @@ func (s *Server) preflight(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // serveWeb answers the requests for the server's web content (the browser
-// library and the hosted payment pages, package web) and reports whether it
-// did. Neither takes an API path, and neither needs credentials.
+// library, the dashboard and the hosted payment pages, package web) and
+// reports whether it did. None takes an API path; the dashboard checks its
+// own credentials (dashboard.go).
 func (s *Server) serveWeb(w http.ResponseWriter, r *http.Request) bool {
 	if web.ServeLibrary(w, r) {
+		return true
+	}
+	if s.dash != nil && s.dash.Handles(r.URL.Path) {
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+		}
+		s.dash.ServeHTTP(w, r)
 		return true
 	}
 	if !s.pages.Handles(r.URL.Path) {

@@ -709,6 +709,8 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	credit := s.toMXN(t, amount)
 	if t.t.Fee != nil {
 		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
+		t.after().feeCharged = now
+		feeReport(m).charged = append(feeReport(m).charged, t)
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)

@@ -520,3 +520,51 @@ func TestCountryInstalments(t *testing.T) {
 		}
 	}
 }
+
+// TestCountryCheckouts: a payment link is in the account's own currency.
+func TestCountryCheckouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		country      openpay.Country
+		own, refused string
+	}{{"CO", "COP", "MXN"}, {"PE", "PEN", "USD"}, {"MX", "MXN", "COP"}} {
+		env := countryEnv(t, tc.country)
+		o := requireOK(t, env.post("/checkouts", map[string]any{"amount": 100, "description": "x"}), http.StatusOK)
+		assert.Equal(t, tc.own, o["currency"], "%s: the default", tc.country)
+		requireOK(t, env.post("/checkouts", map[string]any{"amount": 100, "description": "x", "currency": strings.ToLower(tc.own)}), http.StatusOK)
+		assert.Contains(t, requireError(t, env.post("/checkouts", map[string]any{"amount": 100, "description": "x", "currency": tc.refused}), 1003),
+			"currency", tc.country)
+	}
+}
+
+// TestResetKeepsCountries: the reset control rebuilds each merchant in its
+// own country.
+func TestResetKeepsCountries(t *testing.T) {
+	t.Parallel()
+	s := New(Options{Country: openpay.CountryPeru})
+	t.Cleanup(s.Close)
+	pe, err := s.AddMerchant(MerchantConfig{})
+	require.NoError(t, err)
+	co, err := s.AddMerchant(MerchantConfig{Country: openpay.CountryColombia})
+	require.NoError(t, err)
+	require.NoError(t, s.Reset())
+	assert.Same(t, peru, s.merchantByID(pe.ID).country)
+	assert.Same(t, colombia, s.merchantByID(co.ID).country)
+}
+
+// TestDashboardCountry: the dashboard shows balances in the merchant's
+// currency, and a Colombian customer's account (which has no CLABE).
+func TestDashboardCountry(t *testing.T) {
+	t.Parallel()
+	env := countryEnv(t, "CO")
+	cu := createCustomerHTTP(t, env, "Ana", true)
+	over := env.do(http.MethodGet, "/_dashboard/", "", nil)
+	require.Equal(t, http.StatusOK, over.status)
+	assert.Contains(t, string(over.body), "0.00 COP")
+	page := env.do(http.MethodGet, "/_dashboard/merchants/"+env.m.ID+"/", "", nil)
+	require.Equal(t, http.StatusOK, page.status)
+	body := string(page.body)
+	assert.Contains(t, body, "</strong> COP")
+	assert.Contains(t, body, cu)
+	assert.NotContains(t, body, "no account", "a customer with an account has one without a CLABE too")
+}

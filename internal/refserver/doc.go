@@ -27,7 +27,8 @@
 // hosts; merchant.acceptsCurrency), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
-// API), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
+// API), dashboard.go (what the dashboard of package web shows and its
+// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go
@@ -38,13 +39,19 @@
 // carries, null ones included, as openapi.yaml lists them: writeJSON and
 // webhook deliveries add those the wire types leave out).
 //
+// Server-wide controls: reset.go (GET /_health, and Reset, which replays
+// the recorded configuration and swaps it in under the request gate) and
+// faults.go (failures armed from outside, acted out in ServeHTTP).
+//
 // Resources, one file each, each with a register function called from
 // buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
 // charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
 // groups_api.go, antifraud_api.go (the endpoints of the browser library's
-// deviceData.setup).
+// deviceData.setup), reports_api.go (the fees and payout reports, computed
+// from the stored transactions), checkouts_api.go (payment links, their
+// derived states and the pay control; their hosted page is package web's).
 //
 // # Writing a resource file
 //

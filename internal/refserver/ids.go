@@ -26,6 +26,7 @@ const (
 	KindSubscription IDKind = "s"
 	KindWebhook      IDKind = "w"
 	KindMerchant     IDKind = "m"
+	KindCheckout     IDKind = "c" // no source shows one; the server's choice
 )
 
 const (
@@ -220,4 +221,28 @@ func (g *IDGenerator) RequestID() string {
 	b = append(b, '-')
 	b = append(b, h[20:32]...)
 	return string(b)
+}
+
+// state returns where a seeded generator stands in its sequence, for
+// setState to return it there (Reset); nil for a random generator, whose
+// sequence cannot be replayed.
+func (g *IDGenerator) state() []byte {
+	if g.seeded == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	b, _ := g.seeded.MarshalBinary() // a PCG always encodes
+	return b
+}
+
+// setState moves a seeded generator to a position state returned; nil,
+// or a random generator, changes nothing.
+func (g *IDGenerator) setState(b []byte) {
+	if g.seeded == nil || b == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_ = g.seeded.UnmarshalBinary(b) // b came from state, so it decodes
 }

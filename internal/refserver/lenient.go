@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/shopspring/decimal"
@@ -37,6 +38,8 @@ import (
 //	local-due-date       due_date without a UTC offset               Mexico City time (parseFlexibleTime, decode.go)
 //	relative-redirect    redirect_url "/" or "shop.example.com/back" the URL as sent
 //	iva-number           iva 1900 (Colombia)                         "1900", as written
+//	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (checkoutExpiration)
+//	                     besides yyyy-MM-dd HH:mm
 //	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (fields.into)
 //
 // Still refused, as before: a number string that is not exactly a JSON
@@ -196,4 +199,24 @@ func (v *checker) returnURL(name, value string) {
 	if err != nil || value == "" || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		v.failf(openpay.ErrInvalidParameter, "The field '%s' must be a URL", name)
 	}
+}
+
+// checkoutExpiration reads a checkout's expiration_date
+// (checkout-expiration): yyyy-MM-dd HH:mm in the gateway's zone, the form
+// the vendor's READMEs show, or the ISO 8601 forms of parseFlexibleTime
+// (the .NET client sends a DateTime), with a fraction of a second too.
+func checkoutExpiration(s string) (time.Time, bool) {
+	if t, err := time.ParseInLocation("2006-01-02 15:04", s, gatewayZone); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.In(gatewayZone), true
+	}
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, gatewayZone); err == nil {
+		return t, true
+	}
+	if len(s) > len("2006-01-02") {
+		return parseFlexibleTime(s) // 2006-01-02T15:04
+	}
+	return time.Time{}, false
 }

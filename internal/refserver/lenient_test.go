@@ -45,6 +45,7 @@ func looseSetup(t *testing.T, env *testEnv) *strings.Replacer {
 		map[string]any{"plan_id": ids["plan"], "source_id": ids["custcard"]}), http.StatusOK)["id"].(string)
 	ids["preauth"] = requireOK(t, env.post("/charges", cardCharge(ids["card"], "capture", false)), http.StatusOK)["id"].(string)
 	ids["charge"] = requireOK(t, env.post("/charges", cardCharge(ids["card"])), http.StatusOK)["id"].(string)
+	ids["checkout"] = requireOK(t, env.post("/checkouts", map[string]any{"amount": 10, "description": "Link"}), http.StatusOK)["id"].(string)
 	var pairs []string
 	for _, k := range slices.Sorted(maps.Keys(ids)) {
 		pairs = append(pairs, "{"+k+"}", ids[k])
@@ -200,6 +201,16 @@ var looseCases = []looseCase{
 		`{"method":"bank_account","amount":20,"description":"SPEI","due_date":"2026-03-12T10:30:00-06:00"}`,
 		`{"method":"bank_account","amount":20,"description":"SPEI","due_date":"2026-03-12T10:30:00"}`, "/charges/{id}"},
 
+	// checkout-expiration
+	{"checkout-expiration", "ISO with an offset", "POST", "/checkouts",
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-12 10:30"}`,
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-12T10:30:00-06:00"}`, "/checkouts/{id}"},
+	{"checkout-expiration", "ISO without an offset, as .NET sends it", "POST", "/checkouts",
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-12 10:30"}`,
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-12T10:30:00.000"}`, "/checkouts/{id}"},
+	{"checkout-expiration", "update", "PUT", "/checkouts/{checkout}?status=available",
+		`{"expiration_date":"2026-03-13 08:00"}`, `{"expiration_date":"2026-03-13T14:00:00Z"}`, "/checkouts/{checkout}"},
+
 	// relative-redirect
 	{"relative-redirect", "alipay to a path", "POST", "/charges",
 		`{"method":"alipay","amount":20,"description":"Wallet","redirect_url":"https://shop.example.com/"}`,
@@ -328,6 +339,13 @@ var refusedCases = []refusedCase{
 	{"local-due-date", "due_date not a date", "POST", "/charges", `{` + storeBody + `,"due_date":"12/03/2026"}`, "", 1001, "due_date"},
 	{"local-due-date", "due_date past in local time", "POST", "/charges",
 		`{` + storeBody + `,"due_date":"2026-03-10T11:59:00"}`, `{` + storeBody + `,"due_date":"2026-03-10T11:59:00-06:00"}`, 1003, "due_date"},
+	{"checkout-expiration", "expiration_date not a date", "POST", "/checkouts",
+		`{"amount":10,"description":"Link","expiration_date":"12/03/2026 10:30"}`, "", 1001, "expiration_date"},
+	{"checkout-expiration", "a bare day", "POST", "/checkouts",
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-12"}`, "", 1001, "expiration_date"},
+	{"checkout-expiration", "expiration past in local time", "POST", "/checkouts",
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-10T11:59:00"}`,
+		`{"amount":10,"description":"Link","expiration_date":"2026-03-10 11:59"}`, 1003, "expiration_date"},
 	{"relative-redirect", "redirect_url with spaces", "POST", "/charges",
 		`{"method":"alipay","amount":20,"description":"Wallet","redirect_url":"not a url"}`, "", 1003, "redirect_url"},
 	{"relative-redirect", "redirect_url empty", "POST", "/charges",

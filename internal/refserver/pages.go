@@ -13,7 +13,9 @@ import (
 )
 
 // The hosted pages (package web) are the payer's side of redirect, 3-D
-// Secure, Alipay and PSE charges and the receipts of store and bank charges.
+// Secure, Alipay and PSE charges, the receipts of store and bank charges,
+// and the checkouts' payment links (which pay through payCheckout, the pay
+// control's payment, checkouts_api.go).
 // The server mounts them ahead of its API routes (ServeHTTP) and serves
 // them their charges through pageBackend, which moves charges with the
 // very operations of the simulation controls: CompleteCharge, FailCharge,
@@ -82,9 +84,7 @@ func (b pageBackend) Charge(merchantID, chargeID string) (web.PageCharge, error)
 // (checkCardData) and the test-card table (ChargeOutcome, with the payer's
 // e-mail) decide; a valid card is shown on the charge, as on a card charge.
 func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (web.CardOutcome, error) {
-	present := json.RawMessage(`""`)
-	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
-	k, e := b.s.checkCardData(f, "", cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear})
+	k, e := b.s.checkTypedCard(typedCard(c))
 	if e != nil {
 		// Whether the charge exists is checked first.
 		if _, err := b.Charge(merchantID, chargeID); err != nil {
@@ -110,6 +110,20 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		return nil
 	})
 	return out, pageError(err)
+}
+
+// typedCard is the card data the payer typed on a page.
+func typedCard(c web.PayerCard) cardData {
+	return cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear}
+}
+
+// checkTypedCard applies the card rules of card creation (checkCardData)
+// to card data typed on a page or given to a simulation control, where
+// every member is present.
+func (s *Server) checkTypedCard(d cardData) (card, *Error) {
+	present := json.RawMessage(`""`)
+	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
+	return s.checkCardData(f, "", d)
 }
 
 // CompleteCharge implements web.PageBackend with the complete control.
@@ -151,4 +165,46 @@ func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []s
 	}
 	slices.Sort(names)
 	return names
+}
+
+var _ web.CheckoutBackend = pageBackend{}
+
+// Checkout implements web.CheckoutBackend.
+func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, error) {
+	m := b.s.merchantByID(merchantID)
+	if m == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := extState(m, newCheckoutState).byID[checkoutID]
+	if r == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	return web.PageCheckout{RedirectURL: r.redirect, Checkout: b.s.checkoutWire(m, r)}, nil
+}
+
+// PayCheckout implements web.CheckoutBackend with the pay control's
+// payment.
+func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
+	p, e := b.s.payCheckout(merchantID, checkoutID, typedCard(c))
+	switch {
+	case e != nil && e.Code == openpay.ErrNotFound:
+		return web.CheckoutPayment{}, web.ErrNoCheckout
+	case e != nil:
+		return web.CheckoutPayment{}, errors.New(e.Description)
+	case p.card != nil:
+		return web.CheckoutPayment{Invalid: p.card.Description}, nil
+	}
+	out := web.CheckoutPayment{}
+	if t := p.co.Transaction; t != nil {
+		out.ChargeID = t.ID
+		if t.Status == openpay.TransactionStatusChargePending && t.PaymentMethod != nil {
+			out.ChallengeURL = t.PaymentMethod.URL
+		}
+	}
+	if p.declined != nil {
+		out.Declined = p.declined.Description
+	}
+	return out, nil
 }

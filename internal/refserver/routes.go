@@ -34,6 +34,9 @@ const (
 	accessPublic
 	// accessNone: no credentials (store search, barcode images).
 	accessNone
+	// accessAnyMerchant: the private key of any merchant of the server
+	// (the server-wide controls, reset.go).
+	accessAnyMerchant
 )
 
 // handlerFunc answers a call. It returns the response body (encoded as JSON,
@@ -52,6 +55,7 @@ type route struct {
 	clientIP    bool // charge creation: the X-Forwarded-For rule applies
 	simulation  bool // a simulation control, not part of the gateway's API
 	browser     bool // browsers on other origins may call it (CORS, browser.go)
+	exclusive   bool // answered outside the gate, which it takes itself (Reset)
 	handle      handlerFunc
 	segs        []string // literal segments, "" for a parameter
 	params      []string // parameter names in order
@@ -213,14 +217,17 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerPayouts(r)
 	s.registerTransfers(r)
 	s.registerFees(r)
+	s.registerReports(r)
 	s.registerPlans(r)
 	s.registerSubscriptions(r)
+	s.registerCheckouts(r)
 	s.registerWebhooks(r)
 	s.registerStores(r)
 	s.registerGroups(r)
 	s.registerBarcode(r)
 	s.registerAntifraud(r)
 	s.registerSimulation(r)
+	s.registerControls(r)
 	return r
 }
 

@@ -102,7 +102,8 @@ func TestEveryOperationIsServed(t *testing.T) {
 		"merchant_id": env.m.ID, "group_id": env.g.ID, "customer_id": cust.ID,
 		"card_id": "kmissing", "token_id": "kmissing", "transaction_id": "trmissing", "fee_id": "trmissing",
 		"bank_account_id": "bmissing", "plan_id": "pmissing", "subscription_id": "smissing",
-		"webhook_id": "wmissing", "verification_code": "abcdefgh", "bin": "411111",
+		"webhook_id": "wmissing", "verification_code": "abcdefgh", "bin": "411111", "payout_id": "trmissing",
+		"checkout_id": "cmissing",
 	}
 	// Real resources for the operations of this wave, when they exist.
 	if r := env.post("/customers/"+cust.ID+"/cards", validCard("4111111111111111")); r.status == http.StatusOK {

@@ -307,8 +307,14 @@ func checkSeedBalance(path, id string, a openpay.Amount) error {
 // plans under the same ids and keys. It is all or nothing: when an entry is
 // refused (by the checks of ParseSeed, by AddMerchant or AddGroup, or by the
 // API, whose answer the error quotes), everything the seed had created is
-// removed again and the error names the entry.
+// removed again and the error names the entry. What a seed creates is part
+// of the server's configuration: [Server.Reset] brings it back.
 func (s *Server) ApplySeed(sd Seed) (Seed, error) {
+	return configure(s, sd, (*Server).applySeed)
+}
+
+// applySeed is ApplySeed without recording the step.
+func (s *Server) applySeed(sd Seed) (Seed, error) {
 	if err := sd.check(); err != nil {
 		return Seed{}, err
 	}
@@ -343,7 +349,7 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 	out := Seed{Merchants: slices.Clone(sd.Merchants), Groups: slices.Clone(sd.Groups)}
 	for i := range out.Merchants {
 		m := &out.Merchants[i]
-		cfg, err := s.AddMerchant(MerchantConfig{ID: m.ID, Name: m.Name, Email: m.Email, Phone: m.Phone,
+		cfg, err := s.addMerchant(MerchantConfig{ID: m.ID, Name: m.Name, Email: m.Email, Phone: m.Phone,
 			PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, CLABE: m.CLABE, Country: openpay.Country(m.Country)})
 		if err != nil {
 			return Seed{}, seedErrorf(fmt.Sprintf("merchants[%d]", i), m.ID, "%s", strings.TrimPrefix(err.Error(), "refserver: "))
@@ -354,7 +360,7 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 	}
 	for i := range out.Groups {
 		g := &out.Groups[i]
-		cfg, err := s.AddGroup(GroupConfig{ID: g.ID, PrivateKey: g.PrivateKey, MerchantIDs: g.Merchants})
+		cfg, err := s.addGroup(GroupConfig{ID: g.ID, PrivateKey: g.PrivateKey, MerchantIDs: g.Merchants})
 		if err != nil {
 			return Seed{}, seedErrorf(fmt.Sprintf("groups[%d]", i), g.ID, "%s", strings.TrimPrefix(err.Error(), "refserver: "))
 		}

@@ -72,6 +72,14 @@ type Options struct {
 	// Country is the country of merchants added without one (empty:
 	// Mexico). See [MerchantConfig.Country].
 	Country openpay.Country
+	// ListenAddr is the address the server listens on (host:port, as
+	// net.Listener.Addr gives it). The dashboard opens without credentials
+	// only when it is a loopback address; empty judges each request by the
+	// local address it came in on.
+	ListenAddr string
+	// NoDashboard turns off the dashboard at /_dashboard/ (its paths then
+	// answer as unknown API paths).
+	NoDashboard bool
 }
 
 // DefaultUSDExchangeRate is the MXN value of one US dollar the server applies
@@ -122,7 +130,8 @@ type Server struct {
 	maxBody  int64
 	usdRate  openpay.Decimal
 	routes   *routeTable
-	pages    *web.Pages // the hosted pages (pages.go)
+	pages    *web.Pages     // the hosted pages (pages.go)
+	dash     *web.Dashboard // the dashboard (dashboard.go), nil when turned off
 	client   *http.Client
 	dispatch *dispatcher // webhook deliveries
 	barcodes sync.Map    // reference -> struct{}: references the server issued
@@ -143,6 +152,17 @@ type Server struct {
 	closers      []func()
 	closeOnce    sync.Once
 	merchantList []string // ids in creation order
+
+	// gate makes Reset atomic for requests: each request holds it for
+	// reading while it is answered, Reset for writing while it swaps the
+	// state (reset.go).
+	gate sync.RWMutex
+	// configMu orders the configuration steps (AddMerchant, AddGroup,
+	// ApplySeed) and Reset; config records the steps for Reset to replay.
+	configMu   sync.Mutex
+	config     []configStep
+	clockStart time.Time // where the clock stood at New
+	faults     faultSet  // armed faults (faults.go)
 }
 
 // New returns a server with no merchants.
@@ -161,6 +181,7 @@ func New(opts Options) *Server {
 	if s.clock == nil {
 		s.clock = RealClock{}
 	}
+	s.clockStart = s.clock.Now()
 	if opts.IDSeed != nil {
 		seed := *opts.IDSeed ^ 0x5eed
 		s.reqIDs = NewIDGenerator(&seed)
@@ -181,6 +202,7 @@ func New(opts Options) *Server {
 	}
 	s.routes = s.buildRoutes()
 	s.pages = s.newPages()
+	s.dash = s.newDashboard()
 	return s
 }
 
@@ -223,8 +245,14 @@ func (s *Server) Production() bool { return s.opts.Production }
 // AddMerchant creates a merchant account and returns its configuration with
 // every generated field filled in. It fails when the id or a key is already
 // used by another merchant or group, when the CLABE is not valid, or when
-// the opening balance is negative or has more than two decimals.
+// the opening balance is negative or has more than two decimals. The
+// merchant is part of the server's configuration: [Server.Reset] keeps it.
 func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
+	return configure(s, cfg, (*Server).addMerchant)
+}
+
+// addMerchant is AddMerchant without recording the step.
+func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.ID == "" {
 		cfg.ID = s.ids.NewID(KindMerchant)
 	}
@@ -292,8 +320,13 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 
 // AddGroup creates a merchant group whose key may act for the listed
 // merchants, which must exist, and returns its configuration with the
-// generated fields filled in.
+// generated fields filled in. [Server.Reset] keeps the group.
 func (s *Server) AddGroup(cfg GroupConfig) (GroupConfig, error) {
+	return configure(s, cfg, (*Server).addGroup)
+}
+
+// addGroup is AddGroup without recording the step.
+func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 	if cfg.ID == "" {
 		cfg.ID = s.ids.NewID(KindMerchant)
 	}
@@ -429,6 +462,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw.Header().Set("X-Request-Id", c.requestID)
 	defer func() {
 		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler { // a dropped connection (faults.go): net/http closes it
+				panic(p)
+			}
 			s.log.Warn("refserver: recovered from a panic", "operation", c.operation(), "request_id", c.requestID,
 				"panic_type", fmt.Sprintf("%T", p))
 			if sw.status == 0 {
@@ -441,10 +477,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
+	if f := s.faults.take(rt, r); f != nil {
+		if s.applyFault(f, c, w, sw) {
+			return
+		}
+		if f.Drop == DropAfter {
+			defer dropConnection(w)
+		}
+	}
+	exclusive := rt != nil && rt.exclusive ||
+		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
+	if !exclusive {
+		s.gate.RLock()
+		defer s.gate.RUnlock()
+	}
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return
 	}
-	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
 	if rt == nil {
 		if len(allowed) > 0 {
 			sw.Header().Set("Allow", strings.Join(allowed, ", "))
@@ -538,6 +588,9 @@ func (s *Server) authenticate(c *call) *Error {
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)
 	}
 	keyHash := sha256.Sum256([]byte(key))
+	if rt.access == accessAnyMerchant {
+		return s.authenticateAnyMerchant(c, keyHash)
+	}
 	if rt.group {
 		g := s.groupByID(c.param("group_id"))
 		// A dummy comparison keeps an unknown group as slow as a known one.

@@ -21,6 +21,7 @@ import (
 //	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the server's clock (shared by every merchant) moves on
 //
 // Charge controls answer the charge; the clock answers {"now": "<time>"}.
+// The server-wide controls (reset, faults, health) are in reset.go.
 // Other resources register theirs (payouts, bank receipts) in their files
 // with routeTable.simulate, and clock-driven work (subscriptions) with
 // onClockAdvance.

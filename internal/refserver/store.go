@@ -60,6 +60,7 @@ type merchant struct {
 	cards     map[string]*card
 	cardList  []*card // creation order
 	tokens    map[string]*token
+	tokenList []*token // creation order
 	txs       map[string]*tx
 	txList    []*tx // creation order
 	// txIndex holds, per transaction type, the merchant's transactions of
@@ -378,6 +379,9 @@ type txLater struct {
 	// the balance.
 	chargeback     string
 	chargebackHeld openpay.Amount
+	// feeCharged is when the gateway's fee on the charge (t.Fee) was taken
+	// from the credit, at completion (the fees report reads it).
+	feeCharged time.Time
 }
 
 // after returns the charge's txLater, created empty on first use. The
@@ -516,14 +520,14 @@ func seqIndex(l []*tx, seq uint32) int {
 }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by
-// any transaction of the merchant. The caller holds m.mu; checking and
+// any transaction or checkout of the merchant. The caller holds m.mu; checking and
 // storing in the same critical section is what makes the rule hold under
 // concurrent requests.
 func (m *merchant) orderIDTaken(orderID string) *Error {
 	if orderID == "" {
 		return nil
 	}
-	if _, ok := m.orderIDs[orderID]; ok {
+	if _, ok := m.orderIDs[orderID]; ok || checkoutHoldsOrderID(m, orderID) {
 		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
 	}
 	return nil

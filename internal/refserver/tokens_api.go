@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/openpay-go/openpay"
 )
@@ -14,6 +15,7 @@ import (
 // registerTokens registers card tokens.
 func (s *Server) registerTokens(r *routeTable) {
 	r.add("createToken", http.MethodPost, "/v1/{merchant_id}/tokens", http.StatusOK, s.createToken).allowPublicKey()
+	r.add("listTokens", http.MethodGet, "/v1/{merchant_id}/tokens", http.StatusOK, s.listTokens)
 	r.add("getToken", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}", http.StatusOK, s.getToken)
 	r.add("getTokenPoints", http.MethodGet, "/v1/{merchant_id}/tokens/{token_id}/points", http.StatusOK, s.getTokenPoints)
 }
@@ -37,7 +39,20 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	c.m.tokens[tk.id] = tk
+	c.m.tokenList = append(c.m.tokenList, tk)
 	return tk.wire(), nil
+}
+
+// listTokens lists the merchant's tokens, newest first, consumed ones
+// included, each masked as getToken answers it.
+func (s *Server) listTokens(c *call) (any, *Error) {
+	p, e := parseListParams(c.r.URL.Query())
+	if e != nil {
+		return nil, e
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	return page(p, c.m.tokenList, func(tk *token) (time.Time, bool) { return tk.created, true }, (*token).wire), nil
 }
 
 // scopeToken returns the token the path names, or 1005. The caller holds

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -206,12 +207,20 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	})
 	// (Encoding a struct of strings and a time cannot fail; were it to, the
 	// webhook would simply stay unverified.)
-	ok := err == nil && d.send(c.r.Context(), target, body, verifyTimeout)
+	var a deliveryAttempt
+	if err == nil {
+		a = d.send(c.r.Context(), target, attemptOf{eventType: openpay.EventTypeVerification, n: 1}, body, verifyTimeout)
+	}
 
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	if ok && webhooksOf(c.m).byID[wh.w.ID] == wh {
-		wh.w.Status = openpay.WebhookStatusVerified
+	if webhooksOf(c.m).byID[wh.w.ID] == wh { // not deleted meanwhile
+		if err == nil {
+			d.logAttempt(wh.w.ID, a)
+		}
+		if a.ok() {
+			wh.w.Status = openpay.WebhookStatusVerified
+		}
 	}
 	return wh.wire(), nil
 }
@@ -292,8 +301,32 @@ type deliveryTarget struct {
 // delivery is one event on its way to one webhook.
 type delivery struct {
 	to       deliveryTarget
+	event    *Event // what the body carries (the attempt log names it)
 	body     []byte
 	attempts int // attempts made so far
+}
+
+// attemptOf names what an attempt delivered, for the attempt log.
+type attemptOf struct {
+	eventID, transactionID string
+	eventType              openpay.EventType
+	n                      int // 1 for the first attempt
+}
+
+// maxAttemptsLogged bounds each webhook's attempt log: the dashboard shows
+// the latest attempts, and a receiver that is down for long must not grow
+// it without end.
+const maxAttemptsLogged = 50
+
+// deliveryAttempt is one POST to a webhook's URL and what came of it.
+type deliveryAttempt struct {
+	at        time.Time // wall clock: attempts are real network calls
+	eventID   string    // "" for the verification event
+	txID      string    // the transaction the event is about
+	eventType openpay.EventType
+	n         int
+	status    int    // the receiver's HTTP status, 0 when it did not answer
+	err       string // why there was no answer
 }
 
 // outbox is the queue of one webhook. A goroutine drains it while it holds
@@ -323,6 +356,9 @@ type dispatcher struct {
 	closed  bool
 	outbox  map[string]*outbox       // by webhook id
 	retries map[*time.Timer]struct{} // retry timers not fired yet
+	// attempts is each webhook's latest attempts, oldest first, at most
+	// maxAttemptsLogged (by webhook id; dropped with the webhook).
+	attempts map[string][]deliveryAttempt
 }
 
 func newDispatcher(s *Server) *dispatcher {
@@ -334,6 +370,7 @@ func newDispatcher(s *Server) *dispatcher {
 	return &dispatcher{
 		s: s, limit: limit, ctx: ctx, cancel: cancel,
 		outbox: make(map[string]*outbox), retries: make(map[*time.Timer]struct{}),
+		attempts: make(map[string][]deliveryAttempt),
 	}
 }
 
@@ -358,7 +395,7 @@ func (d *dispatcher) event(ev Event) {
 			}
 			body = addWireKeys(body, wire)
 		}
-		d.enqueue(&delivery{to: wh.target(), body: body}, false)
+		d.enqueue(&delivery{to: wh.target(), event: &ev, body: body}, false)
 	}
 }
 
@@ -419,13 +456,19 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 		d.mu.Unlock()
 
 		dl.attempts++
-		if d.send(d.ctx, dl.to, dl.body, deliveryTimeout) {
-			d.mu.Lock()
+		what := attemptOf{eventID: dl.event.ID, transactionID: dl.event.Transaction.ID, eventType: dl.event.Type, n: dl.attempts}
+		a := d.send(d.ctx, dl.to, what, dl.body, deliveryTimeout)
+		d.mu.Lock()
+		if !d.closed && d.outbox[webhookID] == ob { // not deleted meanwhile
+			d.recordAttempt(webhookID, a)
+		}
+		if a.ok() {
 			ob.pending--
 			d.mu.Unlock()
-		} else {
-			d.retryLater(ob, dl)
+			continue
 		}
+		d.mu.Unlock()
+		d.retryLater(ob, dl)
 	}
 }
 
@@ -496,19 +539,54 @@ func (d *dispatcher) forget(webhookID string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.outbox, webhookID)
+	delete(d.attempts, webhookID)
 }
 
-// send POSTs one delivery and reports whether the receiver answered 2xx.
-func (d *dispatcher) send(ctx context.Context, to deliveryTarget, body []byte, timeout time.Duration) bool {
+// logAttempt records an attempt in its webhook's log. The caller makes
+// sure the webhook still exists (a deleted one's log is dropped, and must
+// not come back).
+func (d *dispatcher) logAttempt(webhookID string, a deliveryAttempt) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.closed {
+		d.recordAttempt(webhookID, a)
+	}
+}
+
+// recordAttempt adds an attempt to its webhook's log, dropping the oldest
+// past maxAttemptsLogged. The caller holds d.mu.
+func (d *dispatcher) recordAttempt(webhookID string, a deliveryAttempt) {
+	log := d.attempts[webhookID]
+	if len(log) >= maxAttemptsLogged {
+		log = append(log[:0:0], log[len(log)-maxAttemptsLogged+1:]...)
+	}
+	d.attempts[webhookID] = append(log, a)
+}
+
+// attemptLog returns a copy of a webhook's attempt log, oldest first.
+func (d *dispatcher) attemptLog(webhookID string) []deliveryAttempt {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return slices.Clone(d.attempts[webhookID])
+}
+
+// ok reports whether the receiver accepted the delivery (2xx).
+func (a deliveryAttempt) ok() bool { return a.status >= 200 && a.status < 300 }
+
+// send POSTs one delivery and returns the attempt: what the receiver
+// answered, or why it did not.
+func (d *dispatcher) send(ctx context.Context, to deliveryTarget, what attemptOf, body []byte, timeout time.Duration) deliveryAttempt {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// A delivery outlives the request that caused it only through d.ctx;
 	// close cancels both kinds.
 	stop := context.AfterFunc(d.ctx, cancel)
 	defer stop()
+	a := deliveryAttempt{at: time.Now(), eventID: what.eventID, txID: what.transactionID, eventType: what.eventType, n: what.n}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to.url, bytes.NewReader(body))
 	if err != nil {
-		return false
+		a.err = "the URL cannot be requested"
+		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "openpay-refserver")
@@ -518,12 +596,14 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, body []byte, t
 	res, err := d.s.client.Do(req)
 	if err != nil {
 		d.s.log.Debug("webhook delivery failed", "webhook", to.webhookID, "error", "no answer")
-		return false
+		a.err = attemptError(err)
+		return a
 	}
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
+	a.status = res.StatusCode
 	d.s.log.Debug("webhook delivery", "webhook", to.webhookID, "status", res.StatusCode)
-	return res.StatusCode >= 200 && res.StatusCode < 300
+	return a
 }
 
 // close cancels deliveries in flight, drops pending ones and retry timers,
@@ -531,6 +611,24 @@ func (d *dispatcher) send(ctx context.Context, to deliveryTarget, body []byte, t
 func (d *dispatcher) close() {
 	d.mu.Lock()
 	d.closed = true
+	d.dropPending()
+	d.mu.Unlock()
+	d.cancel()
+	d.wg.Wait()
+}
+
+// reset drops every pending delivery and retry timer (Reset); deliveries in
+// flight complete, and their goroutines end when they find their outbox
+// gone. The counters start again from zero.
+func (d *dispatcher) reset() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dropPending()
+}
+
+// dropPending drops the pending deliveries, the attempt logs and the retry
+// timers. The caller holds d.mu.
+func (d *dispatcher) dropPending() {
 	for t := range d.retries {
 		if t.Stop() {
 			d.wg.Done() // its function will never run
@@ -538,7 +636,21 @@ func (d *dispatcher) close() {
 	}
 	clear(d.retries)
 	clear(d.outbox)
-	d.mu.Unlock()
-	d.cancel()
-	d.wg.Wait()
+	clear(d.attempts)
+}
+
+// attemptError says why a delivery got no answer, without the URL (which
+// may carry credentials in its user part).
+func attemptError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "no answer before the timeout"
+	}
+	if errors.Is(err, context.Canceled) {
+		return "cancelled (the server is closing or the request ended)"
+	}
+	return err.Error()
 }

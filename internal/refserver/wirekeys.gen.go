@@ -18,6 +18,11 @@ var keyPlanTable = []keyPlanSpec{
 		always: []wireKey{{"line2", "null"}, {"line3", "null"}},
 	},
 	{
+		name:    "Checkout",
+		always:  []wireKey{{"order_id", "null"}, {"iva", "null"}, {"expiration_date", "null"}, {"customer", "null"}, {"transaction", "null"}},
+		members: map[string]string{"customer": "Customer", "transaction": "Transaction"},
+	},
+	{
 		name:    "Customer",
 		always:  []wireKey{{"last_name", "null"}, {"phone_number", "null"}, {"address", "null"}, {"clabe", "null"}, {"external_id", "null"}},
 		members: map[string]string{"address": "Customer.address"},

@@ -55,7 +55,7 @@ func TestKeyPlansFitTheWireTypes(t *testing.T) {
 	t.Parallel()
 	roots := []any{openpay.Transaction{}, openpay.Customer{}, openpay.BankAccount{}, openpay.Card{}, openpay.Token{},
 		openpay.Subscription{}, openpay.Store{}, openpay.WebhookEvent{}, openpay.Plan{}, openpay.Merchant{},
-		openpay.Webhook{}, openpay.PointsBalance{}, openpay.ErrorResponse{}}
+		openpay.Webhook{}, openpay.PointsBalance{}, openpay.ErrorResponse{}, openpay.Checkout{}}
 	checked := map[*keyPlan]bool{}
 	var check func(typ reflect.Type, p *keyPlan, where string)
 	check = func(typ reflect.Type, p *keyPlan, where string) {

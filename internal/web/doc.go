@@ -1,5 +1,7 @@
 // Package web holds what the reference server serves to browsers: the
-// browser library, and the hosted pages. It knows nothing of the server's
+// browser library, the hosted pages, and the dashboard (dashboard.go: the
+// server's state and simulation controls at /_dashboard/, rendered from
+// the view structs the server fills). It knows nothing of the server's
 // state and does not import it; the server (internal/refserver, browser.go)
 // calls in ahead of its API routes.
 //

@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
@@ -26,6 +25,7 @@ import (
 //	/v1/{merchant_id}/charges/{id}/redirect/      3-D Secure challenge of a card charge, the Alipay page, or the PSE bank page
 //	/paynet-pdf/{merchant_id}/transaction/{id}    receipt of a store charge (the gateway's dashboard path)
 //	/spei-pdf/{merchant_id}/{id}                  receipt of a bank-transfer charge (the gateway's dashboard path)
+//	/checkout/{merchant_id}/{checkout_id}         a checkout's payment link (checkout.go)
 //
 // The gateway serves the receipts as PDF on its dashboard host; here they
 // are printable HTML on the server's one host. Pages are plain HTML with
@@ -115,20 +115,19 @@ var pageFS embed.FS
 
 // Pages serves the hosted pages. Create it with [NewPages].
 type Pages struct {
-	b     PageBackend
-	key   []byte // signs the forms' tokens
-	pages map[string]*template.Template
+	b         PageBackend
+	checkouts CheckoutBackend // nil: no checkout page
+	key       []byte          // signs the forms' tokens
+	pages     map[string]*template.Template
 }
 
-// NewPages returns the pages of backend b. Tokens are signed with a random
-// key drawn here, so a token is only good on the Pages that issued it.
+// NewPages returns the pages of backend b, with the checkout page when b is
+// also a [CheckoutBackend]. Tokens are signed with a random key drawn here,
+// so a token is only good on the Pages that issued it.
 func NewPages(b PageBackend) (*Pages, error) {
-	p := &Pages{b: b, key: make([]byte, 32), pages: make(map[string]*template.Template)}
+	p := &Pages{b: b, key: make([]byte, 32)}
+	p.checkouts, _ = b.(CheckoutBackend)
 	if _, err := rand.Read(p.key); err != nil {
-		return nil, err
-	}
-	names, err := fs.Glob(pageFS, "templates/pages/*.html")
-	if err != nil {
 		return nil, err
 	}
 	funcs := template.FuncMap{"date": func(t time.Time) string {
@@ -137,16 +136,9 @@ func NewPages(b PageBackend) (*Pages, error) {
 		}
 		return t.Format("2006-01-02 15:04")
 	}}
-	for _, n := range names {
-		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/pages/"), ".html")
-		if name == "layout" {
-			continue
-		}
-		t, err := template.New("layout.html").Funcs(funcs).ParseFS(pageFS, "templates/pages/layout.html", n)
-		if err != nil {
-			return nil, err
-		}
-		p.pages[name] = t
+	var err error
+	if p.pages, err = parseTemplates(pageFS, "templates/pages", funcs); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -160,6 +152,7 @@ const (
 	pageRedirect
 	pageStoreReceipt
 	pageBankReceipt
+	pageCheckout
 )
 
 // routePage tells which page a path is, with its merchant and charge ids.
@@ -182,6 +175,8 @@ func routePage(path string) (pg page, merchantID, chargeID string) {
 		return pageStoreReceipt, segs[1], segs[3]
 	case len(segs) == 3 && segs[0] == "spei-pdf":
 		return pageBankReceipt, segs[1], segs[2]
+	case len(segs) == 3 && segs[0] == "checkout":
+		return pageCheckout, segs[1], segs[2]
 	}
 	return pageNone, "", ""
 }
@@ -224,6 +219,7 @@ type pageView struct {
 	Message   string    // an error or a notice
 	Card      PayerCard // the holder and expiry typed, shown again after an error (never the number or cvv)
 	Networks  []string
+	Checkout  *openpay.Checkout // the checkout page's
 }
 
 // ServeHTTP answers a page request. Bad input (unknown charge, a charge
@@ -244,6 +240,10 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if post && (pg == pageStoreReceipt || pg == pageBankReceipt) {
 		w.Header().Set("Allow", "GET, HEAD")
 		p.fail(w, http.StatusMethodNotAllowed, "Method not allowed", "A receipt is only read.")
+		return
+	}
+	if pg == pageCheckout {
+		p.checkoutPage(w, r, mid, id, post)
 		return
 	}
 	ch, err := p.b.Charge(mid, id)
@@ -294,9 +294,7 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch PageCharge, 
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
 		return
 	}
-	card := PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
-		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
-		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
+	card := typedCard(r)
 	out, err := p.b.EnterCard(mid, id, card)
 	if err != nil {
 		p.conflict(w, mid, id)
@@ -459,26 +457,22 @@ func returnURL(redirectURL, chargeID string) string {
 	return out
 }
 
-// render writes a page. A template that fails (a programming error) gets
-// a plain 500 rather than half a page.
+// render writes a page.
 func (p *Pages) render(w http.ResponseWriter, status int, name string, v pageView) {
-	t := p.pages[name]
-	var buf strings.Builder
-	if t == nil || t.Execute(&buf, v) != nil {
-		http.Error(w, "page template failed", http.StatusInternalServerError)
-		return
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Frame-Options", "DENY")
-	w.WriteHeader(status)
-	_, _ = w.Write([]byte(buf.String()))
+	writePage(w, status, p.pages[name], v)
 }
 
 // fail writes the error page.
 func (p *Pages) fail(w http.ResponseWriter, status int, title, message string) {
 	p.render(w, status, "error", pageView{Title: title, Message: message})
+}
+
+// typedCard is the card the payer typed in a posted card form (the fields
+// of the card_fields template).
+func typedCard(r *http.Request) PayerCard {
+	return PayerCard{Holder: strings.TrimSpace(r.PostFormValue("holder_name")), Number: cardDigits(r.PostFormValue("card_number")),
+		ExpMonth: strings.TrimSpace(r.PostFormValue("expiration_month")), ExpYear: strings.TrimSpace(r.PostFormValue("expiration_year")),
+		CVV: strings.TrimSpace(r.PostFormValue("cvv2"))}
 }
 
 // cardDigits drops the spaces and dashes a payer types in a card number.

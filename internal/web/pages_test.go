@@ -45,6 +45,9 @@ func TestRoute(t *testing.T) {
 		{"/v1/m1/charges//card_capture", pageNone, "", ""},
 		{"/v1/m1/charges/tr1/card_capture/", pageNone, "", ""},
 		{"/spei-pdf/m1", pageNone, "", ""},
+		{"/checkout/m1/c1", pageCheckout, "m1", "c1"},
+		{"/checkout/m1/", pageNone, "", ""},
+		{"/checkout/m1/c1/pay", pageNone, "", ""},
 	}
 	for _, tc := range cases {
 		pg, mid, cid := routePage(tc.path)

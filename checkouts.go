@@ -1,0 +1,104 @@
+package openpay
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// CheckoutDateLayout is the form of a checkout request's expiration_date:
+// a wall-clock minute in the gateway's time zone (central Mexico for
+// Mexican merchants), without an offset:
+//
+//	req.ExpirationDate = deadline.In(mexico).Format(openpay.CheckoutDateLayout)
+const CheckoutDateLayout = "2006-01-02 15:04"
+
+// CheckoutsService manages checkouts, the gateway's payment links
+// (Client.Checkouts, and Client.Customer(id).Checkouts for a customer's).
+// The payer opens a checkout's CheckoutLink, the gateway's hosted page, and
+// pays there; the charge appears as the checkout's Transaction and sends
+// the usual charge webhooks (charge.succeeded, charge.failed).
+//
+// A link for an order, paid by whoever opens it:
+//
+//	co, err := client.Checkouts.Create(ctx, openpay.CheckoutRequest{
+//		Amount: openpay.MustAmount("349.90"), Description: "Order 1001", OrderID: "order-1001",
+//		RedirectURL: "https://shop.example/paid", ExpirationDate: "2026-12-31 23:59",
+//		Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"},
+//	})
+//	// send co.CheckoutLink to the payer; later:
+//	co, err = client.Checkouts.Get(ctx, co.ID)
+//	if co.Status == openpay.CheckoutStatusCompleted { ... co.Transaction.ID ... }
+type CheckoutsService struct{ s scope }
+
+// Create creates a checkout. At merchant scope the payer may be described
+// by req.Customer; a customer's checkouts (Client.Customer(id).Checkouts)
+// take none, the customer being the payer. An OrderID already used by a
+// checkout or a transaction gives [ErrDuplicateOrderID].
+func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opts ...CallOption) (*Checkout, error) {
+	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
+}
+
+// Get returns a checkout by its id or, failing that, by its order_id (the
+// gateway looks up both, as the vendor's Java client says).
+func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string, opts ...CallOption) (*Checkout, error) {
+	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
+}
+
+// Update sets a checkout's status (CheckoutStatusAvailable or
+// CheckoutStatusCancelled; empty keeps it) and, when req.ExpirationDate is
+// set, its expiration. Setting available with a future expiration opens
+// an expired or cancelled checkout again; a completed one cannot change.
+//
+// The gateway updates checkouts only at the merchant's path, so a
+// customer's checkout is updated there too, from either scope.
+func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, status CheckoutStatus, req CheckoutUpdateRequest, opts ...CallOption) (*Checkout, error) {
+	var q url.Values
+	if status != "" {
+		q = url.Values{"status": {string(status)}}
+	}
+	merchant := scope{c: cs.s.c, prefix: []string{"v1", cs.s.c.merchantID}}
+	return call[Checkout](ctx, merchant, apiRequest{opts: opts, method: http.MethodPut, query: q, body: req}, "checkouts", checkoutID)
+}
+
+// List iterates over the checkouts matching params, newest first: at
+// merchant scope the merchant's and its customers', at customer scope the
+// customer's.
+func (cs *CheckoutsService) List(ctx context.Context, params *CheckoutListParams, opts ...CallOption) iter.Seq2[*Checkout, error] {
+	q, err := params.query()
+	return iterOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+}
+
+// ListPage returns one page of checkouts.
+func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListParams, opts ...CallOption) ([]Checkout, error) {
+	q, err := params.query()
+	return pageOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+}
+
+// CheckoutListParams filter lists of checkouts.
+type CheckoutListParams struct {
+	ListParams
+	// StartDate keeps checkouts created on or after that day, EndDate on or
+	// before it. Only the calendar day of each is sent, as read in the
+	// time's own location, in the gateway's yyyyMMdd form (startDate,
+	// endDate), which the vendor's clients use for checkouts.
+	StartDate, EndDate time.Time
+}
+
+func (p *CheckoutListParams) query() (url.Values, error) {
+	q := url.Values{}
+	if p == nil {
+		return q, nil
+	}
+	if err := p.ListParams.encode(q); err != nil {
+		return nil, err
+	}
+	for key, t := range map[string]time.Time{"startDate": p.StartDate, "endDate": p.EndDate} {
+		if !t.IsZero() {
+			q.Set(key, t.Format("20060102"))
+		}
+	}
+	return q, nil
+}

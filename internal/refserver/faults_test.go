@@ -1,0 +1,159 @@
+package refserver
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// arm arms a fault over HTTP with the main merchant's key.
+func (e *testEnv) arm(body map[string]any) map[string]any {
+	e.t.Helper()
+	return requireOK(e.t, e.do(http.MethodPost, "/_simulate/faults", e.m.PrivateKey, body), http.StatusCreated)
+}
+
+// customer is a customer creation body.
+func customerBody(name string) map[string]any {
+	return map[string]any{"name": name, "email": strings.ToLower(name) + "@example.com"}
+}
+
+// An error fault answers the gateway's error object for its code, once,
+// without acting; the next request is answered as usual.
+func TestFaultErrorCodes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		code int
+		desc string
+	}{
+		{1000, ""}, {1004, ""}, {1007, ""}, {1004, "Scheduled maintenance"}, {3001, ""},
+	} {
+		env := newTestEnv(t, Options{})
+		body := map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "error_code": tt.code}
+		if tt.desc != "" {
+			body["description"] = tt.desc
+		}
+		armed := env.arm(body)
+		assert.Equal(t, "f1", armed["id"])
+		assert.Equal(t, 1.0, armed["count"])
+		desc := requireError(t, env.post("/customers", customerBody("Ana")), tt.code)
+		if tt.desc != "" {
+			assert.Equal(t, tt.desc, desc)
+		}
+		requireOK(t, env.post("/customers", customerBody("Bea")), http.StatusOK)
+		assert.Len(t, listIDs(t, env.get("/customers")), 1, "the failed request created nothing")
+		assert.Empty(t, env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t), "disarmed")
+	}
+}
+
+// A fault on a concrete path fails that merchant's requests only, Count
+// times; the list shows what is left.
+func TestFaultCountAndExactPath(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	env.arm(map[string]any{"method": "get", "path": env.mp("/customers"), "count": 2, "error_code": 1004})
+	listIDs(t, env.do(http.MethodGet, "/v1/"+env.other.ID+"/customers", env.other.PrivateKey, nil))
+	requireOK(t, env.post("/customers", customerBody("Ana")), http.StatusOK) // another method
+	requireError(t, env.get("/customers"), 1004)
+	list := env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t)
+	require.Len(t, list, 1)
+	assert.Equal(t, map[string]any{"id": "f1", "method": "GET", "path": env.mp("/customers"), "count": 1.0, "error_code": 1004.0}, list[0])
+	requireError(t, env.get("/customers"), 1004)
+	listIDs(t, env.get("/customers"))
+
+	// When two faults match, the one armed first applies.
+	env.arm(map[string]any{"method": "GET", "path": "/v1/{merchant_id}/customers", "error_code": 1000})
+	env.arm(map[string]any{"method": "GET", "path": "/v1/{merchant_id}/customers", "error_code": 1004})
+	requireError(t, env.get("/customers"), 1000)
+	requireError(t, env.get("/customers"), 1004)
+}
+
+// A delay holds the answer back, then the request is answered as usual.
+func TestFaultDelay(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	env.arm(map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "delay_ms": 300})
+	start := time.Now()
+	requireOK(t, env.post("/customers", customerBody("Ana")), http.StatusOK)
+	assert.GreaterOrEqual(t, time.Since(start), 300*time.Millisecond)
+}
+
+// rawPost posts a customer and returns the transport's error.
+func rawPost(env *testEnv, path string, body string) (*http.Response, error) {
+	req, err := http.NewRequest(http.MethodPost, env.srv.URL+path, strings.NewReader(body))
+	require.NoError(env.t, err)
+	req.SetBasicAuth(env.m.PrivateKey, "")
+	req.Header.Set("Content-Type", "application/json")
+	res, err := env.srv.Client().Do(req)
+	if err == nil {
+		res.Body.Close()
+	}
+	return res, err
+}
+
+// A drop closes the connection without an answer: before the server acts
+// (no customer), or after it has (the customer exists).
+func TestFaultDrop(t *testing.T) {
+	t.Parallel()
+	for drop, made := range map[string]int{"before": 0, "after": 1} {
+		env := newTestEnv(t, Options{})
+		env.arm(map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "drop": drop})
+		_, err := rawPost(env, env.mp("/customers"), `{"name":"Ana","email":"ana@example.com"}`)
+		require.Error(t, err, drop)
+		assert.Len(t, listIDs(t, env.get("/customers")), made, drop)
+		res, err := rawPost(env, env.mp("/customers"), `{"name":"Bea","email":"bea@example.com"}`)
+		require.NoError(t, err, "disarmed after one request")
+		assert.Equal(t, http.StatusOK, res.StatusCode)
+	}
+}
+
+// The controls refuse incomplete faults and faults on no API route, take
+// any merchant's private key, and DELETE disarms everything.
+func TestFaultControl(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, tt := range []struct {
+		body map[string]any
+		code int
+	}{
+		{map[string]any{"path": "/v1/{merchant_id}/charges", "error_code": 1000}, 1001},
+		{map[string]any{"method": "POST", "error_code": 1000}, 1001},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges"}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "error_code": 1000, "drop": "after"}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "error_code": 1234}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "drop": "sideways"}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "delay_ms": 3600000}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "delay_ms": -1}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "error_code": 1000, "count": 1001}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/chargez", "error_code": 1000}, 1003},
+		{map[string]any{"method": "GET", "path": "/v1/{merchant_id}/charges/{transaction_id}/refund", "error_code": 1000}, 1003},
+		{map[string]any{"method": "POST", "path": "/_simulate/reset", "error_code": 1000}, 1003},
+		{map[string]any{"method": "GET", "path": "/_health", "error_code": 1000}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/x/charges?limit=1", "error_code": 1000}, 1003},
+		{map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "error_code": "x"}, 1001},
+	} {
+		requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PrivateKey, tt.body), tt.code)
+	}
+	_, err := env.s.InjectFault(Fault{Method: "POST", Path: "/v1/{merchant_id}/charges"})
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, openpay.ErrInvalidParameter, e.Code)
+
+	requireError(t, env.do(http.MethodGet, "/_simulate/faults", "", nil), 1002)
+	requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PublicKey, map[string]any{}), 1010)
+	requireOK(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey,
+		map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "drop": "after", "count": 3}), http.StatusCreated)
+	_, err = env.s.InjectFault(Fault{Method: "GET", Path: "/v1/{merchant_id}/charges", Delay: time.Second})
+	require.NoError(t, err)
+	list := env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t)
+	require.Len(t, list, 2)
+	assert.Equal(t, "after", list[0]["drop"])
+	assert.Equal(t, 1000.0, list[1]["delay_ms"])
+	requireOK(t, env.do(http.MethodDelete, "/_simulate/faults", env.m.PrivateKey, nil), http.StatusNoContent)
+	assert.Empty(t, env.s.Faults())
+	listIDs(t, env.get("/charges"))
+}

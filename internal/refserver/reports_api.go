@@ -1,0 +1,283 @@
+package refserver
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Reports: the merchant's statements of account, computed from the
+// transactions the server holds, so that every figure is the sum of the
+// transactions its detail lists.
+//
+// Fees (/reports/fees?year&month): the gateway's commissions on the
+// merchant. The server takes one kind, the fee of an Alipay charge (the
+// charge's `fee` object), when the charge completes: the credit is the
+// amount less fee and tax. A month is a calendar month in the gateway's
+// time zone. charged and charged_tax sum the fees and taxes taken in the
+// month; the detail of charged lists those charges (each with its fee),
+// newest first. The server gives no fee back (an Alipay charge cannot be
+// refunded) and makes no adjustments, so the other figures are 0 and their
+// details empty; total is the charged figures less the refunded ones.
+//
+// Payouts (/reports/payout/{payout_id}): what a payout of the merchant
+// settled, for a payout from any balance (the merchant's, or a customer's
+// with an account). Its transactions are those recorded after the
+// previous payout from the same balance that was not cancelled or failed,
+// and before it. Among them, `in` are those that credited that balance:
+// charges and bank transfers received that are credited (completed, then
+// perhaps refunded or disputed), the receiving side of a transfer, a fee
+// (for the merchant's balance), a fee's refund (for the customer's); `out`
+// those that debited it other than payouts: refunds of charges, the sending
+// side of a transfer, a fee (for the customer's balance), a fee's refund
+// (for the merchant's). Chargebacks are no transaction of their own and do
+// not count. Each figure sums the amounts in MXN (at the exchange rate of
+// a charge in USD). The server makes no adjustments: 0 and empty details.
+// Ids that are not a payout of the merchant answer 1005.
+//
+// Parameters: year, month, fee_type and detail_type are required (1001
+// when absent or not a number); a year outside 2000..9999, a month outside
+// 1..12 or an unknown type answers 1003. Details page with offset and
+// limit.
+
+// registerReports registers the fees and payout reports.
+func (s *Server) registerReports(r *routeTable) {
+	r.add("getFeesReport", http.MethodGet, "/v1/{merchant_id}/reports/fees", http.StatusOK, s.getFeesReport)
+	r.add("listFeesReportDetail", http.MethodGet, "/v1/{merchant_id}/reports/fees/detail", http.StatusOK, s.listFeesReportDetail)
+	r.add("getPayoutReport", http.MethodGet, "/v1/{merchant_id}/reports/payout/{payout_id}", http.StatusOK, s.getPayoutReport)
+	r.add("listPayoutReportDetail", http.MethodGet, "/v1/{merchant_id}/reports/payout/{payout_id}/detail", http.StatusOK, s.listPayoutReportDetail)
+}
+
+// feeReportState lists, per merchant, the charges on which the gateway
+// took a fee, in the order the fees were taken.
+type feeReportState struct{ charged []*tx }
+
+// feeReport returns the merchant's fee records. The caller holds m.mu.
+func feeReport(m *merchant) *feeReportState {
+	return extState(m, func() *feeReportState { return &feeReportState{} })
+}
+
+// queryInt reads a required integer parameter within [lo, hi].
+func queryInt(q url.Values, name string, lo, hi int) (int, *Error) {
+	v, ok := queryValue(q, name)
+	if !ok || v == "" {
+		return 0, errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, errorf(openpay.ErrBadRequest, "The parameter '%s' must be an integer", name)
+	}
+	if n < lo || n > hi {
+		return 0, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// queryKind reads a required parameter that names one of valid's values.
+func queryKind[T ~string](q url.Values, name string, valid func(T) bool) (T, *Error) {
+	v, ok := queryValue(q, name)
+	if !ok || v == "" {
+		return "", errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
+	}
+	if !valid(T(v)) {
+		return "", errorf(openpay.ErrInvalidParameter, "The parameter '%s' has an unknown value", name)
+	}
+	return T(v), nil
+}
+
+// reportMonth reads year and month and returns the month's bounds.
+func reportMonth(q url.Values) (from, to time.Time, e *Error) {
+	year, e := queryInt(q, "year", 2000, 9999)
+	if e != nil {
+		return from, to, e
+	}
+	month, e := queryInt(q, "month", 1, 12)
+	if e != nil {
+		return from, to, e
+	}
+	from = time.Date(year, time.Month(month), 1, 0, 0, 0, 0, gatewayZone)
+	return from, from.AddDate(0, 1, 0), nil
+}
+
+// feeCharges returns the charges behind one figure of the fees report in
+// [from, to), oldest first: only charged has any. The caller holds m.mu.
+func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*tx {
+	if kind != openpay.FeeReportTypeCharged {
+		return nil
+	}
+	var out []*tx
+	for _, t := range feeReport(m).charged {
+		if at := t.after().feeCharged; !at.Before(from) && at.Before(to) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// getFeesReport answers the month's fees.
+func (s *Server) getFeesReport(c *call) (any, *Error) {
+	from, to, e := reportMonth(c.r.URL.Query())
+	if e != nil {
+		return nil, e
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	var r openpay.FeesSummary
+	for _, t := range feeCharges(c.m, openpay.FeeReportTypeCharged, from, to) {
+		r.Charged, r.ChargedTax = r.Charged.Add(t.t.Fee.Amount), r.ChargedTax.Add(t.t.Fee.Tax)
+	}
+	r.Total = r.Charged.Add(r.ChargedTax).Add(r.ChargedAdjustments).Add(r.ChargedAdjustmentsTax).
+		Sub(r.Refunded).Sub(r.RefundedTax).Sub(r.RefundedAdjustments).Sub(r.RefundedAdjustmentsTax)
+	return r, nil
+}
+
+// listFeesReportDetail answers the charges behind one figure of the month's
+// fees, newest first.
+func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
+	q := c.r.URL.Query()
+	from, to, e := reportMonth(q)
+	if e != nil {
+		return nil, e
+	}
+	kind, e := queryKind(q, "fee_type", openpay.FeeReportType.Valid)
+	if e != nil {
+		return nil, e
+	}
+	p, e := reportPage(q)
+	if e != nil {
+		return nil, e
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	return pageTx(p, feeCharges(c.m, kind, from, to)), nil
+}
+
+// reportPage reads offset and limit.
+func reportPage(q url.Values) (listParams, *Error) {
+	return parseListParams(url.Values{"offset": q["offset"], "limit": q["limit"]})
+}
+
+// pageTx pages records kept oldest first, newest first.
+func pageTx(p listParams, recs []*tx) []openpay.Transaction {
+	return page(p, recs, func(t *tx) (time.Time, bool) { return time.Time{}, true }, (*tx).snapshot)
+}
+
+// payoutReportTx returns the payout the path names (1005 when it is not a
+// payout of the merchant). The caller holds c.m.mu.
+func (c *call) payoutReportTx() (*tx, *Error) {
+	id := c.param("payout_id")
+	t := c.m.txs[id]
+	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
+		return nil, errNotFound("payout", id)
+	}
+	return t, nil
+}
+
+// settles reports whether a payout took money from its balance for good
+// or for now: a cancelled or failed one gave it back and settled nothing.
+func settles(t *tx) bool {
+	return t.t.Status != openpay.TransactionStatusCancelled && t.t.Status != openpay.TransactionStatusFailed
+}
+
+// payoutSide says how the record t moved the balance acct: into it
+// (PayoutReportTypeIn), out of it other than by a payout
+// (PayoutReportTypeOut), or not at all (""). The caller holds m.mu.
+func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
+	own := m.accountFor(t.t.CustomerID) == acct
+	_, merchantBalance := acct.(*merchant)
+	switch t.t.TransactionType {
+	case openpay.TransactionTypeCharge:
+		if own && t.credited.IsPositive() {
+			return openpay.PayoutReportTypeIn
+		}
+	case openpay.TransactionTypeTransfer:
+		if own {
+			return openpay.PayoutReportType(t.t.OperationType)
+		}
+	case openpay.TransactionTypeFee:
+		switch {
+		case merchantBalance:
+			return openpay.PayoutReportTypeIn
+		case own:
+			return openpay.PayoutReportTypeOut
+		}
+	case openpay.TransactionTypeRefund:
+		switch {
+		case t.t.Method != openpay.TransactionMethodCustomer:
+			if own {
+				return openpay.PayoutReportTypeOut // a charge's refund
+			}
+		case merchantBalance:
+			return openpay.PayoutReportTypeOut // a fee's refund
+		case own:
+			return openpay.PayoutReportTypeIn
+		}
+	}
+	return ""
+}
+
+// payoutRecords returns the records a payout settled that moved its
+// balance on the given side, oldest first. The caller holds m.mu.
+func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx {
+	acct := m.accountFor(payout.t.CustomerID)
+	// The window starts after the previous payout from the same balance,
+	// found among the merchant's payouts (creation order) rather than by
+	// walking every transaction. seq numbers txList from 1.
+	start := 0
+	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
+	for i := seqIndex(payouts, payout.seq) - 1; i >= 0; i-- {
+		if t := payouts[i]; settles(t) && m.accountFor(t.t.CustomerID) == acct {
+			start = int(t.seq)
+			break
+		}
+	}
+	var out []*tx
+	for _, t := range m.txList[start : payout.seq-1] {
+		if payoutSide(m, t, acct) == side {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// getPayoutReport answers what a payout settled.
+func (s *Server) getPayoutReport(c *call) (any, *Error) {
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	p, e := c.payoutReportTx()
+	if e != nil {
+		return nil, e
+	}
+	sum := func(side openpay.PayoutReportType) openpay.Amount {
+		var a openpay.Amount
+		for _, t := range payoutRecords(c.m, p, side) {
+			a = a.Add(s.toMXN(t, t.t.Amount))
+		}
+		return a
+	}
+	return openpay.PayoutSummary{In: sum(openpay.PayoutReportTypeIn), Out: sum(openpay.PayoutReportTypeOut)}, nil
+}
+
+// listPayoutReportDetail answers the transactions behind one figure of a
+// payout's report, newest first.
+func (s *Server) listPayoutReportDetail(c *call) (any, *Error) {
+	q := c.r.URL.Query()
+	kind, e := queryKind(q, "detail_type", openpay.PayoutReportType.Valid)
+	if e != nil {
+		return nil, e
+	}
+	pg, e := reportPage(q)
+	if e != nil {
+		return nil, e
+	}
+	c.m.mu.Lock()
+	defer c.m.mu.Unlock()
+	p, e := c.payoutReportTx()
+	if e != nil {
+		return nil, e
+	}
+	return pageTx(pg, payoutRecords(c.m, p, kind)), nil
+}

@@ -1,0 +1,203 @@
+package refserver
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Server-wide controls, apart from the API:
+//
+//	GET    /_health           no credentials: 200 {"status": "ok"} once the server answers requests
+//	POST   /_simulate/reset   every merchant and group back to its configuration (204)
+//	POST   /_simulate/faults  arm a fault (faults.go); GET lists the armed faults, DELETE disarms them all
+//
+// Reset and the faults act on the whole server, so no merchant's path
+// names them: they take the private key of any merchant of the server
+// (HTTP Basic user, empty password), as the clock control, which also moves
+// time for every merchant, takes its merchant's. A public key answers 1010,
+// anything else 1002.
+//
+// Reset. The server's configuration is what AddMerchant, AddGroup and
+// ApplySeed made (in the binary: --merchant-id and its keys, --seed-file);
+// each call is recorded as a step, with the time and the place of the id
+// generators when it ran. Reset replays the steps on a fresh server built
+// with the same options and then swaps that server's merchants and groups
+// in: merchants, groups, keys and what seeds created come back with the
+// same ids and keys, balances as configured, and everything made since
+// (customers, cards, tokens, transactions, plans, subscriptions, webhooks,
+// events) is gone. Deliveries queued for webhooks are dropped, armed faults
+// disarmed, a fake clock goes back to where it stood when the server was
+// made, and seeded id generators (Options.IDSeed) to where they stood after
+// the last step, so that the same requests after a reset get the same ids
+// as after the start. A merchant added later with AddMerchant (openpaytest's
+// Server.AddMerchant) is configuration too: it stays, with its keys, and
+// with nothing in it.
+//
+// Every request holds s.gate for reading while it is answered (ServeHTTP);
+// Reset builds the fresh state without it and takes it for writing only to
+// swap, so a request sees the state either wholly before a reset or wholly
+// after it, and a reset waits for the requests in progress. (So nothing
+// that answers a request may call ServeHTTP again: a read lock taken twice
+// deadlocks once a reset waits between the two.) Go methods
+// called directly (PayCharge, ...) find merchants under s.mu, which the swap
+// holds: one that started before acts on the state being replaced.
+
+// configStep is one recorded configuration step.
+type configStep struct {
+	at          time.Time // the clock when it ran
+	ids, reqIDs []byte    // the seeded generators before it ran (nil: random ones)
+	apply       func(*Server) error
+}
+
+// configure runs a configuration step (given in, made out) and records it
+// for Reset. A seeded server replays the step as given, from the same place
+// of its id generators, so that it draws again what it drew; a random one
+// replays what was made, so that the generated ids and keys stay.
+func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, error) {
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	st := configStep{at: s.clock.Now(), ids: s.ids.state(), reqIDs: s.reqIDs.state()}
+	made, err := step(s, given)
+	if err != nil {
+		return made, err
+	}
+	replay := made
+	if st.ids != nil {
+		replay = given
+	}
+	st.apply = func(fresh *Server) error {
+		_, err := step(fresh, replay)
+		return err
+	}
+	s.config = append(s.config, st)
+	return made, nil
+}
+
+// Reset puts the server back to its configuration, as described above:
+// the merchants, groups and seeds it was given, with nothing made since; a
+// fake clock at its start; seeded identifiers repeating. It waits for the
+// requests in progress and holds new ones until it is done. It fails, and
+// changes nothing, only when a step no longer replays.
+func (s *Server) Reset() error {
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	fresh, err := s.rebuild()
+	if err != nil {
+		return err
+	}
+	defer fresh.Close()
+
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
+	s.mu.Lock()
+	s.merchants, s.groups, s.merchantList = fresh.merchants, fresh.groups, fresh.merchantList
+	s.mu.Unlock()
+	s.barcodes.Clear()
+	fresh.barcodes.Range(func(ref, v any) bool {
+		s.barcodes.Store(ref, v)
+		return true
+	})
+	s.dispatch.reset()
+	s.faults.clear()
+	s.ids.setState(fresh.ids.state())
+	s.reqIDs.setState(fresh.reqIDs.state())
+	if fc, ok := s.clock.(*FakeClock); ok {
+		fc.Set(s.clockStart)
+	}
+	return nil
+}
+
+// rebuild replays the configuration on a fresh server with the same
+// options. The caller holds s.configMu.
+func (s *Server) rebuild() (*Server, error) {
+	opts := s.opts
+	opts.Logger = nil
+	var fc *FakeClock
+	if _, ok := s.clock.(*FakeClock); ok {
+		fc = NewFakeClock(s.clockStart)
+		opts.Clock = fc
+	}
+	fresh := New(opts)
+	for _, st := range s.config {
+		if fc != nil {
+			fc.Set(st.at)
+		}
+		fresh.ids.setState(st.ids)
+		fresh.reqIDs.setState(st.reqIDs)
+		if err := st.apply(fresh); err != nil {
+			fresh.Close()
+			return nil, fmt.Errorf("refserver: reset: %w", err)
+		}
+	}
+	return fresh, nil
+}
+
+// registerControls registers the server-wide controls: health, reset and
+// faults.
+func (s *Server) registerControls(r *routeTable) {
+	r.control("health", http.MethodGet, "/_health", http.StatusOK, func(*call) (any, *Error) {
+		return map[string]string{"status": "ok"}, nil
+	}).noAuth()
+	reset := r.control("reset", http.MethodPost, "/_simulate/reset", http.StatusNoContent, func(*call) (any, *Error) {
+		if err := s.Reset(); err != nil {
+			return nil, errorf(openpay.ErrInternalServer, "The server's configuration could not be restored")
+		}
+		return nil, nil
+	})
+	reset.access, reset.exclusive = accessAnyMerchant, true
+	r.control("armFault", http.MethodPost, "/_simulate/faults", http.StatusCreated, s.armFault).access = accessAnyMerchant
+	r.control("listFaults", http.MethodGet, "/_simulate/faults", http.StatusOK, func(*call) (any, *Error) {
+		return wireFaults(s.Faults()), nil
+	}).access = accessAnyMerchant
+	r.control("clearFaults", http.MethodDelete, "/_simulate/faults", http.StatusNoContent, func(*call) (any, *Error) {
+		s.ClearFaults()
+		return nil, nil
+	}).access = accessAnyMerchant
+}
+
+// control registers a route that is not part of the gateway's API, with
+// any method and success status (simulate registers the POST controls of
+// one merchant).
+func (t *routeTable) control(name, method, pattern string, status int, h handlerFunc) *route {
+	if !strings.HasPrefix(pattern, "/_") {
+		panic("refserver: controls live under /_: " + pattern)
+	}
+	rt := t.add("simulate:"+name, method, pattern, status, h)
+	rt.simulation = true
+	return rt
+}
+
+// authenticateAnyMerchant accepts the private key of any merchant of the
+// server. Every merchant's keys are compared, so the time taken does not
+// tell which one matched.
+func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
+	var found *merchant
+	public := false
+	s.mu.RLock()
+	for _, m := range s.merchants {
+		if subtle.ConstantTimeCompare(keyHash[:], m.privHash[:]) == 1 {
+			found = m
+		}
+		if subtle.ConstantTimeCompare(keyHash[:], m.pubHash[:]) == 1 {
+			public = true
+		}
+	}
+	s.mu.RUnlock()
+	switch {
+	case found != nil && fromBrowser(c.r):
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
+	case found != nil:
+		c.m, c.key = found, keyPrivate
+		return nil
+	case public:
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
+	}
+	return errorf(openpay.ErrUnauthorized, descUnauthorized)
+}

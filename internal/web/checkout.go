@@ -1,0 +1,147 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/openpay-go/openpay"
+)
+
+// The hosted checkout page: what the payer sees at a checkout's
+// checkout_link, /checkout/{merchant_id}/{checkout_id} (no source shows the
+// gateway's own address, so this one is the server's). While the checkout
+// is available it shows the amount and a card form; a card the rules
+// refuse or the bank declines shows why and the form again; a card that
+// asks for 3-D Secure goes on to the charge's challenge page; a paid
+// checkout sends the payer to its redirect_url with the charge id, as the
+// other pages do. A checkout that is completed, expired or cancelled shows
+// its status and takes nothing.
+
+// ErrNoCheckout is what a CheckoutBackend answers for a checkout that does
+// not exist (or belongs to another merchant).
+var ErrNoCheckout = errors.New("web: no such checkout")
+
+// PageCheckout is a checkout as its page sees it.
+type PageCheckout struct {
+	// RedirectURL is where the payer goes back to (the checkout's
+	// redirect_url); empty when it has none.
+	RedirectURL string
+	Checkout    openpay.Checkout
+}
+
+// CheckoutPayment is what came of a card typed on the checkout page.
+type CheckoutPayment struct {
+	// Invalid, when not empty, says why the card data were refused; no
+	// charge was made.
+	Invalid string
+	// Declined, when not empty, is the error message of the declined
+	// charge; the payer may try another card.
+	Declined string
+	// ChallengeURL, when not empty, is the address of the 3-D Secure page
+	// of the charge, which waits for the payer there.
+	ChallengeURL string
+	// ChargeID is the charge made, if any.
+	ChargeID string
+}
+
+// CheckoutBackend is what the checkout page needs of the reference server.
+// A PageBackend that also implements it gets the checkout page.
+type CheckoutBackend interface {
+	// Checkout returns a merchant's checkout, or ErrNoCheckout.
+	Checkout(merchantID, checkoutID string) (PageCheckout, error)
+	// PayCheckout charges a typed card for the checkout as the payer's
+	// payment: the card rules and the test-card table decide, and the
+	// charge sends its events. It answers an error only when the checkout
+	// takes no payment (any more): ErrNoCheckout, or another error, whose
+	// text the payer reads, when it is not available or cannot take one
+	// now.
+	PayCheckout(merchantID, checkoutID string, card PayerCard) (CheckoutPayment, error)
+}
+
+// stepCheckout is the step the checkout form's token is bound to.
+const stepCheckout = "checkout"
+
+// checkoutPage: the payment link's page.
+func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id string, post bool) {
+	if p.checkouts == nil {
+		p.fail(w, http.StatusNotFound, "No such page", "There is no page at this address.")
+		return
+	}
+	co, err := p.checkouts.Checkout(mid, id)
+	if err != nil {
+		p.fail(w, http.StatusNotFound, "Payment link not found", "The merchant has no payment link with this id.")
+		return
+	}
+	if co.Checkout.Status != openpay.CheckoutStatusAvailable {
+		p.checkoutFinal(w, co, post)
+		return
+	}
+	v := pageView{Title: "Pay " + co.Checkout.Description, Checkout: &co.Checkout, Token: p.token(stepCheckout, mid, id), Action: r.URL.Path}
+	if !post {
+		p.render(w, http.StatusOK, "checkout", v)
+		return
+	}
+	if err := r.ParseForm(); err != nil {
+		p.fail(w, http.StatusBadRequest, "Bad form", "The form could not be read.")
+		return
+	}
+	if !p.tokenOK(r.PostFormValue("token"), stepCheckout, mid, id) {
+		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this payment link. Open the link again.")
+		return
+	}
+	card := typedCard(r)
+	retry := func(status int, message string) {
+		v.Message, v.Card = message, PayerCard{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
+		if now, err := p.checkouts.Checkout(mid, id); err == nil {
+			v.Checkout = &now.Checkout
+		}
+		p.render(w, status, "checkout", v)
+	}
+	out, err := p.checkouts.PayCheckout(mid, id, card)
+	if err != nil {
+		now, nerr := p.checkouts.Checkout(mid, id)
+		switch {
+		case nerr != nil:
+			p.fail(w, http.StatusNotFound, "Payment link not found", "The merchant has no payment link with this id.")
+		case now.Checkout.Status == openpay.CheckoutStatusAvailable:
+			// Still open, yet it took no payment now (one waits for 3-D
+			// Secure, or an account is deactivated): the backend says why.
+			retry(http.StatusConflict, err.Error())
+		default:
+			// It moved on meanwhile (paid, expired, cancelled).
+			p.checkoutFinal(w, now, true)
+		}
+		return
+	}
+	switch {
+	case out.Invalid != "":
+		retry(http.StatusUnprocessableEntity, out.Invalid)
+	case out.Declined != "":
+		retry(http.StatusPaymentRequired, "The payment was declined: "+out.Declined+". Try another card.")
+	case out.ChallengeURL != "":
+		http.Redirect(w, r, out.ChallengeURL, http.StatusSeeOther)
+	case co.RedirectURL != "":
+		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
+	default:
+		now, err := p.checkouts.Checkout(mid, id)
+		if err != nil {
+			p.fail(w, http.StatusNotFound, "Payment link not found", "The merchant has no payment link with this id.")
+			return
+		}
+		p.checkoutFinal(w, now, false)
+	}
+}
+
+// checkoutFinal shows a checkout that takes no payment: GET answers 200,
+// POST (a payment that came too late) 409.
+func (p *Pages) checkoutFinal(w http.ResponseWriter, co PageCheckout, post bool) {
+	status := http.StatusOK
+	if post {
+		status = http.StatusConflict
+	}
+	v := pageView{Title: "Payment link " + string(co.Checkout.Status), Checkout: &co.Checkout}
+	if t := co.Checkout.Transaction; t != nil && co.Checkout.Status == openpay.CheckoutStatusCompleted {
+		v.ReturnURL = returnURL(co.RedirectURL, t.ID)
+	}
+	p.render(w, status, "checkout", v)
+}

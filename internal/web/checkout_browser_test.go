@@ -1,0 +1,136 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/web/webtest"
+	"github.com/openpay-go/openpay/openpaytest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBrowserCheckoutLink pays payment links in headless Chromium on the
+// reference server's hosted checkout page: a declined card and then a good
+// one, a card through 3-D Secure, and an expired link. The shop sees the
+// payer come back and the webhook arrive.
+func TestBrowserCheckoutLink(t *testing.T) {
+	browser := webtest.Browser(t)
+	srv := openpaytest.NewServer(t, openpaytest.WithClock(time.Now()))
+	client, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
+	require.NoError(t, err)
+	ctx := context.Background()
+
+	// The shop: where the payer returns, and its webhook receiver.
+	var mu sync.Mutex
+	var events []openpay.WebhookEvent
+	shop := http.NewServeMux()
+	shop.HandleFunc("GET /paid", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><p id="back">order %s charge %s</p>`, r.URL.Query().Get("order"), r.URL.Query().Get("id"))
+	})
+	shop.Handle("POST /hooks", openpay.WebhookHandler("", "", func(_ context.Context, ev *openpay.WebhookEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		events = append(events, *ev)
+		return nil
+	}))
+	shopSrv := httptest.NewServer(shop)
+	t.Cleanup(shopSrv.Close)
+	_, err = client.Webhooks.Create(ctx, openpay.WebhookRequest{URL: shopSrv.URL + "/hooks",
+		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded, openpay.EventTypeChargeFailed}})
+	require.NoError(t, err)
+	eventFor := func(chargeID string, typ openpay.EventType) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ev := range events {
+			if ev.Type == typ && ev.Transaction != nil && ev.Transaction.ID == chargeID {
+				return true
+			}
+		}
+		return false
+	}
+
+	newLink := func(t *testing.T, order string) *openpay.Checkout {
+		co, err := client.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("349.90"), Description: "Order " + order,
+			OrderID: order + fmt.Sprint(time.Now().UnixNano()), RedirectURL: shopSrv.URL + "/paid?order=" + order,
+			ExpirationDate: srv.Now().Add(time.Hour).Format(openpay.CheckoutDateLayout)})
+		require.NoError(t, err)
+		return co
+	}
+	typeCard := func(t *testing.T, tab context.Context, number string) {
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("card_number")))
+		// After a refused card the page keeps the holder and expiry typed.
+		webtest.Eval[bool](t, tab, `["holder_name","expiration_month","expiration_year"].every(id => (document.getElementById(id).value = "") === "")`)
+		webtest.Do(t, tab,
+			chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
+			chromedp.SendKeys(chromedp.ID("card_number"), number),
+			chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
+			chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
+			chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.TestCVV(number)),
+			chromedp.Click(chromedp.ID("pay")),
+		)
+	}
+	text := func(t *testing.T, tab context.Context, id string) string {
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID(id)))
+		s, err := chromedp.Run(tab, chromedp.Text(chromedp.ID(id)))
+		require.NoError(t, err)
+		return strings.TrimSpace(s)
+	}
+	paid := func(t *testing.T, tab context.Context, co *openpay.Checkout) {
+		t.Helper()
+		back := text(t, tab, "back")
+		got, err := client.Checkouts.Get(ctx, co.ID)
+		require.NoError(t, err)
+		assert.Equal(t, openpay.CheckoutStatusCompleted, got.Status)
+		require.NotNil(t, got.Transaction)
+		assert.Equal(t, openpay.TransactionStatusCompleted, got.Transaction.Status)
+		assert.Equal(t, co.OrderID, got.Transaction.OrderID)
+		assert.Contains(t, back, "charge "+got.Transaction.ID, "the payer came back with the charge id")
+		assert.Eventually(t, func() bool { return eventFor(got.Transaction.ID, openpay.EventTypeChargeSucceeded) },
+			10*time.Second, 20*time.Millisecond, "the shop's webhook received charge.succeeded")
+		// The link now shows it was paid.
+		again := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Equal(t, "completed", text(t, again, "status"))
+		assert.False(t, webtest.Eval[bool](t, again, `!!document.getElementById("pay")`), "no form on a paid link")
+	}
+
+	t.Run("declined, then paid", func(t *testing.T) {
+		co := newLink(t, "1001")
+		tab := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Equal(t, "349.90 MXN", text(t, tab, "amount"))
+		assert.Equal(t, "available", text(t, tab, "status"))
+		typeCard(t, tab, openpaytest.CardDeclined)
+		assert.Contains(t, text(t, tab, "message"), "The card was declined")
+		declined, err := client.Checkouts.Get(ctx, co.ID)
+		require.NoError(t, err)
+		require.NotNil(t, declined.Transaction)
+		assert.Equal(t, openpay.TransactionStatusFailed, declined.Transaction.Status)
+		assert.Eventually(t, func() bool { return eventFor(declined.Transaction.ID, openpay.EventTypeChargeFailed) },
+			10*time.Second, 20*time.Millisecond, "the shop's webhook received charge.failed")
+		typeCard(t, tab, openpaytest.CardVisa)
+		paid(t, tab, co)
+	})
+	t.Run("3-D Secure", func(t *testing.T) {
+		co := newLink(t, "1002")
+		tab := webtest.Tab(t, browser, co.CheckoutLink)
+		typeCard(t, tab, openpaytest.Card3DSecure)
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")), chromedp.Click(chromedp.ID("approve")))
+		paid(t, tab, co)
+	})
+	t.Run("expired", func(t *testing.T) {
+		co := newLink(t, "1003")
+		_, err := srv.AdvanceClock(2 * time.Hour)
+		require.NoError(t, err)
+		tab := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Equal(t, "expired", text(t, tab, "status"))
+		assert.False(t, webtest.Eval[bool](t, tab, `!!document.getElementById("card_form")`), "an expired link takes no card")
+	})
+}
