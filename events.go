@@ -57,8 +57,9 @@ type VerificationEvent struct {
 }
 
 // ChargeEvent is a change of a charge: charge.created, charge.succeeded,
-// charge.failed, charge.cancelled, charge.refunded and
-// charge.rescored.to.decline.
+// charge.failed, charge.cancelled, charge.refunded,
+// charge.rescored.to.decline, and transaction.expired (a Colombian PSE
+// charge left unpaid, now cancelled).
 type ChargeEvent struct{ Charge *Transaction }
 
 // ChargebackEvent is a dispute of a charge: chargeback.created,
@@ -124,7 +125,7 @@ func (ev WebhookEvent) Payload() EventPayload {
 			return &VerificationEvent{Code: ev.VerificationCode}
 		}
 	case EventTypeChargeCreated, EventTypeChargeSucceeded, EventTypeChargeFailed, EventTypeChargeCancelled,
-		EventTypeChargeRefunded, EventTypeChargeRescoredToDecline:
+		EventTypeChargeRefunded, EventTypeChargeRescoredToDecline, EventTypeTransactionExpired:
 		if carries(TransactionTypeCharge) {
 			return &ChargeEvent{Charge: t}
 		}

@@ -26,6 +26,7 @@ func TestWebhookEventPayload(t *testing.T) {
 			&openpay.VerificationEvent{Code: "Ab3dEf9h"}},
 		{"charge", `{"type":"charge.succeeded","event_date":"2026-03-10T12:00:00-06:00"` + tx("charge") + `}`, &openpay.ChargeEvent{}},
 		{"rescored charge", `{"type":"charge.rescored.to.decline","event_date":"2026-03-10T12:00:00-06:00"` + tx("charge") + `}`, &openpay.ChargeEvent{}},
+		{"expired PSE charge", `{"type":"transaction.expired","event_date":"2026-03-10T12:00:00-05:00"` + tx("charge") + `}`, &openpay.ChargeEvent{}},
 		{"chargeback", `{"type":"chargeback.accepted","event_date":"2026-03-10T12:00:00-06:00"` + tx("charge") + `}`, &openpay.ChargebackEvent{}},
 		{"subscription charge", `{"type":"subscription.charge.failed","event_date":"2026-03-10T12:00:00-06:00"` + tx("charge") + `}`, &openpay.SubscriptionChargeEvent{}},
 		{"bank receipt", `{"type":"spei.received","event_date":"2026-03-10T12:00:00-06:00"` + tx("charge") + `}`, &openpay.BankReceiptEvent{}},

@@ -33,6 +33,9 @@ type GroupChargesService struct{ cs ChargesService }
 // ([TransactionListParams].OrderID). A duplicate OrderID gives
 // [ErrDuplicateOrderID].
 func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
+	if err := checkCharge(req); err != nil {
+		return nil, err
+	}
 	body, _ := req.chargeRequest()
 	// An empty expectation makes the request not reconcilable.
 	return createTx(ctx, g.cs.s, apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")

@@ -388,6 +388,7 @@ func TestOpenAPIOperationIDs(t *testing.T) {
 		"captureCharge": "POST " + P + "/charges/{transaction_id}/capture", "captureCustomerCharge": "POST " + C + "/charges/{transaction_id}/capture",
 		"refundCharge": "POST " + P + "/charges/{transaction_id}/refund", "refundCustomerCharge": "POST " + C + "/charges/{transaction_id}/refund",
 		"cancelCharge": "POST " + P + "/charges/{transaction_id}/cancel", "cancelCustomerCharge": "POST " + C + "/charges/{transaction_id}/cancel",
+		"createPSECharge": "POST " + P + "/pse", "createCustomerPSECharge": "POST " + C + "/pse",
 		"createPayout": "POST " + P + "/payouts", "createCustomerPayout": "POST " + C + "/payouts",
 		"listPayouts": "GET " + P + "/payouts", "listCustomerPayouts": "GET " + C + "/payouts",
 		"getPayout": "GET " + P + "/payouts/{transaction_id}", "getCustomerPayout": "GET " + C + "/payouts/{transaction_id}",
@@ -619,10 +620,14 @@ func TestOpenAPISchemaRules(t *testing.T) {
 	ok(prop("CardCharge", "currency"), "USD")
 	bad(prop("CardCharge", "currency"), "EUR")
 	payments := prop("PaymentPlan", "payments")
-	for _, v := range []any{3.0, 6.0, 9.0, 12.0, 18.0, "6"} {
+	for _, v := range []any{3.0, 6.0, 9.0, 12.0, 18.0, "6", 2.0, 36.0, "24"} { // Mexico's, and Colombia's 2 to 36
 		ok(payments, v)
 	}
-	bad(payments, 4.0)
+	for _, v := range []any{1.0, 37.0, "1", "40", 4.5} {
+		bad(payments, v)
+	}
+	ok(prop("PaymentPlan", "payments_type"), "WITH_INTEREST")
+	bad(prop("PaymentPlan", "payments_type"), "with interest")
 	ok(prop("CardCharge", "use_card_points"), "ONLY_POINTS")
 	bad(prop("CardCharge", "use_card_points"), "SOME")
 
@@ -701,8 +706,12 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 		"InlineCardCharge": InlineCardCharge{Method: ChargeMethodCard, Card: card, Amount: amount, Description: "Order 42"},
 		"RedirectCharge": RedirectCharge{Method: ChargeMethodCard, Amount: amount, Description: "Order 42", Customer: customer,
 			Confirm: false, RedirectURL: "https://shop.example.com/back", SendEmail: true},
-		"StoreCharge":  StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)},
-		"BankCharge":   BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
+		"StoreCharge": StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC),
+			Currency: CurrencyCOP, IVA: "1900"},
+		"BankCharge": BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
+		"PSECharge": PSECharge{Method: ChargeMethodBankAccount, Amount: MustAmount("10000"), Currency: CurrencyCOP, Description: "Order 42",
+			IVA: "1900", RedirectURL: "/", Customer: &ChargeCustomer{Name: "Ana", Email: "ana@example.co",
+				CustomerAddress: &CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}},
 		"AlipayCharge": AlipayCharge{Method: ChargeMethodAlipay, Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
 		"IVRCharge":    IVRCharge{Method: ChargeMethodCard, Confirm: "ivr", Amount: amount, Description: "Order 42", Customer: customer},
 	}
@@ -718,6 +727,12 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	wrong := charges["StoreCharge"].(StoreCharge)
 	wrong.Method = ChargeMethodBankAccount + "x"
 	assert.Error(t, validate(s, wrong))
+	// A SPEI body with a redirect_url is a PSE body, not both.
+	spei := charges["BankCharge"].(BankCharge)
+	assert.NoError(t, validate(s, PSECharge{Method: spei.Method, Amount: spei.Amount, Description: spei.Description, RedirectURL: "/"}))
+	for _, path := range []string{merchantPrefix + "/pse", customerPrefix + "/pse"} {
+		assert.NoError(t, validate(body(path, http.MethodPost), charges["PSECharge"]), "POST %s", path)
+	}
 	// (An InlineCardCharge embedded in a struct would lend it its masking
 	// MarshalJSON, which ignores the other fields: the mix is built as a map.)
 	var mixed map[string]any

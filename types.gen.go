@@ -82,14 +82,20 @@ func (e CheckoutStatus) Valid() bool {
 
 // Defines values for Currency.
 const (
+	CurrencyCOP Currency = "COP"
 	CurrencyMXN Currency = "MXN"
+	CurrencyPEN Currency = "PEN"
 	CurrencyUSD Currency = "USD"
 )
 
 // Valid indicates whether the value is a known member of the Currency enum.
 func (e Currency) Valid() bool {
 	switch e {
+	case CurrencyCOP:
+		return true
 	case CurrencyMXN:
+		return true
+	case CurrencyPEN:
 		return true
 	case CurrencyUSD:
 		return true
@@ -141,6 +147,7 @@ const (
 	EventTypePayoutSucceeded          EventType = "payout.succeeded"
 	EventTypeSPEIReceived             EventType = "spei.received"
 	EventTypeSubscriptionChargeFailed EventType = "subscription.charge.failed"
+	EventTypeTransactionExpired       EventType = "transaction.expired"
 	EventTypeTransferSucceeded        EventType = "transfer.succeeded"
 	EventTypeVerification             EventType = "verification"
 )
@@ -193,6 +200,8 @@ func (e EventType) Valid() bool {
 	case EventTypeSPEIReceived:
 		return true
 	case EventTypeSubscriptionChargeFailed:
+		return true
+	case EventTypeTransactionExpired:
 		return true
 	case EventTypeTransferSucceeded:
 		return true
@@ -281,6 +290,24 @@ func (e PaymentMethodType) Valid() bool {
 	case PaymentMethodTypeRedirect:
 		return true
 	case PaymentMethodTypeStore:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPlanPaymentsType.
+const (
+	PaymentPlanPaymentsTypeWithInterest    PaymentPlanPaymentsType = "WITH_INTEREST"
+	PaymentPlanPaymentsTypeWithoutInterest PaymentPlanPaymentsType = "WITHOUT_INTEREST"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPlanPaymentsType enum.
+func (e PaymentPlanPaymentsType) Valid() bool {
+	switch e {
+	case PaymentPlanPaymentsTypeWithInterest:
+		return true
+	case PaymentPlanPaymentsTypeWithoutInterest:
 		return true
 	default:
 		return false
@@ -693,7 +720,7 @@ type BankAccountRequest struct {
 	HolderName string `json:"holder_name"`
 }
 
-// BankCharge Charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to.
+// BankCharge Mexico: charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to. It takes no `redirect_url`: a body with one is a PSE charge (PSECharge).
 type BankCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
@@ -809,7 +836,7 @@ type CardCharge struct {
 	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -822,6 +849,9 @@ type CardCharge struct {
 	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
+
 	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
@@ -831,7 +861,7 @@ type CardCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments without interest for a card charge.
+	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -966,14 +996,17 @@ type CardUpdateResponse map[string]interface{}
 // ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address `json:"address,omitempty"`
-	Email       string   `json:"email"`
-	LastName    string   `json:"last_name,omitempty,omitzero"`
-	Name        string   `json:"name"`
-	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
+	Address *Address `json:"address,omitempty"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
+	LastName        string           `json:"last_name,omitempty,omitzero"`
+	Name            string           `json:"name"`
+	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
+// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI) in Mexico and a PSE bank payment in Colombia (PSECharge); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
 type ChargeMethod string
 
 // ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
@@ -1028,7 +1061,7 @@ type CheckoutRequest struct {
 	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the link, MXN when absent (the Java client's default). The reference server takes MXN only for its Mexican merchants (1003 otherwise); links in other countries use theirs.
+	// Currency Currency of the link: the account's own (MXN, COP or PEN), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1064,7 +1097,7 @@ type CheckoutUpdateRequest struct {
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 }
 
-// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 type Currency string
 
 // Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
@@ -1077,7 +1110,10 @@ type Customer struct {
 	// CLABE Account number (CLABE) for receiving bank transfers into the customer's balance.
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
-	Email        string    `json:"email"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
 
 	// ExternalID Merchant-assigned identifier, unique among the merchant's customers.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
@@ -1093,11 +1129,24 @@ type Customer struct {
 	Store *StoreReference `json:"store,omitempty"`
 }
 
+// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+type CustomerAddress struct {
+	// Additional Street, number and anything else (the WooCommerce plug-in joins line1 and line2 here).
+	Additional string `json:"additional"`
+	City       string `json:"city"`
+
+	// Department Department (departamento), such as Antioquia.
+	Department string `json:"department"`
+}
+
 // CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
 	Address *Address `json:"address,omitempty"`
-	Email   string   `json:"email"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
 
 	// ExternalID Merchant-assigned identifier; a repeat answers 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
@@ -1115,11 +1164,14 @@ type CustomerStatus string
 // CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
 type CustomerUpdateRequest struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
-	Address     *Address `json:"address,omitempty"`
-	Email       string   `json:"email"`
-	LastName    string   `json:"last_name,omitempty,omitzero"`
-	Name        string   `json:"name"`
-	PhoneNumber string   `json:"phone_number,omitempty,omitzero"`
+	Address *Address `json:"address,omitempty"`
+
+	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
+	Email           string           `json:"email"`
+	LastName        string           `json:"last_name,omitempty,omitzero"`
+	Name            string           `json:"name"`
+	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
 // ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
@@ -1221,7 +1273,7 @@ type ErrorResponse struct {
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded` and the `order.*` types. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
+// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
 type EventType string
 
 // ExchangeRate Conversion applied when the charge currency differs from the account currency.
@@ -1328,7 +1380,7 @@ type IVRCharge struct {
 	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
 	Confirm string `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1375,7 +1427,7 @@ type InlineCardCharge struct {
 	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
 	Card CardDetails `json:"card"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1384,6 +1436,9 @@ type InlineCardCharge struct {
 
 	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
+
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
@@ -1394,7 +1449,7 @@ type InlineCardCharge struct {
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments without interest for a card charge.
+	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -1433,8 +1488,8 @@ type Merchant struct {
 	// Example: 250.5
 	Balance Amount `json:"balance"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance.
-	CLABE        string    `json:"clabe"`
+	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance; null for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
+	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 	Email        string    `json:"email"`
 	ID           string    `json:"id"`
@@ -1454,7 +1509,32 @@ type Metadata map[string]string
 // OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
 type OperationType string
 
-// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure and wallet charges) carries `url`; `store` carries `reference`, `paybin_reference`, `barcode_url` and `barcode_paybin_url`; `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+// PSECharge Colombia: a payment from the payer's bank account through PSE (the ACH network's online bank payments). The answer is `charge_pending` with a redirect `payment_method` whose `url` takes the payer to the bank; the payer then returns to `redirect_url` with `id={charge id}` added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a `transaction.expired` event). It is sent to the charges path with `method` bank_account (as the vendor's Node, Python and Ruby clients do) or to the pse path (the Colombian documentation, the PHP client). Mexican accounts read `bank_account` as a SPEI charge (BankCharge), which takes no `redirect_url`: a PSE body there answers 1003; Peruvian accounts have neither (1003 naming `method`). Clients refuse, before sending, a PSE charge without `redirect_url` or in a currency other than COP. Merchant-level charges carry the payer in `customer`, with a `customer_address`.
+type PSECharge struct {
+	// Amount Greater than zero, at most two decimal places. Vendor clients disagree on decimals in pesos (the Ruby client drops them, the WooCommerce plug-in sends two); the gateway takes both.
+	Amount Amount `json:"amount"`
+
+	// Currency COP, the only currency of PSE (the default when absent).
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
+	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	Customer    *ChargeCustomer `json:"customer,omitempty"`
+	Description string          `json:"description"`
+
+	// IVA The value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on 10000). The gateway also takes a number.
+	IVA string `json:"iva,omitempty,omitzero"`
+
+	// Method Always `bank_account` for this variant.
+	Method ChargeMethod `json:"method"`
+
+	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006).
+	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// RedirectURL Where the payer returns from the bank, with `id` added. It may be relative or lack a scheme (x-openpay-lenient relative-redirect); the vendor's tests send `/`.
+	RedirectURL string `json:"redirect_url"`
+}
+
+// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
 type PaymentMethod struct {
 	// Agreement (bank_transfer) Collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
@@ -1499,11 +1579,17 @@ type PaymentMethod struct {
 // PaymentMethodType Which instructions a PaymentMethod object carries.
 type PaymentMethodType string
 
-// PaymentPlan Monthly instalments without interest for a card charge.
+// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 type PaymentPlan struct {
-	// Payments Number of monthly instalments: 3, 6, 9, 12 or 18. Sent as a number; responses may quote it.
+	// Payments Number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36 (the vendor's WooCommerce plug-in offers those); in Peru as in Mexico (its numbers are not published). Sent as a number; responses may quote it.
 	Payments FlexInt `json:"payments"`
+
+	// PaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
 }
+
+// PaymentPlanPaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+type PaymentPlanPaymentsType string
 
 // PaynetChain Store chain of the payment network.
 type PaynetChain struct {
@@ -1598,7 +1684,7 @@ type PlanRequest struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
@@ -1651,7 +1737,7 @@ type RedirectCharge struct {
 	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
 	Confirm bool `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). Charges accept MXN (the default) and USD; a charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1720,12 +1806,18 @@ type StoreCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
+	// Currency The account's own currency (MXN, COP or PEN, its default when absent): a store takes cash in local currency only, so USD is 1003.
+	Currency Currency `json:"currency,omitempty,omitzero"`
+
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
 	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
+
+	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Method Always `store` for this variant.
 	Method ChargeMethod `json:"method"`
@@ -1938,7 +2030,7 @@ type Transaction struct {
 	// OrderID The merchant's unique order reference, if one was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure and wallet charges) carries `url`; `store` carries `reference`, `paybin_reference`, `barcode_url` and `barcode_paybin_url`; `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
 	// Refund A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.

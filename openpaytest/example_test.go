@@ -2,10 +2,12 @@ package openpaytest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 
+	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
@@ -46,4 +48,38 @@ func Example() {
 	// Output:
 	// 200 in_progress store
 	// completed 150.00
+}
+
+// A Colombian merchant: a PSE payment through the SDK, completed as the
+// payer's bank would.
+func ExampleWithCountry() {
+	srv, err := openpaytest.Start(openpaytest.WithCountry(openpay.CountryColombia))
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithCountry(srv.Country), openpay.WithBaseURL(srv.URL),
+		openpay.WithDefaultClientIP("203.0.113.7"))
+	if err != nil {
+		panic(err)
+	}
+	ch, err := c.Charges.Create(context.Background(), openpay.PSECharge{
+		Amount: openpay.MustAmount("119000"), IVA: "19000", Description: "Order 3001",
+		RedirectURL: "https://shop.example.co/return",
+		Customer: &openpay.ChargeCustomer{Name: "Camila", Email: "camila@example.co",
+			CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52"}},
+	})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ch.Status, ch.Currency, ch.PaymentMethod.Type)
+
+	paid, err := srv.PayCharge(ch.ID)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(paid.Status, srv.Balance())
+	// Output:
+	// charge_pending COP redirect
+	// completed 119000.00
 }

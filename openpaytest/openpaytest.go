@@ -20,6 +20,11 @@
 // an operation fail (an error object, a delay, a dropped connection), and
 // Reset puts the server back to how it started.
 //
+// Merchants are Mexican unless [WithCountry] or [Server.AddMerchantIn]
+// makes them Colombian or Peruvian: the country decides the currencies,
+// the payment methods (PSE in Colombia, with its bank page), the resources
+// that exist and the store networks.
+//
 // States the gateway leaves unstated are the server's choices: a card charge
 // with capture false is an in_progress pre-authorization until captured
 // (completed) or refunded/cancelled (cancelled); a refunded charge is
@@ -65,6 +70,11 @@ type Merchant struct {
 	PrivateKey string
 	// PublicKey may only create cards and tokens.
 	PublicKey string
+	// Country is the merchant's country (openpay.CountryMexico unless
+	// [WithCountry] or [Server.AddMerchantIn] said otherwise). Point the
+	// client at the same country: openpay.WithCountry(m.Country) next to
+	// openpay.WithBaseURL.
+	Country openpay.Country
 
 	srv *Server
 }
@@ -97,6 +107,15 @@ func WithMerchant(id, privateKey, publicKey string) Option {
 		c.merchant.ID, c.merchant.PrivateKey, c.merchant.PublicKey = id, privateKey, publicKey
 	}
 }
+
+// WithCountry makes the server's merchants (the first one, and those added
+// with [Server.AddMerchant]) merchants of country c: openpay.CountryColombia
+// or openpay.CountryPeru (Mexico is the default). The country decides the
+// currencies (COP, PEN), the payment methods (PSE in Colombia), the
+// resources that exist, the store networks and the hosts in answers; see
+// the README's country sections. An unknown country makes the server fail
+// to start.
+func WithCountry(c openpay.Country) Option { return func(cfg *config) { cfg.opts.Country = c } }
 
 // WithMerchantBalance sets the first merchant's opening balance.
 func WithMerchantBalance(a openpay.Amount) Option {
@@ -204,7 +223,7 @@ func Start(opts ...Option) (*Server, error) {
 		ln.Close()
 		return nil, fmt.Errorf("openpaytest: %w", err)
 	}
-	s.Merchant = Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, srv: s}
+	s.Merchant = Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, Country: m.Country, srv: s}
 	s.http = &http.Server{
 		Handler:           s.ref,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -237,11 +256,18 @@ func (s *Server) Handler() http.Handler { return s.ref }
 // with its own keys, share a server; a key of one is refused on another's
 // paths). Empty arguments are generated.
 func (s *Server) AddMerchant(id, privateKey, publicKey string) (*Merchant, error) {
-	m, err := s.ref.AddMerchant(refserver.MerchantConfig{ID: id, PrivateKey: privateKey, PublicKey: publicKey})
+	return s.AddMerchantIn("", id, privateKey, publicKey)
+}
+
+// AddMerchantIn is AddMerchant for a merchant of country c (empty: the
+// server's country, Mexico unless [WithCountry] says otherwise), so that
+// merchants of several countries share one server.
+func (s *Server) AddMerchantIn(c openpay.Country, id, privateKey, publicKey string) (*Merchant, error) {
+	m, err := s.ref.AddMerchant(refserver.MerchantConfig{ID: id, PrivateKey: privateKey, PublicKey: publicKey, Country: c})
 	if err != nil {
 		return nil, err
 	}
-	return &Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, srv: s}, nil
+	return &Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, Country: m.Country, srv: s}, nil
 }
 
 // AddGroup creates a merchant group whose key acts for the given merchants

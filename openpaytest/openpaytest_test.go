@@ -218,3 +218,29 @@ func TestStartAndClose(t *testing.T) {
 	_, err = openpaytest.Start(openpaytest.WithMerchantBalance(openpay.MustAmount("-1")))
 	assert.True(t, err != nil && !errors.Is(err, openpay.ErrNotFound))
 }
+
+// TestCountries: WithCountry makes the server's merchants of a country,
+// AddMerchantIn adds one of another country; each merchant's currency
+// follows its country, and an unknown country does not start.
+func TestCountries(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t, openpaytest.WithCountry(openpay.CountryPeru))
+	assert.Equal(t, openpay.CountryPeru, srv.Country)
+	other, err := srv.AddMerchant("", "", "")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CountryPeru, other.Country, "the server's country is the default")
+	co, err := srv.AddMerchantIn(openpay.CountryColombia, "", "", "")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CountryColombia, co.Country)
+	for _, m := range []struct {
+		m        *openpaytest.Merchant
+		currency string
+	}{{&srv.Merchant, "PEN"}, {co, "COP"}} {
+		status, ch := call(t, http.MethodPost, srv.URL+"/v1/"+m.m.MerchantID+"/charges", m.m.PrivateKey,
+			map[string]any{"method": "store", "amount": 100, "description": "d"})
+		require.Equal(t, http.StatusOK, status, ch)
+		assert.Equal(t, m.currency, ch["currency"])
+	}
+	_, err = openpaytest.Start(openpaytest.WithCountry("AR"))
+	assert.ErrorContains(t, err, "unknown country")
+}

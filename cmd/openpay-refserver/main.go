@@ -111,6 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	seedFile := fs.String("seed-file", "", "start with the merchants, groups, balances, customers, cards and plans of this JSON or YAML file")
 	fakeClock := fs.String("fake-clock", "", "run on a fake clock starting at this RFC 3339 time, moved by /_simulate/{merchant_id}/clock/advance")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
+	country := fs.String("country", "mx", "country of the merchants that do not name one (mx, co or pe): currencies, payment methods, resources, stores and hosts follow it")
 	noDashboard := fs.Bool("no-dashboard", false, "turn off the dashboard at /_dashboard/ (off loopback it asks for a merchant's id and private key)")
 	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
 	// Usage is printed here rather than by Parse: asked for, it goes to
@@ -131,6 +132,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if *queueLimit < 1 {
 		return errors.New("--webhook-queue-limit must be at least 1")
+	}
+	cc, err := refserver.ParseCountry(*country)
+	if err != nil {
+		return fmt.Errorf("--country: %w", err)
 	}
 	var sd refserver.Seed
 	if *seedFile != "" {
@@ -153,7 +158,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	baseURL := "http://" + ln.Addr().String()
 	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL, WebhookQueueLimit: *queueLimit,
-		ListenAddr: ln.Addr().String(), NoDashboard: *noDashboard}
+		Country: cc, ListenAddr: ln.Addr().String(), NoDashboard: *noDashboard}
 	if *seed != 0 {
 		opts.IDSeed = seed
 	}

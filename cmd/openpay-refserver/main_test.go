@@ -139,6 +139,26 @@ func TestGeneratedCredentialsArePrinted(t *testing.T) {
 	require.NoError(t, stop())
 }
 
+// TestCountryFlag: --country makes the merchant Colombian: COP by default,
+// PSE at /pse, no payouts.
+func TestCountryFlag(t *testing.T) {
+	t.Parallel()
+	const mid, key = "mcolombiaflag", "sk_country_flag"
+	url, _, stop := start(t, "--addr", "127.0.0.1:0", "--country", "co", "--merchant-id", mid, "--private-key", key)
+	api := url + "/v1/" + mid
+	status, ch := call(t, http.MethodPost, api+"/pse", key,
+		`{"method":"bank_account","amount":10000,"description":"d","iva":"1900","redirect_url":"/"}`)
+	require.Equal(t, http.StatusOK, status, ch)
+	assert.Equal(t, "COP", ch["currency"])
+	assert.Equal(t, "charge_pending", ch["status"])
+	status, _ = get(t, api+"/payouts", key)
+	assert.Equal(t, http.StatusNotFound, status)
+	status, m := get(t, api, key)
+	assert.Equal(t, http.StatusOK, status)
+	assert.Nil(t, m["clabe"], "a Colombian merchant has no CLABE")
+	require.NoError(t, stop())
+}
+
 func TestBadArguments(t *testing.T) {
 	t.Parallel()
 	var out, errOut bytes.Buffer
@@ -147,6 +167,7 @@ func TestBadArguments(t *testing.T) {
 	assert.Error(t, run(ctx, []string{"extra"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--fake-clock", "yesterday"}, &out, &errOut))
 	assert.ErrorContains(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--webhook-queue-limit", "0"}, &out, &errOut), "--webhook-queue-limit")
+	assert.ErrorContains(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--country", "ar"}, &out, &errOut), "--country")
 	assert.Error(t, run(ctx, []string{"--addr", "256.1.1.1:0"}, &out, &errOut))
 	assert.Error(t, run(ctx, []string{"--addr", "127.0.0.1:0", "--private-key", "k", "--public-key", "k"}, &out, &errOut))
 	assert.Empty(t, out.String(), "no URL printed when the server does not start")

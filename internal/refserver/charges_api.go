@@ -28,6 +28,9 @@ import (
 //	  payment_method redirect; completed (or in_progress when capture was false) by the payer
 //	redirect (confirm false), alipay, IVR (confirm "ivr") -> charge_pending with their payment_method
 //	store, bank_account           -> in_progress with their payment_method, until paid
+//	PSE (Colombia)                -> charge_pending, payment_method redirect to the bank page;
+//	  completed or failed by the payer (the page or the controls); past its due_date ->
+//	  cancelled, announced with transaction.expired besides charge.cancelled
 //	pending charges (charge_pending, unpaid store or bank, pre-authorization): cancel -> cancelled;
 //	  past their due_date when the clock advances -> cancelled
 //	completed card charge: refund (partial or full; never more than what was captured) ->
@@ -68,6 +71,7 @@ const (
 	kindStore
 	kindBank
 	kindAlipay
+	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
 )
 
 // Fixed data of the payment instructions the server hands out.
@@ -90,6 +94,9 @@ const (
 	storeDueAfter   = 48 * time.Hour
 	bankDueAfter    = 72 * time.Hour
 	pendingDueAfter = 24 * time.Hour // alipay and IVR
+	// pseDueAfter is how long a PSE payer has at the bank; the gateway does
+	// not say, and a bank session is short.
+	pseDueAfter = time.Hour
 )
 
 // registerCharges registers charges at merchant, customer and group scope.
@@ -108,6 +115,8 @@ func (s *Server) registerCharges(r *routeTable) {
 	r.add("captureCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
 	r.add("refundCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
 	r.add("cancelCustomerCharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/cancel", http.StatusOK, s.cancelCharge)
+	r.add("createPSECharge", http.MethodPost, "/v1/{merchant_id}/pse", http.StatusOK, s.createCharge).needsClientIP()
+	r.add("createCustomerPSECharge", http.MethodPost, "/v1/{merchant_id}/customers/{customer_id}/pse", http.StatusOK, s.createCharge).needsClientIP()
 	r.add("createGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
 	r.add("captureGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
 	r.add("refundGroupMerchantCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
@@ -133,14 +142,19 @@ type chargeRequest struct {
 	hasPaymentPlan  bool
 	customerAtScope bool
 	metadata        openpay.Metadata // echoed on the charge
+	iva             string           // Colombia; checked, not echoed (the gateway shows no echo)
+	country         *countryRules    // the merchant's
 }
 
 // parseCharge decodes and validates a charge request. The variant is chosen
 // by method and the fields that come with it: card with source_id (stored
 // card or token), card with a card object (inline data), card with confirm
 // false (payment form), card with confirm "ivr", store, bank_account,
-// alipay. confirm true is an ordinary card charge (lenient.go).
-func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Error) {
+// alipay. confirm true is an ordinary card charge (lenient.go). The
+// merchant's country decides what bank_account means (SPEI in Mexico, PSE
+// in Colombia), which methods exist and which currencies (country.go); the
+// /pse paths take a PSE charge only.
+func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
 	var v checker
 	v.required(f, "method")
 	if v.err != nil {
@@ -151,7 +165,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		return nil, e
 	}
 	method := string(m)
-	req := &chargeRequest{capture: true, customerAtScope: customerScope}
+	req := &chargeRequest{capture: true, customerAtScope: customerScope, country: country}
 	var common struct {
 		amount      openpay.Amount
 		description string
@@ -161,6 +175,9 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 	}
 	var extraRequired []string
 	confirm := chargeConfirm(f)
+	if psePath && method != string(openpay.ChargeMethodBankAccount) {
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account on a PSE charge")
+	}
 	switch {
 	case method == string(openpay.ChargeMethodCard) && confirm != confirmYes:
 		switch confirm {
@@ -199,7 +216,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		if e != nil {
 			return nil, e
 		}
-		req.kind, req.inline, req.metadata = kindCard, &k, w.Metadata
+		req.kind, req.inline, req.metadata, req.iva = kindCard, &k, w.Metadata, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return nil, e
@@ -210,7 +227,7 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
-		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
+		req.kind, req.sourceID, req.cvv2, req.metadata, req.iva = kindCard, w.SourceID, w.CVV2, w.Metadata, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		v.required(f, "source_id")
 		if v.err != nil {
@@ -231,11 +248,24 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		if e := f.into(&w); e != nil {
 			return nil, e
 		}
-		req.kind, req.dueDate = kindStore, w.DueDate
-		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		req.kind, req.dueDate, req.iva = kindStore, w.DueDate, w.IVA
+		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if s.opts.Strict && !customerScope {
 			extraRequired = []string{"customer"}
 		}
+	case method == string(openpay.ChargeMethodBankAccount) && country.pse:
+		var w openpay.PSECharge
+		if e := f.into(&w); e != nil {
+			return nil, e
+		}
+		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
+		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		extraRequired = []string{"redirect_url"}
+	case method == string(openpay.ChargeMethodBankAccount) && f.has("redirect_url") && country.spei:
+		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
+		// charge sent to a country without PSE.
+		return nil, errorf(openpay.ErrInvalidParameter,
+			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
 		if e := f.into(&w); e != nil {
@@ -252,7 +282,13 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	default:
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be card, store, bank_account or alipay")
+		return nil, country.methodError()
+	}
+	if !country.offers(req.kind) {
+		return nil, country.methodError()
+	}
+	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !country.points {
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.code)
 	}
 
 	v.required(f, "amount", "description")
@@ -274,7 +310,9 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 		v.nonEmpty("order_id", req.orderID)
 	}
 	v.maxLen("order_id", req.orderID, 100)
-	v.currency("currency", req.currency)
+	if f.has("iva") {
+		v.iva(req.iva)
+	}
 	if f.has("redirect_url") {
 		v.returnURL("redirect_url", req.redirectURL)
 	}
@@ -284,9 +322,11 @@ func (s *Server) parseCharge(f fields, customerScope bool) (*chargeRequest, *Err
 	if v.err != nil {
 		return nil, v.err
 	}
-	if req.currency == "" {
-		req.currency = openpay.CurrencyMXN
+	cur, e := country.chargeCurrency(req.kind, req.currency)
+	if e != nil {
+		return nil, e
 	}
+	req.currency = cur
 	if !customerScope && common.customer != nil {
 		if e := checkChargeCustomer(f.object("customer"), common.customer); e != nil {
 			return nil, e
@@ -323,10 +363,8 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, 
 		if !f.object("payment_plan").has("payments") {
 			v.failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
 		}
-		switch plan.Payments {
-		case 3, 6, 9, 12, 18:
-		default:
-			v.failf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
+		if e := req.country.checkInstalments(plan); e != nil && v.err == nil {
+			v.err = e
 		}
 		req.hasPaymentPlan = true
 	}
@@ -351,6 +389,7 @@ func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
 	}
 	v.email("customer.email", cu.Email)
 	v.address("customer.", f, cu.Address)
+	v.customerAddress("customer.", f, cu.CustomerAddress)
 	return v.err
 }
 
@@ -361,7 +400,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	req, e := s.parseCharge(f, c.param("customer_id") != "")
+	req, e := s.parseCharge(f, c.param("customer_id") != "", c.m.country, c.route.segs[len(c.route.segs)-1] == "pse")
 	if e != nil {
 		return nil, e
 	}
@@ -385,7 +424,8 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	echo := func() {
 		if req.customer != nil {
 			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
-				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address, CreationDate: now}
+				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address,
+				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
 		}
 	}
 	base := c.baseURL() + "/v1/" + m.id + "/charges/" + t.t.ID
@@ -415,11 +455,22 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		t.t.Method = openpay.TransactionMethodStore
 		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
-		ref, paybin := s.ids.StoreReference(t.t.ID), s.ids.PaybinReference()
+		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
-		s.registerBarcodeRef(paybin)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, PaybinReference: paybin,
-			BarcodeURL: barcodeURL(c.baseURL(), ref), BarcodePaybinURL: barcodeURL(c.baseURL(), paybin)}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(c.baseURL(), ref)}
+		if m.country == mexico {
+			// Paybin is a Mexican network; Colombian store charges answer
+			// the reference and its barcode only (facts-vendor.md, section 3).
+			paybin := s.ids.PaybinReference()
+			s.registerBarcodeRef(paybin)
+			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(c.baseURL(), paybin)
+		}
+	case kindPSE:
+		echo()
+		t.t.Method = openpay.TransactionMethodBankAccount
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = now.Add(pseDueAfter)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
 		m.setStatus(t, openpay.TransactionStatusInProgress)
@@ -450,7 +501,11 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
 	}
 	if req.currency == openpay.CurrencyUSD {
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: s.usdRate, Date: openpay.DateOf(now)}
+		rate := s.usdRate
+		if req.country != mexico {
+			rate = openpay.MustDecimal(req.country.usdRate)
+		}
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: string(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
 	}
 	return t
 }
@@ -479,10 +534,10 @@ func payerEmail(cu *customer, req *chargeRequest) string {
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
-		currency = openpay.CurrencyMXN
+		currency = m.country.currency
 	}
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
-		capture: true, sourceID: cardID}
+		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(cu, req)
 	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
 		if m.txs[t.t.ID] == t { // a decline is recorded; a card not found is not
@@ -882,6 +937,11 @@ func (s *Server) expireCharges(now time.Time) {
 		for _, t := range m.txList {
 			if t.expiring() && now.After(t.t.DueDate) {
 				s.cancel(m, t)
+				if t.kind == kindPSE {
+					// The Colombian plug-in waits for this event, then reads the
+					// charge, cancelled (facts-vendor.md, section 3).
+					s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
+				}
 			}
 		}
 		m.mu.Unlock()

@@ -79,11 +79,11 @@ func checkoutHoldsOrderID(m *merchant, orderID string) bool {
 }
 
 // checkoutCurrencyAllowed is the one rule for the currencies a merchant's
-// checkouts take (the currency as sent, "" for the default). Today every
-// merchant is Mexican and its links are in MXN; the merchant is there for
-// the rule of each country.
-func checkoutCurrencyAllowed(_ *merchant, cur openpay.Currency) bool {
-	return cur == "" || cur == openpay.CurrencyMXN
+// checkouts take (the currency as sent, "" for the default): the account's
+// own (MXN, COP or PEN, country.go), not the dollars its card charges also
+// take.
+func checkoutCurrencyAllowed(m *merchant, cur openpay.Currency) bool {
+	return cur == "" || cur == m.country.currency
 }
 
 // registerCheckouts registers checkouts at merchant and customer scope.
@@ -146,7 +146,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		}
 	}
 	if req.Currency == "" {
-		req.Currency = openpay.CurrencyMXN
+		req.Currency = c.m.country.currency
 	}
 
 	m := c.m
@@ -409,7 +409,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 	}
 	req := &chargeRequest{kind: kindCard, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency),
 		description: r.c.Description, orderID: r.c.OrderID, customer: r.payer, capture: true, inline: &k,
-		redirectURL: r.redirect}
+		redirectURL: r.redirect, country: m.country}
 	t := s.newChargeTx(cu, req)
 	_, declined := s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
 	if m.txs[t.t.ID] == t {

@@ -49,7 +49,7 @@ func (s *Server) registerCustomers(r *routeTable) {
 }
 
 // checkCustomerData applies the field rules of a customer create or update.
-func checkCustomerData(f fields, name, lastName, email, phone string, address *openpay.Address) *Error {
+func checkCustomerData(f fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.CustomerAddress) *Error {
 	var v checker
 	v.required(f, "name", "email")
 	v.nonEmpty("name", name)
@@ -59,6 +59,7 @@ func checkCustomerData(f fields, name, lastName, email, phone string, address *o
 	}
 	v.email("email", email)
 	v.address("", f, address)
+	v.customerAddress("", f, caddr)
 	return v.err
 }
 
@@ -72,7 +73,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e := f.into(&req); e != nil {
 		return nil, e
 	}
-	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address); e != nil {
+	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
 		return nil, e
 	}
 	var v checker
@@ -91,6 +92,9 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	cu, e := s.newCustomer(c.customers(), c.fixedID(), req)
 	if e != nil {
 		return nil, e
+	}
+	if c.m != nil && c.m.country != mexico {
+		cu.clabe = "" // a CLABE is a Mexican account number
 	}
 	return cu.wire(c.baseURL()), nil
 }
@@ -123,7 +127,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	if e := f.into(&fixed); e != nil {
 		return nil, e
 	}
-	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address); e != nil {
+	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
 		return nil, e
 	}
 	defer c.lock()()
@@ -140,6 +144,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	// A new address value, never a change to the stored one: answers
 	// encoded after the lock is released may still point at the old one.
 	cu.name, cu.lastName, cu.email, cu.phone, cu.address = req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address
+	cu.customerAddress = req.CustomerAddress
 	return cu.wire(c.baseURL()), nil
 }
 

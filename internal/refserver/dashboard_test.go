@@ -236,7 +236,7 @@ func TestDashboardButtons(t *testing.T) {
 	// An action the state refuses says why, and changes nothing.
 	r := act(st.storeCharge, "pay")
 	assert.Equal(t, http.StatusConflict, r.status)
-	assert.Contains(t, string(r.body), "Only a store or bank charge in progress can be paid")
+	assert.Contains(t, string(r.body), "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 	r = act(st.storeCharge, "dance")
 	assert.Equal(t, http.StatusConflict, r.status)
 

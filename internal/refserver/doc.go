@@ -16,13 +16,15 @@
 // cardnum (card numbers: Luhn, brands, masking, expiry; the sandbox test
 // cards and what a charge to each does), clabe (CLABE check digits, masking,
 // the bank-code catalogue), barcode (Code 128 images), storedata (the
-// bundled store data set and the store search), ascii (the digits test they
+// bundled store data sets of the three countries and the store search), ascii (the digits test they
 // share) and web (the HTML pages and the browser library). Here: ids.go,
 // clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), browser.go (what browsers may
+// the strict-mode X-Forwarded-For rule), country.go (what a merchant's
+// country decides: currencies, payment methods, resources, webhook events,
+// hosts; merchant.acceptsCurrency), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
 // API), dashboard.go (what the dashboard of package web shows and its

@@ -77,6 +77,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	m.credit(req.Amount)
 	t := s.newMoneyTx(openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
+	t.t.Currency = string(m.country.currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())
@@ -147,6 +148,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	}
 	r := s.newMoneyTx(openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
 		fee.t.Amount, desc, "", cu.id)
+	r.t.Currency = fee.t.Currency
 	m.setStatus(r, openpay.TransactionStatusCompleted)
 	r.t.Conciliated = true
 	m.addTx(r)

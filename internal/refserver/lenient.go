@@ -37,6 +37,7 @@ import (
 //	member-aliases       card_id on a subscription                   source_id
 //	local-due-date       due_date without a UTC offset               Mexico City time (parseFlexibleTime, decode.go)
 //	relative-redirect    redirect_url "/" or "shop.example.com/back" the URL as sent
+//	iva-number           iva 1900 (Colombia)                         "1900", as written
 //	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (checkoutExpiration)
 //	                     besides yyyy-MM-dd HH:mm
 //	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (fields.into)
@@ -56,6 +57,7 @@ import (
 // number (numeric-strings); the number is kept as written.
 var numericStringMembers = map[string]bool{
 	"order_id": true, "card_number": true, "cvv2": true, "expiration_month": true, "expiration_year": true,
+	"iva": true, // iva-number: vendor clients send a string, a number is taken as written
 }
 
 // enumBooleans gives the boolean forms of enum members

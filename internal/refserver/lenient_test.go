@@ -219,6 +219,10 @@ var looseCases = []looseCase{
 		`{` + chargeBody + `,"amount":10,"use_3d_secure":true,"redirect_url":"https://shop.example.com/back"}`,
 		`{` + chargeBody + `,"amount":10,"use_3d_secure":true,"redirect_url":"shop.example.com/back"}`, "/charges/{id}"},
 
+	// iva-number
+	{"iva-number", "card charge", "POST", "/charges",
+		`{` + chargeBody + `,"amount":10,"iva":"1.90"}`, `{` + chargeBody + `,"amount":10,"iva":1.90}`, "/charges/{id}"},
+
 	// unknown-members
 	{"unknown-members", "charge", "POST", "/charges",
 		`{` + chargeBody + `,"amount":10}`, `{` + chargeBody + `,"amount":10,"origin_channel":"PLUGIN_WOOCOMMERCE","affiliation_bbva":"720931"}`,
@@ -350,6 +354,8 @@ var refusedCases = []refusedCase{
 		`{"method":"alipay","amount":20,"description":"Wallet","redirect_url":"http://[::1"}`, "", 1003, "redirect_url"},
 	{"relative-redirect", "webhook url still absolute", "POST", "/webhooks",
 		`{"url":"/hooks","event_types":["charge.succeeded"]}`, "", 1003, "url"},
+	{"iva-number", "iva negative", "POST", "/charges", `{` + storeBody + `,"iva":-19}`, "", 1001, "iva"},
+	{"iva-number", "iva with three decimals", "POST", "/charges", `{` + storeBody + `,"iva":1.905}`, `{` + storeBody + `,"iva":"1.905"}`, 1003, "iva"},
 }
 
 func TestLooseFormsRefusedAsBefore(t *testing.T) {

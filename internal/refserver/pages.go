@@ -13,8 +13,8 @@ import (
 )
 
 // The hosted pages (package web) are the payer's side of redirect, 3-D
-// Secure and Alipay charges, the receipts of store and bank charges, and
-// the checkouts' payment links (which pay through payCheckout, the pay
+// Secure, Alipay and PSE charges, the receipts of store and bank charges,
+// and the checkouts' payment links (which pay through payCheckout, the pay
 // control's payment, checkouts_api.go).
 // The server mounts them ahead of its API routes (ServeHTTP) and serves
 // them their charges through pageBackend, which moves charges with the
@@ -52,6 +52,8 @@ func pageKind(t *tx) web.PageKind {
 		return web.KindStore
 	case kindBank:
 		return web.KindBank
+	case kindPSE:
+		return web.KindPSE
 	}
 	return web.KindOther
 }
@@ -149,10 +151,14 @@ func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 }
 
 // StoreNetworks implements web.PageBackend: the chains of the bundled store
-// data whose limit takes the amount.
-func (b pageBackend) StoreNetworks(amount openpay.Amount) []string {
+// data in the merchant's country whose limit takes the amount.
+func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []string {
+	country := mexico
+	if m := b.s.merchantByID(merchantID); m != nil {
+		country = m.country
+	}
 	var names []string
-	for _, st := range storedata.Mexico().All() {
+	for _, st := range storedata.ForCountry(string(country.code)).All() {
 		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
 			names = append(names, st.Chain.Name)
 		}

@@ -102,7 +102,6 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	v.nonEmpty("name", req.Name)
 	v.maxLen("name", req.Name, 255)
 	v.amount("amount", req.Amount)
-	v.currency("currency", req.Currency)
 	if req.RepeatEvery < 1 || req.RepeatEvery > maxRepeatEvery {
 		v.failf(openpay.ErrInvalidParameter, "The field 'repeat_every' must be from 1 to %d", maxRepeatEvery)
 	}
@@ -119,9 +118,9 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	if v.err != nil {
 		return nil, v.err
 	}
-	currency := req.Currency
-	if currency == "" {
-		currency = openpay.CurrencyMXN
+	currency, e := c.m.country.planCurrency(req.Currency)
+	if e != nil {
+		return nil, e
 	}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
@@ -194,7 +193,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 	}
 	currency := fixed.Currency
 	if currency == "" {
-		currency = openpay.CurrencyMXN
+		currency = c.m.country.currency
 	}
 	for _, fx := range []struct {
 		name string

@@ -134,6 +134,12 @@ func TestEveryOperationIsServed(t *testing.T) {
 			path += "?latitud=20.6&longitud=-100.4&kilometers=10&amount=100"
 		}
 		r := env.do(op.method, path, key, body)
+		if !mexico.hasRoute(env.s.routes.byOp[op.id]) {
+			// Not a Mexican resource (PSE): the merchant's country has no such path.
+			assert.Equal(t, http.StatusNotFound, r.status, op.id)
+			assert.Equal(t, descNoSuchPath, r.obj(t)["description"], op.id)
+			continue
+		}
 		assert.NotEqual(t, http.StatusMethodNotAllowed, r.status, "%s %s", op.id, r.body)
 		if r.status == http.StatusNotFound {
 			assert.NotEqual(t, descNoSuchPath, r.obj(t)["description"], "%s was not routed", op.id)

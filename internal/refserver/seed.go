@@ -51,6 +51,9 @@ type SeedMerchant struct {
 	Email      string `json:"email,omitempty"`
 	Phone      string `json:"phone,omitempty"`
 	CLABE      string `json:"clabe,omitempty"`
+	// Country is the merchant's country, mx, co or pe in any case (empty:
+	// the server's, Mexico unless Options.Country says otherwise).
+	Country string `json:"country,omitempty"`
 	// Balance is the opening balance, received as a bank transfer (zero:
 	// none).
 	Balance   openpay.Amount `json:"balance,omitzero"`
@@ -254,6 +257,9 @@ func (sd Seed) check() error {
 		if err := checkSeedBalance(p, m.ID, m.Balance); err != nil {
 			return err
 		}
+		if _, err := ParseCountry(m.Country); err != nil {
+			return seedErrorf(p, m.ID, "%s", err)
+		}
 		for j, cu := range m.Customers {
 			cp := fmt.Sprintf("%s.customers[%d]", p, j)
 			if err := checkSeedBalance(cp, cu.ID, cu.Balance); err != nil {
@@ -344,13 +350,13 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 	for i := range out.Merchants {
 		m := &out.Merchants[i]
 		cfg, err := s.addMerchant(MerchantConfig{ID: m.ID, Name: m.Name, Email: m.Email, Phone: m.Phone,
-			PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, CLABE: m.CLABE})
+			PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, CLABE: m.CLABE, Country: openpay.Country(m.Country)})
 		if err != nil {
 			return Seed{}, seedErrorf(fmt.Sprintf("merchants[%d]", i), m.ID, "%s", strings.TrimPrefix(err.Error(), "refserver: "))
 		}
 		a.merchants = append(a.merchants, cfg.ID)
-		m.ID, m.Name, m.Email, m.Phone, m.PrivateKey, m.PublicKey, m.CLABE =
-			cfg.ID, cfg.Name, cfg.Email, cfg.Phone, cfg.PrivateKey, cfg.PublicKey, cfg.CLABE
+		m.ID, m.Name, m.Email, m.Phone, m.PrivateKey, m.PublicKey, m.CLABE, m.Country =
+			cfg.ID, cfg.Name, cfg.Email, cfg.Phone, cfg.PrivateKey, cfg.PublicKey, cfg.CLABE, strings.ToLower(string(cfg.Country))
 	}
 	for i := range out.Groups {
 		g := &out.Groups[i]

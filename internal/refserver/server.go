@@ -69,6 +69,9 @@ type Options struct {
 	// USDExchangeRate is the MXN value of one US dollar applied to USD
 	// charges; zero means [DefaultUSDExchangeRate].
 	USDExchangeRate openpay.Decimal
+	// Country is the country of merchants added without one (empty:
+	// Mexico). See [MerchantConfig.Country].
+	Country openpay.Country
 	// ListenAddr is the address the server listens on (host:port, as
 	// net.Listener.Addr gives it). The dashboard opens without credentials
 	// only when it is a loopback address; empty judges each request by the
@@ -98,6 +101,12 @@ type MerchantConfig struct {
 	CLABE      string
 	// Balance is the merchant account's opening balance (zero by default).
 	Balance openpay.Amount
+	// Country is the merchant's country: openpay.CountryMexico,
+	// CountryColombia or CountryPeru, in any case; empty means
+	// Options.Country. It decides the currencies, payment methods,
+	// resources, store networks, hosts and webhook events (country.go).
+	// Merchants outside Mexico have no CLABE.
+	Country openpay.Country
 }
 
 // GroupConfig describes a merchant group: a key that may act for every
@@ -262,13 +271,24 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.Phone == "" {
 		cfg.Phone = "(55) 5555-0100"
 	}
-	if cfg.CLABE == "" {
+	if cfg.Country == "" {
+		cfg.Country = s.opts.Country
+	}
+	rules, ok := rulesOf(cfg.Country)
+	if !ok {
+		return cfg, fmt.Errorf("refserver: unknown country %q (use MX, CO or PE)", cfg.Country)
+	}
+	cfg.Country = rules.code
+	switch {
+	case rules != mexico && cfg.CLABE != "":
+		return cfg, errors.New("refserver: a CLABE is a Mexican account number; merchants outside Mexico have none")
+	case rules == mexico && cfg.CLABE == "":
 		cfg.CLABE = s.newCLABE("646")
 	}
 	if cfg.Balance.Cmp(openpay.Amount{}) < 0 || !cfg.Balance.HasValidPrecision() {
 		return cfg, errors.New("refserver: a merchant's opening balance must be a non-negative amount with at most two decimals")
 	}
-	if !clabe.Valid(cfg.CLABE) {
+	if rules == mexico && !clabe.Valid(cfg.CLABE) {
 		return cfg, errors.New("refserver: a merchant's CLABE must be 18 digits with a valid check digit")
 	}
 	if cfg.PrivateKey == cfg.PublicKey {
@@ -278,6 +298,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 		return cfg, fmt.Errorf("refserver: merchant id %q cannot be used in a path", cfg.ID)
 	}
 	m := newMerchant(cfg, s.Now())
+	m.country = rules
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.merchants[cfg.ID]; dup {
@@ -323,8 +344,13 @@ func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool),
 		cards: make(map[string]*card)}
 	for _, id := range cfg.MerchantIDs {
-		if _, ok := s.merchants[id]; !ok {
+		m, ok := s.merchants[id]
+		if !ok {
 			return cfg, fmt.Errorf("refserver: merchant %q does not exist", id)
+		}
+		if m.country != mexico {
+			// The gateway has merchant groups in Mexico only.
+			return cfg, fmt.Errorf("refserver: merchant %q is not in Mexico, where groups exist", id)
 		}
 		g.merchants[id] = true
 	}
@@ -486,6 +512,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if e := s.authenticate(c); e != nil {
 		writeError(sw, c.requestID, e)
+		return
+	}
+	if c.m != nil && !c.m.country.hasRoute(rt) {
+		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
 		return
 	}
 	if r.ContentLength > s.maxBody {
@@ -690,7 +720,11 @@ func (ab *answerBuffer) release() {
 // baseURL is the absolute URL clients reach the server at.
 func (c *call) baseURL() string {
 	if c.s.opts.BaseURL != "" {
-		return strings.TrimSuffix(c.s.opts.BaseURL, "/")
+		base := strings.TrimSuffix(c.s.opts.BaseURL, "/")
+		if c.m != nil {
+			base = c.m.country.hostFor(base)
+		}
+		return base
 	}
 	scheme := "http"
 	if c.r.TLS != nil {

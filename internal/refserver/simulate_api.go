@@ -13,7 +13,7 @@ import (
 // process, POST endpoints under /_simulate/, apart from the gateway's API
 // and authenticated with a merchant's private key:
 //
-//	POST /_simulate/{merchant_id}/charges/{transaction_id}/pay                 store or bank charge paid
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/pay                 store, bank or PSE charge paid
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/complete            redirect, 3-D Secure, Alipay or IVR charge completed by the payer
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/fail                a pending charge fails; body {"error_code": 3001} (optional, any 3xxx)
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback          chargeback opened on a completed card charge
@@ -188,11 +188,17 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 }
 
 // PayCharge simulates the payer paying a store or bank-transfer charge that
-// is in_progress: the charge completes and its amount is credited.
+// is in_progress, or a PSE charge waiting for the payer's bank: the charge
+// completes and its amount is credited.
 func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if t.kind == kindPSE && t.t.Status == openpay.TransactionStatusChargePending {
+			t.t.Conciliated = true
+			s.completeCharge(m, t, t.t.Amount)
+			return nil
+		}
 		if (t.kind != kindStore && t.kind != kindBank) || t.t.Status != openpay.TransactionStatusInProgress {
-			return errorf(openpay.ErrInvalidParameter, "Only a store or bank charge in progress can be paid")
+			return errorf(openpay.ErrInvalidParameter, "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 		}
 		s.completeCharge(m, t, t.t.Amount)
 		return nil
@@ -256,6 +262,9 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		t.countPhoneAttempt()
 		m.setStatus(t, openpay.TransactionStatusFailed)
 		t.t.ErrorMessage = declineMessage(code)
+		if t.kind == kindPSE {
+			t.t.ErrorMessage = "The bank rejected the payment"
+		}
 		t.t.OperationDate = s.Now()
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil

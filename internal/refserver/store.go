@@ -54,6 +54,7 @@ type merchant struct {
 	privHash, pubHash [32]byte
 	status            openpay.MerchantStatus
 	balance           openpay.Amount
+	country           *countryRules // fixed at creation (country.go)
 
 	customers *customerSet
 	cards     map[string]*card
@@ -101,6 +102,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		privHash:  sha256.Sum256([]byte(cfg.PrivateKey)),
 		pubHash:   sha256.Sum256([]byte(cfg.PublicKey)),
 		status:    openpay.MerchantStatusActive,
+		country:   mexico,
 		balance:   cfg.Balance,
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
@@ -151,7 +153,10 @@ type customer struct {
 	phone      string
 	externalID string
 	address    *openpay.Address
-	status     openpay.CustomerStatus
+	// customerAddress is the Colombian form of the address (also taken
+	// from Peruvian customers); like address, replaced, never changed.
+	customerAddress *openpay.CustomerAddress
+	status          openpay.CustomerStatus
 	// hasAccount: created with requires_account. Such a customer has a
 	// balance, a CLABE and a store reference, and charges made at its scope
 	// are credited to its balance instead of the merchant's.
@@ -169,6 +174,7 @@ func (cu *customer) wire(baseURL string) openpay.Customer {
 	w := openpay.Customer{
 		ID: cu.id, CreationDate: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
 		PhoneNumber: cu.phone, ExternalID: cu.externalID, Address: cu.address, Status: cu.status,
+		CustomerAddress: cu.customerAddress,
 	}
 	if cu.hasAccount {
 		w.Balance = cu.balance
@@ -216,7 +222,7 @@ func (s *Server) newCustomer(cs *customerSet, id string, req openpay.CustomerReq
 	cu := &customer{
 		id: id, created: s.Now(),
 		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
-		externalID: req.ExternalID, address: req.Address, status: openpay.CustomerStatusActive,
+		externalID: req.ExternalID, address: req.Address, customerAddress: req.CustomerAddress, status: openpay.CustomerStatusActive,
 		hasAccount: req.RequiresAccount,
 	}
 	if cu.hasAccount {

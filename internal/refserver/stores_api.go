@@ -12,8 +12,10 @@ import (
 
 // The convenience-store search, GET /stores?latitud=&longitud=&kilometers=&amount=
 // (section 4.10): no credentials, no version or merchant in the path.
-// storedata.Mexico().Search does the search over the bundled data set; this
-// file reads and checks the query and writes the gateway's store objects.
+// storedata.Everywhere().Search does the search over the bundled data sets
+// of the three countries (the searched point decides: the path names no
+// merchant, so no country); this file reads and checks the query and writes
+// the gateway's store objects.
 //
 // Query rules. The four parameters are required (1001 when absent or
 // empty); a value that is not a number, or is out of range, answers 1003
@@ -83,7 +85,7 @@ func (s *Server) listStores(c *call) (any, *Error) {
 	if err != nil || !amount.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'amount' must be a number greater than zero with at most two decimals")
 	}
-	found := storedata.Mexico().Search(lat, lng, km, amount.Decimal())
+	found := storedata.Everywhere().Search(lat, lng, km, amount.Decimal())
 	out := make([]storeWire, 0, len(found))
 	for _, st := range found {
 		out = append(out, wireStore(st))

@@ -70,13 +70,6 @@ func (v *checker) amount(name string, a openpay.Amount) {
 	}
 }
 
-// currency checks a charge currency: empty (MXN) or MXN or USD (1003).
-func (v *checker) currency(name string, c openpay.Currency) {
-	if c != "" && c != openpay.CurrencyMXN && c != openpay.CurrencyUSD {
-		v.failf(openpay.ErrInvalidParameter, "The field '%s' must be MXN or USD", name)
-	}
-}
-
 // email checks an e-mail address's form (1003).
 func (v *checker) email(name, value string) {
 	if a, err := mail.ParseAddress(value); err != nil || a.Address != value {

@@ -171,7 +171,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 		v.failf(openpay.ErrInvalidParameter, "The field 'event_types' must hold at least one event type")
 	}
 	for _, t := range req.EventTypes {
-		if !t.Valid() {
+		if !t.Valid() || !c.m.country.hasEvent(t) {
 			v.failf(openpay.ErrInvalidParameter, "The field 'event_types' holds an unknown event type '%s'", truncateForMessage(string(t)))
 			break
 		}

@@ -32,10 +32,14 @@ var keyPlanTable = []keyPlanSpec{
 		always: []wireKey{{"line2", "null"}, {"line3", "null"}},
 	},
 	{
+		name:   "Merchant",
+		always: []wireKey{{"clabe", "null"}},
+	},
+	{
 		name: "PaymentMethod",
 		variants: []wireVariant{
 			{path: "type", values: []string{"redirect"}, keys: []wireKey{{"url", `""`}}},
-			{path: "type", values: []string{"store"}, keys: []wireKey{{"reference", `""`}, {"paybin_reference", `""`}, {"barcode_url", `""`}, {"barcode_paybin_url", `""`}}},
+			{path: "type", values: []string{"store"}, keys: []wireKey{{"reference", `""`}, {"barcode_url", `""`}}},
 			{path: "type", values: []string{"bank_transfer"}, keys: []wireKey{{"agreement", `""`}, {"bank", `""`}, {"clabe", `""`}, {"name", `""`}}},
 			{path: "type", values: []string{"ivr"}, keys: []wireKey{{"phone_number", `""`}, {"ivr_key", "0"}, {"attempts", "0"}}},
 		},

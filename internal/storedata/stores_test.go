@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -15,15 +16,23 @@ func TestBundledStores(t *testing.T) {
 	t.Parallel()
 	parsed, err := Parse(mexicoJSON)
 	require.NoError(t, err, "the embedded data set parses")
-	stores := Mexico().All()
-	assert.Equal(t, parsed.All(), stores)
-	require.GreaterOrEqual(t, len(stores), 40)
+	assert.Equal(t, parsed.All(), Mexico().All())
+	require.GreaterOrEqual(t, len(parsed.All()), 40)
+	stores := Everywhere().All()
+	require.Equal(t, len(Mexico().All())+len(Colombia().All())+len(Peru().All()), len(stores))
+	for _, cc := range []string{"MX", "CO", "PE"} {
+		for _, s := range ForCountry(cc).All() {
+			assert.Equal(t, cc, s.Address.CountryCode, "%s is in the set of %s", s.Name, cc)
+		}
+	}
+	assert.Nil(t, ForCountry("AR"))
 
 	postal := regexp.MustCompile(`^\d{5}$`)
 	idStores := map[int64]bool{}
 	placeIDs := map[string]bool{}
 	chainIDs := map[string]map[int64]bool{}
 	chains := map[string]decimal.Decimal{}
+	countries := map[string][]string{} // chain -> its stores' country codes
 	cities := map[string]int{}
 	for _, s := range stores {
 		assert.False(t, idStores[s.IDStore], "id_store %d repeated", s.IDStore)
@@ -49,15 +58,19 @@ func TestBundledStores(t *testing.T) {
 		assert.NotEmpty(t, s.Address.Line1)
 		assert.NotEmpty(t, s.Address.Line2)
 		assert.NotEmpty(t, s.Address.City)
-		assert.Equal(t, "MX", s.Address.CountryCode)
-		assert.Regexp(t, postal, s.Address.PostalCode)
-		// Inside Mexico's bounding box.
-		assert.True(t, s.Lat > 14 && s.Lat < 33 && s.Lng > -118 && s.Lng < -86, "%s at %f,%f", s.Name, s.Lat, s.Lng)
+		// Inside its country's bounding box, with its country's postal codes.
+		box, ok := map[string][4]float64{"MX": {14, 33, -118, -86}, "CO": {-5, 13, -80, -66}, "PE": {-19, 0, -82, -68}}[s.Address.CountryCode]
+		require.True(t, ok, "%s: country %q", s.Name, s.Address.CountryCode)
+		assert.True(t, s.Lat > box[0] && s.Lat < box[1] && s.Lng > box[2] && s.Lng < box[3], "%s at %f,%f", s.Name, s.Lat, s.Lng)
+		assert.Regexp(t, map[string]*regexp.Regexp{"MX": postal, "CO": regexp.MustCompile(`^[0-9]{6}$`), "PE": regexp.MustCompile(`^[0-9]{5}$`)}[s.Address.CountryCode],
+			s.Address.PostalCode)
+		countries[s.Chain.Name] = append(countries[s.Chain.Name], s.Address.CountryCode)
 		assert.False(t, s.LastUpdate.IsZero())
 		_, off := s.LastUpdate.Zone()
-		assert.Equal(t, -6*3600, off)
-		assert.Regexp(t, `^http://www\.openpay\.mx/logotipos/[a-z0-9]+\.png$`, s.Chain.Logo)
-		assert.Regexp(t, `^http://www\.openpay\.mx/thumb/[a-z0-9]+\.png$`, s.Chain.Thumb)
+		assert.Equal(t, map[string]int{"MX": -6 * 3600, "CO": -5 * 3600, "PE": -5 * 3600}[s.Address.CountryCode], off)
+		domain := "openpay\\." + strings.ToLower(s.Address.CountryCode)
+		assert.Regexp(t, `^http://www\.`+domain+`/logotipos/[a-z0-9]+\.png$`, s.Chain.Logo)
+		assert.Regexp(t, `^http://www\.`+domain+`/thumb/[a-z0-9]+\.png$`, s.Chain.Thumb)
 		assert.Zero(t, s.DistanceKM)
 	}
 	assert.GreaterOrEqual(t, len(chains), 8, "chains")
@@ -68,6 +81,14 @@ func TestBundledStores(t *testing.T) {
 	}
 	for _, state := range []string{"QUERETARO", "CIUDAD DE MEXICO", "JALISCO", "NUEVO LEON"} {
 		assert.GreaterOrEqual(t, cities[state], 8, state)
+	}
+	// Bogotá, Medellín and Lima have stores of their own networks: a chain
+	// belongs to one country.
+	for _, state := range []string{"CUNDINAMARCA", "ANTIOQUIA", "LIMA"} {
+		assert.GreaterOrEqual(t, cities[state], 3, state)
+	}
+	for chain, cs := range countries {
+		assert.Len(t, slices.Compact(slices.Sorted(slices.Values(cs))), 1, "the stores of %s are in one country", chain)
 	}
 }
 

@@ -66,7 +66,10 @@ type DashClock struct {
 
 // DashMerchant is a merchant with its counts.
 type DashMerchant struct {
-	Merchant     openpay.Merchant
+	Merchant openpay.Merchant
+	// Currency is the account's currency (its country's: MXN, COP, PEN),
+	// the currency of its balances.
+	Currency     string
 	Customers    int
 	Transactions int
 	Webhooks     int

@@ -22,7 +22,7 @@ import (
 // addresses the gateway uses:
 //
 //	/v1/{merchant_id}/charges/{id}/card_capture   card form of a redirect charge (confirm false)
-//	/v1/{merchant_id}/charges/{id}/redirect/      3-D Secure challenge of a card charge, or the Alipay page
+//	/v1/{merchant_id}/charges/{id}/redirect/      3-D Secure challenge of a card charge, the Alipay page, or the PSE bank page
 //	/paynet-pdf/{merchant_id}/transaction/{id}    receipt of a store charge (the gateway's dashboard path)
 //	/spei-pdf/{merchant_id}/{id}                  receipt of a bank-transfer charge (the gateway's dashboard path)
 //	/checkout/{merchant_id}/{checkout_id}         a checkout's payment link (checkout.go)
@@ -55,6 +55,9 @@ const (
 	KindStore
 	// KindBank is a bank-transfer (SPEI) charge.
 	KindBank
+	// KindPSE is a Colombian PSE charge: the payer's bank approves or
+	// rejects the payment.
+	KindPSE
 )
 
 // PageCharge is a charge as the pages see it.
@@ -102,8 +105,9 @@ type PageBackend interface {
 	FailCharge(merchantID, chargeID string, code openpay.Code) error
 	// CancelCharge is the payer abandoning the charge: cancelled.
 	CancelCharge(merchantID, chargeID string) error
-	// StoreNetworks names the store chains that take a payment of amount.
-	StoreNetworks(amount openpay.Amount) []string
+	// StoreNetworks names the store chains of the merchant's country that
+	// take a payment of amount.
+	StoreNetworks(merchantID string, amount openpay.Amount) []string
 }
 
 //go:embed templates/pages/*.html
@@ -189,6 +193,7 @@ const (
 	stepCard      = "card"
 	stepChallenge = "3ds"
 	stepAlipay    = "alipay"
+	stepPSE       = "pse"
 )
 
 // token is the value a form of the given step of a charge carries: an HMAC
@@ -258,9 +263,9 @@ func (p *Pages) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case pageRedirect:
 		p.redirectPage(w, r, ch, mid, post)
 	case pageStoreReceipt:
-		p.receipt(w, ch, KindStore, "receipt_store")
+		p.receipt(w, ch, mid, KindStore, "receipt_store")
 	case pageBankReceipt:
-		p.receipt(w, ch, KindBank, "receipt_bank")
+		p.receipt(w, ch, mid, KindBank, "receipt_bank")
 	}
 }
 
@@ -318,7 +323,8 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch PageCharge, 
 }
 
 // redirectPage: the 3-D Secure challenge of a card charge (or of a
-// redirect charge whose typed card asked for it), or the Alipay page.
+// redirect charge whose typed card asked for it), the Alipay page, or the
+// PSE bank page, where the payer's bank approves or rejects the payment.
 func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string, post bool) {
 	id := ch.Transaction.ID
 	var step string
@@ -327,6 +333,8 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 		step = stepChallenge
 	case KindAlipay:
 		step = stepAlipay
+	case KindPSE:
+		step = stepPSE
 	default:
 		p.fail(w, http.StatusNotFound, "No payment page", "This charge has no payment page.")
 		return
@@ -344,8 +352,11 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 	v := pageView{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path}
 	name := "challenge"
 	v.Title = "3-D Secure verification"
-	if ch.Kind == KindAlipay {
+	switch ch.Kind {
+	case KindAlipay:
 		name, v.Title = "alipay", "Pay with Alipay"
+	case KindPSE:
+		name, v.Title = "pse", "PSE: pay from your bank account"
 	}
 	if !post {
 		p.render(w, http.StatusOK, name, v)
@@ -357,9 +368,9 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 	}
 	var err error
 	switch action := r.PostFormValue("action"); {
-	case step == stepChallenge && action == "approve", step == stepAlipay && action == "pay":
+	case step == stepChallenge && action == "approve", step == stepAlipay && action == "pay", step == stepPSE && action == "approve":
 		err = p.b.CompleteCharge(mid, id)
-	case step == stepChallenge && action == "fail":
+	case step == stepChallenge && action == "fail", step == stepPSE && action == "fail":
 		// As the fail control without a code: 3001, card declined.
 		err = p.b.FailCharge(mid, id, 0)
 	case step == stepAlipay && action == "cancel":
@@ -376,14 +387,14 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 }
 
 // receipt: the printable payment instructions of a store or bank charge.
-func (p *Pages) receipt(w http.ResponseWriter, ch PageCharge, kind PageKind, name string) {
+func (p *Pages) receipt(w http.ResponseWriter, ch PageCharge, mid string, kind PageKind, name string) {
 	if ch.Kind != kind || ch.Transaction.PaymentMethod == nil {
 		p.fail(w, http.StatusNotFound, "No receipt", "This charge has no receipt of this kind.")
 		return
 	}
 	v := pageView{Title: "Payment receipt", Charge: ch.Transaction}
 	if kind == KindStore {
-		v.Networks = p.b.StoreNetworks(ch.Transaction.Amount)
+		v.Networks = p.b.StoreNetworks(mid, ch.Transaction.Amount)
 	}
 	p.render(w, http.StatusOK, name, v)
 }

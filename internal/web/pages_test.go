@@ -73,7 +73,7 @@ func (b *stuck) EnterCard(string, string, PayerCard) (CardOutcome, error) {
 func (b *stuck) CompleteCharge(string, string) error           { return assert.AnError }
 func (b *stuck) FailCharge(string, string, openpay.Code) error { return assert.AnError }
 func (b *stuck) CancelCharge(string, string) error             { return assert.AnError }
-func (b *stuck) StoreNetworks(openpay.Amount) []string         { return nil }
+func (b *stuck) StoreNetworks(string, openpay.Amount) []string { return nil }
 
 // TestRefusedChange: a change the backend refuses answers 409 with the
 // charge's page, never a 5xx.

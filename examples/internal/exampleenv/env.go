@@ -37,12 +37,16 @@ type Env struct {
 
 // Connect returns an Env; opts configure the embedded server. Close it when
 // done.
-func Connect(opts ...openpaytest.Option) (*Env, error) {
+func Connect(opts ...openpaytest.Option) (*Env, error) { return connect(openpay.CountryMexico, opts) }
+
+// connect is Connect for a merchant of country: the embedded server's
+// merchant and the clients (the sandbox host) are of that country.
+func connect(country openpay.Country, opts []openpaytest.Option) (*Env, error) {
 	env := &Env{PayerIP: "203.0.113.10"}
 	id, priv, pub := os.Getenv("OPENPAY_MERCHANT_ID"), os.Getenv("OPENPAY_PRIVATE_KEY"), os.Getenv("OPENPAY_PUBLIC_KEY")
-	var base []openpay.Option
+	base := []openpay.Option{openpay.WithCountry(country)}
 	if id == "" || priv == "" {
-		srv, err := openpaytest.Start(opts...)
+		srv, err := openpaytest.Start(append([]openpaytest.Option{openpaytest.WithCountry(country)}, opts...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -86,9 +90,16 @@ type Flow func(ctx context.Context, env *Env, out io.Writer) error
 // Run connects (opts configure the embedded server), says what it runs
 // against, and runs flow with a one-minute deadline.
 func Run(ctx context.Context, out io.Writer, flow Flow, opts ...openpaytest.Option) error {
+	return RunIn(ctx, out, openpay.CountryMexico, flow, opts...)
+}
+
+// RunIn is Run for a merchant of another country: the embedded server's
+// merchant is of that country, and the clients talk to its sandbox host
+// when the environment names a real account.
+func RunIn(ctx context.Context, out io.Writer, country openpay.Country, flow Flow, opts ...openpaytest.Option) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	env, err := Connect(opts...)
+	env, err := connect(country, opts)
 	if err != nil {
 		return err
 	}
