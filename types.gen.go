@@ -1079,6 +1079,9 @@ type CheckoutRequest struct {
 	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
+	// RedirectStorePayment The Java client's flag "do redirect for store payment" (no other source): true sends a payer who picks cash at a store on the page back to `redirect_url` (with `?id={charge id}`) once the store charge is made, for the shop to show its reference, instead of to the charge's receipt. Without a `redirect_url` it changes nothing. Not echoed.
+	RedirectStorePayment bool `json:"redirect_store_payment,omitempty,omitzero"`
+
 	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 

@@ -60,9 +60,12 @@ type checkoutRecord struct {
 	customerID string                  // "" at merchant scope
 	payer      *openpay.ChargeCustomer // the customer sent at merchant scope
 	redirect   string                  // the payer's way back
-	base       string                  // the server's address when created: the page's and the challenge's
-	cancelled  bool
-	txID       string // the latest charge made to pay it
+	// storeBack: redirect_store_payment, a store payer goes back to
+	// redirect rather than to the receipt.
+	storeBack bool
+	base      string // the server's address when created: the page's and the challenge's
+	cancelled bool
+	txID      string // the latest charge made to pay it
 }
 
 // checkoutState is a merchant's checkouts (extState).
@@ -170,7 +173,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	}
 	now := s.Now()
 	id := s.ids.NewID(KindCheckout)
-	r := &checkoutRecord{redirect: req.RedirectURL, base: c.baseURL(), c: openpay.Checkout{
+	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
 		ID: id, Amount: req.Amount, Currency: string(req.Currency), Description: req.Description,
 		OrderID: req.OrderID, IVA: req.IVA, CreationDate: openpay.FlexTime{Time: now},
 		ExpirationDate: openpay.FlexTime{Time: expires},

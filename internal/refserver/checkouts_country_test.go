@@ -260,3 +260,32 @@ func TestCheckoutCurrencyPerCountry(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckoutRedirectStorePayment: with redirect_store_payment the store
+// payer goes back to the shop with the charge id instead of to the
+// receipt; without a redirect_url the flag changes nothing.
+func TestCheckoutRedirectStorePayment(t *testing.T) {
+	t.Parallel()
+	env := countryEnv(t, openpay.CountryColombia)
+	for _, tc := range []struct {
+		name  string
+		extra []any
+		shop  bool
+	}{
+		{"flag and redirect_url", []any{"redirect_store_payment", true, "redirect_url", "https://shop.example.co/ref?o=9"}, true},
+		{"redirect_url only", []any{"redirect_url", "https://shop.example.co/ref?o=9"}, false},
+		{"flag only", []any{"redirect_store_payment", "true"}, false},
+	} {
+		o := newCheckout(t, env, "/checkouts", tc.extra...)
+		assert.NotContains(t, o, "redirect_store_payment", "not echoed")
+		link := o["checkout_link"].(string)
+		res := browse(t, env, link, methodForm(browse(t, env, link, nil).token(t), "store"))
+		require.Equal(t, http.StatusSeeOther, res.status, tc.name)
+		chargeID := requireOK(t, env.get("/checkouts/"+o["id"].(string)), http.StatusOK)["transaction"].(map[string]any)["id"].(string)
+		if tc.shop {
+			assert.Equal(t, "https://shop.example.co/ref?o=9&id="+chargeID, res.location, tc.name)
+		} else {
+			assert.Equal(t, "/paynet-pdf/"+env.m.ID+"/transaction/"+chargeID, res.location, tc.name)
+		}
+	}
+}

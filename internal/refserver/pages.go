@@ -181,7 +181,7 @@ func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, 
 	if r == nil {
 		return web.PageCheckout{}, web.ErrNoCheckout
 	}
-	return web.PageCheckout{RedirectURL: r.redirect, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
+	return web.PageCheckout{RedirectURL: r.redirect, StoreBack: r.storeBack, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
 }
 
 // PayCheckout implements web.CheckoutBackend with the pay control's

@@ -17,7 +17,8 @@ import (
 // shows why and the form again; a card that asks for 3-D Secure goes on to
 // the charge's challenge page; a paid checkout sends the payer to its
 // redirect_url with the charge id, as the other pages do. A store payment
-// sends the payer to the receipt of its store charge, PSE to the bank's
+// sends the payer to the receipt of its store charge (or, with
+// redirect_store_payment, back to the shop with the charge id), PSE to the bank's
 // page of its charge; while such a payment waits, the link shows where it
 // goes on and takes no other. A checkout that is completed, expired or
 // cancelled shows its status and takes nothing.
@@ -35,6 +36,10 @@ type PageCheckout struct {
 	// Methods are the ways to pay the page offers besides a card, in its
 	// order: store (cash at a store) and bank_account (PSE).
 	Methods []openpay.ChargeMethod
+	// StoreBack (the checkout's redirect_store_payment) sends a payer who
+	// picks the store to RedirectURL, when there is one, rather than to
+	// the receipt.
+	StoreBack bool
 }
 
 // CheckoutPayment is what came of a card typed on the checkout page.
@@ -147,6 +152,8 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		retry(http.StatusPaymentRequired, "The payment was declined: "+out.Declined+". Try another card.")
 	case out.NextURL != "":
 		http.Redirect(w, r, out.NextURL, http.StatusSeeOther)
+	case method == openpay.ChargeMethodStore && co.StoreBack && co.RedirectURL != "":
+		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
 	case method == openpay.ChargeMethodStore:
 		http.Redirect(w, r, storeReceiptPath(mid, out.ChargeID), http.StatusSeeOther)
 	case co.RedirectURL != "":
