@@ -197,20 +197,7 @@ func TestContractCustomerCheckoutAtStore(t *testing.T) {
 // carries the order_id, and returns it.
 func (rc *receiver) waitForOrder(t *testing.T, typ openpay.EventType, orderID string) openpay.WebhookEvent {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		rc.mu.Lock()
-		for _, ev := range rc.events {
-			if ev.Type == typ && ev.Transaction != nil && ev.Transaction.OrderID == orderID {
-				rc.mu.Unlock()
-				return ev
-			}
-		}
-		rc.mu.Unlock()
-		select {
-		case <-rc.got:
-		case <-deadline:
-			t.Fatalf("no %s event of order %s delivered", typ, orderID)
-		}
-	}
+	return rc.waitMatch(t, string(typ)+" of order "+orderID, func(ev openpay.WebhookEvent) bool {
+		return ev.Type == typ && ev.Transaction != nil && ev.Transaction.OrderID == orderID
+	})
 }
