@@ -45,11 +45,18 @@ func newReceiver(t *testing.T, user, password string) *receiver {
 // waitFor waits for an accepted event of type typ and returns it.
 func (rc *receiver) waitFor(t *testing.T, typ openpay.EventType) openpay.WebhookEvent {
 	t.Helper()
+	return rc.waitMatch(t, string(typ), func(ev openpay.WebhookEvent) bool { return ev.Type == typ })
+}
+
+// waitMatch waits for the first accepted event that match takes (what
+// describes it in the failure) and returns it.
+func (rc *receiver) waitMatch(t *testing.T, what string, match func(openpay.WebhookEvent) bool) openpay.WebhookEvent {
+	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
 		rc.mu.Lock()
 		for _, ev := range rc.events {
-			if ev.Type == typ {
+			if match(ev) {
 				rc.mu.Unlock()
 				return ev
 			}
@@ -58,7 +65,7 @@ func (rc *receiver) waitFor(t *testing.T, typ openpay.EventType) openpay.Webhook
 		select {
 		case <-rc.got:
 		case <-deadline:
-			t.Fatalf("no %s event delivered", typ)
+			t.Fatalf("no %s event delivered", what)
 		}
 	}
 }

@@ -1024,7 +1024,7 @@ type Checkout struct {
 	// Example: 250.5
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink The hosted page where the payer pays.
+	// CheckoutLink The hosted page where the payer pays. Its host is the merchant's country's, as in every URL the gateway answers (a Colombian merchant's links are on the `openpay.co` host of the environment, a Peruvian's on `openpay.pe`); no source shows the gateway's own path, so the reference server's is `/checkout/{merchant_id}/{id}` on its own address.
 	CheckoutLink string `json:"checkout_link"`
 
 	// CreationDate A timestamp as checkouts carry it: ISO 8601 with milliseconds and an offset without a colon (`2021-10-15T23:36:00.000-0500`, the gateway's echo of an expiration date), or RFC 3339 with a colon in the offset. Clients accept both; the reference server writes the first.
@@ -1043,16 +1043,16 @@ type Checkout struct {
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
-	// IVA The tax (IVA) sent with the checkout, as sent (Colombia); null when none was.
+	// IVA The tax (IVA) sent with the checkout, as sent (a number as written); null when none was. It is Colombia's: the charges that pay the checkout carry it as a Colombian charge's `iva`.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
 	Status CheckoutStatus `json:"status"`
 
-	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`, or a failed one the payer may follow with another attempt.
+	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`; a failed one the payer may follow with another attempt; or one that waits for the payer (`charge_pending` on the 3-D Secure or PSE bank page, a store charge `in_progress` with its `payment_method` reference and barcode), while which the checkout takes no other payment and which completes the checkout when it completes.
 	Transaction *Transaction `json:"transaction,omitempty"`
 }
 
@@ -1061,7 +1061,7 @@ type CheckoutRequest struct {
 	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the link: the account's own (MXN, COP or PEN), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise).
+	// Currency Currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise: no USD link, since a store or PSE payment takes the own currency only).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
@@ -1073,11 +1073,14 @@ type CheckoutRequest struct {
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA The tax (IVA) of the amount, a string as the vendor's clients send it (Colombia).
+	// IVA Colombia: the tax (IVA) of the amount, a string as the vendor's clients send it (Colombian docs and the Colombian Java client). Checked as on a charge (x-openpay-lenient iva-number): a decimal of zero or more with at most two decimals, 1003 otherwise. The charges that pay the checkout, by card, store or PSE, carry it as their `iva`. Other countries' checkouts check and echo it too, and their charges ignore it, as their charges do.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
 	OrderID string `json:"order_id,omitempty,omitzero"`
+
+	// RedirectStorePayment The Java client's flag "do redirect for store payment" (no other source): true sends a payer who picks cash at a store on the page back to `redirect_url` (with `?id={charge id}`) once the store charge is made, for the shop to show its reference, instead of to the charge's receipt. Without a `redirect_url` it changes nothing. Not echoed.
+	RedirectStorePayment bool `json:"redirect_store_payment,omitempty,omitzero"`
 
 	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
@@ -1086,7 +1089,7 @@ type CheckoutRequest struct {
 	SendEmail *bool `json:"send_email,omitempty"`
 }
 
-// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
 type CheckoutStatus string
 
 // CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
@@ -2146,7 +2149,7 @@ type checkoutEndDateParam = string
 // checkoutStartDateParam defines model for checkoutStartDate.
 type checkoutStartDateParam = string
 
-// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. Unknown values must be tolerated.
+// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
 type checkoutStatusParam = CheckoutStatus
 
 // creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.

@@ -13,7 +13,8 @@
 // PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
 // (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
 // payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
-// pays a payment link with a test card), AdvanceClock (with a fake clock:
+// pays a payment link with a test card) and PayCheckoutBy (at a store, or
+// by PSE in Colombia), AdvanceClock (with a fake clock:
 // due dates pass, subscriptions charge, payment links expire). The same controls exist as
 // HTTP endpoints under /_simulate/ for programs that run the server as a
 // process (see cmd/openpay-refserver). InjectFault makes the next requests to
@@ -376,6 +377,22 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 // checkout's transaction.
 func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout, error) {
 	co, err := m.srv.ref.PayCheckout(m.MerchantID, checkoutID, cardNumber)
+	if err != nil {
+		return nil, simError(err)
+	}
+	return &co, nil
+}
+
+// PayCheckoutBy starts paying a checkout by a method the payer finishes
+// away from the hosted page, as the payer who picks it there:
+// [openpay.ChargeMethodStore] (cash at a store of the merchant's country)
+// makes a store charge in_progress, which [Merchant.PayCharge] pays;
+// [openpay.ChargeMethodBankAccount] (PSE, Colombia only) makes a PSE
+// charge charge_pending, which the bank's page or PayCharge completes. The
+// checkout's transaction is that charge, and the checkout completes when
+// it does. A card payment is [Merchant.PayCheckout].
+func (m *Merchant) PayCheckoutBy(checkoutID string, method openpay.ChargeMethod) (*openpay.Checkout, error) {
+	co, err := m.srv.ref.PayCheckoutBy(m.MerchantID, checkoutID, method)
 	if err != nil {
 		return nil, simError(err)
 	}

@@ -26,7 +26,7 @@
 //	POST /_simulate/{merchant_id}/charges/{id}/fail                {"error_code": 3001}: a pending charge fails
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback          a chargeback is opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
-//	POST /_simulate/{merchant_id}/checkouts/{id}/pay               {"card_number": "4111111111111111"}: a checkout is paid
+//	POST /_simulate/{merchant_id}/checkouts/{id}/pay               {"card_number": "4111111111111111"}: a checkout is paid ({"method": "store"} or, in Colombia, "bank_account": its store or PSE payment starts)
 //	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
 //
 // The dashboard at /_dashboard/ shows the server's state and has a button

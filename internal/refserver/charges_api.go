@@ -419,7 +419,17 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.orderID); e != nil {
 		return nil, e
 	}
-	t := s.newChargeTx(cu, req)
+	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(cu, req), c.baseURL())
+}
+
+// startCharge carries out a validated charge request of any kind for the
+// customer cu (nil at merchant level), recorded as t (newChargeTx), with
+// the server's address as the merchant sees it: a card is charged
+// (chargeCard); the other kinds start waiting for the payer with their
+// payment instructions. It is the one place charges are made, through the
+// API or a checkout's page. The caller holds m.mu, and the lock of whoever
+// owns cards.
+func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
 	now := t.t.CreationDate
 	echo := func() {
 		if req.customer != nil {
@@ -428,11 +438,11 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
 		}
 	}
-	base := c.baseURL() + "/v1/" + m.id + "/charges/" + t.t.ID
+	base := baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
 
 	switch req.kind {
 	case kindCard:
-		return s.chargeCard(m, c.cards(), cu, req, t, base)
+		return s.chargeCard(m, cards, cu, req, t, base)
 	case kindRedirect:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
@@ -457,13 +467,13 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
 		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(c.baseURL(), ref)}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
 		if m.country == mexico {
 			// Paybin is a Mexican network; Colombian store charges answer
 			// the reference and its barcode only (facts-vendor.md, section 3).
 			paybin := s.ids.PaybinReference()
 			s.registerBarcodeRef(paybin)
-			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(c.baseURL(), paybin)
+			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(baseURL, paybin)
 		}
 	case kindPSE:
 		echo()

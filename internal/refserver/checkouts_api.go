@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,16 +32,20 @@ import (
 // (with an expiration in the future, if any; so it reopens an expired or
 // cancelled link) or cancelled; a completed checkout cannot change.
 //
-// Paying: the payer's card is charged as an inline card charge of the
-// checkout's amount, currency, description and order_id (chargeCard), at
-// the checkout's customer when it has one: the test cards, the fraud
-// e-mail and 3-D Secure decide as on any card charge, and the charge
-// sends its events (charge.succeeded, charge.failed) and webhooks as any
-// other. A declined charge stays linked as the checkout's transaction and
-// the payer may try again; every attempt carries the checkout's order_id
-// (the index of order_ids points at the latest). A card that asks for 3-D
-// Secure leaves the charge charge_pending with the challenge page as its
-// payment_method.url; while it waits, the checkout takes no other payment.
+// Paying: the payer picks a method of the merchant's country
+// (checkoutMethods): a card, cash at a store, or PSE in Colombia. The
+// charge is made by startCharge, as a charge through the API of that
+// method would be, of the checkout's amount, currency, description,
+// order_id and iva (checkoutCharge), at the checkout's customer when it
+// has one, and it sends its events and webhooks as any other. A card is
+// charged at once as an inline card charge: the test cards, the fraud
+// e-mail and 3-D Secure decide. A store payment is a store charge
+// in_progress whose receipt the payer takes to the store; a PSE payment is
+// a PSE charge charge_pending at the bank's page. A failed charge stays
+// linked as the checkout's transaction and the payer may try again; every
+// attempt carries the checkout's order_id (the index of order_ids points
+// at the latest). While a charge waits for the payer (3-D Secure, the
+// store, the bank), the checkout takes no other payment.
 //
 // order_id: unique among the merchant's checkouts and transactions
 // (orderIDTaken consults checkoutHoldsOrderID), so no charge made through
@@ -55,9 +60,12 @@ type checkoutRecord struct {
 	customerID string                  // "" at merchant scope
 	payer      *openpay.ChargeCustomer // the customer sent at merchant scope
 	redirect   string                  // the payer's way back
-	base       string                  // the server's address when created: the page's and the challenge's
-	cancelled  bool
-	txID       string // the latest charge made to pay it
+	// storeBack: redirect_store_payment, a store payer goes back to
+	// redirect rather than to the receipt.
+	storeBack bool
+	base      string // the server's address when created: the page's and the challenge's
+	cancelled bool
+	txID      string // the latest charge made to pay it
 }
 
 // checkoutState is a merchant's checkouts (extState).
@@ -123,7 +131,9 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		v.nonEmpty("order_id", req.OrderID)
 	}
 	v.maxLen("order_id", req.OrderID, 100)
-	v.maxLen("iva", req.IVA, 20)
+	if f.has("iva") {
+		v.iva(req.IVA) // as on charges: the charges that pay the checkout carry it
+	}
 	if f.has("redirect_url") {
 		v.returnURL("redirect_url", req.RedirectURL)
 	}
@@ -163,7 +173,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	}
 	now := s.Now()
 	id := s.ids.NewID(KindCheckout)
-	r := &checkoutRecord{redirect: req.RedirectURL, base: c.baseURL(), c: openpay.Checkout{
+	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
 		ID: id, Amount: req.Amount, Currency: string(req.Currency), Description: req.Description,
 		OrderID: req.OrderID, IVA: req.IVA, CreationDate: openpay.FlexTime{Time: now},
 		ExpirationDate: openpay.FlexTime{Time: expires},
@@ -373,16 +383,85 @@ func (p checkoutPayment) err() error {
 	return nil
 }
 
-// payCheckout charges the card typed by the payer for a checkout. The error
-// is for a checkout that takes no payment: 1005 when it does not exist,
-// 1003 when it is not available or a payment of it waits for 3-D Secure,
-// 1008 when an account is deactivated.
-func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkoutPayment, *Error) {
+// checkoutMethods are the ways a merchant's checkouts are paid, in the
+// order the page offers them: a card, cash at a store of the country's
+// networks, and PSE where the country has it (country.go decides).
+func checkoutMethods(m *merchant) []openpay.ChargeMethod {
+	out := []openpay.ChargeMethod{openpay.ChargeMethodCard, openpay.ChargeMethodStore}
+	if m.country.offers(kindPSE) {
+		out = append(out, openpay.ChargeMethodBankAccount)
+	}
+	return out
+}
+
+// checkoutKind is the kind of the charge that pays a merchant's checkout
+// by method (empty: card), or 1003 for a method its checkouts do not take.
+func checkoutKind(m *merchant, method openpay.ChargeMethod) (chargeKind, *Error) {
+	if method == "" {
+		method = openpay.ChargeMethodCard
+	}
+	if slices.Contains(checkoutMethods(m), method) {
+		switch method {
+		case openpay.ChargeMethodStore:
+			return kindStore, nil
+		case openpay.ChargeMethodBankAccount:
+			return kindPSE, nil
+		}
+		return kindCard, nil
+	}
+	methods := "card or store"
+	if m.country.offers(kindPSE) {
+		methods = "card, store or bank_account (PSE)"
+	}
+	return 0, errorf(openpay.ErrInvalidParameter, "The field 'method' must be %s for a checkout of a merchant in %s", methods, m.country.code)
+}
+
+// checkoutCharge is the request of the charge that pays a checkout by a
+// kind: the checkout's amount, currency, description, order_id and iva,
+// its payer. A store payment's window closes with the link, when that is
+// sooner than a store charge's own; a PSE payer comes back to the shop's
+// redirect_url or, without one, to the link, which then shows the outcome.
+func (s *Server) checkoutCharge(m *merchant, r *checkoutRecord, kind chargeKind) *chargeRequest {
+	req := &chargeRequest{kind: kind, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency), description: r.c.Description,
+		orderID: r.c.OrderID, iva: r.c.IVA, customer: r.payer, capture: true, country: m.country}
+	switch kind {
+	case kindCard:
+		req.redirectURL = r.redirect
+	case kindStore:
+		if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.Now().Add(storeDueAfter)) {
+			req.dueDate = exp
+		}
+	case kindPSE:
+		req.redirectURL = r.redirect
+		if req.redirectURL == "" {
+			req.redirectURL = r.c.CheckoutLink
+		}
+	}
+	return req
+}
+
+// payCheckout pays a checkout by method (empty: card) as its payer: a card
+// with the data typed (d), which is charged at once, or a store or PSE
+// payment, whose charge waits for the payer (in_progress at the store,
+// charge_pending at the bank) and completes the checkout when it completes.
+// The error is for a payment the checkout does not take: 1005 when it does
+// not exist, 1003 for a method its country lacks, when it is not available
+// or a payment of it waits for the payer, 1008 when an account is
+// deactivated.
+func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (checkoutPayment, *Error) {
 	m := s.merchantByID(merchantID)
 	if m == nil {
 		return checkoutPayment{}, errNotFound("checkout", checkoutID)
 	}
-	k, cardErr := s.checkTypedCard(d)
+	kind, e := checkoutKind(m, method)
+	if e != nil {
+		return checkoutPayment{}, e
+	}
+	var k card
+	var cardErr *Error
+	if kind == kindCard {
+		k, cardErr = s.checkTypedCard(d)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := extState(m, newCheckoutState).byID[checkoutID]
@@ -407,11 +486,12 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 	if cardErr != nil {
 		return checkoutPayment{co: s.checkoutWire(m, r), card: cardErr}, nil
 	}
-	req := &chargeRequest{kind: kindCard, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency),
-		description: r.c.Description, orderID: r.c.OrderID, customer: r.payer, capture: true, inline: &k,
-		redirectURL: r.redirect, country: m.country}
+	req := s.checkoutCharge(m, r, kind)
+	if kind == kindCard {
+		req.inline = &k
+	}
 	t := s.newChargeTx(cu, req)
-	_, declined := s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
+	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)
 	if m.txs[t.t.ID] == t {
 		r.txID = t.t.ID
 	}
@@ -425,7 +505,24 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 // the rules refuse, or of a declined card (whose failed charge is then the
 // checkout's transaction).
 func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (openpay.Checkout, error) {
-	p, e := s.payCheckout(merchantID, checkoutID, simulatedCard(cardNumber, s.Now()))
+	p, e := s.payCheckout(merchantID, checkoutID, openpay.ChargeMethodCard, simulatedCard(cardNumber, s.Now()))
+	if e != nil {
+		return openpay.Checkout{}, e
+	}
+	return p.co, p.err()
+}
+
+// PayCheckoutBy starts paying a merchant's checkout by a method the payer
+// finishes away from its page, as the payer who picks it there: store (the
+// checkout's transaction is a store charge in_progress, completed by
+// PayCharge) or, in Colombia, bank_account (a PSE charge charge_pending,
+// completed on its bank page or by PayCharge). The checkout completes when
+// that charge does. A card needs its number: PayCheckout.
+func (s *Server) PayCheckoutBy(merchantID, checkoutID string, method openpay.ChargeMethod) (openpay.Checkout, error) {
+	if method == "" || method == openpay.ChargeMethodCard {
+		return openpay.Checkout{}, errorf(openpay.ErrInvalidParameter, "A card payment of a checkout needs the card number (PayCheckout)")
+	}
+	p, e := s.payCheckout(merchantID, checkoutID, method, cardData{})
 	if e != nil {
 		return openpay.Checkout{}, e
 	}
@@ -442,22 +539,30 @@ func simulatedCard(number string, now time.Time) cardData {
 	return cardData{holder: "Sandbox Payer", number: number, cvv: cvv, month: "12", year: now.AddDate(3, 0, 0).Format("06")}
 }
 
-// simulatePayCheckout is the pay control: body {"card_number": "..."}.
+// simulatePayCheckout is the pay control: body {"card_number": "..."}
+// (method card, the default), or {"method": "store"} or, in Colombia,
+// {"method": "bank_account"} (PSE), which start a payment the payer
+// finishes away from the page.
 func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 	f, e := readBody(c, false)
 	if e != nil {
 		return nil, e
 	}
 	var body struct {
-		CardNumber string `json:"card_number"`
+		Method     openpay.ChargeMethod `json:"method"`
+		CardNumber string               `json:"card_number"`
 	}
 	if e := f.into(&body); e != nil {
 		return nil, e
 	}
-	if !f.has("card_number") {
-		return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
+	var d cardData
+	if body.Method == "" || body.Method == openpay.ChargeMethodCard {
+		if !f.has("card_number") {
+			return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
+		}
+		d = simulatedCard(body.CardNumber, s.Now())
 	}
-	p, e := s.payCheckout(c.m.id, c.param("checkout_id"), simulatedCard(body.CardNumber, s.Now()))
+	p, e := s.payCheckout(c.m.id, c.param("checkout_id"), body.Method, d)
 	switch {
 	case e != nil:
 		return nil, e

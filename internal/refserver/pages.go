@@ -181,13 +181,24 @@ func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, 
 	if r == nil {
 		return web.PageCheckout{}, web.ErrNoCheckout
 	}
-	return web.PageCheckout{RedirectURL: r.redirect, Checkout: b.s.checkoutWire(m, r)}, nil
+	return web.PageCheckout{RedirectURL: r.redirect, StoreBack: r.storeBack, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
 }
 
 // PayCheckout implements web.CheckoutBackend with the pay control's
 // payment.
 func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
-	p, e := b.s.payCheckout(merchantID, checkoutID, typedCard(c))
+	return b.checkoutPayment(merchantID, checkoutID, openpay.ChargeMethodCard, typedCard(c))
+}
+
+// StartCheckoutPayment implements web.CheckoutBackend with the pay
+// control's payment by another method.
+func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (web.CheckoutPayment, error) {
+	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
+}
+
+// checkoutPayment is payCheckout as the checkout page sees it.
+func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (web.CheckoutPayment, error) {
+	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
 	switch {
 	case e != nil && e.Code == openpay.ErrNotFound:
 		return web.CheckoutPayment{}, web.ErrNoCheckout
@@ -200,7 +211,7 @@ func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard)
 	if t := p.co.Transaction; t != nil {
 		out.ChargeID = t.ID
 		if t.Status == openpay.TransactionStatusChargePending && t.PaymentMethod != nil {
-			out.ChallengeURL = t.PaymentMethod.URL
+			out.NextURL = t.PaymentMethod.URL
 		}
 	}
 	if p.declined != nil {

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/openpay-go/openpay"
 )
@@ -10,12 +11,17 @@ import (
 // The hosted checkout page: what the payer sees at a checkout's
 // checkout_link, /checkout/{merchant_id}/{checkout_id} (no source shows the
 // gateway's own address, so this one is the server's). While the checkout
-// is available it shows the amount and a card form; a card the rules
-// refuse or the bank declines shows why and the form again; a card that
-// asks for 3-D Secure goes on to the charge's challenge page; a paid
-// checkout sends the payer to its redirect_url with the charge id, as the
-// other pages do. A checkout that is completed, expired or cancelled shows
-// its status and takes nothing.
+// is available it shows the amount, a card form and a button for each
+// other method of the merchant's country (PageCheckout.Methods): cash at a
+// store, and PSE in Colombia. A card the rules refuse or the bank declines
+// shows why and the form again; a card that asks for 3-D Secure goes on to
+// the charge's challenge page; a paid checkout sends the payer to its
+// redirect_url with the charge id, as the other pages do. A store payment
+// sends the payer to the receipt of its store charge (or, with
+// redirect_store_payment, back to the shop with the charge id), PSE to the bank's
+// page of its charge; while such a payment waits, the link shows where it
+// goes on and takes no other. A checkout that is completed, expired or
+// cancelled shows its status and takes nothing.
 
 // ErrNoCheckout is what a CheckoutBackend answers for a checkout that does
 // not exist (or belongs to another merchant).
@@ -27,6 +33,13 @@ type PageCheckout struct {
 	// redirect_url); empty when it has none.
 	RedirectURL string
 	Checkout    openpay.Checkout
+	// Methods are the ways to pay the page offers besides a card, in its
+	// order: store (cash at a store) and bank_account (PSE).
+	Methods []openpay.ChargeMethod
+	// StoreBack (the checkout's redirect_store_payment) sends a payer who
+	// picks the store to RedirectURL, when there is one, rather than to
+	// the receipt.
+	StoreBack bool
 }
 
 // CheckoutPayment is what came of a card typed on the checkout page.
@@ -37,9 +50,9 @@ type CheckoutPayment struct {
 	// Declined, when not empty, is the error message of the declined
 	// charge; the payer may try another card.
 	Declined string
-	// ChallengeURL, when not empty, is the address of the 3-D Secure page
-	// of the charge, which waits for the payer there.
-	ChallengeURL string
+	// NextURL, when not empty, is the page where the charge waits for the
+	// payer: the 3-D Secure challenge, or the PSE bank's page.
+	NextURL string
 	// ChargeID is the charge made, if any.
 	ChargeID string
 }
@@ -56,6 +69,11 @@ type CheckoutBackend interface {
 	// text the payer reads, when it is not available or cannot take one
 	// now.
 	PayCheckout(merchantID, checkoutID string, card PayerCard) (CheckoutPayment, error)
+	// StartCheckoutPayment starts the payer's payment of the checkout by
+	// one of its Methods: a store charge that waits for the payer's cash,
+	// or a PSE charge that waits on the bank's page (NextURL). Its errors
+	// are those of PayCheckout.
+	StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (CheckoutPayment, error)
 }
 
 // stepCheckout is the step the checkout form's token is bound to.
@@ -76,7 +94,11 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		p.checkoutFinal(w, co, post)
 		return
 	}
-	v := pageView{Title: "Pay " + co.Checkout.Description, Checkout: &co.Checkout, Token: p.token(stepCheckout, mid, id), Action: r.URL.Path}
+	v := pageView{Title: "Pay " + co.Checkout.Description, Checkout: &co.Checkout, Token: p.token(stepCheckout, mid, id), Action: r.URL.Path,
+		Methods: co.Methods, Waiting: waitingAt(mid, co.Checkout.Transaction)}
+	if slices.Contains(co.Methods, openpay.ChargeMethodStore) {
+		v.Networks = p.b.StoreNetworks(mid, co.Checkout.Amount)
+	}
 	if !post {
 		p.render(w, http.StatusOK, "checkout", v)
 		return
@@ -89,15 +111,25 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this payment link. Open the link again.")
 		return
 	}
+	method := openpay.ChargeMethod(r.PostFormValue("method"))
+	if method != "" && method != openpay.ChargeMethodCard && !slices.Contains(co.Methods, method) {
+		p.fail(w, http.StatusBadRequest, "Unknown payment method", "This payment link does not take that way to pay.")
+		return
+	}
 	card := typedCard(r)
 	retry := func(status int, message string) {
 		v.Message, v.Card = message, PayerCard{Holder: card.Holder, ExpMonth: card.ExpMonth, ExpYear: card.ExpYear}
 		if now, err := p.checkouts.Checkout(mid, id); err == nil {
-			v.Checkout = &now.Checkout
+			v.Checkout, v.Waiting = &now.Checkout, waitingAt(mid, now.Checkout.Transaction)
 		}
 		p.render(w, status, "checkout", v)
 	}
-	out, err := p.checkouts.PayCheckout(mid, id, card)
+	var out CheckoutPayment
+	if method == "" || method == openpay.ChargeMethodCard {
+		out, err = p.checkouts.PayCheckout(mid, id, card)
+	} else {
+		out, err = p.checkouts.StartCheckoutPayment(mid, id, method)
+	}
 	if err != nil {
 		now, nerr := p.checkouts.Checkout(mid, id)
 		switch {
@@ -118,8 +150,12 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		retry(http.StatusUnprocessableEntity, out.Invalid)
 	case out.Declined != "":
 		retry(http.StatusPaymentRequired, "The payment was declined: "+out.Declined+". Try another card.")
-	case out.ChallengeURL != "":
-		http.Redirect(w, r, out.ChallengeURL, http.StatusSeeOther)
+	case out.NextURL != "":
+		http.Redirect(w, r, out.NextURL, http.StatusSeeOther)
+	case method == openpay.ChargeMethodStore && co.StoreBack && co.RedirectURL != "":
+		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
+	case method == openpay.ChargeMethodStore:
+		http.Redirect(w, r, storeReceiptPath(mid, out.ChargeID), http.StatusSeeOther)
 	case co.RedirectURL != "":
 		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
 	default:
@@ -144,4 +180,19 @@ func (p *Pages) checkoutFinal(w http.ResponseWriter, co PageCheckout, post bool)
 		v.ReturnURL = returnURL(co.RedirectURL, t.ID)
 	}
 	p.render(w, status, "checkout", v)
+}
+
+// waitingAt is where a checkout's payment that waits for the payer goes on
+// (the challenge or bank page of a charge_pending charge, the receipt of a
+// store charge in_progress); empty when none waits.
+func waitingAt(mid string, t *openpay.Transaction) string {
+	switch {
+	case t == nil || t.PaymentMethod == nil:
+		return ""
+	case t.Status == openpay.TransactionStatusChargePending:
+		return t.PaymentMethod.URL
+	case t.Status == openpay.TransactionStatusInProgress && t.PaymentMethod.Type == openpay.PaymentMethodTypeStore:
+		return storeReceiptPath(mid, t.ID)
+	}
+	return ""
 }

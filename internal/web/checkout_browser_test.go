@@ -134,3 +134,69 @@ func TestBrowserCheckoutLink(t *testing.T) {
 		assert.False(t, webtest.Eval[bool](t, tab, `!!document.getElementById("card_form")`), "an expired link takes no card")
 	})
 }
+
+// TestBrowserCheckoutCountryMethods pays payment links in headless
+// Chromium by the methods of the merchant's country: a Colombian link
+// through PSE (the bank's page approves, the payer is back at the shop)
+// and a Mexican one in cash at a store (the receipt's reference, then the
+// store's payment completes the link).
+func TestBrowserCheckoutCountryMethods(t *testing.T) {
+	browser := webtest.Browser(t)
+	ctx := context.Background()
+	shop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><p id="back">charge %s</p>`, r.URL.Query().Get("id"))
+	}))
+	t.Cleanup(shop.Close)
+	setup := func(t *testing.T, country openpay.Country, amount string) (*openpaytest.Server, *openpay.Client, *openpay.Checkout) {
+		srv := openpaytest.NewServer(t, openpaytest.WithCountry(country), openpaytest.WithClock(time.Now()))
+		client, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithCountry(country), openpay.WithBaseURL(srv.URL))
+		require.NoError(t, err)
+		co, err := client.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount(amount), Description: "Pedido 77",
+			OrderID: "77", RedirectURL: shop.URL + "/paid"})
+		require.NoError(t, err)
+		return srv, client, co
+	}
+	text := func(t *testing.T, tab context.Context, id string) string {
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID(id)))
+		s, err := chromedp.Run(tab, chromedp.Text(chromedp.ID(id)))
+		require.NoError(t, err)
+		return strings.TrimSpace(s)
+	}
+
+	t.Run("Colombia, PSE", func(t *testing.T) {
+		_, client, co := setup(t, openpay.CountryColombia, "50000")
+		tab := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Equal(t, "50000.00 COP", text(t, tab, "amount"))
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("pay_pse")))
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")))
+		assert.Contains(t, webtest.Eval[string](t, tab, "location.pathname"), "/redirect/", "on the PSE bank's page")
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("approve")))
+		back := text(t, tab, "back")
+		got, err := client.Checkouts.Get(ctx, co.ID)
+		require.NoError(t, err)
+		assert.Equal(t, openpay.CheckoutStatusCompleted, got.Status)
+		require.NotNil(t, got.Transaction)
+		assert.Equal(t, openpay.TransactionMethodBankAccount, got.Transaction.Method)
+		assert.Equal(t, "charge "+got.Transaction.ID, back, "back at the shop with the charge id")
+	})
+
+	t.Run("Mexico, store", func(t *testing.T) {
+		srv, client, co := setup(t, openpay.CountryMexico, "349.90")
+		tab := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Contains(t, text(t, tab, "store_networks"), "7-ELEVEN")
+		assert.False(t, webtest.Eval[bool](t, tab, `!!document.getElementById("pay_pse")`), "no PSE in Mexico")
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("pay_store")))
+		reference := text(t, tab, "reference")
+		assert.Equal(t, "in_progress", text(t, tab, "status"))
+		got, err := client.Checkouts.Get(ctx, co.ID)
+		require.NoError(t, err)
+		assert.Equal(t, openpay.CheckoutStatusAvailable, got.Status, "until the payer pays at the store")
+		require.NotNil(t, got.Transaction)
+		assert.Equal(t, reference, got.Transaction.PaymentMethod.Reference)
+		_, err = srv.PayCharge(got.Transaction.ID)
+		require.NoError(t, err)
+		again := webtest.Tab(t, browser, co.CheckoutLink)
+		assert.Equal(t, "completed", text(t, again, "status"))
+		assert.Equal(t, got.Transaction.ID, text(t, again, "charge_id"))
+	})
+}

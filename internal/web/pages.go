@@ -181,6 +181,11 @@ func routePage(path string) (pg page, merchantID, chargeID string) {
 	return pageNone, "", ""
 }
 
+// storeReceiptPath is the address of the receipt of a store charge.
+func storeReceiptPath(merchantID, chargeID string) string {
+	return "/paynet-pdf/" + url.PathEscape(merchantID) + "/transaction/" + url.PathEscape(chargeID)
+}
+
 // Handles reports whether path is the address of a page, so that the
 // server can hand the request to the pages before its API routes.
 func (p *Pages) Handles(path string) bool {
@@ -219,7 +224,9 @@ type pageView struct {
 	Message   string    // an error or a notice
 	Card      PayerCard // the holder and expiry typed, shown again after an error (never the number or cvv)
 	Networks  []string
-	Checkout  *openpay.Checkout // the checkout page's
+	Checkout  *openpay.Checkout      // the checkout page's
+	Methods   []openpay.ChargeMethod // the checkout page's, besides a card
+	Waiting   string                 // the checkout page's: where its waiting payment goes on
 }
 
 // ServeHTTP answers a page request. Bad input (unknown charge, a charge
