@@ -207,7 +207,7 @@ func (s *Server) checkoutExpiry(f fields, value string) (time.Time, *Error) {
 
 // checkoutStatus works out a checkout's status now. The caller holds m.mu.
 func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.CheckoutStatus {
-	if t := m.txs[r.txID]; t != nil {
+	if t := m.txByID(r.txID); t != nil {
 		switch t.t.Status {
 		case openpay.TransactionStatusCompleted, openpay.TransactionStatusRefunded, openpay.TransactionStatusChargebackPending,
 			openpay.TransactionStatusChargebackAccepted, openpay.TransactionStatusChargebackAdjustment:
@@ -227,7 +227,7 @@ func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.Checkout
 func (s *Server) checkoutWire(m *merchant, r *checkoutRecord) openpay.Checkout {
 	w := r.c
 	w.Status = s.checkoutStatus(m, r)
-	if t := m.txs[r.txID]; t != nil {
+	if t := m.txByID(r.txID); t != nil {
 		snap := t.snapshot()
 		w.Transaction = &snap
 	}
@@ -335,7 +335,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if now == openpay.CheckoutStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout is completed and cannot change")
 	}
-	if t := c.m.txs[r.txID]; t != nil && t.pending() && status == string(openpay.CheckoutStatusCancelled) {
+	if t := c.m.txByID(r.txID); t != nil && t.pending() && status == string(openpay.CheckoutStatusCancelled) {
 		return nil, errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
 	}
 	next := r.c.ExpirationDate
@@ -392,7 +392,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 	if st := s.checkoutStatus(m, r); st != openpay.CheckoutStatusAvailable {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)
 	}
-	if t := m.txs[r.txID]; t != nil && t.pending() {
+	if t := m.txByID(r.txID); t != nil && t.pending() {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
 	}
 	var cu *customer
@@ -412,7 +412,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 		redirectURL: r.redirect, country: m.country}
 	t := s.newChargeTx(cu, req)
 	_, declined := s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
-	if m.txs[t.t.ID] == t {
+	if m.txByID(t.t.ID) == t {
 		r.txID = t.t.ID
 	}
 	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil
