@@ -550,7 +550,7 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(cu, req)
 	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
-		if m.txs[t.t.ID] == t { // a decline is recorded; a card not found is not
+		if m.txByID(t.t.ID) == t { // a decline is recorded; a card not found is not
 			return t, e
 		}
 		return nil, e
@@ -752,7 +752,7 @@ func (c *call) scopeCharge() (*tx, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	t := c.m.txs[id]
+	t := c.m.txByID(id)
 	if t == nil || t.t.TransactionType != "charge" || (cu != nil && t.t.CustomerID != cu.id) {
 		return nil, errNotFound("charge", id)
 	}
@@ -1009,10 +1009,10 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 			return nil, e
 		}
 		if t.t.OrderID != "" {
-			delete(m.orderIDs, t.t.OrderID)
+			m.orderIDs.remove(m.txList, t.t.OrderID)
 		}
 		t.t.OrderID = req.OrderID
-		m.orderIDs[req.OrderID] = t
+		m.orderIDs.put(m.txList, req.OrderID, t)
 	}
 	if f.has("description") {
 		t.t.Description = req.Description

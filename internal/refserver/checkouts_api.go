@@ -217,7 +217,7 @@ func (s *Server) checkoutExpiry(f fields, value string) (time.Time, *Error) {
 
 // checkoutStatus works out a checkout's status now. The caller holds m.mu.
 func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.CheckoutStatus {
-	if t := m.txs[r.txID]; t != nil {
+	if t := m.txByID(r.txID); t != nil {
 		switch t.t.Status {
 		case openpay.TransactionStatusCompleted, openpay.TransactionStatusRefunded, openpay.TransactionStatusChargebackPending,
 			openpay.TransactionStatusChargebackAccepted, openpay.TransactionStatusChargebackAdjustment:
@@ -237,7 +237,7 @@ func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.Checkout
 func (s *Server) checkoutWire(m *merchant, r *checkoutRecord) openpay.Checkout {
 	w := r.c
 	w.Status = s.checkoutStatus(m, r)
-	if t := m.txs[r.txID]; t != nil {
+	if t := m.txByID(r.txID); t != nil {
 		snap := t.snapshot()
 		w.Transaction = &snap
 	}
@@ -345,7 +345,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if now == openpay.CheckoutStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout is completed and cannot change")
 	}
-	if t := c.m.txs[r.txID]; t != nil && t.pending() && status == string(openpay.CheckoutStatusCancelled) {
+	if t := c.m.txByID(r.txID); t != nil && t.pending() && status == string(openpay.CheckoutStatusCancelled) {
 		return nil, errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
 	}
 	next := r.c.ExpirationDate
@@ -471,7 +471,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	if st := s.checkoutStatus(m, r); st != openpay.CheckoutStatusAvailable {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)
 	}
-	if t := m.txs[r.txID]; t != nil && t.pending() {
+	if t := m.txByID(r.txID); t != nil && t.pending() {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "A payment of the checkout is in progress")
 	}
 	var cu *customer
@@ -492,7 +492,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	}
 	t := s.newChargeTx(cu, req)
 	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)
-	if m.txs[t.t.ID] == t {
+	if m.txByID(t.t.ID) == t {
 		r.txID = t.t.ID
 	}
 	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil

@@ -227,7 +227,7 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	var recs []*tx
 	switch {
 	case q.ID != "":
-		if t := m.txs[q.ID]; t != nil {
+		if t := m.txByID(q.ID); t != nil {
 			recs = []*tx{t}
 		}
 	case out.Customer != "":
@@ -368,7 +368,7 @@ func (s *Server) isPayout(merchantID, transactionID string) bool {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.txs[transactionID]
+	t := m.txByID(transactionID)
 	return t != nil && t.t.TransactionType == openpay.TransactionTypePayout
 }
 

@@ -184,7 +184,7 @@ func TestDashboardButtons(t *testing.T) {
 		tx := env.s.merchantByID(env.m.ID)
 		tx.mu.Lock()
 		defer tx.mu.Unlock()
-		return string(tx.txs[id].t.Status)
+		return string(tx.txByID(id).t.Status)
 	}
 	act := func(id, action string) resp {
 		t.Helper()
@@ -262,7 +262,7 @@ func TestDashboardButtons(t *testing.T) {
 	assert.Equal(t, testStart, env.s.Now())
 	m := env.s.merchantByID(env.m.ID)
 	m.mu.Lock()
-	_, kept := m.txs[st.cardCharge]
+	kept := m.txByID(st.cardCharge) != nil
 	m.mu.Unlock()
 	assert.False(t, kept, "the charge made before the reset is gone")
 }

@@ -48,18 +48,21 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction)
 	m.events = append(m.events, ev)
 	if hooks := s.eventHooks.Load(); hooks != nil {
 		for _, h := range *hooks {
-			h(*ev)
+			h(ev)
 		}
 	}
 }
 
 // onEvent registers the webhook delivery hook (or any other listener): it
 // receives every event emitted, under the rules described at emit. The
-// webhook resource registers its delivery queue here.
-func (s *Server) onEvent(h func(Event)) {
+// event is the one the log keeps and must not be changed; a hook gets it by
+// pointer so that calling the hooks copies nothing (a copy that a hook keeps
+// would otherwise go to the heap for every event, kept or not). The webhook
+// resource registers its delivery queue here.
+func (s *Server) onEvent(h func(*Event)) {
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
-	var hooks []func(Event)
+	var hooks []func(*Event)
 	if old := s.eventHooks.Load(); old != nil {
 		hooks = append(hooks, *old...)
 	}

@@ -88,7 +88,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 // c.m.mu.
 func (c *call) scopeFee() (*tx, *Error) {
 	id := c.param("fee_id")
-	t := c.m.txs[id]
+	t := c.m.txByID(id)
 	if t == nil || t.t.TransactionType != openpay.TransactionTypeFee {
 		return nil, errNotFound("fee", id)
 	}

@@ -139,7 +139,7 @@ func TestChargeListMatchesNaiveWalk(t *testing.T) {
 				o := "o-missing"
 				if r := env.s.merchantByID(env.m.ID); r != nil {
 					m.mu.Lock()
-					if tx := m.txs[charged[rng.IntN(len(charged))]]; tx != nil && tx.t.OrderID != "" {
+					if tx := m.txByID(charged[rng.IntN(len(charged))]); tx != nil && tx.t.OrderID != "" {
 						o = tx.t.OrderID
 					}
 					m.mu.Unlock()
@@ -193,7 +193,7 @@ func TestStoredCardChargesShareWireCard(t *testing.T) {
 			"amount": "10", "description": "x", "device_session_id": "s"}), 200)["id"].(string)
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		return m.txs[id]
+		return m.txByID(id)
 	}
 	a, b := charge(), charge()
 	require.Same(t, a.t.Card, b.t.Card)

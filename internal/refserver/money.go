@@ -174,7 +174,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 	candidates := func() ([]*tx, bool) {
 		switch {
 		case f.orderID != "":
-			if t := m.orderIDs[f.orderID]; t != nil {
+			if t := m.txByOrderID(f.orderID); t != nil {
 				return []*tx{t}, false
 			}
 			return nil, true

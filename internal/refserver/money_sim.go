@@ -129,7 +129,7 @@ func (s *Server) withPayout(merchantID, payoutID string, op func(m *merchant, t 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.txs[payoutID]
+	t := m.txByID(payoutID)
 	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
 		return openpay.Transaction{}, errNotFound("payout", payoutID)
 	}

@@ -257,7 +257,7 @@ func (c *call) scopePayout() (*tx, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	t := c.m.txs[id]
+	t := c.m.txByID(id)
 	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout || (cu != nil && t.t.CustomerID != cu.id) {
 		return nil, errNotFound("payout", id)
 	}

@@ -169,7 +169,7 @@ func pageTx(p listParams, recs []*tx) []openpay.Transaction {
 // payout of the merchant). The caller holds c.m.mu.
 func (c *call) payoutReportTx() (*tx, *Error) {
 	id := c.param("payout_id")
-	t := c.m.txs[id]
+	t := c.m.txByID(id)
 	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
 		return nil, errNotFound("payout", id)
 	}

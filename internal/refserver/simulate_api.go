@@ -177,7 +177,7 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := m.txs[chargeID]
+	t := m.txByID(chargeID)
 	if t == nil || t.t.TransactionType != "charge" {
 		return openpay.Transaction{}, errNotFound("charge", chargeID)
 	}

@@ -61,8 +61,8 @@ type merchant struct {
 	cardList  []*card // creation order
 	tokens    map[string]*token
 	tokenList []*token // creation order
-	txs       map[string]*tx
-	txList    []*tx // creation order
+	txs       keyIndex // by id (txByID)
+	txList    []*tx    // creation order; txList[t.seq-1] is t
 	// txIndex holds, per transaction type, the merchant's transactions of
 	// that type (customer "") and each customer's (customer set), in
 	// creation order. The slices are only ever appended to, so a list may
@@ -87,7 +87,7 @@ type merchant struct {
 	// orderIDs indexes every transaction of the merchant that carries an
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
-	orderIDs map[string]*tx
+	orderIDs keyIndex // txByOrderID
 	events   []*Event
 
 	// ext holds the state of resources that live in their own files (plans,
@@ -107,10 +107,10 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
-		txs:       make(map[string]*tx),
+		txs:       newKeyIndex(func(t *tx) string { return t.t.ID }),
 		txIndex:   make(map[txKey][]*tx),
 		txStatus:  make(map[txKey][]*tx),
-		orderIDs:  make(map[string]*tx),
+		orderIDs:  newKeyIndex(func(t *tx) string { return t.t.OrderID }),
 		ext:       make(map[reflect.Type]any),
 	}
 }
@@ -409,13 +409,13 @@ func (t *tx) snapshot() openpay.Transaction { return t.t }
 // addTx stores a new transaction and reserves its order_id. The caller
 // holds m.mu and has checked the order_id with orderIDTaken.
 func (m *merchant) addTx(t *tx) {
-	m.txs[t.t.ID] = t
 	if n := len(m.txList); n > 0 && t.t.CreationDate.Before(m.txList[n-1].t.CreationDate) {
 		m.clockBack = true
 	}
 	m.txList = append(m.txList, t)
 	m.txSeq++
 	t.seq = m.txSeq
+	m.txs.put(m.txList, t.t.ID, t)
 	key := txKey{typ: t.t.TransactionType}
 	m.txIndex[key] = append(m.txIndex[key], t)
 	if t.t.CustomerID != "" {
@@ -425,7 +425,7 @@ func (m *merchant) addTx(t *tx) {
 	m.statusIndex(t, "", t.t.Status)
 	m.amounts.widen(t.seq, t.t.Amount)
 	if t.t.OrderID != "" {
-		m.orderIDs[t.t.OrderID] = t
+		m.orderIDs.put(m.txList, t.t.OrderID, t)
 	}
 }
 
@@ -527,7 +527,7 @@ func (m *merchant) orderIDTaken(orderID string) *Error {
 	if orderID == "" {
 		return nil
 	}
-	if _, ok := m.orderIDs[orderID]; ok || checkoutHoldsOrderID(m, orderID) {
+	if m.txByOrderID(orderID) != nil || checkoutHoldsOrderID(m, orderID) {
 		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
 	}
 	return nil

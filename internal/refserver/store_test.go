@@ -37,7 +37,7 @@ func TestEventHooksAndLog(t *testing.T) {
 	env := newTestEnv(t, Options{})
 	var mu sync.Mutex
 	var seen []openpay.EventType
-	env.s.onEvent(func(ev Event) {
+	env.s.onEvent(func(ev *Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, ev.Type)

@@ -124,7 +124,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	if t := m.txs[id]; t != nil && t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
+	if t := m.txByID(id); t != nil && t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
 	if t := extState(m, newTransferState).in[id]; t != nil && t.t.CustomerID == cu.id {

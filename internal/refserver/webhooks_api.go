@@ -376,7 +376,8 @@ func newDispatcher(s *Server) *dispatcher {
 
 // event queues ev for every verified webhook of its merchant subscribed to
 // its type. It runs under the merchant's lock (see emit) and only queues.
-func (d *dispatcher) event(ev Event) {
+// ev is the logged event, never changed: deliveries share it.
+func (d *dispatcher) event(ev *Event) {
 	m := d.s.merchantByID(ev.MerchantID)
 	if m == nil {
 		return
@@ -395,7 +396,7 @@ func (d *dispatcher) event(ev Event) {
 			}
 			body = addWireKeys(body, wire)
 		}
-		d.enqueue(&delivery{to: wh.target(), event: &ev, body: body}, false)
+		d.enqueue(&delivery{to: wh.target(), event: ev, body: body}, false)
 	}
 }
 
