@@ -3,6 +3,7 @@ package refserver
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,4 +110,42 @@ func mustZone(t *testing.T, offset string) *time.Location {
 	ref, err := time.Parse(time.RFC3339, "2026-01-01T00:00:00"+offset)
 	require.NoError(t, err)
 	return ref.Location()
+}
+
+// TestCountryAbsentResourceOtherMethod: a path a country lacks answers 404
+// 1005 whatever the method, after the credentials, as its existing method
+// does; where the country has the resource a wrong method stays 405.
+func TestCountryAbsentResourceOtherMethod(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		country openpay.Country
+		method  string
+		path    string
+		status  int
+	}{
+		{"PE", http.MethodGet, "/pse", http.StatusNotFound},
+		{"PE", http.MethodDelete, "/pse", http.StatusNotFound},
+		{"MX", http.MethodGet, "/pse", http.StatusNotFound},
+		{"MX", http.MethodGet, "/customers/{c}/pse", http.StatusNotFound},
+		{"CO", http.MethodGet, "/pse", http.StatusMethodNotAllowed},
+		{"CO", http.MethodPut, "/payouts", http.StatusNotFound},
+		{"MX", http.MethodPut, "/payouts", http.StatusMethodNotAllowed},
+		{"PE", http.MethodPut, "/charges", http.StatusMethodNotAllowed},
+	} {
+		env := countryEnv(t, tc.country)
+		cu := createCustomerHTTP(t, env, "Ana", false)
+		path := env.mp(strings.ReplaceAll(tc.path, "{c}", cu))
+		r := env.do(tc.method, path, env.m.PrivateKey, nil)
+		assert.Equal(t, tc.status, r.status, "%s %s %s: %s", tc.country, tc.method, tc.path, r.body)
+		if tc.status == http.StatusNotFound {
+			assert.Equal(t, descNoSuchPath, requireError(t, r, 1005))
+			assert.Empty(t, r.header.Get("Allow"))
+		}
+		// Without credentials the answer is the credentials', as for the
+		// method the path takes.
+		r = env.do(tc.method, path, "", nil)
+		if tc.status == http.StatusNotFound {
+			assert.Equal(t, http.StatusUnauthorized, r.status, "%s %s %s", tc.country, tc.method, tc.path)
+		}
+	}
 }
