@@ -729,7 +729,7 @@ type BankCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method Always `bank_account` for this variant.
@@ -1039,7 +1039,7 @@ type Checkout struct {
 	Customer    *Customer `json:"customer,omitempty"`
 	Description string    `json:"description"`
 
-	// ExpirationDate When the link stops taking payments, in the gateway's time zone; null when the checkout was created without one, and then it does not expire.
+	// ExpirationDate When the link stops taking payments, in the account's time zone; null when the checkout was created without one, and then it does not expire.
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
@@ -1068,7 +1068,7 @@ type CheckoutRequest struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the gateway's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the account's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
@@ -1091,7 +1091,7 @@ type CheckoutStatus string
 
 // CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the gateway's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the account's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
@@ -1813,7 +1813,7 @@ type StoreCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
