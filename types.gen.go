@@ -739,6 +739,32 @@ type BankCharge struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
+// BINCardType A BIN's card type, as the Mexican plug-ins' check reads it (`bin` and `type`; the Magento 2 plug-in reads both).
+type BINCardType struct {
+	BIN string `json:"bin"`
+
+	// Type CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	Type string `json:"type"`
+}
+
+// BINPromotions What the Peruvian plug-ins' check reads: the card type, the numbers of instalments offered (the Magento 2 plug-in converts each to a number, so a string is possible) and whether they carry interest (null is read as with interest).
+type BINPromotions struct {
+	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	CardType string `json:"cardType"`
+
+	// Installments Numbers of instalments the card may pay in; empty when none.
+	Installments []int `json:"installments"`
+
+	// WithInterest Whether the instalments carry interest (payment_plan.payments_type); null (nil) is with interest, as both plug-ins read it. The reference server always sends true or false.
+	WithInterest *bool `json:"withInterest,omitempty"`
+}
+
+// BINValidation A BIN's card type, as the Colombian plug-ins' check reads it.
+type BINValidation struct {
+	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	CardType string `json:"card_type"`
+}
+
 // CaptureRequest Optional body of a capture. Without `amount` the whole authorized amount is charged; with it, that amount (at most the authorized one).
 type CaptureRequest struct {
 	// Amount Greater than zero, at most two decimal places.

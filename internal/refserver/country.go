@@ -267,6 +267,19 @@ func (v *checker) customerAddress(prefix string, f fields, a *openpay.CustomerAd
 	v.maxLen(name+".additional", a.Additional, 255)
 }
 
+// instalmentChoices lists the numbers of monthly instalments the country
+// takes (checkInstalments), in order.
+func (r *countryRules) instalmentChoices() []int {
+	if r.instalmentsMax == 0 {
+		return []int{3, 6, 9, 12, 18}
+	}
+	n := make([]int, 0, r.instalmentsMax-r.instalmentsMin+1)
+	for i := r.instalmentsMin; i <= r.instalmentsMax; i++ {
+		n = append(n, i)
+	}
+	return n
+}
+
 // checkInstalments checks a card charge's payment_plan for the country
 // (1003).
 func (r *countryRules) checkInstalments(plan *openpay.PaymentPlan) *Error {
@@ -274,7 +287,7 @@ func (r *countryRules) checkInstalments(plan *openpay.PaymentPlan) *Error {
 	switch {
 	case r.instalmentsMax > 0 && (n < r.instalmentsMin || n > r.instalmentsMax):
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be from %d to %d", r.instalmentsMin, r.instalmentsMax)
-	case r.instalmentsMax == 0 && n != 3 && n != 6 && n != 9 && n != 12 && n != 18:
+	case r.instalmentsMax == 0 && !slices.Contains(r.instalmentChoices(), n):
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
 	case plan.PaymentsType != "" && !r.interestChoice:
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments_type' is taken in Peru only")
