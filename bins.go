@@ -3,10 +3,14 @@ package openpay
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // BINsService looks up the issuer of a card prefix (Client.BINs). The
 // public reference does not document it; the Java and PHP SDKs call it.
+// CardType, Promotions and Validate are the per-country checks the vendor's
+// shop plug-ins make while the payer types a card number, to decide whether
+// to offer instalments.
 type BINsService struct{ s scope }
 
 // Get returns what the gateway knows of the cards whose numbers start with
@@ -14,4 +18,35 @@ type BINsService struct{ s scope }
 // online or with Santander points. An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) Get(ctx context.Context, bin string, opts ...CallOption) (*CardBIN, error) {
 	return call[CardBIN](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet}, "bines", bin)
+}
+
+// CardType returns whether the cards of bin (six to eight digits) are CREDIT
+// or DEBIT cards: the Mexican plug-ins' check (GET bines/man/{bin}, with the
+// private key). An unknown BIN gives [ErrNotFound].
+func (bs *BINsService) CardType(ctx context.Context, bin string, opts ...CallOption) (*BINCardType, error) {
+	return call[BINCardType](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet}, "bines", "man", bin)
+}
+
+// Promotions returns the card type of bin (six to eight digits) and the
+// numbers of instalments, with or without interest, its cards may pay this
+// merchant's charges in: the Peruvian plug-ins' check (GET
+// bines/{bin}/promotions), sent without credentials as they send it. An
+// unknown BIN gives [ErrNotFound].
+func (bs *BINsService) Promotions(ctx context.Context, bin string, opts ...CallOption) (*BINPromotions, error) {
+	return call[BINPromotions](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet, noAuth: true, publicKeyOK: true},
+		"bines", bin, "promotions")
+}
+
+// Validate returns whether the cards of bin (six to eight digits) are
+// CREDIT or DEBIT cards: the Colombian plug-ins' check (GET
+// /v1/cards/validate-bin?bin=, a path without the merchant, sent without
+// credentials). An unknown BIN gives [ErrNotFound].
+func (bs *BINsService) Validate(ctx context.Context, bin string, opts ...CallOption) (*BINValidation, error) {
+	var out BINValidation
+	err := bs.s.c.send(ctx, apiRequest{opts: opts, method: http.MethodGet, url: bs.s.c.baseURL + "/v1/cards/validate-bin",
+		query: url.Values{"bin": {bin}}, noAuth: true, publicKeyOK: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

@@ -392,3 +392,33 @@ func TestContractChargeUpdate(t *testing.T) {
 	_, err = k.c.Charges.Update(ctx, "trnotthere", openpay.ChargeUpdateRequest{Description: "x"})
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 }
+
+// TestContractPluginBINChecks: the plug-ins' per-country BIN checks through
+// the SDK, each against a server of its country; Promotions and Validate
+// send no credentials, so a client holding the public key may make them.
+func TestContractPluginBINChecks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	mx := newContract(t, openpaytest.Deterministic())
+	typ, err := mx.c.BINs.CardType(ctx, "42424242")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.BINCardType{BIN: "42424242", Type: "CREDIT"}, *typ)
+	_, err = mx.c.BINs.CardType(ctx, "12345678")
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+
+	co := newCountryContract(t, openpay.CountryColombia)
+	v, err := co.public.BINs.Validate(ctx, openpaytest.CardVisa[:8])
+	require.NoError(t, err)
+	assert.Equal(t, "DEBIT", v.CardType)
+	_, err = co.c.BINs.Validate(ctx, "4242")
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+
+	pe := newCountryContract(t, openpay.CountryPeru)
+	p, err := pe.public.BINs.Promotions(ctx, "424242")
+	require.NoError(t, err)
+	assert.Equal(t, "CREDIT", p.CardType)
+	assert.Equal(t, []int{3, 6, 9, 12, 18}, p.Installments)
+	require.NotNil(t, p.WithInterest)
+	assert.True(t, *p.WithInterest)
+}

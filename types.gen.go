@@ -729,7 +729,7 @@ type BankCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method Always `bank_account` for this variant.
@@ -737,6 +737,32 @@ type BankCharge struct {
 
 	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
 	OrderID string `json:"order_id,omitempty,omitzero"`
+}
+
+// BINCardType A BIN's card type, as the Mexican plug-ins' check reads it (`bin` and `type`; the Magento 2 plug-in reads both).
+type BINCardType struct {
+	BIN string `json:"bin"`
+
+	// Type CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	Type string `json:"type"`
+}
+
+// BINPromotions What the Peruvian plug-ins' check reads: the card type, the numbers of instalments offered (the Magento 2 plug-in converts each to a number, so a string is possible) and whether they carry interest (null is read as with interest).
+type BINPromotions struct {
+	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	CardType string `json:"cardType"`
+
+	// Installments Numbers of instalments the card may pay in; empty when none.
+	Installments []int `json:"installments"`
+
+	// WithInterest Whether the instalments carry interest (payment_plan.payments_type); null (nil) is with interest, as both plug-ins read it. The reference server always sends true or false.
+	WithInterest *bool `json:"withInterest,omitempty"`
+}
+
+// BINValidation A BIN's card type, as the Colombian plug-ins' check reads it.
+type BINValidation struct {
+	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	CardType string `json:"card_type"`
 }
 
 // CaptureRequest Optional body of a capture. Without `amount` the whole authorized amount is charged; with it, that amount (at most the authorized one).
@@ -1039,7 +1065,7 @@ type Checkout struct {
 	Customer    *Customer `json:"customer,omitempty"`
 	Description string    `json:"description"`
 
-	// ExpirationDate When the link stops taking payments, in the gateway's time zone; null when the checkout was created without one, and then it does not expire.
+	// ExpirationDate When the link stops taking payments, in the account's time zone; null when the checkout was created without one, and then it does not expire.
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
@@ -1068,7 +1094,7 @@ type CheckoutRequest struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the gateway's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the account's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
@@ -1094,7 +1120,7 @@ type CheckoutStatus string
 
 // CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the gateway's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the account's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
@@ -1816,7 +1842,7 @@ type StoreCharge struct {
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to central Mexico time. Without an offset it is central Mexico time (x-openpay-lenient local-due-date).
+	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.

@@ -130,7 +130,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 		}
 	}
 	b := &bankAccount{
-		id: s.ids.NewID(KindBankAccount), customerID: ownerID(cu), created: s.Now(),
+		id: s.ids.NewID(KindBankAccount), customerID: ownerID(cu), created: s.nowFor(m),
 		holder: req.HolderName, alias: req.Alias, clabe: req.CLABE, bankCode: code, bankName: name,
 	}
 	bs.byID[b.id] = b
@@ -179,7 +179,7 @@ func (s *Server) deleteBankAccount(c *call) (any, *Error) {
 // listBankAccounts lists the bank accounts of the customer, or of the
 // merchant, newest first.
 func (s *Server) listBankAccounts(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query())
+	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -359,7 +359,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		k.customerID = cu.id
 	}
 	k.id = c.newID(KindCard)
-	k.created = s.Now()
+	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
 }
 
@@ -465,7 +465,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 
 // listCards lists the cards of the scope, newest first.
 func (s *Server) listCards(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query())
+	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -245,7 +245,7 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		}
 	case method == string(openpay.ChargeMethodStore):
 		var w openpay.StoreCharge
-		if e := f.into(&w); e != nil {
+		if e := f.intoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.iva = kindStore, w.DueDate, w.IVA
@@ -268,14 +268,14 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
-		if e := f.into(&w); e != nil {
+		if e := f.intoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
-		if e := f.into(&w); e != nil {
+		if e := f.intoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
@@ -497,7 +497,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 // merchant level): id, amount, currency and exchange rate, dates, the
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
-	now := s.Now()
+	now := s.Now().In(req.country.zone)
 	t := &tx{kind: req.kind, t: openpay.Transaction{
 		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
@@ -708,7 +708,7 @@ func declineMessage(code openpay.Code) string {
 // completeCharge moves a charge to completed with the given amount and
 // credits the balance it belongs to. The caller holds m.mu.
 func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
-	now := s.Now()
+	now := s.nowFor(m)
 	t.preauth = false
 	m.setAmount(t, amount)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
@@ -772,7 +772,7 @@ func (s *Server) getCharge(c *call) (any, *Error) {
 // listCharges lists the charges of the scope, newest first, with the
 // common filters and order_id, amount, amount[gte], amount[lte], status.
 func (s *Server) listCharges(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query())
+	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -876,7 +876,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	}
 	t.after().debited = t.after().debited.Add(debit)
 	t.after().refunded = t.after().refunded.Add(amount)
-	now := s.Now()
+	now := s.nowFor(m)
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of " + t.t.ID
@@ -929,7 +929,7 @@ func (t *tx) pending() bool {
 func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
 	m.setStatus(t, openpay.TransactionStatusCancelled)
-	t.t.OperationDate = s.Now()
+	t.t.OperationDate = s.nowFor(m)
 	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }
 

@@ -146,7 +146,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if v.err != nil {
 		return nil, v.err
 	}
-	expires, e := s.checkoutExpiry(f, req.ExpirationDate)
+	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -171,7 +171,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.OrderID); e != nil {
 		return nil, e
 	}
-	now := s.Now()
+	now := s.nowFor(m)
 	id := s.ids.NewID(KindCheckout)
 	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
 		ID: id, Amount: req.Amount, Currency: string(req.Currency), Description: req.Description,
@@ -200,12 +200,13 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 
 // checkoutExpiry reads an expiration_date (x-openpay-lenient
 // checkout-expiration): zero when absent or empty, 1001 when unreadable,
-// 1003 when not in the future.
-func (s *Server) checkoutExpiry(f fields, value string) (time.Time, *Error) {
+// 1003 when not in the future. A time without an offset is zone's, the
+// merchant's.
+func (s *Server) checkoutExpiry(f fields, value string, zone *time.Location) (time.Time, *Error) {
 	if !f.has("expiration_date") || value == "" {
 		return time.Time{}, nil
 	}
-	t, ok := checkoutExpiration(value)
+	t, ok := checkoutExpiration(value, zone)
 	if !ok {
 		return time.Time{}, errorf(openpay.ErrBadRequest, "The field 'expiration_date' must be a date and time yyyy-MM-dd HH:mm")
 	}
@@ -286,7 +287,7 @@ func (s *Server) getCheckout(c *call) (any, *Error) {
 // clients' filters) narrow the days with the common creation filters.
 func (s *Server) listCheckouts(c *call) (any, *Error) {
 	q := c.r.URL.Query()
-	p, e := parseListParams(q)
+	p, e := parseListParams(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -295,7 +296,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 		if v == "" {
 			continue
 		}
-		d, err := time.ParseInLocation("20060102", v, gatewayZone)
+		d, err := time.ParseInLocation("20060102", v, zoneOf(c.m))
 		if err != nil {
 			return nil, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be a date yyyyMMdd", name)
 		}
@@ -332,7 +333,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if e := f.into(&req); e != nil {
 		return nil, e
 	}
-	expires, e := s.checkoutExpiry(f, req.ExpirationDate)
+	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/openpay-go/openpay"
 )
@@ -41,11 +42,18 @@ import (
 //   - store data: stores near Bogotá, Medellín and Lima in their own
 //     networks (package storedata), found by the same search; a receipt
 //     names the networks of the merchant's country.
+//   - time zone: every timestamp of a merchant's answers and events is in
+//     its country's zone (Mexico City -06:00, Bogotá and Lima -05:00; the
+//     Peruvian checkout echo in facts-vendor.md section 4 shows -0500), and
+//     dates and date-times sent without an offset are read in it. None of
+//     the three has daylight saving time, so fixed zones are exact (see
+//     gatewayZone, clock.go).
 
 // countryRules is what a country decides.
 type countryRules struct {
 	code     openpay.Country
 	domain   string           // the gateway's second-level domain: openpay.mx
+	zone     *time.Location   // the zone of the merchant's timestamps
 	currency openpay.Currency // the account's currency, the default of charges
 	// usdRate is the default value of one US dollar in the account's
 	// currency, applied to USD charges (Mexico's comes from Options).
@@ -65,13 +73,13 @@ type countryRules struct {
 }
 
 var (
-	mexico = &countryRules{code: openpay.CountryMexico, domain: "openpay.mx", currency: openpay.CurrencyMXN,
+	mexico = &countryRules{code: openpay.CountryMexico, domain: "openpay.mx", zone: gatewayZone, currency: openpay.CurrencyMXN,
 		spei: true, alipay: true, ivr: true, points: true, absent: []string{"pse"}}
-	colombia = &countryRules{code: openpay.CountryColombia, domain: "openpay.co", currency: openpay.CurrencyCOP,
+	colombia = &countryRules{code: openpay.CountryColombia, domain: "openpay.co", zone: time.FixedZone("COT", -5*60*60), currency: openpay.CurrencyCOP,
 		usdRate: "4000.0000", pse: true, instalmentsMin: 2, instalmentsMax: 36,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order."}}
-	peru = &countryRules{code: openpay.CountryPeru, domain: "openpay.pe", currency: openpay.CurrencyPEN,
+	peru = &countryRules{code: openpay.CountryPeru, domain: "openpay.pe", zone: time.FixedZone("PET", -5*60*60), currency: openpay.CurrencyPEN,
 		usdRate: "3.7500", interestChoice: true,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups", "fees", "pse"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order.", "fee."}}
@@ -176,6 +184,31 @@ func (r *countryRules) hasRoute(rt *route) bool {
 	return true
 }
 
+// zoneOf is the zone of a merchant's timestamps; no merchant (a route
+// without one, a group's own resources) is Mexico's, the gateway's.
+func zoneOf(m *merchant) *time.Location {
+	if m == nil || m.country == nil {
+		return gatewayZone
+	}
+	return m.country.zone
+}
+
+// nowFor returns the server's time (to the second) in the merchant's zone:
+// what every timestamp a merchant is answered starts from.
+func (s *Server) nowFor(m *merchant) time.Time { return s.Now().In(zoneOf(m)) }
+
+// absentSomewhere reports whether some country lacks the route, so that a
+// request to its path with a method it does not take answers as the
+// country's missing resource (ServeHTTP) rather than 405.
+func absentSomewhere(rt *route) bool {
+	for _, r := range countries {
+		if !r.hasRoute(rt) {
+			return true
+		}
+	}
+	return false
+}
+
 // hasEvent reports whether the country's merchants can receive an event
 // type.
 func (r *countryRules) hasEvent(t openpay.EventType) bool {
@@ -234,6 +267,19 @@ func (v *checker) customerAddress(prefix string, f fields, a *openpay.CustomerAd
 	v.maxLen(name+".additional", a.Additional, 255)
 }
 
+// instalmentChoices lists the numbers of monthly instalments the country
+// takes (checkInstalments), in order.
+func (r *countryRules) instalmentChoices() []int {
+	if r.instalmentsMax == 0 {
+		return []int{3, 6, 9, 12, 18}
+	}
+	n := make([]int, 0, r.instalmentsMax-r.instalmentsMin+1)
+	for i := r.instalmentsMin; i <= r.instalmentsMax; i++ {
+		n = append(n, i)
+	}
+	return n
+}
+
 // checkInstalments checks a card charge's payment_plan for the country
 // (1003).
 func (r *countryRules) checkInstalments(plan *openpay.PaymentPlan) *Error {
@@ -241,7 +287,7 @@ func (r *countryRules) checkInstalments(plan *openpay.PaymentPlan) *Error {
 	switch {
 	case r.instalmentsMax > 0 && (n < r.instalmentsMin || n > r.instalmentsMax):
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be from %d to %d", r.instalmentsMin, r.instalmentsMax)
-	case r.instalmentsMax == 0 && n != 3 && n != 6 && n != 9 && n != 12 && n != 18:
+	case r.instalmentsMax == 0 && !slices.Contains(r.instalmentChoices(), n):
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments' must be 3, 6, 9, 12 or 18")
 	case plan.PaymentsType != "" && !r.interestChoice:
 		return errorf(openpay.ErrInvalidParameter, "The field 'payment_plan.payments_type' is taken in Peru only")

@@ -89,7 +89,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 		return nil, v.err
 	}
 	defer c.lock()()
-	cu, e := s.newCustomer(c.customers(), c.fixedID(), req)
+	cu, e := s.newCustomer(c.customers(), c.m, c.fixedID(), req)
 	if e != nil {
 		return nil, e
 	}
@@ -186,7 +186,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 // common filters and external_id.
 func (s *Server) listCustomers(c *call) (any, *Error) {
 	q := c.r.URL.Query()
-	p, e := parseListParams(q)
+	p, e := parseListParams(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -115,22 +115,28 @@ var (
 // gateway ignores them. A member of the wrong type answers 1001 naming it
 // (nested members are named with dots: "card.cvv2").
 func (f fields) into(dst any) *Error {
+	return f.intoAt(dst, gatewayZone)
+}
+
+// intoAt is into for a merchant whose zone is zone: a date-time sent
+// without an offset (a due_date) is read as zone's wall-clock time.
+func (f fields) intoAt(dst any, zone *time.Location) *Error {
 	v := reflect.ValueOf(dst).Elem()
 	f.applyAliases(v.Type())
-	return f.intoValue(v, "")
+	return f.intoValue(v, "", zone)
 }
 
 // member decodes the one member name into dst, a pointer, as into would.
 func (f fields) member(name string, dst any) *Error {
-	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), name)
+	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), name, gatewayZone)
 }
 
-func (f fields) intoValue(v reflect.Value, prefix string) *Error {
+func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *Error {
 	for _, m := range jsonMembersOf(v.Type()) {
 		if !f.has(m.name) {
 			continue
 		}
-		if e := decodeMember(f[m.name], v.Field(m.index), prefix+m.name); e != nil {
+		if e := decodeMember(f[m.name], v.Field(m.index), prefix+m.name, zone); e != nil {
 			return e
 		}
 	}
@@ -166,8 +172,9 @@ func jsonMembersOf(t reflect.Type) []jsonMember {
 	return ms
 }
 
-// decodeMember decodes one raw member into the field fv.
-func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
+// decodeMember decodes one raw member into the field fv; a date-time
+// without an offset is zone's.
+func decodeMember(raw json.RawMessage, fv reflect.Value, path string, zone *time.Location) *Error {
 	raw = bytes.TrimSpace(raw)
 	bad := func(what string) *Error {
 		return errorf(openpay.ErrBadRequest, "The field '%s' %s", path, what)
@@ -187,7 +194,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return bad("must be a date-time string")
 		}
-		tm, ok := parseFlexibleTime(s)
+		tm, ok := parseFlexibleTime(s, zone)
 		if !ok {
 			return bad("must be an ISO 8601 date-time (yyyy-mm-ddThh:mm:ss with an optional offset)")
 		}
@@ -260,7 +267,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		return nil
 	case reflect.Pointer:
 		elem := reflect.New(ft.Elem())
-		if e := decodeMember(raw, elem.Elem(), path); e != nil {
+		if e := decodeMember(raw, elem.Elem(), path, zone); e != nil {
 			return e
 		}
 		fv.Set(elem)
@@ -270,7 +277,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string) *Error {
 		if !ok {
 			return bad("must be an object")
 		}
-		return sub.intoValue(fv, path+".")
+		return sub.intoValue(fv, path+".", zone)
 	default:
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type: " + kindWord(ft))
@@ -402,14 +409,15 @@ func kindWord(t reflect.Type) string {
 }
 
 // parseFlexibleTime reads the date-time forms clients send: RFC 3339 with
-// an offset, or a local date-time or date without one (taken as the
-// gateway's time zone, where the gateway converts due dates).
-func parseFlexibleTime(s string) (time.Time, bool) {
+// an offset, or a local date-time or date without one, taken as the
+// merchant's zone (where the gateway converts due dates); the answer is in
+// that zone.
+func parseFlexibleTime(s string, zone *time.Location) (time.Time, bool) {
 	if tm, err := time.Parse(time.RFC3339, s); err == nil {
-		return tm.In(gatewayZone), true
+		return tm.In(zone), true
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if tm, err := time.ParseInLocation(layout, s, gatewayZone); err == nil {
+		if tm, err := time.ParseInLocation(layout, s, zone); err == nil {
 			return tm, true
 		}
 	}

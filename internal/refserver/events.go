@@ -39,7 +39,7 @@ const maxEventsKept = 10000
 // must only hand the event on (to a channel, a queue) and never block or
 // take a merchant's lock.
 func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) {
-	ev := &Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.Now(), Transaction: t}
+	ev := &Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.nowFor(m), Transaction: t}
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
 	if len(m.events) >= 2*maxEventsKept {

@@ -75,7 +75,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 		return nil, insufficientFunds(cu)
 	}
 	m.credit(req.Amount)
-	t := s.newMoneyTx(openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
 	t.t.Currency = string(m.country.currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
@@ -146,7 +146,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if desc == "" {
 		desc = "Refund of fee " + fee.t.ID
 	}
-	r := s.newMoneyTx(openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
+	r := s.newMoneyTx(m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
 		fee.t.Amount, desc, "", cu.id)
 	r.t.Currency = fee.t.Currency
 	m.setStatus(r, openpay.TransactionStatusCompleted)
@@ -162,7 +162,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 
 // listFees lists the merchant's fees, newest first.
 func (s *Server) listFees(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query())
+	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

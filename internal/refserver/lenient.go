@@ -35,7 +35,7 @@ import (
 //	confirm-string       confirm "false", true or "true" on a card   the payment form, an ordinary card charge
 //	                     charge ("ivr" and false as before)
 //	member-aliases       card_id on a subscription                   source_id
-//	local-due-date       due_date without a UTC offset               Mexico City time (parseFlexibleTime, decode.go)
+//	local-due-date       due_date without a UTC offset               the merchant's time (parseFlexibleTime, decode.go)
 //	relative-redirect    redirect_url "/" or "shop.example.com/back" the URL as sent
 //	iva-number           iva 1900 (Colombia)                         "1900", as written
 //	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (checkoutExpiration)
@@ -202,21 +202,21 @@ func (v *checker) returnURL(name, value string) {
 }
 
 // checkoutExpiration reads a checkout's expiration_date
-// (checkout-expiration): yyyy-MM-dd HH:mm in the gateway's zone, the form
+// (checkout-expiration): yyyy-MM-dd HH:mm in the merchant's zone, the form
 // the vendor's READMEs show, or the ISO 8601 forms of parseFlexibleTime
 // (the .NET client sends a DateTime), with a fraction of a second too.
-func checkoutExpiration(s string) (time.Time, bool) {
-	if t, err := time.ParseInLocation("2006-01-02 15:04", s, gatewayZone); err == nil {
+func checkoutExpiration(s string, zone *time.Location) (time.Time, bool) {
+	if t, err := time.ParseInLocation("2006-01-02 15:04", s, zone); err == nil {
 		return t, true
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.In(gatewayZone), true
+		return t.In(zone), true
 	}
-	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, gatewayZone); err == nil {
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, zone); err == nil {
 		return t, true
 	}
 	if len(s) > len("2006-01-02") {
-		return parseFlexibleTime(s) // 2006-01-02T15:04
+		return parseFlexibleTime(s, zone) // 2006-01-02T15:04
 	}
 	return time.Time{}, false
 }

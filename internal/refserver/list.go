@@ -21,7 +21,7 @@ import (
 // then under the lock walks its records with listParams.page, copying the
 // wire form of those kept, and encodes after releasing the lock:
 //
-//	p, e := parseListParams(c.r.URL.Query())
+//	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 //	if e != nil { return nil, e }
 //	m.mu.Lock()
 //	out := page(p, m.cardList, func(k *card) (time.Time, bool) { return k.created, !k.deleted }, (*card).wire)
@@ -42,15 +42,16 @@ const (
 type listParams struct {
 	// after and before bound the creation time the date filters keep:
 	// after <= created < before, each zero when unbounded. A day in the
-	// gateway's zone is [its midnight, the next midnight), so comparing
+	// merchant's zone is [its midnight, the next midnight), so comparing
 	// instants gives what comparing the dates would, without formatting a
 	// date per record.
 	after, before time.Time
 	offset, limit int
 }
 
-// parseListParams reads the common list parameters.
-func parseListParams(q url.Values) (listParams, *Error) {
+// parseListParams reads the common list parameters; dates name days in
+// zone, the merchant's.
+func parseListParams(q url.Values, zone *time.Location) (listParams, *Error) {
 	p := listParams{limit: DefaultListLimit}
 	var e *Error
 	// date returns the midnight starting the day the parameter names, zero
@@ -60,7 +61,7 @@ func parseListParams(q url.Values) (listParams, *Error) {
 		if v == "" || e != nil {
 			return time.Time{}
 		}
-		d, err := time.ParseInLocation("2006-01-02", v, gatewayZone)
+		d, err := time.ParseInLocation("2006-01-02", v, zone)
 		if err != nil {
 			e = errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be a date yyyy-mm-dd", name)
 		}

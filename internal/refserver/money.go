@@ -80,11 +80,11 @@ func errNoAccount(field, customerID string) *Error {
 		field, truncateForMessage(customerID))
 }
 
-// newMoneyTx starts a transaction record of the given type and method, at
-// the current time, in MXN (balances are kept in MXN).
-func (s *Server) newMoneyTx(typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
+// newMoneyTx starts a transaction record of the merchant's of the given type
+// and method, at the current time, in MXN (balances are kept in MXN).
+func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
-	now := s.Now()
+	now := s.nowFor(m)
 	return &tx{t: openpay.Transaction{
 		ID: s.ids.NewID(KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
 		Description: description, OrderID: orderID, CustomerID: customerID,
@@ -122,11 +122,11 @@ type txFilter struct {
 }
 
 // parseTxFilter reads the filters of a transaction list (1003 naming a bad
-// parameter).
-func parseTxFilter(q url.Values) (txFilter, *Error) {
+// parameter); dates are days in zone, the merchant's.
+func parseTxFilter(q url.Values, zone *time.Location) (txFilter, *Error) {
 	var f txFilter
 	var e *Error
-	if f.p, e = parseListParams(q); e != nil {
+	if f.p, e = parseListParams(q, zone); e != nil {
 		return f, e
 	}
 	if f.amount, e = amountFilter(q); e != nil {

@@ -202,7 +202,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	if cu != nil && !cu.hasAccount {
 		return openpay.Transaction{}, errNoAccount("", cu.id)
 	}
-	t := s.newMoneyTx(openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
+	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
 	t.t.Currency = string(m.country.currency)

@@ -212,7 +212,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	if cu != nil {
 		customerID = cu.id
 	}
-	t := s.newMoneyTx(openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
+	t := s.newMoneyTx(m, openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
 		req.amount, req.description, req.orderID, customerID)
 	m.setStatus(t, openpay.TransactionStatusInProgress)
 	switch {
@@ -304,7 +304,7 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 // caller holds m.mu and has checked the status.
 func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
 	m.setStatus(t, status)
-	t.t.OperationDate = s.Now()
+	t.t.OperationDate = s.nowFor(m)
 	t.t.Authorization = strings.ToUpper(t.t.ID)
 	t.t.ErrorMessage = errorMessage
 	if status != openpay.TransactionStatusCompleted {
@@ -325,7 +325,7 @@ func payoutTypeFilter(v string) bool {
 // listPayouts lists the payouts of the scope, newest first.
 func (s *Server) listPayouts(c *call) (any, *Error) {
 	q := c.r.URL.Query()
-	flt, e := parseTxFilter(q)
+	flt, e := parseTxFilter(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

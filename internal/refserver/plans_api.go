@@ -126,7 +126,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	defer c.m.mu.Unlock()
 	ps := plansOf(c.m)
 	p := &openpay.Plan{
-		ID: c.newID(KindPlan), CreationDate: s.Now(), Name: req.Name, Amount: req.Amount,
+		ID: c.newID(KindPlan), CreationDate: s.nowFor(c.m), Name: req.Name, Amount: req.Amount,
 		Currency: string(currency), RepeatEvery: req.RepeatEvery, RepeatUnit: req.RepeatUnit,
 		RetryTimes: req.RetryTimes, Status: openpay.PlanStatusActive, StatusAfterRetry: req.StatusAfterRetry,
 		TrialDays: req.TrialDays,
@@ -237,7 +237,7 @@ func (s *Server) deletePlan(c *call) (any, *Error) {
 
 // listPlans lists the merchant's plans, newest first.
 func (s *Server) listPlans(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query())
+	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -250,7 +250,7 @@ func (s *Server) listPlans(c *call) (any, *Error) {
 
 // listPlanSubscriptions lists the subscriptions to a plan, newest first.
 func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query())
+	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -88,8 +88,9 @@ func queryKind[T ~string](q url.Values, name string, valid func(T) bool) (T, *Er
 	return T(v), nil
 }
 
-// reportMonth reads year and month and returns the month's bounds.
-func reportMonth(q url.Values) (from, to time.Time, e *Error) {
+// reportMonth reads year and month and returns the month's bounds in zone,
+// the merchant's.
+func reportMonth(q url.Values, zone *time.Location) (from, to time.Time, e *Error) {
 	year, e := queryInt(q, "year", 2000, 9999)
 	if e != nil {
 		return from, to, e
@@ -98,7 +99,7 @@ func reportMonth(q url.Values) (from, to time.Time, e *Error) {
 	if e != nil {
 		return from, to, e
 	}
-	from = time.Date(year, time.Month(month), 1, 0, 0, 0, 0, gatewayZone)
+	from = time.Date(year, time.Month(month), 1, 0, 0, 0, 0, zone)
 	return from, from.AddDate(0, 1, 0), nil
 }
 
@@ -119,7 +120,7 @@ func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*
 
 // getFeesReport answers the month's fees.
 func (s *Server) getFeesReport(c *call) (any, *Error) {
-	from, to, e := reportMonth(c.r.URL.Query())
+	from, to, e := reportMonth(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -138,7 +139,7 @@ func (s *Server) getFeesReport(c *call) (any, *Error) {
 // fees, newest first.
 func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
 	q := c.r.URL.Query()
-	from, to, e := reportMonth(q)
+	from, to, e := reportMonth(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -157,7 +158,7 @@ func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
 
 // reportPage reads offset and limit.
 func reportPage(q url.Values) (listParams, *Error) {
-	return parseListParams(url.Values{"offset": q["offset"], "limit": q["limit"]})
+	return parseListParams(url.Values{"offset": q["offset"], "limit": q["limit"]}, gatewayZone) // no dates
 }
 
 // pageTx pages records kept oldest first, newest first.

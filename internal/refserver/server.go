@@ -297,7 +297,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if strings.HasPrefix(cfg.ID, "groups") || strings.ContainsAny(cfg.ID, "/?#%") || len(cfg.ID) > 45 {
 		return cfg, fmt.Errorf("refserver: merchant id %q cannot be used in a path", cfg.ID)
 	}
-	m := newMerchant(cfg, s.Now())
+	m := newMerchant(cfg, s.Now().In(rules.zone))
 	m.country = rules
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -496,6 +496,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rt == nil {
+		if len(allowed) > 0 && s.absentHere(c, allowed[0]) {
+			return
+		}
 		if len(allowed) > 0 {
 			sw.Header().Set("Allow", strings.Join(allowed, ", "))
 			writeError(sw, c.requestID, &Error{Code: MethodNotAllowedCode, Status: http.StatusMethodNotAllowed,
@@ -547,6 +550,30 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(sw, rt.status, body)
 	}
+}
+
+// absentHere answers a request whose path exists but not for its method
+// (the route of method has it), when the path is a resource some country
+// lacks: as the request with that method would be answered, the
+// credentials first, then 404 1005 when the merchant's country lacks the
+// resource (a Peruvian merchant's GET /pse is no more known than its POST).
+// It reports whether it answered; otherwise the caller answers 405.
+func (s *Server) absentHere(c *call, method string) bool {
+	alt, _, params := s.routes.match(method, c.r.URL, c.paramBuf[:0])
+	if alt == nil || !absentSomewhere(alt) {
+		return false
+	}
+	c.route, c.params = alt, params
+	defer func() { c.route, c.params = nil, nil }()
+	if e := s.authenticate(c); e != nil {
+		writeError(c.w, c.requestID, e)
+		return true
+	}
+	if c.m != nil && !c.m.country.hasRoute(alt) {
+		writeError(c.w, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
+		return true
+	}
+	return false
 }
 
 // operation names the route of the call for logs: its operationId, never

@@ -219,7 +219,7 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 			t.preauth = true
 			m.setStatus(t, openpay.TransactionStatusInProgress)
 			t.t.Authorization = s.ids.AuthorizationNumber()
-			t.t.OperationDate = s.Now()
+			t.t.OperationDate = s.nowFor(m)
 			return nil
 		}
 		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type != "" {
@@ -265,7 +265,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		if t.kind == kindPSE {
 			t.t.ErrorMessage = "The bank rejected the payment"
 		}
-		t.t.OperationDate = s.Now()
+		t.t.OperationDate = s.nowFor(m)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil
 	})
@@ -289,7 +289,7 @@ func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transactio
 		}
 		t.after().chargeback = string(t.t.Status)
 		m.setStatus(t, openpay.TransactionStatusChargebackPending)
-		t.t.OperationDate = s.Now()
+		t.t.OperationDate = s.nowFor(m)
 		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
 		return nil
 	})
@@ -303,7 +303,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 		if t.t.Status != openpay.TransactionStatusChargebackPending {
 			return errorf(openpay.ErrInvalidParameter, "The charge has no open chargeback")
 		}
-		t.t.OperationDate = s.Now()
+		t.t.OperationDate = s.nowFor(m)
 		if accepted {
 			m.setStatus(t, openpay.TransactionStatusChargebackAccepted)
 			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())

@@ -208,8 +208,9 @@ func (cs *customerSet) get(id string) *customer {
 // newCustomer creates a customer from a validated request: external_id is
 // unique (2003); requires_account gives the customer a balance, a CLABE and
 // a store reference. id is the customer's id when a seed fixes it, "" for
-// a fresh one. The caller holds the lock of the set's owner.
-func (s *Server) newCustomer(cs *customerSet, id string, req openpay.CustomerRequest) (*customer, *Error) {
+// a fresh one; m is the merchant the set belongs to (nil for a group's).
+// The caller holds the lock of the set's owner.
+func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpay.CustomerRequest) (*customer, *Error) {
 	if req.ExternalID != "" {
 		if other := cs.externalID[req.ExternalID]; other != nil && other.status != openpay.CustomerStatusDeleted {
 			return nil, errorf(openpay.ErrExternalIDExists, "A customer with the external_id '%s' already exists",
@@ -220,7 +221,7 @@ func (s *Server) newCustomer(cs *customerSet, id string, req openpay.CustomerReq
 		id = s.ids.NewID(KindCustomer)
 	}
 	cu := &customer{
-		id: id, created: s.Now(),
+		id: id, created: s.nowFor(m),
 		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
 		externalID: req.ExternalID, address: req.Address, customerAddress: req.CustomerAddress, status: openpay.CustomerStatusActive,
 		hasAccount: req.RequiresAccount,
@@ -254,7 +255,7 @@ func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	cu, e := s.newCustomer(g.customers, "", req)
+	cu, e := s.newCustomer(g.customers, nil, "", req)
 	if e != nil {
 		return openpay.Customer{}, e
 	}
@@ -270,7 +271,7 @@ func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	cu, e := s.newCustomer(m.customers, "", req)
+	cu, e := s.newCustomer(m.customers, m, "", req)
 	if e != nil {
 		return openpay.Customer{}, e
 	}

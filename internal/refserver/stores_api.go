@@ -112,9 +112,13 @@ func wireStore(st storedata.Store) storeWire {
 	// decimals would be a broken data set, which a test of package storedata rules
 	// out, and would show as zero.
 	maxAmount, _ := openpay.AmountFromDecimal(st.Chain.MaxAmount)
+	zone := gatewayZone
+	if r, ok := rulesOf(openpay.Country(st.Address.CountryCode)); ok {
+		zone = r.zone // the store's country's, as its merchants' (country.go)
+	}
 	w := storeWire{
 		Store: openpay.Store{
-			ID: openpay.FlexInt(st.ID), Name: st.Name, LastUpdate: st.LastUpdate.In(gatewayZone),
+			ID: openpay.FlexInt(st.ID), Name: st.Name, LastUpdate: st.LastUpdate.In(zone),
 			Status:      openpay.StoreStatus(st.Status),
 			Geolocation: &openpay.Geolocation{Lat: st.Lat, Lng: st.Lng, PlaceID: st.PlaceID},
 			PaynetChain: &openpay.PaynetChain{Name: st.Chain.Name, Logo: st.Chain.Logo, Thumb: st.Chain.Thumb, MaxAmount: maxAmount},

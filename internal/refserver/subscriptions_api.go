@@ -176,9 +176,9 @@ func (st *subscriptionState) customerDeleted(_ *Server, _ *merchant, customerID 
 	}
 }
 
-// dayOf is the day of t in the gateway's time zone, as midnight UTC.
-func dayOf(t time.Time) time.Time {
-	y, m, d := t.In(gatewayZone).Date()
+// dayOf is the day of t in the merchant's time zone, as midnight UTC.
+func dayOf(t time.Time, zone *time.Location) time.Time {
+	y, m, d := t.In(zone).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
@@ -281,8 +281,8 @@ func (s *Server) lockWithGroups(m *merchant) (unlock func()) {
 // chargeSubscriptionsDue is the clock hook: every merchant's subscriptions,
 // in the order the merchants were added (identifiers stay deterministic).
 func (s *Server) chargeSubscriptionsDue(now time.Time) {
-	today := dayOf(now)
 	for _, m := range s.merchantsInOrder() {
+		today := dayOf(now, zoneOf(m))
 		unlock := s.lockWithGroups(m)
 		for _, sub := range subscriptionsOf(m).list {
 			s.runSubscription(m, sub, today)
@@ -292,7 +292,7 @@ func (s *Server) chargeSubscriptionsDue(now time.Time) {
 }
 
 // nextSubscriptionWork is when the schedule next has work: the start, in
-// the gateway's time zone, of the earliest day on which a subscription
+// the merchant's time zone, of the earliest day on which a subscription
 // ends its trial, is charged, is retried or is cancelled at the end of its
 // period. The clock stops there (AdvanceClock), so that each charge carries
 // the first instant of its own day.
@@ -301,7 +301,7 @@ func (s *Server) nextSubscriptionWork() (next time.Time, ok bool) {
 		m.mu.Lock()
 		for _, sub := range subscriptionsOf(m).list {
 			if day, due := sub.nextWorkDay(); due {
-				if at := startOfDay(day); !ok || at.Before(next) {
+				if at := startOfDay(day, zoneOf(m)); !ok || at.Before(next) {
 					next, ok = at, true
 				}
 			}
@@ -324,11 +324,11 @@ func (sub *subscription) nextWorkDay() (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// startOfDay is the first instant of a day (held as midnight UTC) in the
-// gateway's time zone.
-func startOfDay(day time.Time) time.Time {
+// startOfDay is the first instant of a day (held as midnight UTC) in a
+// merchant's time zone.
+func startOfDay(day time.Time, zone *time.Location) time.Time {
 	y, m, d := day.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, gatewayZone)
+	return time.Date(y, m, d, 0, 0, 0, 0, zone)
 }
 
 // runSubscription does the work due by today on one subscription (see the
@@ -456,7 +456,7 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		}
 	}
 	n := *src.inline
-	n.id, n.created, n.customerID = c.s.ids.NewID(KindCard), c.s.Now(), cu.id
+	n.id, n.created, n.customerID = c.s.ids.NewID(KindCard), c.s.nowFor(c.m), cu.id
 	return cards.add(n), true, nil
 }
 
@@ -502,8 +502,8 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	if p.Status == openpay.PlanStatusDeleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'plan_id' names the plan '%s', which is deleted and takes no new subscriptions", p.ID)
 	}
-	now := s.Now()
-	today := dayOf(now)
+	now := s.nowFor(m)
+	today := dayOf(now, zoneOf(m))
 	hasTrialEnd := f.has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
@@ -596,7 +596,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	if sub.status == openpay.SubscriptionStatusCancelled {
 		return nil, errorf(openpay.ErrInvalidParameter, "The subscription '%s' is cancelled and cannot be changed", sub.id)
 	}
-	today := dayOf(s.Now())
+	today := dayOf(s.Now(), zoneOf(m))
 	hasTrialEnd := f.has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
@@ -624,7 +624,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 			// The trial ends now: its last day was yesterday, unless the
 			// subscription was created today (then it had none).
 			sub.anchor, sub.trialEnd = today, today.AddDate(0, 0, -1)
-			if sub.trialEnd.Before(dayOf(sub.created)) {
+			if sub.trialEnd.Before(dayOf(sub.created, zoneOf(m))) {
 				sub.trialEnd = time.Time{}
 			}
 			s.runSubscription(m, sub, today)
@@ -647,7 +647,7 @@ func (s *Server) deleteSubscription(c *call) (any, *Error) {
 // listSubscriptions lists the subscriptions of the customer of the path,
 // newest first.
 func (s *Server) listSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query())
+	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -444,8 +444,8 @@ func TestSubscriptionPeriodsFollowTheCalendar(t *testing.T) {
 		assert.Equal(t, c.want, periodStart(day(c.anchor), c.n, c.p).Format(time.DateOnly), "%s + %d", c.anchor, c.n)
 	}
 	// Days are read in the gateway's zone (UTC-6).
-	assert.Equal(t, "2026-03-10", dayOf(time.Date(2026, 3, 11, 5, 59, 0, 0, time.UTC)).Format(time.DateOnly))
-	assert.Equal(t, "2026-03-11", dayOf(time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC)).Format(time.DateOnly))
+	assert.Equal(t, "2026-03-10", dayOf(time.Date(2026, 3, 11, 5, 59, 0, 0, time.UTC), gatewayZone).Format(time.DateOnly))
+	assert.Equal(t, "2026-03-11", dayOf(time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC), gatewayZone).Format(time.DateOnly))
 }
 
 func TestSubscriptionDeclinesRetryThenStatusAfterRetry(t *testing.T) {

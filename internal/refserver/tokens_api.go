@@ -35,7 +35,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	tk := &token{id: s.ids.NewID(KindToken), created: s.Now(), card: k}
+	tk := &token{id: s.ids.NewID(KindToken), created: s.nowFor(c.m), card: k}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	c.m.tokens[tk.id] = tk
@@ -46,7 +46,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 // listTokens lists the merchant's tokens, newest first, consumed ones
 // included, each masked as getToken answers it.
 func (s *Server) listTokens(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query())
+	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -96,7 +96,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, insufficientFunds(from)
 	}
 	to.credit(req.Amount)
-	out := s.newMoneyTx(openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
 	m.setStatus(out, openpay.TransactionStatusCompleted)
 	in := &tx{t: out.t}
@@ -136,7 +136,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 // listTransfers lists the transfers in and out of the customer's balance,
 // newest first.
 func (s *Server) listTransfers(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query())
+	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -203,7 +203,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	// The verification event goes out without the merchant's lock held: a
 	// slow URL delays this answer only.
 	body, err := json.Marshal(openpay.WebhookEvent{
-		Type: openpay.EventTypeVerification, EventDate: s.Now(), VerificationCode: wh.code,
+		Type: openpay.EventTypeVerification, EventDate: s.nowFor(c.m), VerificationCode: wh.code,
 	})
 	// (Encoding a struct of strings and a time cannot fail; were it to, the
 	// webhook would simply stay unverified.)
