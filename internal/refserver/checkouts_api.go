@@ -185,6 +185,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if req.OrderID != "" {
 		st.byOrder[req.OrderID] = r
 	}
+	m.mark(recCheckout, id)
 	return s.checkoutWire(m, r), nil
 }
 
@@ -350,6 +351,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout has expired: give an expiration_date in the future to make it available")
 	}
 	r.cancelled, r.c.ExpirationDate = cancelled, next
+	c.m.mark(recCheckout, r.c.ID)
 	return s.checkoutWire(c.m, r), nil
 }
 
@@ -414,6 +416,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 	_, declined := s.chargeCard(m, m.storedCards(), cu, req, t, r.base+"/v1/"+m.id+"/charges/"+t.t.ID)
 	if m.txs[t.t.ID] == t {
 		r.txID = t.t.ID
+		m.mark(recCheckout, r.c.ID)
 	}
 	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil
 }
@@ -424,7 +427,8 @@ func (s *Server) payCheckout(merchantID, checkoutID string, d cardData) (checkou
 // the checkout, or the error of a checkout that takes no payment, of a card
 // the rules refuse, or of a declined card (whose failed charge is then the
 // checkout's transaction).
-func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (openpay.Checkout, error) {
+func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (_ openpay.Checkout, err error) {
+	defer s.durable(&err)()
 	p, e := s.payCheckout(merchantID, checkoutID, simulatedCard(cardNumber, s.Now()))
 	if e != nil {
 		return openpay.Checkout{}, e

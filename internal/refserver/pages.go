@@ -186,7 +186,8 @@ func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, 
 
 // PayCheckout implements web.CheckoutBackend with the pay control's
 // payment.
-func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
+func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (_ web.CheckoutPayment, err error) {
+	defer b.s.durable(&err)()
 	p, e := b.s.payCheckout(merchantID, checkoutID, typedCard(c))
 	switch {
 	case e != nil && e.Code == openpay.ErrNotFound:

@@ -82,7 +82,9 @@ func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, 
 // the merchants, groups and seeds it was given, with nothing made since; a
 // fake clock at its start; seeded identifiers repeating. It waits for the
 // requests in progress and holds new ones until it is done. It fails, and
-// changes nothing, only when a step no longer replays.
+// changes nothing, when a step no longer replays; with a data directory
+// (OpenData) the store is replaced by the reset state, and a store that
+// cannot be written is an error too (the state in memory is reset then).
 func (s *Server) Reset() error {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
@@ -111,7 +113,9 @@ func (s *Server) Reset() error {
 	if fc, ok := s.clock.(*FakeClock); ok {
 		fc.Set(s.clockStart)
 	}
-	return nil
+	// With a data directory the store now holds the reset state, written
+	// before any request sees it (the gate is still held).
+	return s.SaveData()
 }
 
 // rebuild replays the configuration on a fresh server with the same
