@@ -536,3 +536,25 @@ func webhookID(t *testing.T, env *testEnv) string {
 	require.Len(t, list, 1)
 	return list[0]["id"].(string)
 }
+
+// A reset with a data directory replaces the stored state: reopened, the
+// server holds the seed (its merchants, nothing made since).
+func TestDataResetIsStored(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := openPersistEnv(t, dir, nil, testStart)
+	requireOK(t, env.post("/customers", map[string]any{"name": "Gone", "email": "g@example.com"}), http.StatusOK)
+	chargeOnce(t, env)
+	require.NoError(t, env.s.Reset())
+	env.srv.Close()
+	env.s.Close()
+
+	again := openPersistEnv(t, dir, env, testStart)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal(again.get("/customers?limit=100").body, &list))
+	assert.Empty(t, list, "the customer made before the reset is gone from the store")
+	require.NoError(t, json.Unmarshal(again.get("/charges?limit=100").body, &list))
+	assert.Empty(t, list, "and so is the charge")
+	assert.Equal(t, http.StatusOK, again.do(http.MethodGet, "/v1/"+again.other.ID+"/customers", again.other.PrivateKey, nil).status,
+		"the seeded merchants are there")
+}
