@@ -86,6 +86,7 @@ type config struct {
 	merchant refserver.MerchantConfig
 	start    *time.Time
 	addr     string
+	dataDir  string
 }
 
 // Option configures a server.
@@ -184,6 +185,16 @@ func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
 // example one that trusts an httptest TLS server's certificate).
 func WithWebhookClient(hc *http.Client) Option { return func(c *config) { c.opts.HTTPClient = hc } }
 
+// WithDataDir keeps the server's whole state in the directory dir across
+// restarts, each request's changes written before it is answered, as
+// openpay-refserver --data does. A directory that holds a saved state is
+// loaded instead of creating a merchant: WithMerchant must then name the
+// saved merchant with its keys (the directory keeps only their hashes),
+// and WithClock must be given when the state was saved on a fake clock
+// (the saved time replaces its start). A directory that cannot be used
+// makes Start fail.
+func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir } }
+
 // WithAddr sets the address to listen on (default "127.0.0.1:0", a free
 // port on the loopback interface).
 func WithAddr(addr string) Option { return func(c *config) { c.addr = addr } }
@@ -219,9 +230,10 @@ func Start(opts ...Option) (*Server, error) {
 		cfg.opts.Clock = s.clock
 	}
 	s.ref = refserver.New(cfg.opts)
-	m, err := s.ref.AddMerchant(cfg.merchant)
+	m, err := startState(s.ref, cfg)
 	if err != nil {
 		ln.Close()
+		s.ref.Close()
 		return nil, fmt.Errorf("openpaytest: %w", err)
 	}
 	s.Merchant = Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, Country: m.Country, srv: s}
@@ -235,6 +247,31 @@ func Start(opts ...Option) (*Server, error) {
 		_ = s.http.Serve(ln)
 	}()
 	return s, nil
+}
+
+// startState gives a new server its merchant: the one cfg describes, or
+// with WithDataDir the state the directory holds, whose merchant cfg names.
+func startState(ref *refserver.Server, cfg config) (refserver.MerchantConfig, error) {
+	if cfg.dataDir != "" {
+		restored, err := ref.OpenData(cfg.dataDir)
+		if err != nil {
+			return refserver.MerchantConfig{}, err
+		}
+		if restored {
+			if cfg.merchant.ID == "" || cfg.merchant.PrivateKey == "" {
+				return refserver.MerchantConfig{}, errors.New("the data directory holds a saved state: name its merchant and keys with WithMerchant")
+			}
+			if _, _, err := ref.Balances(cfg.merchant.ID); err != nil {
+				return refserver.MerchantConfig{}, fmt.Errorf("the data directory has no merchant %q", cfg.merchant.ID)
+			}
+			return cfg.merchant, nil
+		}
+	}
+	m, err := ref.AddMerchant(cfg.merchant)
+	if err != nil {
+		return m, err
+	}
+	return m, ref.SaveData()
 }
 
 // Close stops the server: it stops accepting connections, closes open ones

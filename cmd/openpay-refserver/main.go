@@ -6,7 +6,7 @@
 //
 //	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
-//	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--verbose] [--no-dashboard]
+//	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
 //
 // When the server is ready it prints one line on standard output, its base
 // URL (http://127.0.0.1:8080); API paths follow it (/v1/{merchant_id}/...).
@@ -15,7 +15,12 @@
 // not given are generated and printed on standard error. A seed file (JSON
 // or YAML, described in the README) adds merchants, a merchant group,
 // opening balances, customers, cards and plans, with fixed ids; the flags
-// win over it. SIGINT or SIGTERM shut the server down gracefully. --help
+// win over it. With --data DIR the whole state is kept in DIR (an embedded
+// bbolt store) and written before each answer, so a restart, even after
+// kill -9, finds every object it answered; a DIR that holds a state is
+// loaded and the seed (flags and file) is not applied again. A DIR that
+// cannot be used (unreadable, corrupted, held by another process) is an
+// error, exit status 2. SIGINT or SIGTERM shut the server down gracefully. --help
 // (or -h) prints the flags on standard output and exits 0.
 //
 // Simulation controls, apart from the API and authenticated with the
@@ -113,6 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration; never bodies, keys or card data)")
 	country := fs.String("country", "mx", "country of the merchants that do not name one (mx, co or pe): currencies, payment methods, resources, stores and hosts follow it")
 	noDashboard := fs.Bool("no-dashboard", false, "turn off the dashboard at /_dashboard/ (off loopback it asks for a merchant's id and private key)")
+	dataDir := fs.String("data", "", "keep the whole state in this directory across restarts, written before each answer (created when missing; a saved state is loaded and the seed is not applied again)")
 	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
 	// Usage is printed here rather than by Parse: asked for, it goes to
 	// stdout (the command succeeds); after a bad flag, to stderr.
@@ -172,12 +178,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	ref := refserver.New(opts)
 	defer ref.Close()
-	applied, err := ref.ApplySeed(sd)
-	if err != nil {
-		ln.Close()
-		return err
+	restored := false
+	if *dataDir != "" {
+		if restored, err = ref.OpenData(*dataDir); err != nil {
+			ln.Close()
+			return err
+		}
 	}
-	logGenerated(logger, sd, applied)
+	if restored {
+		logger.Info("state restored from the data directory; the seed is not applied again", "data", *dataDir)
+	} else {
+		applied, err := ref.ApplySeed(sd)
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		logGenerated(logger, sd, applied)
+		// The seeded state is the directory's starting point.
+		if err := ref.SaveData(); err != nil {
+			ln.Close()
+			return fmt.Errorf("--data: %w", err)
+		}
+	}
 
 	srv := &http.Server{
 		Handler:           ref,

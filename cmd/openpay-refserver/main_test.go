@@ -76,19 +76,10 @@ func get(t *testing.T, url, key string) (int, map[string]any) {
 // and decodes the answer, a JSON object.
 func call(t *testing.T, method, url, key, body string) (int, map[string]any) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	require.NoError(t, err)
-	req.SetBasicAuth(key, "")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
+	status, got := sendAs(t, method, url, key, body)
 	var v map[string]any
-	require.NoError(t, json.NewDecoder(res.Body).Decode(&v))
-	return res.StatusCode, v
+	require.NoError(t, json.Unmarshal([]byte(got), &v))
+	return status, v
 }
 
 func TestSeededCredentials(t *testing.T) {
@@ -182,7 +173,11 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 // TestHelpExitsZero runs the command as a process: help asked for is
@@ -221,7 +216,7 @@ func TestHelpExitsZero(t *testing.T) {
 				assert.Contains(t, usage, "flag provided but not defined: -nope")
 			}
 			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-verbose", "-webhook-queue-limit", "-no-dashboard"} {
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-data", "-verbose", "-webhook-queue-limit", "-no-dashboard"} {
 				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
 			}
 			assert.Empty(t, other)

@@ -135,6 +135,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 	}
 	bs.byID[b.id] = b
 	bs.list = append(bs.list, b)
+	m.mark(recBankAccount, b.id)
 	return b.wire(), nil
 }
 
@@ -173,6 +174,7 @@ func (s *Server) deleteBankAccount(c *call) (any, *Error) {
 		return nil, e
 	}
 	b.deleted = true
+	c.m.mark(recBankAccount, b.id)
 	return nil, nil
 }
 

@@ -135,10 +135,23 @@ func (c *call) scopeCard() (*card, *Error) {
 type cardSet struct {
 	byID map[string]*card
 	list *[]*card // creation order
+	own  owner    // whose cards they are, for mark
 }
 
 // storedCards returns the merchant's cards. The caller holds m.mu.
-func (m *merchant) storedCards() cardSet { return cardSet{byID: m.cards, list: &m.cardList} }
+func (m *merchant) storedCards() cardSet {
+	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
+}
+
+// mark marks the card with the given id changed (see persist.go). The
+// caller holds the lock of the set's owner.
+func (cs cardSet) mark(id string) {
+	if cs.own.m != nil {
+		cs.own.m.mark(recCard, id)
+	} else {
+		cs.own.g.mark(recGroupCard, id)
+	}
+}
 
 // find returns the live card with the id stored at the scope of cu
 // (merchant level when cu is nil), or nil.
@@ -155,6 +168,7 @@ func (cs cardSet) add(k card) *card {
 	stored := &k
 	cs.byID[stored.id] = stored
 	*cs.list = append(*cs.list, stored)
+	cs.mark(stored.id)
 	return stored
 }
 
@@ -374,6 +388,7 @@ func (m *merchant) unusedToken(id string) (*token, *Error) {
 	if tk.used {
 		return nil, errorf(openpay.ErrInvalidParameter, "The token with id '%s' has already been used", truncateForMessage(id))
 	}
+	m.mark(recToken, id) // its caller is about to use it
 	return tk, nil
 }
 
@@ -444,6 +459,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		k.holder = req.HolderName
 	}
 	k.expMonth, k.expYear = month, year
+	c.cards().mark(k.id)
 	if f.has("cvv2") {
 		k.pendingCVV = req.CVV2
 	}
@@ -460,6 +476,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 	}
 	k.deleted = true
 	k.pendingCVV = ""
+	c.cards().mark(k.id)
 	return nil, nil
 }
 

@@ -720,7 +720,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	if t.t.Fee != nil {
 		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
 		t.after().feeCharged = now
-		feeReport(m).charged = append(feeReport(m).charged, t)
+		addFeeCharged(m, t)
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)
@@ -1017,5 +1017,6 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 	if f.has("description") {
 		t.t.Description = req.Description
 	}
+	m.markTx(t)
 	return t.snapshot(), nil
 }

@@ -195,6 +195,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if req.OrderID != "" {
 		st.byOrder[req.OrderID] = r
 	}
+	m.mark(recCheckout, id)
 	return s.checkoutWire(m, r), nil
 }
 
@@ -361,6 +362,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout has expired: give an expiration_date in the future to make it available")
 	}
 	r.cancelled, r.c.ExpirationDate = cancelled, next
+	c.m.mark(recCheckout, r.c.ID)
 	return s.checkoutWire(c.m, r), nil
 }
 
@@ -495,6 +497,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)
 	if m.txByID(t.t.ID) == t {
 		r.txID = t.t.ID
+		m.mark(recCheckout, r.c.ID)
 	}
 	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil
 }
@@ -505,7 +508,8 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 // the checkout, or the error of a checkout that takes no payment, of a card
 // the rules refuse, or of a declined card (whose failed charge is then the
 // checkout's transaction).
-func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (openpay.Checkout, error) {
+func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (_ openpay.Checkout, err error) {
+	defer s.durable(&err)()
 	p, e := s.payCheckout(merchantID, checkoutID, openpay.ChargeMethodCard, simulatedCard(cardNumber, s.Now()))
 	if e != nil {
 		return openpay.Checkout{}, e
@@ -519,10 +523,11 @@ func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (openpay
 // PayCharge) or, in Colombia, bank_account (a PSE charge charge_pending,
 // completed on its bank page or by PayCharge). The checkout completes when
 // that charge does. A card needs its number: PayCheckout.
-func (s *Server) PayCheckoutBy(merchantID, checkoutID string, method openpay.ChargeMethod) (openpay.Checkout, error) {
+func (s *Server) PayCheckoutBy(merchantID, checkoutID string, method openpay.ChargeMethod) (_ openpay.Checkout, err error) {
 	if method == "" || method == openpay.ChargeMethodCard {
 		return openpay.Checkout{}, errorf(openpay.ErrInvalidParameter, "A card payment of a checkout needs the card number (PayCheckout)")
 	}
+	defer s.durable(&err)()
 	p, e := s.payCheckout(merchantID, checkoutID, method, cardData{})
 	if e != nil {
 		return openpay.Checkout{}, e

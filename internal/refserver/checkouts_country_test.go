@@ -127,16 +127,17 @@ func TestCheckoutStorePayment(t *testing.T) {
 func TestCheckoutStoreControl(t *testing.T) {
 	t.Parallel()
 	env := countryEnv(t, openpay.CountryPeru)
-	// testStart is 2026-03-10 12:00; a store charge is due 48 hours on.
+	// testStart is 2026-03-10 12:00 in Mexico City, 13:00 in Lima; a store
+	// charge is due 48 hours on. Peruvian times are Lima's (-05:00).
 	soon := newCheckout(t, env, "/checkouts", "expiration_date", "2026-03-11 12:00")["id"].(string)
 	o := requireOK(t, payControl(env, soon, map[string]any{"method": "STORE"}), http.StatusOK)
 	charge := o["transaction"].(map[string]any)
 	assert.Equal(t, "in_progress", charge["status"])
 	assert.Equal(t, "PEN", charge["currency"])
-	assert.Equal(t, "2026-03-11T12:00:00-06:00", charge["due_date"], "due when the link expires")
+	assert.Equal(t, "2026-03-11T12:00:00-05:00", charge["due_date"], "due when the link expires")
 	late := newCheckout(t, env, "/checkouts", "expiration_date", "2026-04-01 12:00")["id"].(string)
 	charge = requireOK(t, payControl(env, late, map[string]any{"method": "store"}), http.StatusOK)["transaction"].(map[string]any)
-	assert.Equal(t, "2026-03-12T12:00:00-06:00", charge["due_date"], "a store charge's own window, sooner than the link's")
+	assert.Equal(t, "2026-03-12T13:00:00-05:00", charge["due_date"], "a store charge's own window, sooner than the link's")
 	requireError(t, payControl(env, late, map[string]any{"method": "store"}), 1003)
 	requireError(t, payControl(env, late, map[string]any{"method": "card"}), 1001)
 }

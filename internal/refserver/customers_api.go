@@ -145,6 +145,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	// encoded after the lock is released may still point at the old one.
 	cu.name, cu.lastName, cu.email, cu.phone, cu.address = req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address
 	cu.customerAddress = req.CustomerAddress
+	c.customers().mark(cu.id)
 	return cu.wire(c.baseURL()), nil
 }
 
@@ -172,6 +173,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 		return nil, e
 	}
 	cu.status = openpay.CustomerStatusDeleted
+	c.customers().mark(cu.id)
 	if cs := c.customers(); cu.externalID != "" && cs.externalID[cu.externalID] == cu {
 		delete(cs.externalID, cu.externalID)
 	}

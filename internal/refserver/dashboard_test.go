@@ -461,7 +461,7 @@ func TestAttemptLogBounded(t *testing.T) {
 	require.Len(t, log, maxAttemptsLogged)
 	assert.Equal(t, 7, log[0].n, "the oldest are dropped")
 	assert.Equal(t, maxAttemptsLogged+6, log[len(log)-1].n)
-	s.dispatch.forget("wh1")
+	s.dispatch.forget(&merchant{}, "wh1")
 	assert.Empty(t, s.dispatch.attemptLog("wh1"), "dropped with the webhook")
 }
 

@@ -35,6 +35,9 @@
 // (per-merchant state, customers, cards, tokens, transactions, balances),
 // events.go (the event log and its hooks), seed.go and seed_decode.go
 // (a starting state read from JSON or YAML, applied through the API),
+// persist.go and persist_kinds.go (the data directory: the records each
+// request changed, written before it is answered; the kinds of record, and
+// what becomes of every field of the state),
 // wirekeys.go and its generated wirekeys.gen.go (the keys every answer
 // carries, null ones included, as openapi.yaml lists them: writeJSON and
 // webhook deliveries add those the wire types leave out).
@@ -114,7 +117,10 @@
 // m.setAmount for any later change of status or amount (lists index
 // them), m.accountFor(customerID) and its credit/debit for balances, insufficientFunds for 4001, s.emit for
 // events, s.chargeStoredCard to charge a stored card from inside the server
-// (subscriptions). Webhook delivery registers itself with s.onEvent (the hook runs
+// (subscriptions). A change to a record the store keeps is marked where it
+// is made, under the owner's lock: m.mark(recPlan, p.ID) (persist_kinds.go
+// says how to add a kind; addTx, setStatus, setAmount, credit, debit,
+// newCustomer and emit mark for themselves). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: enqueue only) and its stop function with
 // s.onClose; work driven by the clock registers with s.onClockAdvance.
 //

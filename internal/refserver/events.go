@@ -43,9 +43,24 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction)
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
 	if len(m.events) >= 2*maxEventsKept {
-		m.events = append([]*Event(nil), m.events[len(m.events)-maxEventsKept:]...)
+		cut := len(m.events) - maxEventsKept
+		if m.data != nil {
+			for i := range cut {
+				m.mark(recEvent, eventKeyOf(m.eventsDropped+uint64(i)))
+			}
+		}
+		m.events = append([]*Event(nil), m.events[cut:]...)
+		m.eventsDropped += uint64(cut)
 	}
 	m.events = append(m.events, ev)
+	if m.data != nil {
+		m.mark(recEvent, eventKeyOf(m.eventsDropped+uint64(len(m.events)-1)))
+		// The transaction an event is about has changed: the one change
+		// every handler announces.
+		if st := m.txByID(t.ID); st != nil {
+			m.markTx(st)
+		}
+	}
 	if hooks := s.eventHooks.Load(); hooks != nil {
 		for _, h := range *hooks {
 			h(ev)

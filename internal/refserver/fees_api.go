@@ -74,6 +74,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	if !cu.debit(req.Amount, false) {
 		return nil, insufficientFunds(cu)
 	}
+	m.customers.mark(cu.id)
 	m.credit(req.Amount)
 	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
@@ -142,6 +143,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 		return nil, insufficientFunds(m)
 	}
 	cu.credit(fee.t.Amount)
+	m.customers.mark(cu.id)
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of fee " + fee.t.ID

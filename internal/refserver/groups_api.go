@@ -70,7 +70,9 @@ func (s *Server) registerGroups(r *routeTable) {
 
 // storedCards returns the cards of the group's customers. The caller holds
 // g.mu.
-func (g *group) storedCards() cardSet { return cardSet{byID: g.cards, list: &g.cardList} }
+func (g *group) storedCards() cardSet {
+	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
+}
 
 // groupMerchants returns the merchants of the group, in id order.
 func (s *Server) groupMerchants(g *group) []*merchant {

@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -41,16 +43,52 @@ func newTestEnv(t testing.TB, opts Options) *testEnv {
 	env.srv = httptest.NewServer(env.s)
 	t.Cleanup(env.srv.Close)
 	t.Cleanup(env.s.Close)
-	var err error
-	env.m, err = env.s.AddMerchant(MerchantConfig{Name: "Main merchant"})
-	require.NoError(t, err)
-	env.other, err = env.s.AddMerchant(MerchantConfig{Name: "Other merchant"})
-	require.NoError(t, err)
-	if r, _ := rulesOf(opts.Country); r == mexico { // groups exist in Mexico only
-		env.g, err = env.s.AddGroup(GroupConfig{MerchantIDs: []string{env.m.ID}})
-		require.NoError(t, err)
+	env.addMerchants()
+	if os.Getenv("OPENPAY_REFSERVER_DATA_CHECK") != "" {
+		checkData(t, env.s)
 	}
 	return env
+}
+
+// addMerchants adds the main and the other merchant and, in Mexico, the
+// group.
+func (e *testEnv) addMerchants() {
+	t := e.t
+	t.Helper()
+	var err error
+	e.m, err = e.s.AddMerchant(MerchantConfig{Name: "Main merchant"})
+	require.NoError(t, err)
+	e.other, err = e.s.AddMerchant(MerchantConfig{Name: "Other merchant"})
+	require.NoError(t, err)
+	if r, _ := rulesOf(e.s.opts.Country); r == mexico { // groups exist in Mexico only
+		e.g, err = e.s.AddGroup(GroupConfig{MerchantIDs: []string{e.m.ID}})
+		require.NoError(t, err)
+	}
+}
+
+// checkData makes s persist into a temporary directory and compare, after
+// every request, the store with its whole state written afresh: a change a
+// handler made without marking its record fails the test. The package's
+// tests run so with OPENPAY_REFSERVER_DATA_CHECK=1 (see persist_kinds.go).
+func checkData(t testing.TB, s *Server) {
+	t.Helper()
+	restored, err := s.openData(t.TempDir(), false)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = s.data.db.Close() })
+	require.False(t, restored)
+	require.NoError(t, s.SaveData())
+	var mu sync.Mutex
+	var diffs []string
+	s.data.check = func(diff []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		diffs = append(diffs, diff...)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Empty(t, diffs, "records changed without being marked")
+	})
 }
 
 // resp is a raw HTTP answer.

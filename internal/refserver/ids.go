@@ -2,7 +2,9 @@ package refserver
 
 import (
 	crand "crypto/rand"
+	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -223,9 +225,10 @@ func (g *IDGenerator) RequestID() string {
 	return string(b)
 }
 
-// state returns where a seeded generator stands in its sequence, for
-// setState to return it there (Reset); nil for a random generator, whose
-// sequence cannot be replayed.
+// state returns where a seeded generator stands in its sequence, nil for
+// a random generator, whose sequence cannot be replayed: setState returns
+// it there (Reset), and persist.go saves it, so that a restarted server
+// goes on with the sequence rather than repeating it.
 func (g *IDGenerator) state() []byte {
 	if g.seeded == nil {
 		return nil
@@ -242,7 +245,29 @@ func (g *IDGenerator) setState(b []byte) {
 	if g.seeded == nil || b == nil {
 		return
 	}
+	_ = g.restore(b) // b came from state, so it decodes
+}
+
+// restore puts back a state from state. A generator drawing from random
+// streams has none: a saved one is refused, so that a server started
+// without the seed it was saved with is told.
+func (g *IDGenerator) restore(b []byte) error {
+	if g.seeded == nil {
+		return errors.New("the state was saved with --seed: start the server with a seed too")
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	_ = g.seeded.UnmarshalBinary(b) // b came from state, so it decodes
+	return g.seeded.UnmarshalBinary(b)
+}
+
+// reservedIDs returns the reserved identifiers, sorted.
+func (g *IDGenerator) reservedIDs() []string {
+	g.reservedMu.RLock()
+	defer g.reservedMu.RUnlock()
+	ids := make([]string, 0, len(g.reserved))
+	for id := range g.reserved {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

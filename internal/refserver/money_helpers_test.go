@@ -85,6 +85,7 @@ func setMerchantStatus(env *testEnv, st openpay.MerchantStatus) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.status = st
+	m.mark(recMerchant, selfID)
 }
 
 // ids returns the "id" member of each object of a list.

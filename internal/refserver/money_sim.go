@@ -105,7 +105,8 @@ func (s *Server) registerMoneySimulation(r *routeTable) {
 // into or out of it with 1008 (charges, payouts, transfers, fees, bank
 // receipts), and reads still answer. An unknown merchant or customer
 // answers 1005.
-func (s *Server) SetCustomerAccountActive(merchantID, customerID string, active bool) error {
+func (s *Server) SetCustomerAccountActive(merchantID, customerID string, active bool) (err error) {
+	defer s.durable(&err)()
 	m := s.merchantByID(merchantID)
 	if m == nil {
 		return errNotFound("merchant", merchantID)
@@ -117,6 +118,7 @@ func (s *Server) SetCustomerAccountActive(merchantID, customerID string, active 
 		return errNotFound("customer", customerID)
 	}
 	cu.deactivated = !active
+	m.customers.mark(cu.id)
 	return nil
 }
 
@@ -137,13 +139,15 @@ func (s *Server) withPayout(merchantID, payoutID string, op func(m *merchant, t 
 		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can settle or fail; this one is %s", t.t.Status)
 	}
 	op(m, t)
+	m.markTx(t)
 	return t.snapshot(), nil
 }
 
 // SettlePayout simulates a payout in progress reaching its destination: it
 // completes (payout.succeeded). Its amount had left the balance when it was
 // created.
-func (s *Server) SettlePayout(merchantID, payoutID string) (openpay.Transaction, error) {
+func (s *Server) SettlePayout(merchantID, payoutID string) (_ openpay.Transaction, err error) {
+	defer s.durable(&err)()
 	return s.withPayout(merchantID, payoutID, func(m *merchant, t *tx) {
 		s.endPayout(m, t, openpay.TransactionStatusCompleted, "")
 		s.emit(m, openpay.EventTypePayoutSucceeded, t.snapshot())
@@ -154,7 +158,8 @@ func (s *Server) SettlePayout(merchantID, payoutID string) (openpay.Transaction,
 // it fails with message as its error_message ("" gives a default; at most
 // 250 characters, 1003 otherwise), its amount returns to the balance it
 // left, and payout.failed is emitted.
-func (s *Server) FailPayout(merchantID, payoutID, message string) (openpay.Transaction, error) {
+func (s *Server) FailPayout(merchantID, payoutID, message string) (_ openpay.Transaction, err error) {
+	defer s.durable(&err)()
 	var v checker
 	v.maxLen("error_message", message, 250)
 	if v.err != nil {
@@ -174,7 +179,8 @@ func (s *Server) FailPayout(merchantID, payoutID, message string) (openpay.Trans
 // ""): the amount (greater than zero, two decimals at most, 1003) is
 // credited and the incoming transaction stored and returned. description
 // (at most 250 characters) defaults to a fixed text.
-func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amount, description string) (openpay.Transaction, error) {
+func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amount, description string) (_ openpay.Transaction, err error) {
+	defer s.durable(&err)()
 	var v checker
 	v.amount("amount", amount)
 	v.maxLen("description", description, 250)

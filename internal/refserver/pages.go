@@ -196,8 +196,10 @@ func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method 
 	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
 }
 
-// checkoutPayment is payCheckout as the checkout page sees it.
-func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (web.CheckoutPayment, error) {
+// checkoutPayment is payCheckout as the checkout page sees it; what it
+// changed is stored before the page answers.
+func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (_ web.CheckoutPayment, err error) {
+	defer b.s.durable(&err)()
 	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
 	switch {
 	case e != nil && e.Code == openpay.ErrNotFound:

@@ -133,6 +133,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	}
 	ps.byID[p.ID] = p
 	ps.list = append(ps.list, p)
+	c.m.mark(recPlan, p.ID)
 	return *p, nil
 }
 
@@ -220,6 +221,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 	if req.TrialDays != nil {
 		p.TrialDays = *req.TrialDays
 	}
+	c.m.mark(recPlan, p.ID)
 	return *p, nil
 }
 
@@ -232,6 +234,7 @@ func (s *Server) deletePlan(c *call) (any, *Error) {
 		return nil, e
 	}
 	p.Status = openpay.PlanStatusDeleted
+	c.m.mark(recPlan, p.ID)
 	return nil, nil
 }
 

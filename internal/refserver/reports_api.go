@@ -3,6 +3,7 @@ package refserver
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -55,9 +56,25 @@ func (s *Server) registerReports(r *routeTable) {
 // took a fee, in the order the fees were taken.
 type feeReportState struct{ charged []*tx }
 
+func newFeeReportState() *feeReportState { return &feeReportState{} }
+
 // feeReport returns the merchant's fee records. The caller holds m.mu.
 func feeReport(m *merchant) *feeReportState {
-	return extState(m, func() *feeReportState { return &feeReportState{} })
+	return extState(m, newFeeReportState)
+}
+
+// addFeeCharged records that the gateway took its fee on t (at
+// t.later.feeCharged), keeping the list in the order the fees were taken:
+// at completion that is the end; a load (persist_kinds.go) reads the
+// charges in creation order, and a charge completed after a later one
+// goes back to its place. The caller holds m.mu.
+func addFeeCharged(m *merchant, t *tx) {
+	st := feeReport(m)
+	i := len(st.charged)
+	for i > 0 && st.charged[i-1].later.feeCharged.After(t.later.feeCharged) {
+		i--
+	}
+	st.charged = slices.Insert(st.charged, i, t)
 }
 
 // queryInt reads a required integer parameter within [lo, hi].

@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -47,6 +48,13 @@ import (
 // called directly (PayCharge, ...) find merchants under s.mu, which the swap
 // holds: one that started before acts on the state being replaced.
 
+// ErrResetRestored is Reset's answer on a server whose state was loaded
+// from a data directory: the configuration steps that made its merchants
+// ran in an earlier process and are not stored (only key hashes are), so a
+// rebuild would bring back nothing; rather than erase the stored merchants,
+// the reset is refused. Start on an empty data directory to reset again.
+var ErrResetRestored = errors.New("refserver: reset: the state was restored from a data directory, whose configuration is not kept; start on an empty directory to reset")
+
 // configStep is one recorded configuration step.
 type configStep struct {
 	at          time.Time // the clock when it ran
@@ -82,8 +90,13 @@ func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, 
 // the merchants, groups and seeds it was given, with nothing made since; a
 // fake clock at its start; seeded identifiers repeating. It waits for the
 // requests in progress and holds new ones until it is done. It fails, and
-// changes nothing, only when a step no longer replays.
+// changes nothing, when a step no longer replays; with a data directory
+// (OpenData) the store is replaced by the reset state, and a store that
+// cannot be written is an error too (the state in memory is reset then).
 func (s *Server) Reset() error {
+	if s.restored.Load() {
+		return ErrResetRestored
+	}
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
 	fresh, err := s.rebuild()
@@ -111,7 +124,9 @@ func (s *Server) Reset() error {
 	if fc, ok := s.clock.(*FakeClock); ok {
 		fc.Set(s.clockStart)
 	}
-	return nil
+	// With a data directory the store now holds the reset state, written
+	// before any request sees it (the gate is still held).
+	return s.SaveData()
 }
 
 // rebuild replays the configuration on a fresh server with the same
@@ -146,7 +161,9 @@ func (s *Server) registerControls(r *routeTable) {
 		return map[string]string{"status": "ok"}, nil
 	}).noAuth()
 	reset := r.control("reset", http.MethodPost, "/_simulate/reset", http.StatusNoContent, func(*call) (any, *Error) {
-		if err := s.Reset(); err != nil {
+		if err := s.Reset(); errors.Is(err, ErrResetRestored) {
+			return nil, errorf(openpay.ErrInternalServer, "The state was restored from a data directory, whose configuration is not kept: start on an empty data directory to reset")
+		} else if err != nil {
 			return nil, errorf(openpay.ErrInternalServer, "The server's configuration could not be restored")
 		}
 		return nil, nil

@@ -134,6 +134,7 @@ type Server struct {
 	dash     *web.Dashboard // the dashboard (dashboard.go), nil when turned off
 	client   *http.Client
 	dispatch *dispatcher // webhook deliveries
+	data     *dataStore  // the data directory's store (persist.go), nil without one
 	barcodes sync.Map    // reference -> struct{}: references the server issued
 
 	// advanceMu makes one AdvanceClock run at a time: the clock stops at
@@ -161,8 +162,9 @@ type Server struct {
 	// ApplySeed) and Reset; config records the steps for Reset to replay.
 	configMu   sync.Mutex
 	config     []configStep
-	clockStart time.Time // where the clock stood at New
-	faults     faultSet  // armed faults (faults.go)
+	restored   atomic.Bool // the state came from a data directory (Reset refuses)
+	clockStart time.Time   // where the clock stood at New
+	faults     faultSet    // armed faults (faults.go)
 }
 
 // New returns a server with no merchants.
@@ -206,8 +208,10 @@ func New(opts Options) *Server {
 	return s
 }
 
-// Close stops the server's background work (webhook deliveries). It does
-// not close listeners: the caller owns those.
+// Close stops the server's background work (webhook deliveries) and closes
+// its data directory's store, if any (a request that changes state
+// afterwards answers 1000). It does not close listeners: the caller owns
+// those.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.hooksMu.Lock()
@@ -247,7 +251,8 @@ func (s *Server) Production() bool { return s.opts.Production }
 // used by another merchant or group, when the CLABE is not valid, or when
 // the opening balance is negative or has more than two decimals. The
 // merchant is part of the server's configuration: [Server.Reset] keeps it.
-func (s *Server) AddMerchant(cfg MerchantConfig) (MerchantConfig, error) {
+func (s *Server) AddMerchant(cfg MerchantConfig) (_ MerchantConfig, err error) {
+	defer s.durable(&err)()
 	return configure(s, cfg, (*Server).addMerchant)
 }
 
@@ -315,13 +320,18 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	}
 	s.merchants[cfg.ID] = m
 	s.merchantList = append(s.merchantList, cfg.ID)
+	if s.data != nil {
+		m.data = s.data
+		m.mark(recMerchant, selfID)
+	}
 	return cfg, nil
 }
 
 // AddGroup creates a merchant group whose key may act for the listed
 // merchants, which must exist, and returns its configuration with the
 // generated fields filled in. [Server.Reset] keeps the group.
-func (s *Server) AddGroup(cfg GroupConfig) (GroupConfig, error) {
+func (s *Server) AddGroup(cfg GroupConfig) (_ GroupConfig, err error) {
+	defer s.durable(&err)()
 	return configure(s, cfg, (*Server).addGroup)
 }
 
@@ -355,7 +365,12 @@ func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 		g.merchants[id] = true
 	}
 	g.customers = newCustomerSet()
+	g.customers.own = owner{g: g}
 	s.groups[cfg.ID] = g
+	if s.data != nil {
+		g.data = s.data
+		g.mark(recGroup, selfID)
+	}
 	return cfg, nil
 }
 
@@ -535,6 +550,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	body, e := rt.handle(c)
+	// What the request changed is on disk before it is answered.
+	if err := s.commitData(); err != nil {
+		s.log.Error("refserver: the data directory could not be written", "operation", c.operation(),
+			"request_id", c.requestID, "error", err.Error())
+		e = errorf(openpay.ErrInternalServer, descInternal)
+	}
 	if e != nil {
 		writeError(sw, c.requestID, e)
 		return

@@ -38,11 +38,13 @@ func TestDeactivatedAccountsRefuseCharges(t *testing.T) {
 	m := env.s.merchantByID(env.m.ID)
 	m.mu.Lock()
 	m.customers.byID[cu].deactivated = true
+	m.customers.mark(cu)
 	m.mu.Unlock()
 	desc := requireError(t, env.post("/customers/"+cu+"/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), 1008)
 	assert.Contains(t, desc, "customer")
 	m.mu.Lock()
 	m.status = "deleted"
+	m.mark(recMerchant, selfID)
 	m.mu.Unlock()
 	desc = requireError(t, env.post("/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), 1008)
 	assert.Contains(t, desc, "merchant")

@@ -132,7 +132,8 @@ func (s *Server) onClockAdvance(run func(now time.Time), next func() (time.Time,
 // end of the jump. A jump over three monthly charge days makes three
 // charges dated on their three days. It needs a server built with a
 // [*FakeClock] (1003 otherwise). It returns the new time.
-func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
+func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
+	defer s.durable(&err)()
 	fc, ok := s.clock.(*FakeClock)
 	if !ok {
 		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The server runs on the wall clock; start it with a fake clock to move time")
@@ -170,7 +171,8 @@ func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 
 // withCharge runs op on a merchant's charge under the merchant's lock and
 // returns the charge as it stands afterwards.
-func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (openpay.Transaction, error) {
+func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (_ openpay.Transaction, err error) {
+	defer s.durable(&err)()
 	m := s.merchantByID(merchantID)
 	if m == nil {
 		return openpay.Transaction{}, errNotFound("merchant", merchantID)
@@ -184,6 +186,7 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 	if e := op(m, t); e != nil {
 		return openpay.Transaction{}, e
 	}
+	m.markTx(t)
 	return t.snapshot(), nil
 }
 

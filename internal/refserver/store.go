@@ -89,14 +89,20 @@ type merchant struct {
 	// an order_id is unique across all of them (1006).
 	orderIDs keyIndex // txByOrderID
 	events   []*Event
+	// eventsDropped counts the events trimmed from the front of events:
+	// the n-th event ever recorded is events[n-eventsDropped].
+	eventsDropped uint64
 
 	// ext holds the state of resources that live in their own files (plans,
 	// webhooks, bank accounts, ...), one value per Go type: see extState.
 	ext map[reflect.Type]any
+
+	// data is the server's store when it persists (persist.go), else nil.
+	data *dataStore
 }
 
 func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
-	return &merchant{
+	m := &merchant{
 		id: cfg.ID, name: cfg.Name, email: cfg.Email, phone: cfg.Phone, clabe: cfg.CLABE,
 		created:   now,
 		privHash:  sha256.Sum256([]byte(cfg.PrivateKey)),
@@ -113,6 +119,8 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		orderIDs:  newKeyIndex(func(t *tx) string { return t.t.OrderID }),
 		ext:       make(map[reflect.Type]any),
 	}
+	m.customers.own = owner{m: m}
+	return m
 }
 
 // extState returns the merchant's state of type T, created by init on first
@@ -141,6 +149,7 @@ type group struct {
 	customers *customerSet
 	cards     map[string]*card // the group's customers' cards
 	cardList  []*card          // creation order
+	data      *dataStore       // see merchant.data
 }
 
 // customer is a customer record. Its wire form is built by wire().
@@ -189,6 +198,17 @@ type customerSet struct {
 	byID       map[string]*customer
 	list       []*customer // creation order
 	externalID map[string]*customer
+	own        owner // whose customers they are, for mark
+}
+
+// mark marks the customer with the given id changed (see persist.go). The
+// caller holds the lock of the set's owner.
+func (cs *customerSet) mark(id string) {
+	if cs.own.m != nil {
+		cs.own.m.mark(recCustomer, id)
+	} else if cs.own.g != nil {
+		cs.own.g.mark(recGroupCustomer, id)
+	}
 }
 
 func newCustomerSet() *customerSet {
@@ -236,6 +256,7 @@ func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpa
 	if cu.externalID != "" {
 		cs.externalID[cu.externalID] = cu
 	}
+	cs.mark(cu.id)
 	return cu, nil
 }
 
@@ -245,7 +266,8 @@ const descGroupAccount = "A customer of a merchant group cannot have an account:
 
 // CreateGroupCustomer creates a customer of a merchant group, as the group
 // customer API does (requires_account is refused with 1003 there too).
-func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest) (openpay.Customer, error) {
+func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest) (_ openpay.Customer, err error) {
+	defer s.durable(&err)()
 	g := s.groupByID(groupID)
 	if g == nil {
 		return openpay.Customer{}, errNotFound("group", groupID)
@@ -264,7 +286,8 @@ func (s *Server) CreateGroupCustomer(groupID string, req openpay.CustomerRequest
 
 // CreateCustomer creates a customer of a merchant, as the customer API does;
 // for tests and tools that need a customer before that API exists.
-func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) (openpay.Customer, error) {
+func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) (_ openpay.Customer, err error) {
+	defer s.durable(&err)()
 	m := s.merchantByID(merchantID)
 	if m == nil {
 		return openpay.Customer{}, errNotFound("merchant", merchantID)
@@ -428,6 +451,15 @@ func (m *merchant) addTx(t *tx) {
 	if t.t.OrderID != "" {
 		m.orderIDs.put(m.txList, t.t.OrderID, t)
 	}
+	m.markTx(t)
+}
+
+// markTx marks a stored transaction changed (see persist.go). The caller
+// holds m.mu.
+func (m *merchant) markTx(t *tx) {
+	if m.data != nil && t.seq != 0 {
+		m.mark(recTx, txKeyOf(t.seq))
+	}
 }
 
 // setAmount changes a transaction's amount (a capture of less than was
@@ -437,6 +469,7 @@ func (m *merchant) setAmount(t *tx, a openpay.Amount) {
 	if t.seq != 0 {
 		m.amounts.widen(t.seq, a)
 	}
+	m.markTx(t)
 }
 
 // amountSummary holds, for blocks of consecutive seq at three sizes (64,
@@ -489,6 +522,7 @@ func (m *merchant) setStatus(t *tx, status openpay.TransactionStatus) {
 	if t.seq != 0 {
 		m.statusIndex(t, old, status)
 	}
+	m.markTx(t)
 }
 
 // statusIndex moves a stored transaction from the status list of from to
@@ -544,13 +578,17 @@ type account interface {
 	debit(a openpay.Amount, force bool) bool
 }
 
-func (m *merchant) credit(a openpay.Amount) { m.balance = m.balance.Add(a) }
+func (m *merchant) credit(a openpay.Amount) {
+	m.balance = m.balance.Add(a)
+	m.mark(recMerchant, selfID)
+}
 
 func (m *merchant) debit(a openpay.Amount, force bool) bool {
 	if !force && m.balance.Cmp(a) < 0 {
 		return false
 	}
 	m.balance = m.balance.Sub(a)
+	m.mark(recMerchant, selfID)
 	return true
 }
 
@@ -570,6 +608,7 @@ func (cu *customer) debit(a openpay.Amount, force bool) bool {
 func (m *merchant) accountFor(customerID string) account {
 	if customerID != "" {
 		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount {
+			m.mark(recCustomer, cu.id) // the caller moves its balance
 			return cu
 		}
 	}

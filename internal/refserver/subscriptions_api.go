@@ -168,10 +168,11 @@ func subscriptionsOf(m *merchant) *subscriptionState { return extState(m, newSub
 // customerDeleted cancels the subscriptions of a deleted customer
 // (customerDeletionListener). The caller holds m.mu (and, for a group's
 // customer, the group's lock).
-func (st *subscriptionState) customerDeleted(_ *Server, _ *merchant, customerID string) {
+func (st *subscriptionState) customerDeleted(_ *Server, m *merchant, customerID string) {
 	for _, sub := range st.list {
 		if sub.customerID == customerID {
 			sub.status = openpay.SubscriptionStatusCancelled
+			m.mark(recSubscription, sub.id)
 		}
 	}
 }
@@ -336,6 +337,14 @@ func startOfDay(day time.Time, zone *time.Location) time.Time {
 // paid, an attempt counted, a status changed) or returns, so the loop ends.
 // The caller holds m.mu and the lock of the subscription's group, if any.
 func (s *Server) runSubscription(m *merchant, sub *subscription, today time.Time) {
+	if m.data != nil {
+		before := *sub
+		defer func() {
+			if *sub != before {
+				m.mark(recSubscription, sub.id)
+			}
+		}()
+	}
 	for {
 		var on time.Time
 		switch sub.status {
@@ -543,6 +552,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	st := subscriptionsOf(m)
 	st.byID[sub.id] = sub
 	st.list = append(st.list, sub)
+	m.mark(recSubscription, sub.id)
 	return sub.wire(m), nil
 }
 
@@ -630,6 +640,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 			s.runSubscription(m, sub, today)
 		}
 	}
+	m.mark(recSubscription, sub.id)
 	return sub.wire(m), nil
 }
 
@@ -641,6 +652,7 @@ func (s *Server) deleteSubscription(c *call) (any, *Error) {
 		return nil, e
 	}
 	sub.status = openpay.SubscriptionStatusCancelled
+	c.m.mark(recSubscription, sub.id)
 	return nil, nil
 }
 

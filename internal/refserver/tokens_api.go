@@ -40,6 +40,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	defer c.m.mu.Unlock()
 	c.m.tokens[tk.id] = tk
 	c.m.tokenList = append(c.m.tokenList, tk)
+	c.m.mark(recToken, tk.id)
 	return tk.wire(), nil
 }
 

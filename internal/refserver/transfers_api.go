@@ -96,6 +96,8 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, insufficientFunds(from)
 	}
 	to.credit(req.Amount)
+	m.customers.mark(from.id)
+	m.customers.mark(to.id)
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
 	m.setStatus(out, openpay.TransactionStatusCompleted)

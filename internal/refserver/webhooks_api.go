@@ -197,6 +197,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	ws := webhooksOf(c.m)
 	ws.byID[wh.w.ID] = wh
 	ws.list = append(ws.list, wh)
+	c.m.mark(recWebhook, wh.w.ID)
 	target := wh.target()
 	c.m.mu.Unlock()
 
@@ -220,6 +221,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 		}
 		if a.ok() {
 			wh.w.Status = openpay.WebhookStatusVerified
+			c.m.mark(recWebhook, wh.w.ID)
 		}
 	}
 	return wh.wire(), nil
@@ -273,7 +275,8 @@ func (d *dispatcher) deleteWebhook(c *call) (any, *Error) {
 	ws := webhooksOf(c.m)
 	delete(ws.byID, wh.w.ID)
 	ws.list = slices.DeleteFunc(ws.list, func(x *webhook) bool { return x == wh })
-	d.forget(wh.w.ID)
+	c.m.mark(recWebhook, wh.w.ID)
+	d.forget(c.m, wh.w.ID)
 	return nil, nil
 }
 
@@ -290,6 +293,7 @@ func (s *Server) verifyWebhook(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The verification code is not the one sent to the webhook's URL")
 	}
 	wh.w.Status = openpay.WebhookStatusVerified
+	c.m.mark(recWebhook, wh.w.ID)
 	return nil, nil
 }
 
@@ -300,10 +304,14 @@ type deliveryTarget struct {
 
 // delivery is one event on its way to one webhook.
 type delivery struct {
-	to       deliveryTarget
-	event    *Event // what the body carries (the attempt log names it)
-	body     []byte
-	attempts int // attempts made so far
+	to         deliveryTarget
+	event      *Event // what the body carries (the attempt log names it)
+	body       []byte
+	attempts   int // attempts made so far
+	merchantID string
+	// seq numbers the deliveries the dispatcher accepted (from 1): the key
+	// of the delivery's record in the data directory.
+	seq uint64
 }
 
 // attemptOf names what an attempt delivered, for the attempt log.
@@ -359,6 +367,14 @@ type dispatcher struct {
 	// attempts is each webhook's latest attempts, oldest first, at most
 	// maxAttemptsLogged (by webhook id; dropped with the webhook).
 	attempts map[string][]deliveryAttempt
+	// pending holds every delivery accepted and not yet done with (queued,
+	// in flight or waiting for a retry), by seq: what the data directory
+	// keeps of deliveries (persist_kinds.go).
+	pending map[uint64]*delivery
+	lastSeq uint64
+	// restored are the pending deliveries read from a data directory,
+	// queued by resume once persistence runs.
+	restored []*delivery
 }
 
 func newDispatcher(s *Server) *dispatcher {
@@ -370,7 +386,7 @@ func newDispatcher(s *Server) *dispatcher {
 	return &dispatcher{
 		s: s, limit: limit, ctx: ctx, cancel: cancel,
 		outbox: make(map[string]*outbox), retries: make(map[*time.Timer]struct{}),
-		attempts: make(map[string][]deliveryAttempt),
+		attempts: make(map[string][]deliveryAttempt), pending: make(map[uint64]*delivery),
 	}
 }
 
@@ -396,25 +412,54 @@ func (d *dispatcher) event(ev *Event) {
 			}
 			body = addWireKeys(body, wire)
 		}
-		d.enqueue(&delivery{to: wh.target(), event: ev, body: body}, false)
+		if dl := (&delivery{to: wh.target(), event: ev, body: body, merchantID: m.id}); d.enqueue(dl, false) {
+			m.mark(recDelivery, deliveryKeyOf(dl.seq))
+		}
+	}
+}
+
+// markDelivery marks a delivery's record changed (its attempts counted, or
+// done with) from a delivering goroutine, which holds no merchant's lock:
+// the next request's flush writes it (see persist.go). The caller holds no
+// dispatcher lock.
+func (d *dispatcher) markDelivery(dl *delivery) {
+	if st := d.s.data; st != nil {
+		if m := d.s.merchantByID(dl.merchantID); m != nil {
+			st.mark(dirtyRef{owner{m: m}, recDelivery, deliveryKeyOf(dl.seq)})
+		}
+	}
+}
+
+// resume queues the deliveries a data directory held, once persistence
+// runs (their marks must reach the store). One whose webhook is gone, or
+// that finds its queue full, is dropped and its record removed.
+func (d *dispatcher) resume() {
+	d.mu.Lock()
+	restored := d.restored
+	d.restored = nil
+	d.mu.Unlock()
+	for _, dl := range restored {
+		if dl.to.url == "" || !d.enqueue(dl, false) {
+			d.markDelivery(dl)
+		}
 	}
 }
 
 // enqueue adds a delivery to its webhook's outbox and starts the outbox's
-// goroutine when none runs. A new event that finds the outbox full is
-// dropped and counted; a retry is still counted in pending, so it always
-// has its place. A retry finds no outbox when its webhook has been deleted
-// since, and is dropped.
-func (d *dispatcher) enqueue(dl *delivery, retry bool) {
+// goroutine when none runs, and reports whether it did. A new event that
+// finds the outbox full is dropped and counted; a retry is still counted in
+// pending, so it always has its place. A retry finds no outbox when its
+// webhook has been deleted since, and is dropped.
+func (d *dispatcher) enqueue(dl *delivery, retry bool) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return
+		return false
 	}
 	ob := d.outbox[dl.to.webhookID]
 	if ob == nil {
 		if retry {
-			return
+			return false
 		}
 		ob = &outbox{}
 		d.outbox[dl.to.webhookID] = ob
@@ -426,11 +471,16 @@ func (d *dispatcher) enqueue(dl *delivery, retry bool) {
 			d.s.log.Warn("webhook queue full, events dropped", "webhook", dl.to.webhookID,
 				"limit", d.limit, "dropped", ob.dropped)
 		}
-		return
+		return false
 	}
 	if !retry {
 		ob.full = false
 		ob.pending++
+		if dl.seq == 0 {
+			d.lastSeq++
+			dl.seq = d.lastSeq
+		}
+		d.pending[dl.seq] = dl
 	}
 	ob.queue = append(ob.queue, dl)
 	if !ob.running {
@@ -438,6 +488,7 @@ func (d *dispatcher) enqueue(dl *delivery, retry bool) {
 		d.wg.Add(1)
 		go d.drain(dl.to.webhookID, ob)
 	}
+	return true
 }
 
 // drain delivers an outbox's deliveries in order until it is empty, the
@@ -456,8 +507,10 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 		ob.queue = ob.queue[1:]
 		d.mu.Unlock()
 
-		dl.attempts++
+		d.mu.Lock()
+		dl.attempts++ // under d.mu: record reads it for the data directory
 		what := attemptOf{eventID: dl.event.ID, transactionID: dl.event.Transaction.ID, eventType: dl.event.Type, n: dl.attempts}
+		d.mu.Unlock()
 		a := d.send(d.ctx, dl.to, what, dl.body, deliveryTimeout)
 		d.mu.Lock()
 		if !d.closed && d.outbox[webhookID] == ob { // not deleted meanwhile
@@ -465,11 +518,13 @@ func (d *dispatcher) drain(webhookID string, ob *outbox) {
 		}
 		if a.ok() {
 			ob.pending--
+			delete(d.pending, dl.seq)
 			d.mu.Unlock()
-			continue
+		} else {
+			d.mu.Unlock()
+			d.retryLater(ob, dl)
 		}
-		d.mu.Unlock()
-		d.retryLater(ob, dl)
+		d.markDelivery(dl)
 	}
 }
 
@@ -483,6 +538,7 @@ func (d *dispatcher) retryLater(ob *outbox, dl *delivery) {
 	}
 	if dl.attempts >= maxDeliveryAttempts {
 		ob.pending--
+		delete(d.pending, dl.seq)
 		ob.givenUp++
 		d.s.log.Debug("webhook delivery dropped", "webhook", dl.to.webhookID, "attempts", dl.attempts)
 		return
@@ -535,12 +591,19 @@ func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
 }
 
 // forget drops a deleted webhook's pending deliveries (a delivery in flight
-// completes). The caller may hold a merchant's lock.
-func (d *dispatcher) forget(webhookID string) {
+// completes) and marks their records (the caller holds m.mu, the
+// webhook's merchant's).
+func (d *dispatcher) forget(m *merchant, webhookID string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.outbox, webhookID)
 	delete(d.attempts, webhookID)
+	for seq, dl := range d.pending {
+		if dl.to.webhookID == webhookID {
+			delete(d.pending, seq)
+			m.mark(recDelivery, deliveryKeyOf(seq))
+		}
+	}
 }
 
 // logAttempt records an attempt in its webhook's log. The caller makes
@@ -625,6 +688,10 @@ func (d *dispatcher) reset() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.dropPending()
+	// Their records go with the rest of the state (Reset saves the new
+	// state wholesale).
+	clear(d.pending)
+	d.restored = nil
 }
 
 // dropPending drops the pending deliveries, the attempt logs and the retry
@@ -654,4 +721,47 @@ func attemptError(err error) string {
 		return "cancelled (the server is closing or the request ended)"
 	}
 	return err.Error()
+}
+
+// pendingOf returns the seqs of a merchant's pending deliveries, in order.
+func (d *dispatcher) pendingOf(merchantID string) []uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []uint64
+	for seq, dl := range d.pending {
+		if dl.merchantID == merchantID {
+			out = append(out, seq)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// record returns the persisted form of a merchant's pending delivery,
+// false when it is done with.
+func (d *dispatcher) record(merchantID string, seq uint64) (any, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	dl := d.pending[seq]
+	if dl == nil || dl.merchantID != merchantID {
+		return nil, false
+	}
+	return deliveryRecord{WebhookID: dl.to.webhookID, Body: dl.body, Attempts: dl.attempts,
+		EventID: dl.event.ID, EventType: dl.event.Type, TransactionID: dl.event.Transaction.ID}, true
+}
+
+// restore takes back a pending delivery read from a data directory, for
+// resume to queue; its webhook's record is loaded already. A delivery
+// whose webhook is gone keeps no target (resume drops it).
+func (d *dispatcher) restore(m *merchant, seq uint64, r deliveryRecord) {
+	dl := &delivery{body: r.Body, attempts: r.Attempts, merchantID: m.id, seq: seq,
+		to:    deliveryTarget{webhookID: r.WebhookID},
+		event: &Event{ID: r.EventID, Type: r.EventType, Transaction: openpay.Transaction{ID: r.TransactionID}}}
+	if wh := webhooksOf(m).byID[r.WebhookID]; wh != nil {
+		dl.to = wh.target()
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lastSeq = max(d.lastSeq, seq)
+	d.restored = append(d.restored, dl)
 }
