@@ -18,25 +18,9 @@ var colombiaJSON []byte
 //go:embed stores_pe.json
 var peruJSON []byte
 
-// parseIn parses a bundled data set whose logos live on the gateway's site
-// of another country (site: "www.openpay.co"). A broken set is empty, which
-// a test rules out.
-func parseIn(data []byte, site string) *Set {
-	s, err := Parse(data)
-	if err != nil {
-		return &Set{}
-	}
-	for i := range s.stores {
-		c := &s.stores[i].Chain
-		c.Logo = strings.Replace(c.Logo, "www.openpay.mx", site, 1)
-		c.Thumb = strings.Replace(c.Thumb, "www.openpay.mx", site, 1)
-	}
-	return s
-}
-
 var (
-	colombia = sync.OnceValue(func() *Set { return parseIn(colombiaJSON, "www.openpay.co") })
-	peru     = sync.OnceValue(func() *Set { return parseIn(peruJSON, "www.openpay.pe") })
+	colombia = sync.OnceValue(func() *Set { return bundled(colombiaJSON, "www.openpay.co") })
+	peru     = sync.OnceValue(func() *Set { return bundled(peruJSON, "www.openpay.pe") })
 	// everywhere is the three sets in one, for the store search, which
 	// names no merchant and so no country: the searched point decides.
 	everywhere = sync.OnceValue(func() *Set {

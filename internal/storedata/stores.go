@@ -94,8 +94,13 @@ type Set struct {
 }
 
 // Parse decodes a store data set, refusing dangling chain names, malformed
-// amounts and dates, and duplicate id_store values.
-func Parse(data []byte) (*Set, error) {
+// amounts and dates, and duplicate id_store values. Its chains' logos are on
+// the gateway's Mexican site.
+func Parse(data []byte) (*Set, error) { return parse(data, "www.openpay.mx") }
+
+// parse is Parse with the logos on the gateway's site of a country (site:
+// "www.openpay.co").
+func parse(data []byte, site string) (*Set, error) {
 	var f storeFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("stores: %w", err)
@@ -108,8 +113,8 @@ func Parse(data []byte) (*Set, error) {
 		}
 		chains[c.Name] = Chain{
 			Name:      c.Name,
-			Logo:      "http://www.openpay.mx/logotipos/" + c.Slug + ".png",
-			Thumb:     "http://www.openpay.mx/thumb/" + c.Slug + ".png",
+			Logo:      "http://" + site + "/logotipos/" + c.Slug + ".png",
+			Thumb:     "http://" + site + "/thumb/" + c.Slug + ".png",
 			MaxAmount: maxAmount,
 		}
 	}
@@ -151,15 +156,19 @@ func Parse(data []byte) (*Set, error) {
 	return &Set{stores: out}, nil
 }
 
-// mexico parses the embedded Mexican data set once. A test proves it
-// parses, so the error path only guards against a broken build.
-var mexico = sync.OnceValue(func() *Set {
-	s, err := Parse(mexicoJSON)
+// bundled parses an embedded data set whose logos are on site. A broken
+// set is empty: a test proves each one parses, so this only guards against
+// a broken build.
+func bundled(data []byte, site string) *Set {
+	s, err := parse(data, site)
 	if err != nil {
 		return &Set{}
 	}
 	return s
-})
+}
+
+// mexico parses the embedded Mexican data set once.
+var mexico = sync.OnceValue(func() *Set { return bundled(mexicoJSON, "www.openpay.mx") })
 
 // Mexico returns the bundled data set of Mexican stores (Querétaro, Ciudad
 // de México, Guadalajara and Monterrey). It is empty only if the embedded

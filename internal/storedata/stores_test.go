@@ -20,9 +20,12 @@ func TestBundledStores(t *testing.T) {
 	require.GreaterOrEqual(t, len(parsed.All()), 40)
 	stores := Everywhere().All()
 	require.Equal(t, len(Mexico().All())+len(Colombia().All())+len(Peru().All()), len(stores))
+	sites := map[string]string{"MX": "http://www.openpay.mx/", "CO": "http://www.openpay.co/", "PE": "http://www.openpay.pe/"}
 	for _, cc := range []string{"MX", "CO", "PE"} {
 		for _, s := range ForCountry(cc).All() {
 			assert.Equal(t, cc, s.Address.CountryCode, "%s is in the set of %s", s.Name, cc)
+			assert.True(t, strings.HasPrefix(s.Chain.Logo, sites[cc]+"logotipos/"), "%s: logo %s on its country's site", s.Name, s.Chain.Logo)
+			assert.True(t, strings.HasPrefix(s.Chain.Thumb, sites[cc]+"thumb/"), "%s: thumb %s on its country's site", s.Name, s.Chain.Thumb)
 		}
 	}
 	assert.Nil(t, ForCountry("AR"))
