@@ -73,7 +73,7 @@ func newScaleStore(tb testing.TB, n int) *scaleStore {
 		// values, as decoding a request over HTTP gives.
 		req := &chargeRequest{kind: kindCard, amount: openpay.MustAmount(fmt.Sprintf("%d.00", i%1000+1)),
 			currency: openpay.CurrencyMXN, description: fmt.Sprintf("Order %d", i), orderID: fmt.Sprintf("ord-%d", i),
-			capture: true, sourceID: source}
+			capture: true, sourceID: source, country: mexico}
 		sm.mu.Lock()
 		t := s.newChargeTx(nil, req)
 		_, e := s.chargeCard(sm, sm.storedCards(), nil, req, t, "")

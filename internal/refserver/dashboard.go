@@ -224,11 +224,12 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	}
 	m.mu.Lock()
 	out.Merchant = m.summary()
-	var recs []*tx
+	var recs seqList
+	all := false
 	switch {
 	case q.ID != "":
 		if t := m.txByID(q.ID); t != nil {
-			recs = []*tx{t}
+			recs = seqList{t.seq}
 		}
 	case out.Customer != "":
 		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]
@@ -237,13 +238,18 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	case out.Type != "":
 		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type)}]
 	default:
-		recs = m.txList
+		all = true
 	}
-	lo, hi := pageBounds(len(recs), q.Offset, q.Limit)
-	out.Page = web.Paging{Offset: q.Offset, Limit: q.Limit, Total: len(recs), Type: out.Type, Status: out.Status, Customer: out.Customer}
+	// n records, the i-th (oldest first) being rec(i).
+	n, rec := len(recs), func(i int) *tx { return m.tx(recs[i]) }
+	if all {
+		n, rec = len(m.txList), func(i int) *tx { return m.txList[i] }
+	}
+	lo, hi := pageBounds(n, q.Offset, q.Limit)
+	out.Page = web.Paging{Offset: q.Offset, Limit: q.Limit, Total: n, Type: out.Type, Status: out.Status, Customer: out.Customer}
 	at := make(map[string]int, hi-lo)
 	for i := hi - 1; i >= lo; i-- {
-		t := recs[i]
+		t := rec(i)
 		at[t.t.ID] = len(out.Transactions)
 		out.Transactions = append(out.Transactions, web.DashTransaction{Transaction: t.snapshot(), Actions: t.dashActions()})
 	}

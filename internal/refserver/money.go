@@ -171,11 +171,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 	checkDates := m.clockBack && f.p.dated()
 	// candidates returns the smallest list the indexes give, and whether
 	// every record in it belongs to the list.
-	candidates := func() ([]*tx, bool) {
+	candidates := func() (seqList, bool) {
 		switch {
 		case f.orderID != "":
 			if t := m.txByOrderID(f.orderID); t != nil {
-				return []*tx{t}, false
+				return seqList{t.seq}, false
 			}
 			return nil, true
 		case f.status != "" && cu == nil:
@@ -185,18 +185,18 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		return m.txIndex[txKey{typ: typ}], true
 	}
-	bounds := func(recs []*tx) (lo, hi int) {
+	bounds := func(recs seqList) (lo, hi int) {
 		if checkDates {
 			return 0, len(recs)
 		}
-		return dateRange(f.p, recs, func(t *tx) time.Time { return t.t.CreationDate })
+		return dateRange(f.p, recs, func(seq uint32) time.Time { return m.tx(seq).t.CreationDate })
 	}
 	recs, indexed := candidates()
 	lo, hi := bounds(recs)
 	out := make([]openpay.Transaction, 0, min(f.p.limit, hi-lo))
 	if indexed && !checkDates && !f.amount.set() {
 		for i := hi - 1 - f.p.offset; i >= lo && len(out) < f.p.limit; i-- {
-			out = append(out, recs[i].snapshot())
+			out = append(out, m.tx(recs[i]).snapshot())
 		}
 		unlock()
 		return out, nil
@@ -209,19 +209,19 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			unlock, held = c.lock(), 1
 			recs, _ = candidates()
 			lo, _ = bounds(recs)
-			i = seqIndex(recs, last) - 1
+			i = recs.index(last) - 1
 			if i < lo {
 				break
 			}
 		}
-		t := recs[i]
-		if t.seq >= last {
+		if recs[i] >= last {
 			continue
 		}
+		t := m.tx(recs[i])
 		if f.amount.set() {
 			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
 				last = start // and on to the records before its block
-				i = seqIndex(recs, last)
+				i = recs.index(last)
 				continue
 			}
 		}

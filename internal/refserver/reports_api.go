@@ -246,8 +246,8 @@ func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx
 	// walking every transaction. seq numbers txList from 1.
 	start := 0
 	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
-	for i := seqIndex(payouts, payout.seq) - 1; i >= 0; i-- {
-		if t := payouts[i]; settles(t) && m.accountFor(t.t.CustomerID) == acct {
+	for i := payouts.index(payout.seq) - 1; i >= 0; i-- {
+		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.t.CustomerID) == acct {
 			start = int(t.seq)
 			break
 		}

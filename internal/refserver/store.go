@@ -5,7 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"sort"
+
 	"strconv"
 	"sync"
 	"time"
@@ -68,13 +68,13 @@ type merchant struct {
 	// creation order. The slices are only ever appended to, so a list may
 	// keep a slice it read under the lock and index it later (see
 	// txFilter.list).
-	txIndex map[txKey][]*tx
+	txIndex map[txKey]seqList
 	// txStatus holds, per transaction type and status, the merchant's
 	// transactions of that type that have that status, in creation order
 	// (by seq): setStatus moves a transaction from one to the other. Unlike
 	// txIndex these slices change in place; a list reads them under the
 	// lock only and finds its place again by seq after letting go of it.
-	txStatus map[txKey][]*tx
+	txStatus map[txKey]seqList
 	// txSeq numbers the merchant's transactions in creation order.
 	txSeq uint32
 	// amounts bounds the amounts of the transactions by blocks of seq, so
@@ -114,8 +114,8 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
 		txs:       newKeyIndex(func(t *tx) string { return t.t.ID }),
-		txIndex:   make(map[txKey][]*tx),
-		txStatus:  make(map[txKey][]*tx),
+		txIndex:   make(map[txKey]seqList),
+		txStatus:  make(map[txKey]seqList),
 		orderIDs:  newKeyIndex(func(t *tx) string { return t.t.OrderID }),
 		ext:       make(map[reflect.Type]any),
 	}
@@ -441,10 +441,10 @@ func (m *merchant) addTx(t *tx) {
 	t.seq = m.txSeq
 	m.txs.put(m.txList, t.t.ID, t)
 	key := txKey{typ: t.t.TransactionType}
-	m.txIndex[key] = append(m.txIndex[key], t)
+	m.txIndex[key] = append(m.txIndex[key], t.seq)
 	if t.t.CustomerID != "" {
 		key.customer = t.t.CustomerID
-		m.txIndex[key] = append(m.txIndex[key], t)
+		m.txIndex[key] = append(m.txIndex[key], t.seq)
 	}
 	m.statusIndex(t, "", t.t.Status)
 	m.amounts.widen(t.seq, t.t.Amount)
@@ -535,24 +535,33 @@ func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
 	if from != "" {
 		key := txKey{typ: t.t.TransactionType, status: from}
 		l := m.txStatus[key]
-		if i := seqIndex(l, t.seq); i < len(l) && l[i] == t {
+		if i := l.index(t.seq); i < len(l) && l[i] == t.seq {
 			m.txStatus[key] = slices.Delete(l, i, i+1)
 		}
 	}
 	if to != "" {
 		key := txKey{typ: t.t.TransactionType, status: to}
 		l := m.txStatus[key]
-		if i := seqIndex(l, t.seq); i == len(l) || l[i] != t {
-			m.txStatus[key] = slices.Insert(l, i, t)
+		if i := l.index(t.seq); i == len(l) || l[i] != t.seq {
+			m.txStatus[key] = slices.Insert(l, i, t.seq)
 		}
 	}
 }
 
-// seqIndex returns the index of the first transaction of l (in seq order)
-// whose seq is seq or later.
-func seqIndex(l []*tx, seq uint32) int {
-	return sort.Search(len(l), func(i int) bool { return l[i].seq >= seq })
+// seqList is a list of a merchant's transactions by seq, in seq order:
+// the transaction of seq n is txList[n-1] (merchant.tx). Numbers rather
+// than pointers halve the lists' size, and the collector does not scan them.
+type seqList []uint32
+
+// index returns the index of the first transaction of l whose seq is seq or
+// later.
+func (l seqList) index(seq uint32) int {
+	i, _ := slices.BinarySearch(l, seq)
+	return i
 }
+
+// tx returns the stored transaction of seq (from 1). The caller holds m.mu.
+func (m *merchant) tx(seq uint32) *tx { return m.txList[seq-1] }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by
 // any transaction or checkout of the merchant. The caller holds m.mu; checking and
