@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // The scale benchmarks: a merchant holding a large number of charges.
@@ -257,4 +259,36 @@ func liveHeapPerCharge(tb testing.TB, n int) float64 {
 	small.close()
 	big.close()
 	return float64(after-before) / float64(n)
+}
+
+// TestScaleStore runs the scale benchmarks' fill and every one of their
+// filters on a small store, so that a change that breaks the fill (it calls
+// the charge functions directly, not over HTTP) fails here and not only
+// when someone next runs the benchmarks.
+func TestScaleStore(t *testing.T) {
+	t.Parallel()
+	st := newScaleStore(t, 300)
+	defer st.close()
+	page := func(query string) []openpay.Transaction {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, st.srv.URL+"/v1/"+st.m.ID+"/charges?"+query, nil)
+		require.NoError(t, err)
+		req.SetBasicAuth(st.m.PrivateKey, "")
+		r, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer r.Body.Close()
+		res, err := io.ReadAll(r.Body)
+		require.NoError(t, err)
+		var txs []openpay.Transaction
+		require.NoError(t, json.Unmarshal(res, &txs), "%s", res)
+		return txs
+	}
+	got := page("order_id=ord-150")
+	require.Len(t, got, 1)
+	assert.Equal(t, "Order 150", got[0].Description)
+	assert.Equal(t, "151.00", got[0].Amount.String())
+	assert.Len(t, page("status=FAILED&limit=100"), 3, "one in a hundred is declined")
+	for _, f := range st.scaleFilters() {
+		st.get(t, http.DefaultClient, f.query)
+	}
 }
