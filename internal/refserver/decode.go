@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -169,7 +171,46 @@ func jsonMembersOf(t reflect.Type) []jsonMember {
 		ms = append(ms, jsonMember{index: i, name: name})
 	}
 	jsonMembers.Store(t, ms)
+	internMemberNames(ms)
 	return ms
+}
+
+// memberNames holds the JSON names of the wire types jsonMembersOf has
+// read, each its own key: memberFields keys a body's members by these
+// strings instead of allocating one per member and request. The map is
+// replaced, never changed, so that readers need no lock.
+var (
+	memberNames   atomic.Pointer[map[string]string]
+	memberNamesMu sync.Mutex // serialises writers
+)
+
+// internMemberNames adds the names of ms to memberNames.
+func internMemberNames(ms []jsonMember) {
+	memberNamesMu.Lock()
+	defer memberNamesMu.Unlock()
+	old := memberNames.Load()
+	var next map[string]string
+	if old != nil {
+		next = maps.Clone(*old)
+	} else {
+		next = make(map[string]string)
+	}
+	for _, m := range ms {
+		next[m.name] = m.name
+	}
+	memberNames.Store(&next)
+}
+
+// memberName returns the member name raw (a JSON string without escapes,
+// quotes included) as a string, without allocating when it is a name of a
+// wire type.
+func memberName(raw []byte) (string, bool) {
+	if names := memberNames.Load(); names != nil && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		if s, ok := (*names)[string(raw[1:len(raw)-1])]; ok {
+			return s, true
+		}
+	}
+	return plainString(raw)
 }
 
 // decodeMember decodes one raw member into the field fv; a date-time
@@ -319,7 +360,7 @@ func memberFields(data []byte) (fields, bool) {
 	}
 	for {
 		end := skipValue(data, i)
-		name, ok := plainString(data[i:end])
+		name, ok := memberName(data[i:end])
 		if !ok && json.Unmarshal(data[i:end], &name) != nil {
 			return nil, false
 		}
