@@ -5,7 +5,6 @@ import (
 	"math"
 	"reflect"
 	"slices"
-
 	"strconv"
 	"sync"
 	"time"
