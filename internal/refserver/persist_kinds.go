@@ -212,7 +212,7 @@ func init() {
 				t := r.tx()
 				m.addTx(t)
 				if t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.OperationType == openpay.OperationTypeIn {
-					extState(m, newTransferState).in[t.t.ID] = t
+					addTransferIn(m, t)
 				}
 				if t.later != nil && !t.later.feeCharged.IsZero() {
 					addFeeCharged(m, t)

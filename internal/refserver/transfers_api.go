@@ -29,12 +29,21 @@ import (
 // transaction.
 
 // transferState indexes the in side of the merchant's transfers by id (the
-// out side is the merchant's transaction of that id).
+// out side is the merchant's transaction of that id), without a pointer
+// per transfer (see keyIndex).
 type transferState struct {
-	in map[string]*tx
+	in keyIndex
 }
 
-func newTransferState() *transferState { return &transferState{in: make(map[string]*tx)} }
+func newTransferState() *transferState {
+	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
+}
+
+// addTransferIn records the in side of a transfer, stored with addTx. The
+// caller holds m.mu.
+func addTransferIn(m *merchant, in *tx) {
+	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
+}
 
 // registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
@@ -107,7 +116,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	// out side, which holds the order_id.
 	m.addTx(in)
 	m.addTx(out)
-	extState(m, newTransferState).in[in.t.ID] = in
+	addTransferIn(m, in)
 	s.emit(m, openpay.EventTypeTransferSucceeded, out.snapshot())
 	answer := out.snapshot()
 	answer.Store = &openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
@@ -129,7 +138,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 	if t := m.txByID(id); t != nil && t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
-	if t := extState(m, newTransferState).in[id]; t != nil && t.t.CustomerID == cu.id {
+	if t := extState(m, newTransferState).in.get(m.txList, id); t != nil && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
 	return nil, errNotFound("transfer", id)
