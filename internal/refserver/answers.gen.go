@@ -138,8 +138,8 @@ func appendAnswer(b []byte, v any) (_ []byte, ok bool, err error) {
 	return append(b, '\n'), true, nil
 }
 
-// appendAddress appends the JSON object of *v.
-func appendAddress(b []byte, v *openpay.Address) ([]byte, error) {
+// appendAddressForCardAddress appends the JSON object of *v, with the keys of plan Card.address.
+func appendAddressForCardAddress(b []byte, v *openpay.Address) ([]byte, error) {
 	b = append(b, '{')
 	b = append(b, "\"city\":"...)
 	b = appendJSONString(b, v.City)
@@ -159,6 +159,102 @@ func appendAddress(b []byte, v *openpay.Address) ([]byte, error) {
 	b = appendJSONString(b, v.PostalCode)
 	b = append(b, ",\"state\":"...)
 	b = appendJSONString(b, v.State)
+	if v.Line2 == "" {
+		b = append(b, ",\"line2\":null"...)
+	}
+	if v.Line3 == "" {
+		b = append(b, ",\"line3\":null"...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendAddressForCustomerAddress appends the JSON object of *v, with the keys of plan Customer.address.
+func appendAddressForCustomerAddress(b []byte, v *openpay.Address) ([]byte, error) {
+	b = append(b, '{')
+	b = append(b, "\"city\":"...)
+	b = appendJSONString(b, v.City)
+	b = append(b, ",\"country_code\":"...)
+	b = appendJSONString(b, v.CountryCode)
+	b = append(b, ",\"line1\":"...)
+	b = appendJSONString(b, v.Line1)
+	if v.Line2 != "" {
+		b = append(b, ",\"line2\":"...)
+		b = appendJSONString(b, v.Line2)
+	}
+	if v.Line3 != "" {
+		b = append(b, ",\"line3\":"...)
+		b = appendJSONString(b, v.Line3)
+	}
+	b = append(b, ",\"postal_code\":"...)
+	b = appendJSONString(b, v.PostalCode)
+	b = append(b, ",\"state\":"...)
+	b = appendJSONString(b, v.State)
+	if v.Line2 == "" {
+		b = append(b, ",\"line2\":null"...)
+	}
+	if v.Line3 == "" {
+		b = append(b, ",\"line3\":null"...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendAddressForStoreAddress appends the JSON object of *v, with the keys of plan Store.address.
+func appendAddressForStoreAddress(b []byte, v *openpay.Address) ([]byte, error) {
+	b = append(b, '{')
+	b = append(b, "\"city\":"...)
+	b = appendJSONString(b, v.City)
+	b = append(b, ",\"country_code\":"...)
+	b = appendJSONString(b, v.CountryCode)
+	b = append(b, ",\"line1\":"...)
+	b = appendJSONString(b, v.Line1)
+	if v.Line2 != "" {
+		b = append(b, ",\"line2\":"...)
+		b = appendJSONString(b, v.Line2)
+	}
+	if v.Line3 != "" {
+		b = append(b, ",\"line3\":"...)
+		b = appendJSONString(b, v.Line3)
+	}
+	b = append(b, ",\"postal_code\":"...)
+	b = appendJSONString(b, v.PostalCode)
+	b = append(b, ",\"state\":"...)
+	b = appendJSONString(b, v.State)
+	if v.Line2 == "" {
+		b = append(b, ",\"line2\":null"...)
+	}
+	if v.Line3 == "" {
+		b = append(b, ",\"line3\":null"...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendAddressForTokenCardAddress appends the JSON object of *v, with the keys of plan TokenCard.address.
+func appendAddressForTokenCardAddress(b []byte, v *openpay.Address) ([]byte, error) {
+	b = append(b, '{')
+	b = append(b, "\"city\":"...)
+	b = appendJSONString(b, v.City)
+	b = append(b, ",\"country_code\":"...)
+	b = appendJSONString(b, v.CountryCode)
+	b = append(b, ",\"line1\":"...)
+	b = appendJSONString(b, v.Line1)
+	if v.Line2 != "" {
+		b = append(b, ",\"line2\":"...)
+		b = appendJSONString(b, v.Line2)
+	}
+	if v.Line3 != "" {
+		b = append(b, ",\"line3\":"...)
+		b = appendJSONString(b, v.Line3)
+	}
+	b = append(b, ",\"postal_code\":"...)
+	b = appendJSONString(b, v.PostalCode)
+	b = append(b, ",\"state\":"...)
+	b = appendJSONString(b, v.State)
+	if v.Line2 == "" {
+		b = append(b, ",\"line2\":null"...)
+	}
+	if v.Line3 == "" {
+		b = append(b, ",\"line3\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -209,7 +305,7 @@ func appendBINValidation(b []byte, v *openpay.BINValidation) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendBankAccount appends the JSON object of *v.
+// appendBankAccount appends the JSON object of *v, with the keys of plan BankAccount.
 func appendBankAccount(b []byte, v *openpay.BankAccount) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -247,10 +343,13 @@ func appendBankAccount(b []byte, v *openpay.BankAccount) ([]byte, error) {
 		b = append(b, ",\"rfc\":"...)
 		b = appendJSONString(b, v.RFC)
 	}
+	if v.Alias == "" {
+		b = append(b, ",\"alias\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
-// appendCard appends the JSON object of *v.
+// appendCard appends the JSON object of *v, with the keys of plan Card.
 func appendCard(b []byte, v *openpay.Card) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -260,7 +359,7 @@ func appendCard(b []byte, v *openpay.Card) ([]byte, error) {
 		if v.Address == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendAddress(b, v.Address); err != nil {
+			if b, err = appendAddressForCardAddress(b, v.Address); err != nil {
 				return b, err
 			}
 		}
@@ -335,6 +434,130 @@ func appendCardBIN(b []byte, v *openpay.CardBIN) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendCardForSubscriptionCard appends the JSON object of *v, with the keys of plan Subscription.card.
+func appendCardForSubscriptionCard(b []byte, v *openpay.Card) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	start := len(b)
+	if v.Address != nil {
+		b = append(b, "\"address\":"...)
+		if v.Address == nil {
+			b = append(b, "null"...)
+		} else {
+			if b, err = appendAddressForCardAddress(b, v.Address); err != nil {
+				return b, err
+			}
+		}
+	}
+	if len(b) > start {
+		b = append(b, ',')
+	}
+	b = append(b, "\"allows_charges\":"...)
+	b = strconv.AppendBool(b, bool(v.AllowsCharges))
+	b = append(b, ",\"allows_payouts\":"...)
+	b = strconv.AppendBool(b, bool(v.AllowsPayouts))
+	b = append(b, ",\"bank_code\":"...)
+	b = appendJSONString(b, v.BankCode)
+	b = append(b, ",\"bank_name\":"...)
+	b = appendJSONString(b, v.BankName)
+	b = append(b, ",\"brand\":"...)
+	b = appendJSONString(b, string(v.Brand))
+	b = append(b, ",\"card_number\":"...)
+	b = appendJSONString(b, v.CardNumber)
+	if !v.CreationDate.IsZero() {
+		b = append(b, ",\"creation_date\":"...)
+		if b, err = appendJSONTime(b, v.CreationDate); err != nil {
+			return b, err
+		}
+	}
+	if v.CustomerID != "" {
+		b = append(b, ",\"customer_id\":"...)
+		b = appendJSONString(b, v.CustomerID)
+	}
+	b = append(b, ",\"expiration_month\":"...)
+	b = appendJSONString(b, v.ExpirationMonth)
+	b = append(b, ",\"expiration_year\":"...)
+	b = appendJSONString(b, v.ExpirationYear)
+	b = append(b, ",\"holder_name\":"...)
+	b = appendJSONString(b, v.HolderName)
+	if v.ID != "" {
+		b = append(b, ",\"id\":"...)
+		b = appendJSONString(b, v.ID)
+	}
+	if v.PointsCard {
+		b = append(b, ",\"points_card\":"...)
+		b = strconv.AppendBool(b, bool(v.PointsCard))
+	}
+	b = append(b, ",\"type\":"...)
+	b = appendJSONString(b, v.Type)
+	if v.Address == nil {
+		b = append(b, ",\"address\":null"...)
+	}
+	return append(b, '}'), nil
+}
+
+// appendCardForTransactionCard appends the JSON object of *v, with the keys of plan Transaction.card.
+func appendCardForTransactionCard(b []byte, v *openpay.Card) ([]byte, error) {
+	var err error
+	b = append(b, '{')
+	start := len(b)
+	if v.Address != nil {
+		b = append(b, "\"address\":"...)
+		if v.Address == nil {
+			b = append(b, "null"...)
+		} else {
+			if b, err = appendAddressForCardAddress(b, v.Address); err != nil {
+				return b, err
+			}
+		}
+	}
+	if len(b) > start {
+		b = append(b, ',')
+	}
+	b = append(b, "\"allows_charges\":"...)
+	b = strconv.AppendBool(b, bool(v.AllowsCharges))
+	b = append(b, ",\"allows_payouts\":"...)
+	b = strconv.AppendBool(b, bool(v.AllowsPayouts))
+	b = append(b, ",\"bank_code\":"...)
+	b = appendJSONString(b, v.BankCode)
+	b = append(b, ",\"bank_name\":"...)
+	b = appendJSONString(b, v.BankName)
+	b = append(b, ",\"brand\":"...)
+	b = appendJSONString(b, string(v.Brand))
+	b = append(b, ",\"card_number\":"...)
+	b = appendJSONString(b, v.CardNumber)
+	if !v.CreationDate.IsZero() {
+		b = append(b, ",\"creation_date\":"...)
+		if b, err = appendJSONTime(b, v.CreationDate); err != nil {
+			return b, err
+		}
+	}
+	if v.CustomerID != "" {
+		b = append(b, ",\"customer_id\":"...)
+		b = appendJSONString(b, v.CustomerID)
+	}
+	b = append(b, ",\"expiration_month\":"...)
+	b = appendJSONString(b, v.ExpirationMonth)
+	b = append(b, ",\"expiration_year\":"...)
+	b = appendJSONString(b, v.ExpirationYear)
+	b = append(b, ",\"holder_name\":"...)
+	b = appendJSONString(b, v.HolderName)
+	if v.ID != "" {
+		b = append(b, ",\"id\":"...)
+		b = appendJSONString(b, v.ID)
+	}
+	if v.PointsCard {
+		b = append(b, ",\"points_card\":"...)
+		b = strconv.AppendBool(b, bool(v.PointsCard))
+	}
+	b = append(b, ",\"type\":"...)
+	b = appendJSONString(b, v.Type)
+	if v.Address == nil {
+		b = append(b, ",\"address\":null"...)
+	}
+	return append(b, '}'), nil
+}
+
 // appendCardPoints appends the JSON object of *v.
 func appendCardPoints(b []byte, v *openpay.CardPoints) ([]byte, error) {
 	var err error
@@ -358,7 +581,7 @@ func appendCardPoints(b []byte, v *openpay.CardPoints) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendCheckout appends the JSON object of *v.
+// appendCheckout appends the JSON object of *v, with the keys of plan Checkout.
 func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -414,10 +637,25 @@ func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
 			}
 		}
 	}
+	if v.OrderID == "" {
+		b = append(b, ",\"order_id\":null"...)
+	}
+	if v.IVA == "" {
+		b = append(b, ",\"iva\":null"...)
+	}
+	if v.ExpirationDate.IsZero() {
+		b = append(b, ",\"expiration_date\":null"...)
+	}
+	if v.Customer == nil {
+		b = append(b, ",\"customer\":null"...)
+	}
+	if v.Transaction == nil {
+		b = append(b, ",\"transaction\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
-// appendCustomer appends the JSON object of *v.
+// appendCustomer appends the JSON object of *v, with the keys of plan Customer.
 func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -427,7 +665,7 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 		if v.Address == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendAddress(b, v.Address); err != nil {
+			if b, err = appendAddressForCustomerAddress(b, v.Address); err != nil {
 				return b, err
 			}
 		}
@@ -498,6 +736,21 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 				return b, err
 			}
 		}
+	}
+	if v.LastName == "" {
+		b = append(b, ",\"last_name\":null"...)
+	}
+	if v.PhoneNumber == "" {
+		b = append(b, ",\"phone_number\":null"...)
+	}
+	if v.Address == nil {
+		b = append(b, ",\"address\":null"...)
+	}
+	if v.CLABE == "" {
+		b = append(b, ",\"clabe\":null"...)
+	}
+	if v.ExternalID == "" {
+		b = append(b, ",\"external_id\":null"...)
 	}
 	return append(b, '}'), nil
 }
@@ -639,7 +892,7 @@ func appendGeolocation(b []byte, v *openpay.Geolocation) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendMerchant appends the JSON object of *v.
+// appendMerchant appends the JSON object of *v, with the keys of plan Merchant.
 func appendMerchant(b []byte, v *openpay.Merchant) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -667,10 +920,13 @@ func appendMerchant(b []byte, v *openpay.Merchant) ([]byte, error) {
 	}
 	b = append(b, ",\"status\":"...)
 	b = appendJSONString(b, string(v.Status))
+	if v.CLABE == "" {
+		b = append(b, ",\"clabe\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
-// appendPaymentMethod appends the JSON object of *v.
+// appendPaymentMethod appends the JSON object of *v, with the keys of plan PaymentMethod.
 func appendPaymentMethod(b []byte, v *openpay.PaymentMethod) ([]byte, error) {
 	b = append(b, '{')
 	start := len(b)
@@ -756,6 +1012,36 @@ func appendPaymentMethod(b []byte, v *openpay.PaymentMethod) ([]byte, error) {
 	if v.URL != "" {
 		b = append(b, ",\"url\":"...)
 		b = appendJSONString(b, v.URL)
+	}
+	if (v.URL == "") && (string(v.Type) == "redirect") {
+		b = append(b, ",\"url\":\"\""...)
+	}
+	if (v.Reference == "") && (string(v.Type) == "store") {
+		b = append(b, ",\"reference\":\"\""...)
+	}
+	if (v.BarcodeURL == "") && (string(v.Type) == "store") {
+		b = append(b, ",\"barcode_url\":\"\""...)
+	}
+	if (v.Agreement == "") && (string(v.Type) == "bank_transfer") {
+		b = append(b, ",\"agreement\":\"\""...)
+	}
+	if (v.Bank == "") && (string(v.Type) == "bank_transfer") {
+		b = append(b, ",\"bank\":\"\""...)
+	}
+	if (v.CLABE == "") && (string(v.Type) == "bank_transfer") {
+		b = append(b, ",\"clabe\":\"\""...)
+	}
+	if (v.Name == "") && (string(v.Type) == "bank_transfer") {
+		b = append(b, ",\"name\":\"\""...)
+	}
+	if (v.PhoneNumber == "") && (string(v.Type) == "ivr") {
+		b = append(b, ",\"phone_number\":\"\""...)
+	}
+	if (v.IVRKey == 0) && (string(v.Type) == "ivr") {
+		b = append(b, ",\"ivr_key\":0"...)
+	}
+	if (v.Attempts == 0) && (string(v.Type) == "ivr") {
+		b = append(b, ",\"attempts\":0"...)
 	}
 	return append(b, '}'), nil
 }
@@ -890,7 +1176,7 @@ func appendRiskData(b []byte, v *openpay.RiskData) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendStore appends the JSON object of *v.
+// appendStore appends the JSON object of *v, with the keys of plan Store.
 func appendStore(b []byte, v *openpay.Store) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -900,7 +1186,7 @@ func appendStore(b []byte, v *openpay.Store) ([]byte, error) {
 		if v.Address == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendAddress(b, v.Address); err != nil {
+			if b, err = appendAddressForStoreAddress(b, v.Address); err != nil {
 				return b, err
 			}
 		}
@@ -982,7 +1268,7 @@ func appendStoreReference(b []byte, v *openpay.StoreReference) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendSubscription appends the JSON object of *v.
+// appendSubscription appends the JSON object of *v, with the keys of plan Subscription.
 func appendSubscription(b []byte, v *openpay.Subscription) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -993,7 +1279,7 @@ func appendSubscription(b []byte, v *openpay.Subscription) ([]byte, error) {
 		if v.Card == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCard(b, v.Card); err != nil {
+			if b, err = appendCardForSubscriptionCard(b, v.Card); err != nil {
 				return b, err
 			}
 		}
@@ -1029,7 +1315,7 @@ func appendSubscription(b []byte, v *openpay.Subscription) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendToken appends the JSON object of *v.
+// appendToken appends the JSON object of *v, with the keys of plan Token.
 func appendToken(b []byte, v *openpay.Token) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -1042,7 +1328,7 @@ func appendToken(b []byte, v *openpay.Token) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendTokenCard appends the JSON object of *v.
+// appendTokenCard appends the JSON object of *v, with the keys of plan TokenCard.
 func appendTokenCard(b []byte, v *openpay.TokenCard) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -1052,7 +1338,7 @@ func appendTokenCard(b []byte, v *openpay.TokenCard) ([]byte, error) {
 		if v.Address == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendAddress(b, v.Address); err != nil {
+			if b, err = appendAddressForTokenCardAddress(b, v.Address); err != nil {
 				return b, err
 			}
 		}
@@ -1080,10 +1366,19 @@ func appendTokenCard(b []byte, v *openpay.TokenCard) ([]byte, error) {
 		b = append(b, ",\"points_card\":"...)
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
+	if v.Address == nil {
+		b = append(b, ",\"address\":null"...)
+	}
+	if v.CreationDate.IsZero() {
+		b = append(b, ",\"creation_date\":null"...)
+	}
+	if !v.PointsCard {
+		b = append(b, ",\"points_card\":false"...)
+	}
 	return append(b, '}'), nil
 }
 
-// appendTransaction appends the JSON object of *v.
+// appendTransaction appends the JSON object of *v, with the keys of plan Transaction.
 func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 	var err error
 	b = append(b, '{')
@@ -1110,7 +1405,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		if v.Card == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCard(b, v.Card); err != nil {
+			if b, err = appendCardForTransactionCard(b, v.Card); err != nil {
 				return b, err
 			}
 		}
@@ -1272,6 +1567,18 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 	}
 	b = append(b, ",\"transaction_type\":"...)
 	b = appendJSONString(b, string(v.TransactionType))
+	if v.Authorization == "" {
+		b = append(b, ",\"authorization\":null"...)
+	}
+	if v.ErrorMessage == "" {
+		b = append(b, ",\"error_message\":null"...)
+	}
+	if v.OrderID == "" {
+		b = append(b, ",\"order_id\":null"...)
+	}
+	if (!v.Conciliated) && (v.PaymentMethod != nil && (string(v.PaymentMethod.Type) == "redirect" || string(v.PaymentMethod.Type) == "ivr")) {
+		b = append(b, ",\"conciliated\":false"...)
+	}
 	return append(b, '}'), nil
 }
 

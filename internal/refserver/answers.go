@@ -14,12 +14,14 @@ import (
 // customer...) are encoded by functions generated for each type into
 // answers.gen.go rather than by encoding/json, whose reflection was most of
 // the time the server spent on a list of charges. The generated functions
-// write exactly the bytes encoding/json writes with HTML escaping off: same
-// member order, omitempty and omitzero, null for nil pointers, slices and
-// maps, map keys sorted, the types' own MarshalJSON for the rest. The two
-// are compared on random values and on the gateway's examples by
+// write exactly the bytes encoding/json writes with HTML escaping off, then
+// addWireKeys adds: same member order, omitempty and omitzero, null for nil
+// pointers, slices and maps, map keys sorted, the types' own MarshalJSON for
+// the rest, and at the end of each object the keys of its key plan that the
+// encoding left out (wirekeys.go), so the answer needs no second pass. The
+// two ways are compared on random values and on the gateway's examples by
 // TestAnswerEncodersMatchEncodingJSON; any other answer still goes through
-// encoding/json.
+// encoding/json and addWireKeys.
 //
 // TestAnswerEncodersAreGenerated writes answers.gen.go from the wire types
 // by reflection, and fails when the file is stale (a wire type gained a

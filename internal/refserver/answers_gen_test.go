@@ -122,23 +122,40 @@ var (
 	refserverPath     = reflect.TypeFor[answerGen]().PkgPath()
 )
 
-// answerGen is the state of one generation: the struct types met so far,
-// each of which gets a function.
+// answerGen is the state of one generation: the objects met so far, each
+// of which gets a function.
 type answerGen struct {
-	structs []reflect.Type
-	seen    map[reflect.Type]bool
+	units []answerUnit
+	seen  map[answerUnit]bool
+	names map[string]answerUnit
+	plans map[string]keyPlanSpec // keyPlanTable by name
+}
+
+// answerUnit is a struct type encoded under a key plan (wirekeys.go), ""
+// for none: the same type gets one function for each plan it is met with
+// (a card in a transaction always has an address key, a card alone not).
+type answerUnit struct {
+	typ  reflect.Type
+	plan string
 }
 
 // generateAnswerEncoders writes the source of answers.gen.go for roots, and
 // returns the struct types it wrote a function for.
 func generateAnswerEncoders(roots []reflect.Type) ([]byte, []reflect.Type, error) {
-	g := &answerGen{seen: map[reflect.Type]bool{}}
+	g := &answerGen{seen: map[answerUnit]bool{}, names: map[string]answerUnit{}, plans: map[string]keyPlanSpec{}}
+	for _, sp := range keyPlanTable {
+		g.plans[sp.name] = sp
+	}
 	var disp strings.Builder
 	for _, root := range roots {
 		if root.Kind() != reflect.Struct {
 			return nil, nil, fmt.Errorf("root %s: a root is a struct type", root)
 		}
-		fn, err := g.structFunc(root)
+		plan := "" // as planFor finds it
+		if _, ok := g.plans[root.Name()]; ok && root.PkgPath() == openpayPath {
+			plan = root.Name()
+		}
+		fn, err := g.unitFunc(answerUnit{root, plan})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -148,12 +165,16 @@ func generateAnswerEncoders(roots []reflect.Type) ([]byte, []reflect.Type, error
 		fmt.Fprintf(&disp, "case []%s:\nb, err = appendJSONList(b, v, %s)\n", name, fn)
 	}
 	var funcs []string
-	for i := 0; i < len(g.structs); i++ { // structFunc may append more
-		src, err := g.structBody(g.structs[i])
+	var structs []reflect.Type
+	for i := 0; i < len(g.units); i++ { // unitBody may append more
+		src, err := g.unitBody(g.units[i])
 		if err != nil {
 			return nil, nil, err
 		}
 		funcs = append(funcs, src)
+		if !slices.Contains(structs, g.units[i].typ) {
+			structs = append(structs, g.units[i].typ)
+		}
 	}
 	slices.Sort(funcs)
 	var out strings.Builder
@@ -182,20 +203,41 @@ switch v := v.(type) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("generated code does not parse: %w\n%s", err, out.String())
 	}
-	return src, g.structs, nil
+	return src, structs, nil
 }
 
-// structFunc is the name of the function for struct type typ, queued for
-// writing when new.
-func (g *answerGen) structFunc(typ reflect.Type) (string, error) {
+// unitFunc is the name of the function for u, queued for writing when new:
+// append and the type's name, then For and the plan's when that is another
+// (a card in a transaction: appendCardForTransactionCard), or Bare when it
+// has none and the type has a plan of its own name.
+func (g *answerGen) unitFunc(u answerUnit) (string, error) {
+	typ := u.typ
 	if typ.Name() == "" || typ.PkgPath() != openpayPath && typ.PkgPath() != refserverPath {
 		return "", fmt.Errorf("%s: only named struct types of the openpay package (or of this one, in tests) get an encoder", typ)
 	}
-	if !g.seen[typ] {
-		g.seen[typ] = true
-		g.structs = append(g.structs, typ)
+	name := "append" + typ.Name()
+	if u.plan != "" {
+		if _, ok := g.plans[u.plan]; !ok {
+			return "", fmt.Errorf("%s: no key plan %s", typ, u.plan)
+		}
+		if u.plan != typ.Name() {
+			name += "For"
+			for part := range strings.SplitSeq(u.plan, ".") {
+				name += strings.ToUpper(part[:1]) + part[1:]
+			}
+		}
+	} else if _, ok := g.plans[typ.Name()]; ok {
+		name += "Bare"
 	}
-	return "append" + typ.Name(), nil
+	if other, ok := g.names[name]; ok && other != u {
+		return "", fmt.Errorf("%s under plan %q and %s under plan %q would both be %s", typ, u.plan, other.typ, other.plan, name)
+	}
+	g.names[name] = u
+	if !g.seen[u] {
+		g.seen[u] = true
+		g.units = append(g.units, u)
+	}
+	return name, nil
 }
 
 // answerField is one member of an object.
@@ -252,12 +294,23 @@ func fieldsOf(typ reflect.Type) ([]answerField, error) {
 	return fields, nil
 }
 
-// structBody is the source of the function for typ.
-func (g *answerGen) structBody(typ reflect.Type) (string, error) {
+// unitBody is the source of the function for u.
+func (g *answerGen) unitBody(u answerUnit) (string, error) {
+	typ := u.typ
 	fields, err := fieldsOf(typ)
 	if err != nil {
 		return "", err
 	}
+	var spec keyPlanSpec
+	if u.plan != "" {
+		spec = g.plans[u.plan]
+		for key := range spec.members {
+			if !slices.ContainsFunc(fields, func(f answerField) bool { return f.key == key }) {
+				return "", fmt.Errorf("%s: plan %s has member %s, which is no field", typ, u.plan, key)
+			}
+		}
+	}
+	omits := map[string]string{} // key: condition under which it is left out
 	var w strings.Builder
 	written := false   // a member has surely been written before this one
 	needStart := false // the code checks whether the object is still empty
@@ -280,10 +333,61 @@ func (g *answerGen) structBody(typ reflect.Type) (string, error) {
 			w.WriteString("if len(b) > start {\nb = append(b, ',')\n}\n")
 			fmt.Fprintf(&w, "b = append(b, %s...)\n", strconv.Quote(`"`+f.key+`":`))
 		}
-		if err := g.value(&w, f.typ, expr, 0); err != nil {
+		if err := g.value(&w, f.typ, expr, 0, spec.members[f.key]); err != nil {
 			return "", fmt.Errorf("%s.%s: %w", typ, f.goName, err)
 		}
+		omits[f.key] = omit
 		if omit != "" {
+			w.WriteString("}\n")
+		} else {
+			written = true
+		}
+	}
+	// The keys the plan adds when the encoding leaves them out, at the end
+	// of the object and in the order of the plan's keys, as addWireKeys does.
+	var keys []wireKey
+	wants := map[string][]string{} // key: conditions under which the plan wants it, "true" for always
+	for _, k := range spec.always {
+		if _, ok := wants[k.name]; !ok {
+			keys = append(keys, k)
+		}
+		wants[k.name] = append(wants[k.name], "true")
+	}
+	for _, vr := range spec.variants {
+		cond, err := variantCondition(typ, "v", strings.Split(vr.path, "."), vr.values)
+		if err != nil {
+			return "", fmt.Errorf("plan %s: %w", u.plan, err)
+		}
+		for _, k := range vr.keys {
+			if _, ok := wants[k.name]; !ok {
+				keys = append(keys, k)
+			}
+			wants[k.name] = append(wants[k.name], cond)
+		}
+	}
+	for _, k := range keys {
+		omit, isField := omits[k.name]
+		if isField && omit == "" {
+			continue // always written
+		}
+		var conds []string
+		if isField {
+			conds = append(conds, "("+omit+")")
+		}
+		if want := wants[k.name]; !slices.Contains(want, "true") {
+			conds = append(conds, "("+strings.Join(want, " || ")+")")
+		}
+		if len(conds) > 0 {
+			fmt.Fprintf(&w, "if %s {\n", strings.Join(conds, " && "))
+		}
+		if !written {
+			needStart = true
+			w.WriteString("if len(b) > start {\nb = append(b, ',')\n}\n")
+			fmt.Fprintf(&w, "b = append(b, %s...)\n", strconv.Quote(`"`+k.name+`":`+k.zero))
+		} else {
+			fmt.Fprintf(&w, "b = append(b, %s...)\n", strconv.Quote(`,"`+k.name+`":`+k.zero))
+		}
+		if len(conds) > 0 {
 			w.WriteString("}\n")
 		} else {
 			written = true
@@ -291,8 +395,12 @@ func (g *answerGen) structBody(typ reflect.Type) (string, error) {
 	}
 	body := w.String()
 	var out strings.Builder
-	fn, _ := g.structFunc(typ)
-	fmt.Fprintf(&out, "// %s appends the JSON object of *v.\n", fn)
+	fn, _ := g.unitFunc(u)
+	if u.plan != "" {
+		fmt.Fprintf(&out, "// %s appends the JSON object of *v, with the keys of plan %s.\n", fn, u.plan)
+	} else {
+		fmt.Fprintf(&out, "// %s appends the JSON object of *v.\n", fn)
+	}
 	fmt.Fprintf(&out, "func %s(b []byte, v *%s) ([]byte, error) {\n", fn, goTypeName(typ))
 	if strings.Contains(body, "err =") {
 		out.WriteString("var err error\n")
@@ -370,7 +478,17 @@ func omitCondition(f answerField, expr string) (string, error) {
 
 // value writes to w the code that appends the JSON of expr, of type t.
 // expr is addressable; depth numbers the loop variables.
-func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth int) error {
+// plan is the key plan of the objects expr holds, "" for none.
+func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth int, plan string) error {
+	if plan != "" {
+		inner := t
+		for inner.Kind() == reflect.Pointer || inner.Kind() == reflect.Slice {
+			inner = inner.Elem()
+		}
+		if inner.Kind() != reflect.Struct || inner.Implements(marshalerType) {
+			return fmt.Errorf("%s: key plan %s on a value that is not an object", t, plan)
+		}
+	}
 	if reflect.PointerTo(t).Implements(marshalerType) && !t.Implements(marshalerType) {
 		return fmt.Errorf("%s: a MarshalJSON on the pointer only is not handled", t)
 	}
@@ -408,12 +526,12 @@ func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth
 		check("appendJSONFloat(b, float64(" + expr + "))")
 	case reflect.Pointer:
 		fmt.Fprintf(w, "if %s == nil {\nb = append(b, \"null\"...)\n} else {\n", expr)
-		if err := g.value(w, t.Elem(), "(*"+expr+")", depth); err != nil {
+		if err := g.value(w, t.Elem(), "(*"+expr+")", depth, plan); err != nil {
 			return err
 		}
 		w.WriteString("}\n")
 	case reflect.Struct:
-		fn, err := g.structFunc(t)
+		fn, err := g.unitFunc(answerUnit{t, plan})
 		if err != nil {
 			return err
 		}
@@ -429,7 +547,7 @@ func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth
 		i := "i" + strconv.Itoa(depth)
 		fmt.Fprintf(w, "if %s == nil {\nb = append(b, \"null\"...)\n} else {\n", expr)
 		fmt.Fprintf(w, "b = append(b, '[')\nfor %s := range %s {\nif %s > 0 {\nb = append(b, ',')\n}\n", i, expr, i)
-		if err := g.value(w, t.Elem(), expr+"["+i+"]", depth+1); err != nil {
+		if err := g.value(w, t.Elem(), expr+"["+i+"]", depth+1, plan); err != nil {
 			return err
 		}
 		w.WriteString("}\nb = append(b, ']')\n}\n")
@@ -448,7 +566,7 @@ func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth
 			keys, expr, k, expr, keys, keys, k, keys)
 		fmt.Fprintf(w, "b = append(b, '{')\nfor %s, %s := range %s {\nif %s > 0 {\nb = append(b, ',')\n}\n", j, k, keys, j)
 		fmt.Fprintf(w, "b = appendJSONString(b, %s)\nb = append(b, ':')\n%s := %s[%s]\n", k, mv, expr, key)
-		if err := g.value(w, t.Elem(), mv, depth+1); err != nil {
+		if err := g.value(w, t.Elem(), mv, depth+1, ""); err != nil {
 			return err
 		}
 		w.WriteString("}\nb = append(b, '}')\n}\n")
@@ -485,4 +603,55 @@ func negate(c string) string {
 		return x
 	}
 	return "!" + c
+}
+
+// variantCondition is the Go condition under which the member at path of
+// the object expr (of type typ) is written and is a string among values:
+// when a plan's variant applies.
+func variantCondition(typ reflect.Type, expr string, path, values []string) (string, error) {
+	fields, err := fieldsOf(typ)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(fields, func(f answerField) bool { return f.key == path[0] })
+	if i < 0 {
+		return "", fmt.Errorf("%s has no member %s", typ, path[0])
+	}
+	f := fields[i]
+	expr += "." + f.goName
+	var conds []string
+	omit, err := omitCondition(f, expr)
+	if err != nil {
+		return "", err
+	}
+	if omit != "" {
+		conds = append(conds, negate(omit))
+	}
+	t := f.typ
+	if t.Kind() == reflect.Pointer && omit != expr+" == nil" {
+		conds = append(conds, expr+" != nil")
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case len(path) > 1 && t.Kind() == reflect.Struct && !t.Implements(marshalerType):
+		rest, err := variantCondition(t, expr, path[1:], values)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, rest)
+	case len(path) == 1 && t.Kind() == reflect.String && !t.Implements(marshalerType) && f.typ.Kind() != reflect.Pointer:
+		var eq []string
+		for _, v := range values {
+			if b, _ := json.Marshal(v); string(b) != strconv.Quote(v) {
+				return "", fmt.Errorf("variant value %q needs escaping", v)
+			}
+			eq = append(eq, "string("+expr+") == "+strconv.Quote(v))
+		}
+		conds = append(conds, "("+strings.Join(eq, " || ")+")")
+	default:
+		return "", fmt.Errorf("%s.%s: a variant looks at a %s", typ, f.goName, f.typ)
+	}
+	return strings.Join(conds, " && "), nil
 }

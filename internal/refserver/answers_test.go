@@ -18,14 +18,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stdlibAnswer is what writeJSON sent before the generated encoders, and
-// still sends for other answers.
-func stdlibAnswer(v any) ([]byte, error) {
+// stdlibJSON is v encoded as by json.Encoder with HTML escaping off.
+func stdlibJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	return buf.Bytes(), err
+}
+
+// stdlibAnswer is what writeJSON sent before the generated encoders, and
+// still sends for other answers: encoding/json's output with the keys of
+// the plans added.
+func stdlibAnswer(v any) ([]byte, error) {
+	data, err := stdlibJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	return addWireKeys(data, v), nil
 }
 
 // requireSameAnswer encodes v both ways and requires the same bytes, or an
@@ -45,14 +55,26 @@ func requireSameAnswer(t *testing.T, v any) {
 
 // TestAnswerEncodersMatchEncodingJSON fills each root answer type, by
 // reflection, with random values, and requires the generated encoders to
-// write what encoding/json writes, byte for byte, for the value, a pointer
-// to it and a list of them, and to fail where it fails. Every struct type
-// with a generated encoder must have been filled along the way.
+// write what encoding/json and then addWireKeys write, byte for byte, for
+// the value, a pointer to it and a list of them, and to fail where
+// encoding/json fails. Every struct type with a generated encoder must have
+// been filled along the way, and every key of the plans added somewhere.
 func TestAnswerEncodersMatchEncodingJSON(t *testing.T) {
 	t.Parallel()
 	_, structs, err := generateAnswerEncoders(answerRoots)
 	require.NoError(t, err)
 	f := &answerFiller{r: rand.New(rand.NewPCG(13, 2026)), filled: map[reflect.Type]bool{}}
+	added := map[string]bool{} // "key":zero of the plans: added to some answer
+	for _, sp := range keyPlanTable {
+		for _, k := range sp.always {
+			added[`"`+k.name+`":`+k.zero] = false
+		}
+		for _, vr := range sp.variants {
+			for _, k := range vr.keys {
+				added[`"`+k.name+`":`+k.zero] = false
+			}
+		}
+	}
 	failures := 0
 	for _, root := range answerRoots {
 		for range 300 {
@@ -64,8 +86,15 @@ func TestAnswerEncodersMatchEncodingJSON(t *testing.T) {
 				f.fill(t, e.Elem(), 0)
 				list = reflect.Append(list, e.Elem())
 			}
-			if _, err := stdlibAnswer(v.Interface()); err != nil {
+			if plain, err := stdlibJSON(v.Interface()); err != nil {
 				failures++
+			} else {
+				keyed, _ := stdlibAnswer(v.Interface())
+				for k := range added {
+					if bytes.Count(keyed, []byte(k)) > bytes.Count(plain, []byte(k)) {
+						added[k] = true
+					}
+				}
 			}
 			requireSameAnswer(t, v.Elem().Interface())
 			requireSameAnswer(t, v.Interface())
@@ -77,6 +106,9 @@ func TestAnswerEncodersMatchEncodingJSON(t *testing.T) {
 	}
 	for _, s := range structs {
 		assert.True(t, f.filled[s], "%s was never filled: the test does not reach it", s)
+	}
+	for k, ok := range added {
+		assert.True(t, ok, "no answer had %s added: the test does not reach it", k)
 	}
 	assert.Positive(t, failures, "some values must be ones encoding/json refuses")
 	assert.Less(t, failures, 300*len(answerRoots)/4, "most values must encode")
@@ -99,9 +131,15 @@ var jsonTrickyPieces = []string{
 	"\xf4\x90\x80\x80", "tr6cxbcefzatd10guvvw", "https://example.com/?a=1&b=2",
 }
 
+// jsonWords are strings the key plans' variants look for.
+var jsonWords = []string{"redirect", "ivr", "store", "bank_transfer", "card", "Redirect", "redirect "}
+
 func (f *answerFiller) string() string {
 	if f.rare(4) {
 		return ""
+	}
+	if f.rare(3) {
+		return jsonWords[f.r.IntN(len(jsonWords))]
 	}
 	var sb strings.Builder
 	for range 1 + f.r.IntN(8) {
@@ -326,7 +364,7 @@ func FuzzAppendJSONString(f *testing.F) {
 	}
 	f.Add("plain ascii text")
 	f.Fuzz(func(t *testing.T, s string) {
-		want, err := stdlibAnswer(s)
+		want, err := stdlibJSON(s)
 		require.NoError(t, err)
 		require.Equal(t, string(bytes.TrimSuffix(want, []byte("\n"))), string(appendJSONString(nil, s)))
 	})

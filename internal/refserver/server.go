@@ -713,24 +713,23 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	ab := answerBuffers.Get().(*answerBuffer)
 	defer ab.release()
 	buf := &ab.enc
-	encoded, ok, err := appendAnswer(ab.gen[:0], v)
+	// The generated encoders write the keys of the plans themselves.
+	data, ok, err := appendAnswer(ab.gen[:0], v)
 	if ok {
-		if cap(encoded) > cap(ab.gen) {
-			ab.gen = encoded // keep the larger storage for the next answer
+		if cap(data) > cap(ab.gen) {
+			ab.gen = data // keep the larger storage for the next answer
 		}
 	} else {
 		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
-		err = enc.Encode(v)
-		encoded = buf.Bytes()
-	}
-	var data []byte
-	if err == nil {
-		data = addWireKeysInto(ab.keys, encoded, v)
-		if cap(data) > cap(ab.keys) && &data[0] != &encoded[0] {
-			ab.keys = data // keep the larger storage for the next answer
+		if err = enc.Encode(v); err == nil {
+			data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+			if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
+				ab.keys = data // keep the larger storage for the next answer
+			}
 		}
-	} else {
+	}
+	if err != nil {
 		buf.Reset()
 		status = http.StatusInternalServerError
 		_ = json.NewEncoder(buf).Encode(openpay.ErrorResponse{
