@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -131,11 +133,64 @@ func (a Amount) checkPrecision() error {
 // MarshalJSON writes the amount as a JSON number. It fails, wrapping
 // [ErrAmountPrecision], when the amount has more than two decimal places, so
 // that an amount computed with more precision is never sent rounded.
-func (a Amount) MarshalJSON() ([]byte, error) {
-	if err := a.checkPrecision(); err != nil {
-		return nil, err
+func (a Amount) MarshalJSON() ([]byte, error) { return a.AppendText(nil) }
+
+// AppendText appends the amount to b as MarshalJSON writes it (a JSON
+// number, without trailing zeros in the decimals: 250.5, 100) and returns
+// the extended slice. It fails like MarshalJSON, wrapping
+// [ErrAmountPrecision], when the amount has more than two decimal places.
+// It formats the common case, a value of at most 18 digits with at most two
+// decimal places, without math/big, so that encoders writing many amounts
+// allocate nothing for them.
+func (a Amount) AppendText(b []byte) ([]byte, error) {
+	exp := a.d.Exponent()
+	var digits []byte // the coefficient's decimal digits, without sign
+	neg := a.d.Sign() < 0
+	var scratch [20]byte
+	if exp >= -2 && a.d.NumDigits() <= 18 {
+		c := a.d.CoefficientInt64()
+		if c < 0 {
+			c = -c // at most 18 digits: no overflow
+		}
+		digits = strconv.AppendInt(scratch[:0], c, 10)
+	} else {
+		if err := a.checkPrecision(); err != nil {
+			return b, err
+		}
+		digits = new(big.Int).Abs(a.d.Coefficient()).Append(scratch[:0], 10)
 	}
-	return []byte(a.d.String()), nil
+	if neg {
+		b = append(b, '-')
+	}
+	if exp >= 0 {
+		b = append(b, digits...)
+		if len(digits) > 1 || digits[0] != '0' {
+			for range exp {
+				b = append(b, '0')
+			}
+		}
+		return b, nil
+	}
+	// exp < 0: digits[:len(digits)+exp] are the units, the rest the
+	// decimals, of which the trailing zeros are dropped.
+	point := len(digits) + int(exp)
+	frac := digits[max(point, 0):]
+	for len(frac) > 0 && frac[len(frac)-1] == '0' {
+		frac = frac[:len(frac)-1]
+	}
+	if point > 0 {
+		b = append(b, digits[:point]...)
+	} else {
+		b = append(b, '0')
+	}
+	if len(frac) > 0 {
+		b = append(b, '.')
+		for ; point < 0; point++ {
+			b = append(b, '0')
+		}
+		b = append(b, frac...)
+	}
+	return b, nil
 }
 
 // UnmarshalJSON reads a JSON number, or a string holding one (some responses

@@ -3,6 +3,9 @@ package openpay
 import (
 	"encoding/json"
 	"errors"
+	"math"
+	"math/big"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -234,4 +237,49 @@ func FuzzAmountUnmarshalJSON(f *testing.F) {
 			t.Fatalf("round trip of %s changed %s to %s (%v)", b, a, back, err)
 		}
 	})
+}
+
+// AppendText must write what the decimal library's String writes with its
+// default settings (the encoding the SDK has always sent), whether or not
+// the value takes the path without math/big, and refuse what MarshalJSON
+// refuses.
+func TestAmountAppendText(t *testing.T) {
+	t.Parallel()
+	huge, ok := new(big.Int).SetString("-123456789012345678901234567890", 10)
+	require.True(t, ok)
+	values := []decimal.Decimal{
+		{}, decimal.New(0, -2), decimal.New(0, 3), decimal.New(5, -2), decimal.New(-5, -2),
+		decimal.New(50, -2), decimal.New(12550, -2), decimal.New(-12550, -2), decimal.New(1000, -1),
+		decimal.New(7, 0), decimal.New(-7, 3), decimal.New(999999999999999999, -2),
+		decimal.New(-999999999999999999, 0), decimal.New(1<<62, -2), decimal.New(-1<<63, -2),
+		decimal.New(math.MaxInt64, 0), decimal.New(12300, -4), decimal.New(-5000, -5),
+		decimal.NewFromBigInt(huge, -2), decimal.NewFromBigInt(huge, 2), decimal.NewFromBigInt(huge, -9),
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		c := r.Int64() >> r.IntN(63)
+		if r.IntN(2) == 0 {
+			c = -c
+		}
+		values = append(values, decimal.New(c, int32(r.IntN(8)-5)))
+	}
+	for _, d := range values {
+		a := Amount{d: d}
+		got, err := a.AppendText([]byte("x:"))
+		if a.checkPrecision() != nil {
+			require.ErrorIs(t, err, ErrAmountPrecision, "%s", d)
+			_, err = a.MarshalJSON()
+			require.ErrorIs(t, err, ErrAmountPrecision, "%s", d)
+			continue
+		}
+		require.NoError(t, err, "%s", d)
+		require.Equal(t, "x:"+d.String(), string(got), "coefficient %s, exponent %d", d.Coefficient(), d.Exponent())
+	}
+}
+
+// Not parallel: AllocsPerRun counts the whole process's allocations.
+func TestAmountAppendTextDoesNotAllocate(t *testing.T) {
+	a, buf := MustAmount("-1234.5"), make([]byte, 0, 64)
+	n := testing.AllocsPerRun(100, func() { _, _ = a.AppendText(buf[:0]) })
+	assert.Zero(t, n, "an ordinary amount formats without allocating")
 }

@@ -40,7 +40,9 @@
 // what becomes of every field of the state),
 // wirekeys.go and its generated wirekeys.gen.go (the keys every answer
 // carries, null ones included, as openapi.yaml lists them: writeJSON and
-// webhook deliveries add those the wire types leave out).
+// webhook deliveries add those the wire types leave out),
+// answers.go and its generated answers.gen.go (writeJSON's encoders for
+// the wire types, which write those keys themselves).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and

@@ -704,23 +704,32 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 	return nil
 }
 
-// writeJSON encodes v, with the keys the gateway always sends (addWireKeys),
-// and writes it with the given status. Encoding is done before anything is
-// written, so a value that cannot be encoded still gets a proper error
-// object.
+// writeJSON encodes v (by its generated encoder, see answers.go, when it
+// has one, else by encoding/json), with the keys the gateway always sends
+// (addWireKeys), and writes it with the given status. Encoding is done
+// before anything is written, so a value that cannot be encoded still gets
+// a proper error object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	ab := answerBuffers.Get().(*answerBuffer)
 	defer ab.release()
 	buf := &ab.enc
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	var data []byte
-	if err := enc.Encode(v); err == nil {
-		data = addWireKeysInto(ab.keys, buf.Bytes(), v)
-		if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
-			ab.keys = data // keep the larger storage for the next answer
+	// The generated encoders write the keys of the plans themselves.
+	data, ok, err := appendAnswer(ab.gen[:0], v)
+	if ok {
+		if cap(data) > cap(ab.gen) {
+			ab.gen = data // keep the larger storage for the next answer
 		}
 	} else {
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err = enc.Encode(v); err == nil {
+			data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+			if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
+				ab.keys = data // keep the larger storage for the next answer
+			}
+		}
+	}
+	if err != nil {
 		buf.Reset()
 		status = http.StatusInternalServerError
 		_ = json.NewEncoder(buf).Encode(openpay.ErrorResponse{
@@ -746,7 +755,8 @@ var jsonContentType = []string{"application/json"}
 // a large answer (a page of 100 transactions) does not grow fresh buffers
 // every time: the encoding and the copy with the added keys.
 type answerBuffer struct {
-	enc  bytes.Buffer
+	enc  bytes.Buffer // encoding/json's output
+	gen  []byte       // the generated encoders' output
 	keys []byte
 }
 
@@ -758,7 +768,7 @@ var answerBuffers = sync.Pool{New: func() any { return new(answerBuffer) }}
 
 // release returns ab to the pool, unless it grew past maxPooledAnswer.
 func (ab *answerBuffer) release() {
-	if ab.enc.Cap() > maxPooledAnswer || cap(ab.keys) > maxPooledAnswer {
+	if ab.enc.Cap() > maxPooledAnswer || cap(ab.gen) > maxPooledAnswer || cap(ab.keys) > maxPooledAnswer {
 		return
 	}
 	ab.enc.Reset()

@@ -595,4 +595,11 @@ func BenchmarkAddWireKeys(b *testing.B) {
 			_ = addWireKeys(data, page)
 		}
 	})
+	b.Run("generated", func(b *testing.B) { // the same bytes as encode+keys (answers.go)
+		b.ReportAllocs()
+		var buf []byte
+		for b.Loop() {
+			buf, _, _ = appendAnswer(buf[:0], page)
+		}
+	})
 }
