@@ -609,18 +609,22 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		tk.used = true
 		tk.card.pendingCVV = ""
 	}
+	// wireCard stays on the stack; a copy goes to the heap only when the
+	// charge cannot share the stored card's.
 	wireCard := k.wire()
 	switch {
 	case stored == nil:
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		t.t.Card = &wireCard
+		kept := wireCard
+		t.t.Card = &kept
 	case stored.charged != nil && *stored.charged == wireCard:
 		// Charges to a stored card share its wire form while the card does
 		// not change: a stored charge then costs no copy of the card.
 		t.t.Card = stored.charged
 	default:
-		stored.charged = &wireCard
-		t.t.Card = &wireCard
+		kept := wireCard
+		stored.charged = &kept
+		t.t.Card = &kept
 	}
 
 	now := t.t.CreationDate

@@ -361,8 +361,12 @@ func memberFields(data []byte) (fields, bool) {
 	for {
 		end := skipValue(data, i)
 		name, ok := memberName(data[i:end])
-		if !ok && json.Unmarshal(data[i:end], &name) != nil {
-			return nil, false
+		if !ok {
+			var u string // apart from name, which would otherwise escape on every member
+			if json.Unmarshal(data[i:end], &u) != nil {
+				return nil, false
+			}
+			name = u
 		}
 		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
 		end = skipValue(data, i)
