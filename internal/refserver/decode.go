@@ -130,7 +130,7 @@ func (f fields) intoAt(dst any, zone *time.Location) *Error {
 
 // member decodes the one member name into dst, a pointer, as into would.
 func (f fields) member(name string, dst any) *Error {
-	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), name, gatewayZone)
+	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), "", name, gatewayZone)
 }
 
 func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *Error {
@@ -138,7 +138,7 @@ func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *
 		if !f.has(m.name) {
 			continue
 		}
-		if e := decodeMember(f[m.name], v.Field(m.index), prefix+m.name, zone); e != nil {
+		if e := decodeMember(f[m.name], v.Field(m.index), prefix, m.name, zone); e != nil {
 			return e
 		}
 	}
@@ -215,10 +215,13 @@ func memberName(raw []byte) (string, bool) {
 
 // decodeMember decodes one raw member into the field fv; a date-time
 // without an offset is zone's.
-func decodeMember(raw json.RawMessage, fv reflect.Value, path string, zone *time.Location) *Error {
+//
+// The member's path is prefix+name ("card." and "cvv2"); it is put together
+// only for an error, or for the members of a nested object.
+func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zone *time.Location) *Error {
 	raw = bytes.TrimSpace(raw)
 	bad := func(what string) *Error {
-		return errorf(openpay.ErrBadRequest, "The field '%s' %s", path, what)
+		return errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
 	}
 	ft := fv.Type()
 	switch {
@@ -283,8 +286,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string, zone *time
 			}
 		}
 		if len(raw) > 0 && raw[0] != '"' {
-			last := path[strings.LastIndexByte(path, '.')+1:]
-			if numericStringMembers[last] && raw[0] >= '0' && raw[0] <= '9' {
+			if numericStringMembers[name] && raw[0] >= '0' && raw[0] <= '9' {
 				var n json.Number
 				if err := json.Unmarshal(raw, &n); err == nil {
 					fv.SetString(n.String())
@@ -308,7 +310,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string, zone *time
 		return nil
 	case reflect.Pointer:
 		elem := reflect.New(ft.Elem())
-		if e := decodeMember(raw, elem.Elem(), path, zone); e != nil {
+		if e := decodeMember(raw, elem.Elem(), prefix, name, zone); e != nil {
 			return e
 		}
 		fv.Set(elem)
@@ -318,7 +320,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, path string, zone *time
 		if !ok {
 			return bad("must be an object")
 		}
-		return sub.intoValue(fv, path+".", zone)
+		return sub.intoValue(fv, prefix+name+".", zone)
 	default:
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type: " + kindWord(ft))
