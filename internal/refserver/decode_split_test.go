@@ -77,3 +77,21 @@ func TestMemberNamesInterned(t *testing.T) {
 	two := testing.AllocsPerRun(100, split([]byte(`{"amount":100,"description":"x"}`)))
 	assert.Equal(t, two, knownAllocs, "two known members: %v allocations, four: %v", two, knownAllocs)
 }
+
+// TestMemberTypeErrorsNameTheirPath checks the error of a member of the
+// wrong type: it names the member with its dotted path, nested or not.
+func TestMemberTypeErrorsNameTheirPath(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{cardCharge("", "source_id", nil, "card", with(validCard("4111111111111111"), "holder_name", 5)), "'card.holder_name' must be a string"},
+		{cardCharge("", "source_id", nil, "card", with(validCard("4111111111111111"), "address", with(map[string]any{}, "city", true))), "'card.address.city' must be a string"},
+		{cardCharge("kxyz", "amount", "many"), "'amount' must be a number"},
+		{cardCharge("kxyz", "capture", "perhaps"), "'capture' has the wrong type"},
+	} {
+		assert.Contains(t, requireError(t, env.post("/charges", c.body), 1001), c.want)
+	}
+}
