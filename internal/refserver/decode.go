@@ -37,8 +37,11 @@ type fields map[string]json.RawMessage
 // has reports whether the member is present and not null.
 func (f fields) has(name string) bool {
 	raw, ok := f[name]
-	return ok && !bytes.Equal(bytes.TrimSpace(raw), []byte("null"))
+	return ok && !isNull(raw)
 }
+
+// isNull reports whether a member's raw value is null.
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
 // object returns a member that is a JSON object as fields (nil when absent
 // or not an object).
@@ -135,10 +138,11 @@ func (f fields) member(name string, dst any) *Error {
 
 func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *Error {
 	for _, m := range jsonMembersOf(v.Type()) {
-		if !f.has(m.name) {
+		raw, ok := f[m.name]
+		if !ok || isNull(raw) {
 			continue
 		}
-		if e := decodeMember(f[m.name], v.Field(m.index), prefix, m.name, zone); e != nil {
+		if e := decodeMember(raw, v.Field(m.index), prefix, m.name, zone); e != nil {
 			return e
 		}
 	}
@@ -213,6 +217,24 @@ func memberName(raw []byte) (string, bool) {
 	return plainString(raw)
 }
 
+// typeTraits is what decodeMember asks of a field's type that reflection
+// answers slowly (a method set), worked out once per type.
+type typeTraits struct {
+	unmarshaler bool // *T implements json.Unmarshaler
+	enum        bool // isEnum
+}
+
+var typeTraitsCache sync.Map // reflect.Type -> typeTraits
+
+func traitsOf(t reflect.Type) typeTraits {
+	if tr, ok := typeTraitsCache.Load(t); ok {
+		return tr.(typeTraits)
+	}
+	tr := typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT), enum: isEnum(t)}
+	typeTraitsCache.Store(t, tr)
+	return tr
+}
+
 // decodeMember decodes one raw member into the field fv; a date-time
 // without an offset is zone's.
 //
@@ -264,7 +286,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zo
 		}
 		fv.SetInt(n)
 		return nil
-	case reflect.PointerTo(ft).Implements(unmarshalerT):
+	case traitsOf(ft).unmarshaler:
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type or format")
 		}
@@ -304,7 +326,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zo
 			s = u
 		}
 		fv.SetString(s)
-		if isEnum(ft) {
+		if traitsOf(ft).enum {
 			foldEnum(fv)
 		}
 		return nil
