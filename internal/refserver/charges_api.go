@@ -422,6 +422,12 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(cu, req), c.baseURL())
 }
 
+// chargeURL is the address of charge t of m on the server at baseURL, under
+// which its payer's pages are (built only for the charges that have them).
+func chargeURL(baseURL string, m *merchant, t *tx) string {
+	return baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
+}
+
 // startCharge carries out a validated charge request of any kind for the
 // customer cu (nil at merchant level), recorded as t (newChargeTx), with
 // the server's address as the merchant sees it: a card is charged
@@ -438,15 +444,14 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
 		}
 	}
-	base := baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
 
 	switch req.kind {
 	case kindCard:
-		return s.chargeCard(m, cards, cu, req, t, base)
+		return s.chargeCard(m, cards, cu, req, t, baseURL)
 	case kindRedirect:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/card_capture"}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
 	case kindIVR:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
@@ -457,7 +462,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.t.Method = openpay.TransactionMethodAlipay
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
 		feeAmount, _ := openpay.AmountFromDecimal(fee)
 		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
@@ -480,7 +485,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.t.Method = openpay.TransactionMethodBankAccount
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = now.Add(pseDueAfter)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
 		m.setStatus(t, openpay.TransactionStatusInProgress)
@@ -574,7 +579,7 @@ func dueOr(due, def time.Time) time.Time {
 // chargeCard carries out a charge to a card: a card of cards stored at the
 // scope of cu, a token of the merchant, or inline card data. The caller
 // holds m.mu, and the lock of whoever owns cards.
-func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, base string) (any, *Error) {
+func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
 	var k card
 	var stored *card
 	var tk *token
@@ -662,7 +667,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	if outcome.Requires3DS || req.use3DS {
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: base + "/redirect/"}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil
@@ -676,8 +681,8 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil
 	}
-	s.completeCharge(m, t, t.t.Amount)
-	return t.snapshot(), nil
+	// The event's snapshot is the answer: no second copy.
+	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
 }
 
 // declineMessage is the error_message of a declined card charge.
@@ -710,8 +715,9 @@ func declineMessage(code openpay.Code) string {
 }
 
 // completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to. The caller holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
+// credits the balance it belongs to, and returns the charge.succeeded event.
+// The caller holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Event {
 	now := s.nowFor(m)
 	t.preauth = false
 	m.setAmount(t, amount)
@@ -734,7 +740,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 			t.credited = t.credited.Add(credit)
 		}
 	}
-	s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
+	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
 }
 
 // toMXN converts an amount of the charge's currency to MXN at the charge's

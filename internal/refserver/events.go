@@ -38,7 +38,10 @@ const maxEventsKept = 10000
 // (see onEvent) is called with the event while m.mu is still held: a hook
 // must only hand the event on (to a channel, a queue) and never block or
 // take a merchant's lock.
-func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) {
+//
+// It returns the event recorded: its Transaction is a snapshot that never
+// changes, which a handler may answer with instead of taking another copy.
+func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) *Event {
 	ev := &Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.nowFor(m), Transaction: t}
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
@@ -66,6 +69,7 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction)
 			h(ev)
 		}
 	}
+	return ev
 }
 
 // onEvent registers the webhook delivery hook (or any other listener): it
