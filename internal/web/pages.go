@@ -157,7 +157,21 @@ const (
 
 // routePage tells which page a path is, with its merchant and charge ids.
 func routePage(path string) (pg page, merchantID, chargeID string) {
-	segs := strings.Split(strings.TrimPrefix(path, "/"), "/")
+	// Every API request asks (Handles), so the path is split into an array
+	// on the stack: no page has more than six segments.
+	var buf [6]string
+	n, rest := 0, strings.TrimPrefix(path, "/")
+	for {
+		if n == len(buf) {
+			return pageNone, "", ""
+		}
+		seg, more, found := strings.Cut(rest, "/")
+		buf[n], n, rest = seg, n+1, more
+		if !found {
+			break
+		}
+	}
+	segs := buf[:n]
 	if n := len(segs); n == 6 && segs[0] == "v1" && segs[2] == "charges" && segs[4] == "redirect" && segs[5] == "" {
 		segs = segs[:5] // the gateway's address ends with a slash
 	}

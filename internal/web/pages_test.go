@@ -48,6 +48,10 @@ func TestRoute(t *testing.T) {
 		{"/checkout/m1/c1", pageCheckout, "m1", "c1"},
 		{"/checkout/m1/", pageNone, "", ""},
 		{"/checkout/m1/c1/pay", pageNone, "", ""},
+		{"/v1/m1/charges/tr1/redirect/x/y", pageNone, "", ""},
+		{"/v1/m1/customers/c1/charges/tr1/redirect/", pageNone, "", ""},
+		{"/", pageNone, "", ""},
+		{"", pageNone, "", ""},
 	}
 	for _, tc := range cases {
 		pg, mid, cid := routePage(tc.path)
@@ -55,6 +59,12 @@ func TestRoute(t *testing.T) {
 		assert.Equal(t, tc.mid, mid, tc.path)
 		assert.Equal(t, tc.cid, cid, tc.path)
 	}
+}
+
+// TestHandlesDoesNotAllocate: every API request asks whether it is a page's.
+func TestHandlesDoesNotAllocate(t *testing.T) {
+	p := &Pages{}
+	assert.Zero(t, testing.AllocsPerRun(100, func() { p.Handles("/v1/m1/customers/c1/transfers") }), "Handles allocates")
 }
 
 // stuck is a backend whose one charge refuses every change, as when the
