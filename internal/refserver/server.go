@@ -769,11 +769,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	// Without a length, an answer larger than net/http's buffer goes out
-	// chunked and clients cannot size their read.
-	h.Set("Content-Length", strconv.Itoa(len(data)))
+	// chunked and clients cannot size their read. A smaller one gets its
+	// length from net/http (documented at ResponseWriter.Write), which spares
+	// the header an entry.
+	if len(data) >= smallAnswer {
+		h.Set("Content-Length", strconv.Itoa(len(data)))
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
+
+// smallAnswer is the size below which net/http sets an answer's
+// Content-Length itself: its buffer before chunking is 2048 bytes.
+const smallAnswer = 2048
 
 // jsonContentType is the Content-Type of JSON answers, one shared value so
 // that every answer does not allocate its own (net/http only reads it).

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -272,4 +274,32 @@ func TestBasicAuthUser(t *testing.T) {
 	r.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
 	var buf [96]byte
 	assert.Zero(t, testing.AllocsPerRun(100, func() { basicAuthUser(r, buf[:]) }))
+}
+
+// TestAnswersCarryTheirLength checks that JSON answers, small or large, go
+// out with a Content-Length (set by the server above net/http's chunking
+// buffer, by net/http below it), never chunked, so clients can size their
+// read.
+func TestAnswersCarryTheirLength(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	card := storedCard(t, env, "", "4111111111111111")
+	var id string
+	for i := range 30 {
+		o := requireOK(t, env.post("/charges", cardCharge(card, "description", strings.Repeat("d", 200), "order_id", fmt.Sprint("o-", i))), http.StatusOK)
+		id = o["id"].(string)
+	}
+	for _, path := range []string{env.mp("/charges/" + id), env.mp("/charges?limit=30")} {
+		req, err := http.NewRequest(http.MethodGet, env.srv.URL+path, nil)
+		require.NoError(t, err)
+		req.SetBasicAuth(env.m.PrivateKey, "")
+		res, err := env.srv.Client().Do(req)
+		require.NoError(t, err)
+		data, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, http.StatusOK, res.StatusCode)
+		assert.Empty(t, res.TransferEncoding, path)
+		assert.Equal(t, int64(len(data)), res.ContentLength, path)
+	}
 }
