@@ -84,8 +84,12 @@ func NewIDGenerator(seed *int64) *IDGenerator {
 // character when it falls below the largest multiple of the alphabet's
 // size, and is skipped otherwise, so that no character is favoured.
 func (g *IDGenerator) draw(alphabet string, n int) string {
-	var sb strings.Builder
-	sb.Grow(n)
+	return string(g.appendDraw(make([]byte, 0, n), alphabet, n))
+}
+
+// appendDraw is draw appending to dst, so that a caller that builds a longer
+// value (an id with its prefix) allocates it once.
+func (g *IDGenerator) appendDraw(dst []byte, alphabet string, n int) []byte {
 	limit := 256 - 256%len(alphabet)
 	var src rand.Source
 	if g.seeded != nil {
@@ -97,15 +101,15 @@ func (g *IDGenerator) draw(alphabet string, n int) string {
 		defer g.streams.Put(stream)
 		src = stream
 	}
-	for sb.Len() < n {
+	for end := len(dst) + n; len(dst) < end; {
 		w := src.Uint64()
-		for k := 0; k < 8 && sb.Len() < n; k++ {
+		for k := 0; k < 8 && len(dst) < end; k++ {
 			if b := int(byte(w >> (8 * k))); b < limit {
-				sb.WriteByte(alphabet[b%len(alphabet)])
+				dst = append(dst, alphabet[b%len(alphabet)])
 			}
 		}
 	}
-	return sb.String()
+	return dst
 }
 
 // NewID returns a new identifier of the given kind: [IDLength] lowercase
@@ -118,7 +122,8 @@ func (g *IDGenerator) NewID(kind IDKind) string {
 		prefix = prefix[:IDLength-1]
 	}
 	for {
-		id := prefix + g.draw(lowerAlnum, IDLength-len(prefix))
+		var buf [IDLength]byte
+		id := string(g.appendDraw(append(buf[:0], prefix...), lowerAlnum, IDLength-len(prefix)))
 		g.reservedMu.RLock()
 		taken := g.reserved[id]
 		g.reservedMu.RUnlock()
@@ -209,7 +214,8 @@ func (g *IDGenerator) VerificationCode() string {
 // RequestID returns a request identifier for an error body, formatted as a
 // version 4 UUID ("1981cdb8-19cb-4bad-8256-e95d58bc035c").
 func (g *IDGenerator) RequestID() string {
-	h := g.draw(hexDigits, 32)
+	var hb [32]byte
+	h := g.appendDraw(hb[:0], hexDigits, 32)
 	// Version nibble 4; variant nibble one of 8, 9, a, b.
 	variant := hexDigits[8+strings.IndexByte(hexDigits, h[16])%4]
 	b := make([]byte, 0, 36)

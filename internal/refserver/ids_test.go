@@ -162,3 +162,12 @@ func TestRequestIDIsUUIDv4(t *testing.T) {
 	}
 	assert.Len(t, variants, 4, "all four variant nibbles occur")
 }
+
+// TestIDsAllocateOnce: an identifier or request id is built in one
+// allocation, the string itself (one is drawn for every record and request).
+func TestIDsAllocateOnce(t *testing.T) {
+	for _, g := range []*IDGenerator{NewIDGenerator(nil), NewIDGenerator(ptr(int64(7)))} {
+		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.NewID(KindTransaction) }))
+		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.RequestID() }))
+	}
+}
