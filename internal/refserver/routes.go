@@ -60,6 +60,7 @@ type route struct {
 	segs        []string // literal segments, "" for a parameter
 	params      []string // parameter names in order
 	literals    int
+	order       int // place in registration order
 }
 
 // allowPublicKey lets the merchant's public key call the route, and with
@@ -84,10 +85,21 @@ type routeTable struct {
 	byOp   map[string]*route
 	// bySegs indexes routes by their number of segments.
 	bySegs map[int][]*route
+	// byShape indexes them further, by number of segments and last
+	// segment, so that matching a path tries a few routes rather than every
+	// route of its length (routes ending in a parameter are under "").
+	// Each list keeps the order of registration.
+	byShape map[routeShape][]*route
+}
+
+// routeShape is a key of routeTable.byShape.
+type routeShape struct {
+	n    int
+	last string // "" for a parameter
 }
 
 func newRouteTable() *routeTable {
-	return &routeTable{byOp: make(map[string]*route), bySegs: make(map[int][]*route)}
+	return &routeTable{byOp: make(map[string]*route), bySegs: make(map[int][]*route), byShape: make(map[routeShape][]*route)}
 }
 
 // add registers an operation of the gateway's API: its operationId (as in
@@ -121,6 +133,9 @@ func (t *routeTable) add(operationID, method, pattern string, status int, h hand
 	t.routes = append(t.routes, rt)
 	t.byOp[operationID] = rt
 	t.bySegs[len(rt.segs)] = append(t.bySegs[len(rt.segs)], rt)
+	shape := routeShape{len(rt.segs), rt.segs[len(rt.segs)-1]}
+	t.byShape[shape] = append(t.byShape[shape], rt)
+	rt.order = len(t.routes)
 	return rt
 }
 
@@ -159,8 +174,25 @@ func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []s
 	}
 	var best *route
 	bestPathLiterals := -1
-	candidates := t.bySegs[len(segs)]
-	for _, rt := range candidates {
+	// The candidates are the routes of the path's length whose last
+	// segment is the path's, or a parameter: two lists, walked merged in
+	// order of registration as one.
+	named := t.byShape[routeShape{len(segs), segs[len(segs)-1]}]
+	param := t.byShape[routeShape{len(segs), ""}]
+	next := func() *route {
+		switch {
+		case len(named) > 0 && (len(param) == 0 || named[0].order < param[0].order):
+			rt := named[0]
+			named = named[1:]
+			return rt
+		case len(param) > 0:
+			rt := param[0]
+			param = param[1:]
+			return rt
+		}
+		return nil
+	}
+	for rt := next(); rt != nil; rt = next() {
 		if !rt.matches(segs) {
 			continue
 		}
@@ -176,7 +208,7 @@ func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []s
 	}
 	if best == nil {
 		var allowed []string
-		for _, rt := range candidates {
+		for _, rt := range t.bySegs[len(segs)] {
 			if rt.literals == bestPathLiterals && rt.matches(segs) {
 				allowed = append(allowed, rt.method)
 			}
