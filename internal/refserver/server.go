@@ -476,7 +476,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	sw := &statusWriter{ResponseWriter: w}
 	c := &call{s: s, w: sw, r: r, requestID: s.reqIDs.RequestID()}
-	sw.Header().Set("X-Request-Id", c.requestID)
+	sw.Header()["X-Request-Id"] = []string{c.requestID} // the key in canonical form: Set would check it
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler { // a dropped connection (faults.go): net/http closes it
