@@ -358,3 +358,48 @@ func BenchmarkEndpointRatios(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHandlers measures the handlers of benchEndpoints without the
+// network: each request is built in process and answered into a recorder,
+// by the reference server ("server") and by the yardstick ("minimal"). It
+// shows what the server's own work costs per request, which the network's
+// share hides in BenchmarkEndpointRatios.
+func BenchmarkHandlers(b *testing.B) {
+	for _, ep := range benchEndpoints {
+		var answer []byte
+		var rq benchRequest
+		serve := func(b *testing.B, h http.Handler, prefix, key string) {
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				var body io.Reader
+				if rq.body != nil {
+					body = bytes.NewReader(rq.body(int64(i + 1)))
+				}
+				req := httptest.NewRequest(rq.method, prefix+rq.path, body)
+				req.SetBasicAuth(key, "")
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set("X-Forwarded-For", "203.0.113.7")
+				}
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s %s: %d %s", rq.method, rq.path, rec.Code, rec.Body)
+				}
+			}
+		}
+		b.Run(ep.name+"/server", func(b *testing.B) {
+			env := newBenchEnv(b)
+			rq = ep.setup(b, env)
+			answer = sample(b, env.srv.URL+"/v1/"+env.m.ID, env.m.PrivateKey, rq)
+			serve(b, env.s, "/v1/"+env.m.ID, env.m.PrivateKey)
+		})
+		b.Run(ep.name+"/minimal", func(b *testing.B) {
+			if answer == nil {
+				b.Skip("the server's run gave no sample answer")
+			}
+			serve(b, ep.minimal(answer), "/v1/m", "sk_x")
+		})
+	}
+}

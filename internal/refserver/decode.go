@@ -8,11 +8,12 @@ import (
 	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/openpay-go/openpay"
 )
@@ -31,12 +32,41 @@ import (
 // checker (validate.go): 1001 for what is missing or malformed, 1003 for a
 // value out of range.
 
-// fields is a JSON object body, its members raw.
-type fields map[string]json.RawMessage
+// fields is a JSON object body, its members raw, in the order sent. A name
+// sent twice is kept twice and read as its last value, as encoding/json
+// reads it. A body's members are few, so a lookup walks them: cheaper than
+// hashing, and a split costs one allocation of the exact size.
+type fields []field
+
+// field is one member of a JSON object.
+type field struct {
+	name string
+	raw  json.RawMessage
+	sub  fields // raw split, once asked for when it is an object (field.object)
+}
+
+// get returns the raw value of the member name (the last one sent when
+// repeated), and whether it is present.
+func (f fields) get(name string) (json.RawMessage, bool) {
+	if i := f.last(name); i >= 0 {
+		return f[i].raw, true
+	}
+	return nil, false
+}
+
+// last returns the index of the last member named name, or -1.
+func (f fields) last(name string) int {
+	for i := len(f) - 1; i >= 0; i-- {
+		if f[i].name == name {
+			return i
+		}
+	}
+	return -1
+}
 
 // has reports whether the member is present and not null.
 func (f fields) has(name string) bool {
-	raw, ok := f[name]
+	raw, ok := f.get(name)
 	return ok && !isNull(raw)
 }
 
@@ -46,14 +76,26 @@ func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw),
 // object returns a member that is a JSON object as fields (nil when absent
 // or not an object).
 func (f fields) object(name string) fields {
-	if !f.has(name) {
+	i := f.last(name)
+	if i < 0 || isNull(f[i].raw) {
 		return nil
 	}
-	sub, ok := memberFields(f[name])
-	if !ok {
-		return nil
-	}
+	sub, _ := f[i].object()
 	return sub
+}
+
+// object splits the member, when it is a JSON object, into its members.
+// The split is kept: decoding a nested object and checking its members
+// afterwards (a card, an address) split it once.
+func (m *field) object() (fields, bool) {
+	if m.sub == nil {
+		sub, ok := memberFields(m.raw)
+		if !ok {
+			return nil, false
+		}
+		m.sub = sub
+	}
+	return m.sub, true
 }
 
 // readBody reads the request body as one JSON object. An empty body gives
@@ -95,13 +137,19 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 	if f, ok := objectFields(data); ok {
 		return f, nil
 	}
-	var f fields
+	var members map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&f); err != nil || f == nil {
+	if err := dec.Decode(&members); err != nil || members == nil {
 		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errorf(openpay.ErrBadRequest, "The request body has data after the JSON object")
+	}
+	// Not reached for a body objectFields refused; kept so that this
+	// reading answers a body whatever objectFields does.
+	f := make(fields, 0, len(members))
+	for _, name := range slices.Sorted(maps.Keys(members)) {
+		f = append(f, field{name: name, raw: members[name]})
 	}
 	return f, nil
 }
@@ -133,16 +181,21 @@ func (f fields) intoAt(dst any, zone *time.Location) *Error {
 
 // member decodes the one member name into dst, a pointer, as into would.
 func (f fields) member(name string, dst any) *Error {
-	return decodeMember(f[name], reflect.ValueOf(dst).Elem(), "", name, gatewayZone)
+	m := &field{name: name}
+	if i := f.last(name); i >= 0 {
+		m = &f[i]
+	}
+	v := reflect.ValueOf(dst).Elem()
+	return decodeMember(m, v, traitsOf(v.Type()), "", gatewayZone)
 }
 
 func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *Error {
 	for _, m := range jsonMembersOf(v.Type()) {
-		raw, ok := f[m.name]
-		if !ok || isNull(raw) {
+		i := f.last(m.name)
+		if i < 0 || isNull(f[i].raw) {
 			continue
 		}
-		if e := decodeMember(raw, v.Field(m.index), prefix, m.name, zone); e != nil {
+		if e := decodeMember(&f[i], v.Field(m.index), m.traits, prefix, zone); e != nil {
 			return e
 		}
 	}
@@ -151,8 +204,9 @@ func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *
 
 // jsonMember is a field of a wire struct that a JSON member fills.
 type jsonMember struct {
-	index int
-	name  string
+	index  int
+	name   string
+	traits *typeTraits // of the field's type
 }
 
 // jsonMembers caches jsonMembersOf by type: the wire types are few and
@@ -172,76 +226,59 @@ func jsonMembersOf(t reflect.Type) []jsonMember {
 		if name == "" || name == "-" || !sf.IsExported() {
 			continue
 		}
-		ms = append(ms, jsonMember{index: i, name: name})
+		ms = append(ms, jsonMember{index: i, name: name, traits: traitsOf(sf.Type)})
 	}
 	jsonMembers.Store(t, ms)
-	internMemberNames(ms)
 	return ms
 }
 
-// memberNames holds the JSON names of the wire types jsonMembersOf has
-// read, each its own key: memberFields keys a body's members by these
-// strings instead of allocating one per member and request. The map is
-// replaced, never changed, so that readers need no lock.
-var (
-	memberNames   atomic.Pointer[map[string]string]
-	memberNamesMu sync.Mutex // serialises writers
-)
-
-// internMemberNames adds the names of ms to memberNames.
-func internMemberNames(ms []jsonMember) {
-	memberNamesMu.Lock()
-	defer memberNamesMu.Unlock()
-	old := memberNames.Load()
-	var next map[string]string
-	if old != nil {
-		next = maps.Clone(*old)
-	} else {
-		next = make(map[string]string)
-	}
-	for _, m := range ms {
-		next[m.name] = m.name
-	}
-	memberNames.Store(&next)
-}
-
-// memberName returns the member name raw (a JSON string without escapes,
-// quotes included) as a string, without allocating when it is a name of a
-// wire type.
+// memberName returns the member name raw (a JSON string, quotes included)
+// as a string. A name without escapes, the usual case, is a view of the
+// body's own bytes, so that splitting a body allocates no string per
+// member: a body is read into storage of its own, which is never written
+// afterwards and lives as long as its members' raw values.
 func memberName(raw []byte) (string, bool) {
-	if names := memberNames.Load(); names != nil && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
-		if s, ok := (*names)[string(raw[1:len(raw)-1])]; ok {
-			return s, true
-		}
+	if in, ok := plainContent(raw); ok {
+		return unsafe.String(unsafe.SliceData(in), len(in)), true
 	}
-	return plainString(raw)
+	var u string
+	if json.Unmarshal(raw, &u) != nil {
+		return "", false
+	}
+	return u, true
 }
 
 // typeTraits is what decodeMember asks of a field's type that reflection
-// answers slowly (a method set), worked out once per type.
+// answers slowly (a method set), worked out once per type and kept with the
+// members of the wire types (jsonMember), so that decoding a member looks
+// nothing up.
 type typeTraits struct {
-	unmarshaler bool // *T implements json.Unmarshaler
-	enum        bool // isEnum
+	unmarshaler bool        // *T implements json.Unmarshaler
+	enum        bool        // isEnum
+	elem        *typeTraits // of the element type, for a pointer type
 }
 
-var typeTraitsCache sync.Map // reflect.Type -> typeTraits
+var typeTraitsCache sync.Map // reflect.Type -> *typeTraits
 
-func traitsOf(t reflect.Type) typeTraits {
+func traitsOf(t reflect.Type) *typeTraits {
 	if tr, ok := typeTraitsCache.Load(t); ok {
-		return tr.(typeTraits)
+		return tr.(*typeTraits)
 	}
-	tr := typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT), enum: isEnum(t)}
-	typeTraitsCache.Store(t, tr)
-	return tr
+	tr := &typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT), enum: isEnum(t)}
+	if t.Kind() == reflect.Pointer {
+		tr.elem = traitsOf(t.Elem())
+	}
+	actual, _ := typeTraitsCache.LoadOrStore(t, tr)
+	return actual.(*typeTraits)
 }
 
-// decodeMember decodes one raw member into the field fv; a date-time
+// decodeMember decodes the member m into the field fv; a date-time
 // without an offset is zone's.
 //
 // The member's path is prefix+name ("card." and "cvv2"); it is put together
 // only for an error, or for the members of a nested object.
-func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zone *time.Location) *Error {
-	raw = bytes.TrimSpace(raw)
+func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *Error {
+	raw, name := bytes.TrimSpace(m.raw), m.name
 	bad := func(what string) *Error {
 		return errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
 	}
@@ -286,7 +323,7 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zo
 		}
 		fv.SetInt(n)
 		return nil
-	case traitsOf(ft).unmarshaler:
+	case tr.unmarshaler:
 		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
 			return bad("has the wrong type or format")
 		}
@@ -326,19 +363,19 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zo
 			s = u
 		}
 		fv.SetString(s)
-		if traitsOf(ft).enum {
+		if tr.enum {
 			foldEnum(fv)
 		}
 		return nil
 	case reflect.Pointer:
 		elem := reflect.New(ft.Elem())
-		if e := decodeMember(raw, elem.Elem(), prefix, name, zone); e != nil {
+		if e := decodeMember(m, elem.Elem(), tr.elem, prefix, zone); e != nil {
 			return e
 		}
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		sub, ok := memberFields(raw)
+		sub, ok := m.object()
 		if !ok {
 			return bad("must be an object")
 		}
@@ -357,9 +394,10 @@ func decodeMember(raw json.RawMessage, fv reflect.Value, prefix, name string, zo
 }
 
 // objectFields splits data, when it is one valid JSON object (surrounding
-// white space allowed), into its members: what json.Unmarshal into fields
-// gives (the last of repeated names wins), without decoding the object
-// twice nor copying the members (they share data's storage).
+// white space allowed), into its members: what json.Unmarshal into a map of
+// raw messages gives (fields.get reads the last of repeated names), without
+// decoding the object twice nor copying the members (they share data's
+// storage).
 func objectFields(data []byte) (fields, bool) {
 	if !json.Valid(data) {
 		return nil, false
@@ -377,27 +415,26 @@ func memberFields(data []byte) (fields, bool) {
 	if data[i] != '{' {
 		return nil, false
 	}
-	f := make(fields)
+	// The members are gathered on the stack, then copied into a slice of
+	// their number.
+	var gathered [16]field
+	members := gathered[:0]
 	i = skipSpace(data, i+1)
 	if data[i] == '}' {
-		return f, true
+		return fields{}, true
 	}
 	for {
 		end := skipValue(data, i)
 		name, ok := memberName(data[i:end])
 		if !ok {
-			var u string // apart from name, which would otherwise escape on every member
-			if json.Unmarshal(data[i:end], &u) != nil {
-				return nil, false
-			}
-			name = u
+			return nil, false
 		}
 		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
 		end = skipValue(data, i)
-		f[name] = data[i:end:end]
+		members = append(members, field{name: name, raw: data[i:end:end]})
 		i = skipSpace(data, end)
 		if data[i] == '}' {
-			return f, true
+			return append(make(fields, 0, len(members)), members...), true
 		}
 		i = skipSpace(data, i+1) // past the comma
 	}
@@ -451,15 +488,22 @@ func skipValue(data []byte, i int) int {
 // case, without a second pass of encoding/json over it (the body's parser
 // has checked it). Anything else is left to encoding/json.
 func plainString(raw []byte) (string, bool) {
+	in, ok := plainContent(raw)
+	return string(in), ok
+}
+
+// plainContent returns what is between the quotes of the JSON string raw
+// when it has no escapes and is valid UTF-8 (encoding/json replaces what is
+// not), so that it reads as it is written.
+func plainContent(raw []byte) ([]byte, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
+		return nil, false
 	}
 	in := raw[1 : len(raw)-1]
-	// Invalid UTF-8 is left to encoding/json, which replaces it.
 	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
-		return "", false
+		return nil, false
 	}
-	return string(in), true
+	return in, true
 }
 
 // kindWord says in words what JSON type a Go type takes.

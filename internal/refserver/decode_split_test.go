@@ -23,8 +23,9 @@ var objectFieldsSeeds = []string{
 	`[1]`, `null`, `"x"`, `1`, ``, `{`, `{"a":1}x`, `{"a":1}{}`, `{"a"}`, `{"a":1,}`,
 }
 
-// objectFields answers what json.Unmarshal into fields answers: the same
-// members with the same raw bytes, or a refusal.
+// objectFields answers what json.Unmarshal into a map of raw messages
+// answers: the same members with the same raw bytes (the last of a repeated
+// name), or a refusal.
 func TestObjectFieldsMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	for _, in := range objectFieldsSeeds {
@@ -40,7 +41,7 @@ func FuzzObjectFields(f *testing.F) {
 }
 
 func assertSameFields(t *testing.T, in string) {
-	var want fields
+	var want map[string]json.RawMessage
 	err := json.Unmarshal([]byte(in), &want)
 	got, ok := objectFields([]byte(in))
 	if err != nil || want == nil {
@@ -48,21 +49,32 @@ func assertSameFields(t *testing.T, in string) {
 		return
 	}
 	if assert.True(t, ok, "%q", in) {
-		assert.Equal(t, want, got, "%q", in)
+		assert.Equal(t, want, fieldsMap(got), "%q", in)
+		for name, raw := range want {
+			gotRaw, _ := got.get(name)
+			assert.Equal(t, raw, gotRaw, "%q: member %q", in, name)
+		}
 	}
 }
 
-// TestMemberNamesInterned checks that the members of a body are keyed by the
-// wire types' own name strings: a body of known names allocates one string
-// fewer per member than the same body with unknown names, and both split
-// alike.
-func TestMemberNamesInterned(t *testing.T) {
-	jsonMembersOf(reflect.TypeFor[openpay.CardCharge]())
+// fieldsMap returns f as a map, the later of repeated names winning.
+func fieldsMap(f fields) map[string]json.RawMessage {
+	m := make(map[string]json.RawMessage, len(f))
+	for _, mem := range f {
+		m[mem.name] = mem.raw
+	}
+	return m
+}
+
+// TestMemberNamesAllocateNothing checks that splitting a body costs one
+// allocation, its members' slice, whatever the names and their number: a
+// name is a view of the body. A name with an escape is decoded, and the
+// view is of the right bytes.
+func TestMemberNamesAllocateNothing(t *testing.T) {
 	known := []byte(`{"amount":100,"description":"x","order_id":"o-1","method":"card"}`)
-	unknown := []byte(`{"zamount":100,"zdescription":"x","zorder_id":"o-1","zmethod":"card"}`)
 	f, ok := objectFields(known)
 	require.True(t, ok)
-	assert.Equal(t, fields{"amount": []byte("100"), "description": []byte(`"x"`), "order_id": []byte(`"o-1"`), "method": []byte(`"card"`)}, f)
+	assert.Equal(t, fields{{name: "amount", raw: []byte("100")}, {name: "description", raw: []byte(`"x"`)}, {name: "order_id", raw: []byte(`"o-1"`)}, {name: "method", raw: []byte(`"card"`)}}, f)
 	split := func(body []byte) func() {
 		return func() {
 			if _, ok := memberFields(body); !ok {
@@ -70,12 +82,17 @@ func TestMemberNamesInterned(t *testing.T) {
 			}
 		}
 	}
-	knownAllocs := testing.AllocsPerRun(100, split(known))
-	unknownAllocs := testing.AllocsPerRun(100, split(unknown))
-	assert.Equal(t, unknownAllocs-4, knownAllocs, "known names: %v allocations, unknown: %v", knownAllocs, unknownAllocs)
-	// Known names cost nothing per member: two members allocate what four do.
-	two := testing.AllocsPerRun(100, split([]byte(`{"amount":100,"description":"x"}`)))
-	assert.Equal(t, two, knownAllocs, "two known members: %v allocations, four: %v", two, knownAllocs)
+	for _, body := range []string{
+		string(known),
+		`{"zamount":100,"zdescription":"x","zorder_id":"o-1","zmethod":"card"}`,
+		`{"amount":100,"description":"x"}`,
+		`{"":1}`,
+	} {
+		assert.Equal(t, 1.0, testing.AllocsPerRun(100, split([]byte(body))), body)
+	}
+	escaped, ok := objectFields([]byte(`{"n\u0061me":"x","\u00e9":1}`))
+	require.True(t, ok)
+	assert.Equal(t, []string{"name", "é"}, []string{escaped[0].name, escaped[1].name})
 }
 
 // TestMemberTypeErrorsNameTheirPath checks the error of a member of the
@@ -93,5 +110,34 @@ func TestMemberTypeErrorsNameTheirPath(t *testing.T) {
 		{cardCharge("kxyz", "capture", "perhaps"), "'capture' has the wrong type"},
 	} {
 		assert.Contains(t, requireError(t, env.post("/charges", c.body), 1001), c.want)
+	}
+}
+
+// TestApplyAliasesOnFields checks the alias rule on split bodies: the alias
+// fills an absent or null canonical member, wherever the null one is sent,
+// and never replaces a canonical member that has a value.
+func TestApplyAliasesOnFields(t *testing.T) {
+	t.Parallel()
+	sub := reflect.TypeFor[openpay.SubscriptionRequest]()
+	for body, want := range map[string]string{
+		`{"card_id":"a"}`:                        `"a"`,
+		`{"card_id":"a","source_id":null}`:       `"a"`,
+		`{"source_id":null,"card_id":"a"}`:       `"a"`,
+		`{"source_id":"s","card_id":"a"}`:        `"s"`,
+		`{"card_id":"a","source_id":"s"}`:        `"s"`,
+		`{"card_id":null}`:                       ``,
+		`{"source_id":"s","card_id":null}`:       `"s"`,
+		`{"card_id":"a","card_id":"b"}`:          `"b"`,
+		`{"card_id":"a","source_id":null,"x":1}`: `"a"`,
+	} {
+		f, ok := objectFields([]byte(body))
+		require.True(t, ok, body)
+		f.applyAliases(sub)
+		raw, _ := f.get("source_id")
+		if want == "" {
+			assert.False(t, f.has("source_id"), body)
+			continue
+		}
+		assert.Equal(t, want, string(raw), body)
 	}
 }

@@ -79,12 +79,19 @@ var memberAliases = map[reflect.Type]map[string]string{
 // validatorT is the method set of the generated enum types.
 var validatorT = reflect.TypeFor[interface{ Valid() bool }]()
 
-// applyAliases copies each alias member of t's table to its canonical name
-// when the canonical member is absent or null.
+// applyAliases gives each alias member of t's table its canonical name
+// when the canonical member is absent or null: the alias member is renamed,
+// or its value goes to a null canonical member sent after it.
 func (f fields) applyAliases(t reflect.Type) {
 	for alias, name := range memberAliases[t] {
-		if !f.has(name) && f.has(alias) {
-			f[name] = f[alias]
+		if f.has(name) || !f.has(alias) {
+			continue
+		}
+		a := f.last(alias)
+		if c := f.last(name); c > a {
+			f[c].raw = f[a].raw
+		} else {
+			f[a].name = name
 		}
 	}
 }
@@ -180,7 +187,8 @@ func chargeConfirm(f fields) string {
 	if !f.has("confirm") {
 		return confirmYes
 	}
-	raw := bytes.TrimSpace(f["confirm"])
+	raw, _ := f.get("confirm")
+	raw = bytes.TrimSpace(raw)
 	if b, ok := looseBool(raw); ok {
 		return strconv.FormatBool(b)
 	}

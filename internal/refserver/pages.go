@@ -122,7 +122,7 @@ func typedCard(c web.PayerCard) cardData {
 // every member is present.
 func (s *Server) checkTypedCard(d cardData) (card, *Error) {
 	present := json.RawMessage(`""`)
-	f := fields{"holder_name": present, "card_number": present, "expiration_month": present, "expiration_year": present, "cvv2": present}
+	f := fields{{name: "holder_name", raw: present}, {name: "card_number", raw: present}, {name: "expiration_month", raw: present}, {name: "expiration_year", raw: present}, {name: "cvv2", raw: present}}
 	return s.checkCardData(f, "", d)
 }
 
