@@ -220,7 +220,8 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 			v.failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
 		}
 	}
-	v.nonEmpty(prefix+"holder_name", d.holder)
+	holderName := prefix + "holder_name"
+	v.nonEmpty(holderName, d.holder)
 	if v.err != nil {
 		return card{}, v.err
 	}
@@ -248,7 +249,7 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 	if !cardnum.CVVValid(d.cvv, brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	v.maxLen(prefix+"holder_name", d.holder, 80)
+	v.maxLen(holderName, d.holder, 80)
 	v.address(prefix, f, d.address)
 	if v.err != nil {
 		return card{}, v.err
