@@ -422,20 +422,15 @@ func omitCondition(f answerField, expr string) (string, error) {
 	t := f.typ
 	if f.omitEmpty {
 		switch t.Kind() {
-		case reflect.Bool:
-			conds = append(conds, "!"+expr)
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float64:
-			conds = append(conds, expr+" == 0")
-		case reflect.String:
-			conds = append(conds, expr+` == ""`)
-		case reflect.Pointer:
-			conds = append(conds, expr+" == nil")
-		case reflect.Map, reflect.Slice:
+		case reflect.Map, reflect.Slice: // empty, not only nil
 			conds = append(conds, "len("+expr+") == 0")
 		case reflect.Struct: // never empty
 		default:
-			return "", fmt.Errorf("%s: omitempty on a %s is not handled", f.goName, t.Kind())
+			c, ok := zeroCondition(t.Kind(), expr)
+			if !ok {
+				return "", fmt.Errorf("%s: omitempty on a %s is not handled", f.goName, t.Kind())
+			}
+			conds = append(conds, c)
 		}
 	}
 	if f.omitZero {
@@ -447,17 +442,10 @@ func omitCondition(f answerField, expr string) (string, error) {
 		case reflect.PointerTo(t).Implements(isZeroerType):
 			return "", fmt.Errorf("%s: IsZero on the pointer only is not handled", f.goName)
 		default:
-			switch t.Kind() {
-			case reflect.Bool:
-				conds = append(conds, "!"+expr)
-			case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-				reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float64:
-				conds = append(conds, expr+" == 0")
-			case reflect.String:
-				conds = append(conds, expr+` == ""`)
-			case reflect.Pointer, reflect.Map, reflect.Slice:
-				conds = append(conds, expr+" == nil")
-			case reflect.Struct:
+			switch c, ok := zeroCondition(t.Kind(), expr); {
+			case ok:
+				conds = append(conds, c)
+			case t.Kind() == reflect.Struct:
 				if !t.Comparable() {
 					return "", fmt.Errorf("%s: omitzero on an incomparable struct is not handled", f.goName)
 				}
@@ -474,6 +462,23 @@ func omitCondition(f answerField, expr string) (string, error) {
 		}
 	}
 	return strings.Join(conds, " || "), nil
+}
+
+// zeroCondition is the Go condition under which expr, of a kind other than
+// a struct, holds its zero value; false for a kind it does not handle.
+func zeroCondition(k reflect.Kind, expr string) (string, bool) {
+	switch k {
+	case reflect.Bool:
+		return "!" + expr, true
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float64:
+		return expr + " == 0", true
+	case reflect.String:
+		return expr + ` == ""`, true
+	case reflect.Pointer, reflect.Map, reflect.Slice:
+		return expr + " == nil", true
+	}
+	return "", false
 }
 
 // value writes to w the code that appends the JSON of expr, of type t.
