@@ -52,11 +52,7 @@ func fire(client *http.Client, base, key string, rq benchRequest, next *atomic.I
 					body = bytes.NewReader(rq.body(i))
 				}
 				req, _ := http.NewRequest(rq.method, base+rq.path, body)
-				req.SetBasicAuth(key, "")
-				if body != nil {
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("X-Forwarded-For", "203.0.113.7")
-				}
+				authorize(req, key)
 				res, err := client.Do(req)
 				if err != nil {
 					failed.Add(1)
@@ -72,6 +68,16 @@ func fire(client *http.Client, base, key string, rq benchRequest, next *atomic.I
 	}
 	wg.Wait()
 	return failed.Load()
+}
+
+// authorize sets the headers of a benchmark request: the key, and for a
+// request with a body its type and the payer's address.
+func authorize(req *http.Request, key string) {
+	req.SetBasicAuth(key, "")
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", "203.0.113.7")
+	}
 }
 
 // runClients sends b.N requests from benchClients goroutines and reports
@@ -377,11 +383,7 @@ func BenchmarkHandlers(b *testing.B) {
 					body = bytes.NewReader(rq.body(int64(i + 1)))
 				}
 				req := httptest.NewRequest(rq.method, prefix+rq.path, body)
-				req.SetBasicAuth(key, "")
-				if body != nil {
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("X-Forwarded-For", "203.0.113.7")
-				}
+				authorize(req, key)
 				rec := httptest.NewRecorder()
 				h.ServeHTTP(rec, req)
 				if rec.Code != http.StatusOK {
