@@ -31,28 +31,28 @@ type ChargeRequest interface {
 
 func (r CardCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodCard
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, source: r.SourceID, token: true}
 }
 
 func (r InlineCardCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodCard
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, cardNumber: r.Card.CardNumber}
 }
 
 func (r RedirectCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodCard
 	r.Confirm = false
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}
 }
 
 func (r StoreCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodStore
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodStore, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodStore, txType: TransactionTypeCharge}
 }
 
 func (r BankCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodBankAccount
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}
 }
 
 // chargeRequest sends a PSE charge to the charges path, with method
@@ -65,7 +65,7 @@ func (r PSECharge) chargeRequest() (any, txExpectation) {
 	if r.Currency == "" {
 		r.Currency = CurrencyCOP
 	}
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodBankAccount, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}
 }
 
 // ErrInvalidPSECharge is returned (wrapped), before anything is sent, for a
@@ -96,13 +96,13 @@ func checkCharge(req ChargeRequest) error {
 
 func (r AlipayCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodAlipay
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodAlipay, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodAlipay, txType: TransactionTypeCharge}
 }
 
 func (r IVRCharge) chargeRequest() (any, txExpectation) {
 	r.Method = ChargeMethodCard
 	r.Confirm = "ivr"
-	return r, txExpectation{r.OrderID, r.Amount, r.Currency, TransactionMethodCard, TransactionTypeCharge}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}
 }
 
 // ChargesService creates and manages charges, at the merchant level
@@ -131,6 +131,16 @@ func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ..
 // Get returns a charge, with its refund when it was refunded.
 func (cs *ChargesService) Get(ctx context.Context, chargeID string, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "charges", chargeID)
+}
+
+// GetByOrderID returns the charge holding orderID, whatever its status, or
+// an error matching [ErrNotFound] when there is none. A recovery job calls
+// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
+// a transaction found is the attempt's outcome (a failed one is a
+// decline); none found means the gateway made nothing, and only then may
+// the attempt be sent again with the same order_id.
+func (cs *ChargesService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
+	return getByOrderID(ctx, cs.s, orderID, opts, "charges")
 }
 
 // List iterates over the charges matching params (nil: all), newest first,

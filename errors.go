@@ -53,6 +53,13 @@ type Error struct {
 	// a segment holding 12 digits or more (a card number given as an id)
 	// shows as "(hidden)".
 	Method, Path string
+	// Transaction is the failed transaction when the error stands for a
+	// decline whose answer was lost and that the SDK found by the
+	// request's order_id (ResponseInfo.Reconciled); HTTPStatus is then the
+	// status the gateway answers the code with, and RequestID is empty.
+	// Nil for every other error: a decline answered as usual carries no
+	// transaction.
+	Transaction *Transaction
 
 	// cause is why a 2xx answer was not usable (the decoding failure),
 	// its text redacted.

@@ -14,13 +14,23 @@ type FeesService struct{ s scope }
 // balance (created with RequiresAccount). With an OrderID, an unknown
 // outcome is retried and reconciled as for charges.
 func (fs *FeesService) Create(ctx context.Context, req FeeRequest, opts ...CallOption) (*Transaction, error) {
-	want := txExpectation{req.OrderID, req.Amount, "", TransactionMethodCustomer, TransactionTypeFee}
+	want := txExpectation{orderID: req.OrderID, amount: req.Amount, method: TransactionMethodCustomer, txType: TransactionTypeFee, customer: req.CustomerID}
 	return createTx(ctx, fs.s, apiRequest{body: req}, want, opts, "fees")
 }
 
 // Get returns a fee.
 func (fs *FeesService) Get(ctx context.Context, feeID string, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
+}
+
+// GetByOrderID returns the fee holding orderID, whatever its status, or
+// an error matching [ErrNotFound] when there is none. A recovery job calls
+// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
+// a transaction found is the attempt's outcome (a failed one is a
+// decline); none found means the gateway made nothing, and only then may
+// the attempt be sent again with the same order_id.
+func (fs *FeesService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
+	return getByOrderID(ctx, fs.s, orderID, opts, "fees")
 }
 
 // Refund returns a fee to the customer's balance.

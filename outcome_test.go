@@ -326,3 +326,107 @@ func TestWarnLevelRecords(t *testing.T) {
 	assert.Equal(t, http.MethodPost, records[1]["method"])
 	assertNoSecrets(t, "log", buf.String())
 }
+
+// A transaction found by order_id is the call's own only when it has the
+// call's terms and source and was made after the call began, by the
+// gateway's clock (scriptDate stands at tpTx's creation, 12:00:00).
+func TestReconcileOwnership(t *testing.T) {
+	t.Parallel()
+	withCard := func(tx, card string) string {
+		return strings.Replace(tx, `"order_id"`, `"card":`+card+`,"order_id"`, 1)
+	}
+	createdAt := func(tx, at string) string {
+		return strings.Replace(tx, `"creation_date":"2024-03-09T12:00:00-06:00"`, `"creation_date":"`+at+`"`, 1)
+	}
+	failed := func(tx, extra string) string {
+		return strings.Replace(tx, `"status":"completed"`, `"status":"failed"`+extra, 1)
+	}
+	visa := `{"card_number":"411111XXXXXX1111","holder_name":"A","expiration_month":"12","expiration_year":"30","brand":"visa"}`
+	storedVisa := `{"id":"kvisa","card_number":"411111XXXXXX1111","holder_name":"A","expiration_month":"12","expiration_year":"30","brand":"visa"}`
+	token := func(number string) step {
+		return okReply(`{"id":"tok1","card":{"card_number":"` + number + `","holder_name":"A","expiration_month":"12","expiration_year":"30","brand":"visa"}}`)
+	}
+	base := txExpectation{orderID: tpOrderID, amount: MustAmount("100.00"), method: TransactionMethodCard, txType: TransactionTypeCharge}
+	tests := []struct {
+		name  string
+		want  txExpectation
+		found string
+		more  []step // answers after the lookup's
+		// own: the call's charge; code: the decline it stands for;
+		// conflict: another's; otherwise the outcome stays unknown.
+		own      bool
+		code     Code
+		conflict bool
+	}{
+		{name: "made at the gateway's Date", want: base, found: tpTx, own: true},
+		{name: "made 4s before the Date: clocks to the second", want: base, found: createdAt(tpTx, "2024-03-09T11:59:56-06:00"), own: true},
+		{name: "made a minute before the call", want: base, found: createdAt(tpTx, "2024-03-09T11:59:00-06:00"), conflict: true},
+		{name: "stored card, same id", want: withSource(base, "kvisa", true), found: withCard(tpTx, storedVisa), own: true},
+		{name: "stored card, another id", want: withSource(base, "kother", false), found: withCard(tpTx, storedVisa), conflict: true},
+		{name: "token of the same card", want: withSource(base, "tok1", true), found: withCard(tpTx, visa), more: []step{token("411111XXXXXX1111")}, own: true},
+		{name: "token of another card", want: withSource(base, "tok1", true), found: withCard(tpTx, visa), more: []step{token("424242XXXXXX4242")}, conflict: true},
+		{name: "neither the card nor a token", want: withSource(base, "tok1", true), found: withCard(tpTx, visa),
+			more: []step{reply(404, `{"category":"request","error_code":1005,"description":"The requested resource doesn't exist","http_code":404}`)}, conflict: true},
+		{name: "the token cannot be read", want: withSource(base, "tok1", true), found: withCard(tpTx, visa),
+			more: []step{reply(401, `{"category":"request","error_code":1002,"description":"The api key or merchant id are invalid","http_code":401}`)}},
+		{name: "card in the request, same card", want: txExpectation{orderID: tpOrderID, amount: MustAmount("100"), method: TransactionMethodCard,
+			txType: TransactionTypeCharge, cardNumber: "4111 1111 1111 1111"}, found: withCard(tpTx, visa), own: true},
+		{name: "card in the request, another card", want: txExpectation{orderID: tpOrderID, amount: MustAmount("100"), method: TransactionMethodCard,
+			txType: TransactionTypeCharge, cardNumber: "4242424242424242"}, found: withCard(tpTx, visa), conflict: true},
+		{name: "another customer's", want: withCustomer(base, "c2"), found: strings.Replace(tpTx, `"order_id"`, `"customer_id":"c1","order_id"`, 1), conflict: true},
+		{name: "declined, with its code", want: base, found: failed(tpTx, `,"error_code":3003,"error_message":"whatever"`), code: ErrCardInsufficientFunds},
+		{name: "declined, the code named by its message", want: base, found: failed(tpTx, `,"error_message":"The card has expired."`), code: ErrCardExpired},
+		{name: "declined, no code named", want: base, found: failed(tpTx, `,"error_message":"Declined by the issuer"`), code: ErrCardDeclined},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newScriptServer(t, append([]step{drop(), reply(409, dupOrder), okReply("[" + tt.found + "]")}, tt.more...)...)
+			h := newHarness(t, srv.URL)
+			var tx Transaction
+			var info ResponseInfo
+			err := h.call(context.Background(), apiRequest{method: http.MethodPost, url: chargesPath, body: orderBody(), reconcilable: true, want: tt.want},
+				&tx, WithResponseInfo(&info))
+			var conflict *OrderConflictError
+			switch {
+			case tt.own:
+				require.NoError(t, err)
+				assert.Equal(t, "tr6cxbcefzatd10guvvw", tx.ID)
+				assert.Equal(t, ResponseInfo{HTTPStatus: 200, RequestID: tpRequestID, Attempts: 2, Reconciled: true}, info)
+			case tt.code != 0:
+				assert.ErrorIs(t, err, tt.code)
+				assert.Equal(t, ClassDeclined, ClassOf(err))
+				var oe *Error
+				require.ErrorAs(t, err, &oe)
+				require.NotNil(t, oe.Transaction)
+				assert.Equal(t, "tr6cxbcefzatd10guvvw", oe.Transaction.ID)
+				assert.Equal(t, 402, oe.HTTPStatus)
+				assert.Equal(t, 402, info.HTTPStatus)
+				assert.True(t, info.Reconciled)
+				assert.Empty(t, tx.ID)
+			case tt.conflict:
+				require.ErrorAs(t, err, &conflict)
+				assert.ErrorIs(t, err, ErrDuplicateOrderID)
+				assert.False(t, info.Reconciled)
+				assert.Equal(t, 409, info.HTTPStatus)
+				assert.Empty(t, tx.ID)
+			default:
+				assert.ErrorIs(t, err, ErrOutcomeUnknown)
+				assert.False(t, errors.As(err, &conflict))
+				var ue *OutcomeUnknownError
+				require.ErrorAs(t, err, &ue)
+				assert.ErrorIs(t, ue.Lookup, ErrUnauthorized)
+			}
+		})
+	}
+}
+
+func withSource(w txExpectation, source string, token bool) txExpectation {
+	w.source, w.token = source, token
+	return w
+}
+
+func withCustomer(w txExpectation, customer string) txExpectation {
+	w.customer = customer
+	return w
+}

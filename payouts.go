@@ -16,22 +16,22 @@ type PayoutRequest interface {
 
 func (r BankAccountPayout) payoutRequest() (any, txExpectation) {
 	r.Method = PayoutMethodBankAccount
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypePayout}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout, source: r.DestinationID}
 }
 
 func (r InlineBankAccountPayout) payoutRequest() (any, txExpectation) {
 	r.Method = PayoutMethodBankAccount
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodBankAccount, TransactionTypePayout}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout}
 }
 
 func (r CardPayout) payoutRequest() (any, txExpectation) {
 	r.Method = PayoutMethodCard
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodCard, TransactionTypePayout}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, source: r.DestinationID}
 }
 
 func (r InlineCardPayout) payoutRequest() (any, txExpectation) {
 	r.Method = PayoutMethodCard
-	return r, txExpectation{r.OrderID, r.Amount, "", TransactionMethodCard, TransactionTypePayout}
+	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, cardNumber: r.Card.CardNumber}
 }
 
 // PayoutsService sends funds from the merchant's balance
@@ -51,6 +51,16 @@ func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest, opts ..
 // Get returns a payout.
 func (ps *PayoutsService) Get(ctx context.Context, payoutID string, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodGet}, "payouts", payoutID)
+}
+
+// GetByOrderID returns the payout holding orderID, whatever its status, or
+// an error matching [ErrNotFound] when there is none. A recovery job calls
+// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
+// a transaction found is the attempt's outcome (a failed one is a
+// decline); none found means the gateway made nothing, and only then may
+// the attempt be sent again with the same order_id.
+func (ps *PayoutsService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
+	return getByOrderID(ctx, ps.s, orderID, opts, "payouts")
 }
 
 // Cancel cancels a payout that is still in_progress and returns it,

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	neturl "net/url"
 	"strings"
+	"time"
 
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
@@ -24,9 +26,23 @@ type txExpectation struct {
 	currency Currency
 	method   TransactionMethod
 	txType   TransactionType
+	// source is the stored card or bank account the request pays with or
+	// pays out to, or a token (token is then set: a charge's source_id may
+	// be either, and the card behind a token is compared).
+	source string
+	token  bool
+	// cardNumber is the number of a card sent in the request: its first
+	// six and last four digits are compared with the transaction's masked
+	// number.
+	cardNumber string
+	// customer is the customer the transaction must belong to: the scope's
+	// customer, or the customer a fee is charged to.
+	customer string
 }
 
-func (w txExpectation) matches(tx *Transaction) bool {
+// sameTerms reports whether tx has the order_id, amount, currency, method
+// and type the request asked for.
+func (w txExpectation) sameTerms(tx *Transaction) bool {
 	return tx.OrderID == w.orderID && tx.Amount.Equal(w.amount) &&
 		(w.currency == "" || strings.EqualFold(string(tx.Currency), string(w.currency))) &&
 		tx.Method == w.method && (w.txType == "" || tx.TransactionType == w.txType)
@@ -34,9 +50,12 @@ func (w txExpectation) matches(tx *Transaction) bool {
 
 // OrderConflictError is returned when a request carrying an order_id may
 // have been carried out by an earlier attempt (or its answer was lost), and
-// the transaction that holds the order_id is not the one the request
-// describes (a different amount, currency, method or type): this request
-// made nothing, since order ids are unique, and the order id is taken.
+// the transaction that holds the order_id is not this request's: it differs
+// in amount, currency, method or type, it was paid with another card or
+// belongs to another customer, or it was created before this call began (an
+// earlier payment attempt that used the same order_id, declined or not).
+// This request made nothing, since order ids are unique: the order id is
+// taken, and a new attempt needs a new one.
 // It unwraps to the answer that led to the lookup, usually the gateway's
 // duplicate-order error, so errors.Is(err, ErrDuplicateOrderID) holds then.
 type OrderConflictError struct {
@@ -66,8 +85,15 @@ func (e *OrderConflictError) Unwrap() error { return e.Err }
 // order_id could not settle it: the lookup failed, or found nothing. The
 // charge, payout, transfer or fee may exist. It matches [ErrOutcomeUnknown];
 // both what made the outcome unknown (Err) and the lookup's failure
-// (Lookup) are reachable with errors.As and errors.Is. Look the order_id up
-// again later before trying anything else.
+// (Lookup) are reachable with errors.As and errors.Is.
+//
+// Keep the order's attempt id and settle it later, from a recovery job,
+// with GetByOrderID ([ChargesService.GetByOrderID],
+// [PayoutsService.GetByOrderID], [TransfersService.GetByOrderID],
+// [FeesService.GetByOrderID]): it returns the transaction holding the
+// order_id (check its Status), or an error matching [ErrNotFound] when the
+// gateway made none, and only then is it safe to try again with the same
+// order_id.
 type OutcomeUnknownError struct {
 	// Method and Path name the call (the path never includes a query).
 	Method, Path string
@@ -110,6 +136,9 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 	}
 	r.method, r.url, r.opts = http.MethodPost, u, opts
 	if want.orderID != "" {
+		if want.customer == "" {
+			want.customer = s.customerID()
+		}
 		r.reconcilable, r.want = true, want
 	}
 	var tx Transaction
@@ -117,6 +146,46 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 		return nil, err
 	}
 	return &tx, nil
+}
+
+// getByOrderID returns the transaction holding orderID in the collection
+// at parts (the GetByOrderID of charges, payouts, transfers and fees).
+func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOption, parts ...string) (*Transaction, error) {
+	if orderID == "" {
+		return nil, errors.New("openpay: GetByOrderID needs an order_id")
+	}
+	u, err := s.url(parts...)
+	if err != nil {
+		return nil, err
+	}
+	var page []Transaction
+	if err := s.c.send(ctx, orderIDLookup(u, orderID, opts), &page); err != nil {
+		return nil, err
+	}
+	if tx := holderOf(page, orderID); tx != nil {
+		return tx, nil
+	}
+	return nil, &Error{Category: CategoryRequest, Code: ErrNotFound, HTTPStatus: http.StatusNotFound, Method: http.MethodGet,
+		Path:        transport.DisplayPath(strings.TrimPrefix(u, s.c.baseURL)),
+		Description: "no transaction holds this order_id: the gateway made none with it"}
+}
+
+// orderIDLookup is the list request that finds the transaction holding
+// orderID in the collection at u. The order_id filter narrows the list
+// where the gateway supports it; holderOf checks the match either way,
+// among the newest transactions.
+func orderIDLookup(u, orderID string, opts []CallOption) apiRequest {
+	return apiRequest{method: http.MethodGet, url: u, query: neturl.Values{"order_id": {orderID}, "limit": {"100"}}, opts: opts}
+}
+
+// holderOf returns the transaction of page that holds orderID, or nil.
+func holderOf(page []Transaction, orderID string) *Transaction {
+	for i := range page {
+		if page[i].OrderID == orderID {
+			return &page[i]
+		}
+	}
+	return nil
 }
 
 // needsReconciling reports whether the result of a reconcilable request
@@ -133,16 +202,33 @@ func needsReconciling(cause error, resp *transport.Response) bool {
 	return errors.Is(cause, ErrOutcomeUnknown) || resp != nil && resp.EarlierMayHaveActed()
 }
 
+// lookupGrace bounds the lookup by order_id when the caller's context
+// ended before the outcome was known (its deadline passed mid-charge): the
+// lookup still runs, for at most this long, so that a charge the gateway
+// made is not left unknown for want of a second.
+const lookupGrace = 10 * time.Second
+
+// clockAllowance is how much earlier than this call's first attempt, by
+// the gateway's clock, a transaction may say it was created and still be
+// this call's: the gateway writes creation dates and its Date header to the
+// second, and its servers' clocks may differ a little.
+const clockAllowance = 5 * time.Second
+
 // reconcileTx settles the outcome of a request carrying an order_id whose
 // result (cause) leaves it open, by looking up the transaction holding the
-// order_id in the collection the request was sent to. It fills out (a
-// *Transaction) and returns nil when that transaction is the request's own.
-// A different transaction holding the order_id means this request made
+// order_id in the collection the request was sent to; sent is when the
+// request's first attempt left. The transaction is this request's own only
+// when it has the request's terms and source and was created after sent
+// (by the gateway's clock, read from the lookup's Date header). Then a
+// failed one is returned as the decline it was (an *Error with the
+// transaction), any other fills out (a *Transaction) and err is nil;
+// status is the HTTP status of the answer the settled outcome stands for.
+// A transaction that is not this request's means this request made
 // nothing: *OrderConflictError. Otherwise, when the final answer was
 // definite (a decline after an earlier attempt that may have been carried
 // out) and the lookup shows nothing, that answer stands; in every other
 // case the outcome stays unknown: *OutcomeUnknownError.
-func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cause error, out any) error {
+func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cause error, out any, sent time.Time) (status int, err error) {
 	log := c.tr.Logger()
 	orderID := transport.Redact(r.want.orderID, c.secrets...)
 	log.LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unclear, looking the transaction up by order_id",
@@ -153,32 +239,157 @@ func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cau
 			slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID), slog.String("error", err.Error()))
 		return err
 	}
-	// The order_id filter narrows the search where the list supports it;
-	// the match is checked here either way, among the newest transactions.
-	q := neturl.Values{"order_id": {r.want.orderID}, "limit": {"100"}}
+	if ctx.Err() != nil {
+		// The caller gave up waiting, but the gateway may have charged:
+		// settling that is worth a short while more.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), lookupGrace)
+		defer cancel()
+	}
 	// The lookup is not the caller's call: it takes none of its options.
-	page, err := listPage[Transaction](ctx, c, r.url, q, nil)
+	var page []Transaction
+	resp, lerr := c.roundTrip(ctx, orderIDLookup(r.url, r.want.orderID, nil), path, nil, &page)
+	if lerr != nil {
+		return 0, unknown(lerr)
+	}
+	found := holderOf(page, r.want.orderID)
+	if found == nil {
+		if errors.Is(cause, ErrOutcomeUnknown) || errors.Is(cause, ErrDuplicateOrderID) {
+			return 0, unknown(nil)
+		}
+		return 0, cause
+	}
+	own, why, lerr := c.isOwn(ctx, r.want, found, gatewayTime(resp, sent))
+	if lerr != nil {
+		return 0, unknown(lerr)
+	}
+	if !own {
+		log.LogAttrs(ctx, slog.LevelWarn, "openpay: the order_id is held by another transaction",
+			slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID),
+			slog.String("id", transport.Redact(found.ID, c.secrets...)), slog.String("differs", why))
+		return 0, &OrderConflictError{OrderID: r.want.orderID, Existing: found, Err: cause}
+	}
+	tx, ok := out.(*Transaction)
+	if !ok {
+		return 0, fmt.Errorf("openpay: internal error: reconciling into %T (after %w)", out, cause)
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "openpay: reconciled: the request's own transaction was found by order_id",
+		slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID),
+		slog.String("id", transport.Redact(found.ID, c.secrets...)), slog.String("status", string(found.Status)))
+	if found.Status == TransactionStatusFailed {
+		e := failedTxError(r.method, path, found, c.secrets)
+		return e.HTTPStatus, e
+	}
+	*tx = *found
+	return http.StatusOK, nil
+}
+
+// gatewayTime estimates, by the gateway's clock, the moment sent (read on
+// this machine's clock) from the Date header of resp, which was answered
+// after sent: the estimate is never later than the true moment. It is
+// the zero time when the answer has no usable Date header.
+func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
+	if resp == nil || sent.IsZero() {
+		return time.Time{}
+	}
+	date, err := http.ParseTime(resp.Header.Get("Date"))
 	if err != nil {
-		return unknown(err)
+		return time.Time{}
 	}
-	for i := range page {
-		if page[i].OrderID != r.want.orderID {
-			continue
-		}
-		if !r.want.matches(&page[i]) {
-			return &OrderConflictError{OrderID: r.want.orderID, Existing: &page[i], Err: cause}
-		}
-		tx, ok := out.(*Transaction)
-		if !ok {
-			return fmt.Errorf("openpay: internal error: reconciling into %T (after %w)", out, cause)
-		}
-		*tx = page[i]
-		log.LogAttrs(ctx, slog.LevelInfo, "openpay: reconciled: the request's own transaction was found by order_id",
-			slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID), slog.String("id", tx.ID))
-		return nil
+	return date.Add(-time.Since(sent))
+}
+
+// isOwn reports whether found, the transaction holding the request's
+// order_id, is the one the request made: the same terms, the same source
+// and customer, and created no earlier than the request's first attempt
+// (since, by the gateway's clock; not checked when unknown). why names the
+// first difference. A token's card is read from the gateway to be
+// compared; err is that read's failure.
+func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction, since time.Time) (own bool, why string, err error) {
+	switch {
+	case !w.sameTerms(found):
+		return false, "amount, currency, method or type", nil
+	case w.customer != "" && found.CustomerID != w.customer:
+		return false, "customer", nil
+	case !since.IsZero() && found.CreationDate.Before(since.Add(-clockAllowance)):
+		return false, "created before this call", nil
+	case w.cardNumber != "" && found.Card != nil && !sameCardNumber(found.Card.CardNumber, w.cardNumber):
+		return false, "card", nil
 	}
-	if errors.Is(cause, ErrOutcomeUnknown) || errors.Is(cause, ErrDuplicateOrderID) {
-		return unknown(nil)
+	if w.source == "" {
+		return true, "", nil
 	}
-	return cause
+	shown := ""
+	switch {
+	case found.Card != nil:
+		shown = found.Card.ID
+	case found.BankAccount != nil:
+		shown = found.BankAccount.ID
+	default:
+		return true, "", nil // the transaction does not show what paid
+	}
+	if shown == w.source {
+		return true, "", nil
+	}
+	if !w.token || found.Card == nil {
+		return false, "source", nil
+	}
+	// The source may be a token: its card must be the charge's.
+	tokensURL, err := buildURL(c.baseURL, []string{"v1", c.merchantID, "tokens"}, []string{w.source})
+	if err != nil {
+		return false, "source", nil
+	}
+	var tok Token
+	if _, err := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: tokensURL}, "/v1/"+c.merchantID+"/tokens", nil, &tok); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, "source", nil // neither the card shown nor a token
+		}
+		return false, "", err
+	}
+	if !sameCardNumber(found.Card.CardNumber, tok.Card.CardNumber) {
+		return false, "card", nil
+	}
+	return true, "", nil
+}
+
+// sameCardNumber reports whether two card numbers, each whole or masked
+// ("411111XXXXXX1111"), share their first six and last four digits.
+func sameCardNumber(a, b string) bool {
+	ka, oka := cardKey(a)
+	kb, okb := cardKey(b)
+	return oka && okb && ka == kb
+}
+
+// cardKey is a card number's first six and last four characters once
+// spaces and dashes are removed; ok is false when it is too short to have
+// them.
+func cardKey(n string) (key string, ok bool) {
+	n = strings.NewReplacer(" ", "", "-", "").Replace(n)
+	if len(n) < 10 {
+		return "", false
+	}
+	return n[:6] + n[len(n)-4:], true
+}
+
+// failedTxError is the error a request would have been answered with had
+// its answer not been lost, for the failed transaction it made: its code is
+// the transaction's error_code, or the one its error_message names (a card
+// charge declined: ErrCardDeclined when the message names none).
+func failedTxError(method, path string, tx *Transaction, secrets []string) *Error {
+	code := tx.ErrorCode
+	if code == 0 {
+		code = Code(cardnum.DeclineCode(tx.ErrorMessage))
+	}
+	if code == 0 {
+		code = ErrFundsTransferRejected
+		if tx.Method == TransactionMethodCard {
+			code = ErrCardDeclined
+		}
+	}
+	desc := transport.Excerpt(tx.ErrorMessage, excerptRunes, secrets...)
+	if desc == "" {
+		desc = code.meaning()
+	}
+	return &Error{Category: code.Category(), Code: code, Description: desc, HTTPStatus: code.HTTPStatus(),
+		Method: method, Path: path, Transaction: tx}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/openpay-go/openpay/internal/transport"
 )
@@ -29,7 +30,9 @@ type CallOption struct {
 // fetched last.
 type ResponseInfo struct {
 	// HTTPStatus is the status of the final answer; 0 when none arrived or
-	// nothing was sent.
+	// nothing was sent. For a Reconciled call it is the status of the
+	// answer the result stands for: 200 for the transaction made, the
+	// decline's status (402, 412) for a failed one.
 	HTTPStatus int
 	// RequestID is the gateway's identifier of the final answer, for its
 	// support: the request_id of an error body, else the X-Request-Id
@@ -38,9 +41,10 @@ type ResponseInfo struct {
 	// Attempts is how many times the request was sent (0: refused before
 	// sending).
 	Attempts int
-	// Reconciled reports that the call's result is the transaction found
-	// by its order_id after the outcome was left unclear (a lost answer, a
-	// server error), not the final answer itself.
+	// Reconciled reports that the call's result was settled by looking its
+	// transaction up by order_id after the outcome was left unclear (a lost
+	// answer, a server error): the result is that transaction, or the
+	// decline it records, not the final answer itself.
 	Reconciled bool
 }
 
@@ -139,6 +143,50 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if optErr != nil {
 		return optErr
 	}
+	if r.needsClientIP {
+		if clientIP == nil {
+			clientIP = c.clientIP
+		}
+		if clientIP == nil {
+			return ErrClientIPRequired
+		}
+	}
+	var sent time.Time // when the first attempt left, for reconcileTx
+	if r.reconcilable {
+		sent = time.Now()
+	}
+	resp, err := c.roundTrip(ctx, r, path, clientIP, out)
+	if info != nil {
+		var te *TransportError
+		if errors.As(err, &te) && resp == nil {
+			info.Attempts = te.Attempts
+		} else if resp != nil {
+			info.HTTPStatus, info.Attempts = resp.Status, len(resp.Attempts)
+			info.RequestID = headerRequestID(resp, c.secrets)
+			var e *Error
+			if errors.As(err, &e) && e.RequestID != "" {
+				info.RequestID = e.RequestID
+			}
+		}
+	}
+	if r.reconcilable && needsReconciling(err, resp) {
+		status, err := c.reconcileTx(ctx, r, path, err, out, sent)
+		if info != nil && status != 0 {
+			info.HTTPStatus, info.Reconciled = status, true
+		}
+		return err
+	}
+	if errors.Is(err, ErrOutcomeUnknown) {
+		c.tr.Logger().LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unknown",
+			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
+	}
+	return err
+}
+
+// roundTrip sends r with its retries and reads the final answer into out
+// (see answer). resp is the final response, nil when none came (the error
+// is then a *TransportError) or when the request could not be encoded.
+func (c *Client) roundTrip(ctx context.Context, r apiRequest, path string, clientIP []string, out any) (*transport.Response, error) {
 	// The value slices are shared by every request of the client: nothing
 	// below writes into them.
 	header := make(http.Header, 5)
@@ -148,20 +196,14 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if !r.noAuth {
 		header["Authorization"] = c.authValue
 	}
-	if r.needsClientIP {
-		if clientIP == nil {
-			clientIP = c.clientIP
-		}
-		if clientIP == nil {
-			return ErrClientIPRequired
-		}
+	if clientIP != nil {
 		header["X-Forwarded-For"] = clientIP
 	}
 	var body []byte
 	if r.body != nil {
 		var err error
 		if body, err = json.Marshal(wireForm(r.body)); err != nil {
-			return fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
+			return nil, fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
 		}
 	}
 	u := r.url
@@ -178,36 +220,11 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if err != nil {
 		var te *transport.Error
 		if !errors.As(err, &te) {
-			return err
+			return nil, err
 		}
-		err = &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
-		if info != nil {
-			info.Attempts = len(te.Attempts)
-		}
-		resp = nil
-	} else {
-		err = c.answer(r.method, path, resp, out)
-		if info != nil {
-			info.HTTPStatus, info.Attempts = resp.Status, len(resp.Attempts)
-			info.RequestID = headerRequestID(resp, c.secrets)
-			var e *Error
-			if errors.As(err, &e) && e.RequestID != "" {
-				info.RequestID = e.RequestID
-			}
-		}
+		return nil, &TransportError{Method: r.method, Path: path, Attempts: len(te.Attempts), MayHaveReached: te.MayHaveReached(), Err: te.Err}
 	}
-	if r.reconcilable && needsReconciling(err, resp) {
-		err = c.reconcileTx(ctx, r, path, err, out)
-		if info != nil {
-			info.Reconciled = err == nil
-		}
-		return err
-	}
-	if errors.Is(err, ErrOutcomeUnknown) {
-		c.tr.Logger().LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unknown",
-			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
-	}
-	return err
+	return resp, c.answer(r.method, path, resp, out)
 }
 
 // answer reads a response: a 2xx body decoded into out, or an *Error. Only

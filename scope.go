@@ -20,6 +20,15 @@ func (s scope) url(parts ...string) (string, error) {
 	return buildURL(s.c.baseURL, s.prefix, parts)
 }
 
+// customerID returns the customer of a customer scope, or "" for any
+// other scope.
+func (s scope) customerID() string {
+	if len(s.prefix) == 4 && s.prefix[2] == "customers" {
+		return s.prefix[3]
+	}
+	return ""
+}
+
 // CustomerScope holds the services of one customer: the same operations as
 // at the merchant level, on the customer's own cards, charges, payouts,
 // transfers, bank accounts, subscriptions and checkouts. Get one with

@@ -15,13 +15,23 @@ type TransfersService struct{ s scope }
 // customer gets the matching incoming one. With an OrderID, an unknown
 // outcome is retried and reconciled as for charges.
 func (ts *TransfersService) Create(ctx context.Context, req TransferRequest, opts ...CallOption) (*Transaction, error) {
-	want := txExpectation{req.OrderID, req.Amount, "", TransactionMethodCustomer, TransactionTypeTransfer}
+	want := txExpectation{orderID: req.OrderID, amount: req.Amount, method: TransactionMethodCustomer, txType: TransactionTypeTransfer}
 	return createTx(ctx, ts.s, apiRequest{body: req}, want, opts, "transfers")
 }
 
 // Get returns a transfer transaction.
 func (ts *TransfersService) Get(ctx context.Context, transferID string, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "transfers", transferID)
+}
+
+// GetByOrderID returns the transfer holding orderID, whatever its status, or
+// an error matching [ErrNotFound] when there is none. A recovery job calls
+// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
+// a transaction found is the attempt's outcome (a failed one is a
+// decline); none found means the gateway made nothing, and only then may
+// the attempt be sent again with the same order_id.
+func (ts *TransfersService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
+	return getByOrderID(ctx, ts.s, orderID, opts, "transfers")
 }
 
 // List iterates over the customer's transfers, in and out, newest first.

@@ -55,6 +55,9 @@ const (
 	tpTx = `{"id":"tr6cxbcefzatd10guvvw","amount":100.00,"authorization":"801585","method":"card",` +
 		`"operation_type":"in","transaction_type":"charge","status":"completed","currency":"MXN",` +
 		`"creation_date":"2024-03-09T12:00:00-06:00","description":"Order 42","order_id":"oid-00052"}`
+	// scriptDate is the scripted gateway's Date header: the moment tpTx
+	// was created.
+	scriptDate = "Sat, 09 Mar 2024 18:00:00 GMT"
 	// dupOrder is the gateway's answer to a second charge with an order_id.
 	dupOrder = `{"category":"request","error_code":1006,"description":"The order_id has already been processed",` +
 		`"http_code":409,"request_id":"1981cdb8-19cb-4bad-8256-e95d58bc035c","fraud_rules":[]}`
@@ -148,6 +151,10 @@ func (s *scriptServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	s.arrived <- n
 	r.Body = io.NopCloser(bytes.NewReader(body)) // for a step that echoes it
+	// The scripted gateway's clock stands at tpTx's creation, as the
+	// gateway's Date header and the transactions it makes agree; a step
+	// may set another.
+	w.Header().Set("Date", scriptDate)
 	st(w, r)
 }
 

@@ -686,33 +686,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 }
 
 // declineMessage is the error_message of a declined card charge.
-func declineMessage(code openpay.Code) string {
-	switch code {
-	case openpay.ErrCardDeclined:
-		return "The card was declined"
-	case openpay.ErrCardExpired:
-		return "The card has expired"
-	case openpay.ErrCardInsufficientFunds:
-		return "The card doesn't have sufficient funds"
-	case openpay.ErrCardStolen:
-		return "The card was reported as stolen"
-	case openpay.ErrCardFraud:
-		return "Fraud risk detected by anti-fraud system"
-	case openpay.ErrOperationNotAllowed:
-		return "The operation is not allowed for this customer or transaction"
-	case openpay.ErrCardNotSupportedOnline:
-		return "The card is not supported in online transactions"
-	case openpay.ErrCardLost:
-		return "The card was reported as lost"
-	case openpay.ErrCardRestricted:
-		return "The bank has restricted the card"
-	case openpay.ErrCardRetained:
-		return "The bank has requested the card to be retained"
-	case openpay.ErrBankAuthorizationRequired:
-		return "Bank authorization is required for this charge"
-	}
-	return "The payment was declined"
-}
+func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
 
 // completeCharge moves a charge to completed with the given amount and
 // credits the balance it belongs to, and returns the charge.succeeded event.

@@ -685,6 +685,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"config":       "the configuration steps of this run, replayed by Reset: a server restored from a data directory has none of the earlier run's, so its Reset is refused (restored, ErrResetRestored)",
 		"restored":     "whether this run loaded its state from the data directory (known again at each OpenData)",
 		"clockStart":   "configuration (the fake clock's start, given again at each start)",
+		"ownDate":      "configuration (whether the clock is the wall clock)",
 	},
 	reflect.TypeFor[merchant](): {
 		"mu": "a lock", "id": "the owner bucket's name",

@@ -166,7 +166,12 @@ type Server struct {
 	config     []configStep
 	restored   atomic.Bool // the state came from a data directory (Reset refuses)
 	clockStart time.Time   // where the clock stood at New
-	faults     faultSet    // armed faults (faults.go)
+	// ownDate: the clock is not the wall clock, so answers carry a Date
+	// header of the server's time (net/http would write the wall clock's),
+	// as the gateway's Date and creation dates come from one clock: the
+	// SDK dates a call's first attempt by it.
+	ownDate bool
+	faults  faultSet // armed faults (faults.go)
 }
 
 // New returns a server with no merchants.
@@ -186,6 +191,8 @@ func New(opts Options) *Server {
 		s.clock = RealClock{}
 	}
 	s.clockStart = s.clock.Now()
+	_, wall := s.clock.(RealClock)
+	s.ownDate = !wall
 	if opts.IDSeed != nil {
 		seed := *opts.IDSeed ^ 0x5eed
 		s.reqIDs = NewIDGenerator(&seed)
@@ -477,6 +484,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
 	c := &call{s: s, w: sw, r: r, requestID: s.reqIDs.RequestID()}
 	sw.Header()["X-Request-Id"] = []string{c.requestID} // the key in canonical form: Set would check it
+	if s.ownDate {
+		sw.Header()["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			if p == http.ErrAbortHandler { // a dropped connection (faults.go): net/http closes it
