@@ -114,12 +114,24 @@ type ChargesService struct{ s scope }
 // [WithDefaultClientIP] on the client), else Create fails before sending
 // with [ErrClientIPRequired].
 //
-// With an OrderID set, a Create whose outcome is unknown (the connection
-// dropped after sending) is retried, and if the retry finds the order_id
-// taken by a transaction with the same amount, currency and method, that
-// transaction is returned: the charge is made once. Without an OrderID such
-// a failure returns an error matching [ErrOutcomeUnknown] and is not
-// retried.
+// Give every charge an OrderID, one per payment attempt. Then a Create
+// whose outcome is unknown (the connection dropped after sending, a server
+// error) is retried, and the SDK settles it by looking the order_id up:
+//   - the charge this call made is returned, once: the money moves once;
+//   - if that charge was declined, the error is the decline ([ClassDeclined],
+//     matching its code such as [ErrCardDeclined], with the failed charge in
+//     [Error].Transaction), never a success;
+//   - if the order_id is held by another transaction (another amount, card
+//     or customer, or an earlier attempt such as a decline before the payer
+//     tried another card), the error is an [*OrderConflictError]: this call
+//     charged nothing, and a new attempt needs a new OrderID;
+//   - if the lookup cannot tell, the error is an [*OutcomeUnknownError]:
+//     settle the order later with [ChargesService.GetByOrderID].
+//
+// Without an OrderID such a failure returns an error matching
+// [ErrOutcomeUnknown] and is not retried. A declined charge keeps its
+// OrderID at the gateway, so the payer's next try (another card) must be
+// sent with a new one, such as "order-42-2".
 func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
 	if err := checkCharge(req); err != nil {
 		return nil, err

@@ -18,7 +18,8 @@ import (
 // is checked in, the names the snippets take as given.
 const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req openpay.ChargeRequest, r *http.Request,
 	merchantID, privateKey, publicKey, number, cvv, sessionID, payerIP, bankAccountID, buyerID, sellerID,
-	clabe, hookSecret, groupID, groupCardID, chargeID, userInput string,
+	clabe, hookSecret, groupID, groupCardID, chargeID, userInput, orderID, attemptID, tokenID string, attempt int,
+	total openpay.Amount, keepForRecovery func(attemptID string) error, askForAnotherCard func() error,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
 	mexicoCity *time.Location, err error, markPaid func(context.Context, *openpay.Transaction) error,
 	t *testing.T, shopFor func(*openpaytest.Server) http.Handler`

@@ -665,7 +665,7 @@ type AlipayCharge struct {
 	// Method Always `alipay` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectURL Where the payer returns; the gateway appends the charge id. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -707,7 +707,7 @@ type BankAccountPayout struct {
 	// Method Always `bank_account` for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -735,7 +735,7 @@ type BankCharge struct {
 	// Method Always `bank_account` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -884,7 +884,7 @@ type CardCharge struct {
 	// Method Always `card` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
@@ -943,7 +943,7 @@ type CardPayout struct {
 	// Method Always `card` for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -1337,7 +1337,7 @@ type FeeRequest struct {
 	CustomerID  string `json:"customer_id"`
 	Description string `json:"description"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -1422,7 +1422,7 @@ type IVRCharge struct {
 	// Method Always `card` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// SendEmail Whether the gateway e-mails the payer the call instructions.
@@ -1441,7 +1441,7 @@ type InlineBankAccountPayout struct {
 	// Method Always `bank_account` for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -1475,7 +1475,7 @@ type InlineCardCharge struct {
 	// Method Always `card` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
@@ -1506,7 +1506,7 @@ type InlineCardPayout struct {
 	// Method Always `card` for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -1556,7 +1556,7 @@ type PSECharge struct {
 	// Method Always `bank_account` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006).
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectURL Where the payer returns from the bank, with `id` added. It may be relative or lack a scheme (x-openpay-lenient relative-redirect); the vendor's tests send `/`.
@@ -1776,7 +1776,7 @@ type RedirectCharge struct {
 	// Method Always `card` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectURL Where the payer returns after completing the form. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -1851,7 +1851,7 @@ type StoreCharge struct {
 	// Method Always `store` for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -2115,7 +2115,7 @@ type TransferRequest struct {
 	CustomerID  string `json:"customer_id"`
 	Description string `json:"description"`
 
-	// OrderID The merchant's order reference, unique among all the merchant's transactions (a repeat answers error 1006). Some of the gateway's documentation calls it required; the sandbox accepts its absence. Sending one is what lets a client find out, after a lost answer, whether the request was carried out.
+	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
