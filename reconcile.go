@@ -65,6 +65,8 @@ type OrderConflictError struct {
 	// Err is the answer that led to the lookup (an [*Error], usually 1006,
 	// or a [*TransportError]).
 	Err error
+
+	differs string // what tells Existing from this request
 }
 
 // Error describes the conflict. The transaction's fields come from the
@@ -73,8 +75,12 @@ func (e *OrderConflictError) Error() string {
 	if e.Existing == nil {
 		return fmt.Sprintf("openpay: order_id %.100q is taken by another transaction", e.OrderID)
 	}
-	return fmt.Sprintf("openpay: order_id %.100q belongs to transaction %s (%s %s %s), which differs from this request",
-		e.OrderID, shown(e.Existing.ID), shown(string(e.Existing.Method)), shown(e.Existing.Amount.String()), shown(string(e.Existing.Currency)))
+	differs := ""
+	if e.differs != "" {
+		differs = " (" + e.differs + ")"
+	}
+	return fmt.Sprintf("openpay: order_id %.100q belongs to transaction %s (%s %s %s), which differs from this request%s: this request made nothing",
+		e.OrderID, shown(e.Existing.ID), shown(string(e.Existing.Method)), shown(e.Existing.Amount.String()), shown(string(e.Existing.Currency)), differs)
 }
 
 // Unwrap returns the answer that led to the lookup.
@@ -267,7 +273,7 @@ func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cau
 		log.LogAttrs(ctx, slog.LevelWarn, "openpay: the order_id is held by another transaction",
 			slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID),
 			slog.String("id", transport.Redact(found.ID, c.secrets...)), slog.String("differs", why))
-		return 0, &OrderConflictError{OrderID: r.want.orderID, Existing: found, Err: cause}
+		return 0, &OrderConflictError{OrderID: r.want.orderID, Existing: found, Err: cause, differs: why}
 	}
 	tx, ok := out.(*Transaction)
 	if !ok {
@@ -308,13 +314,13 @@ func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
 func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction, since time.Time) (own bool, why string, err error) {
 	switch {
 	case !w.sameTerms(found):
-		return false, "amount, currency, method or type", nil
+		return false, "another amount, currency, method or type", nil
 	case w.customer != "" && found.CustomerID != w.customer:
-		return false, "customer", nil
+		return false, "another customer", nil
 	case !since.IsZero() && found.CreationDate.Before(since.Add(-clockAllowance)):
-		return false, "created before this call", nil
+		return false, "made before this call began", nil
 	case w.cardNumber != "" && found.Card != nil && !sameCardNumber(found.Card.CardNumber, w.cardNumber):
-		return false, "card", nil
+		return false, "another card", nil
 	}
 	if w.source == "" {
 		return true, "", nil
@@ -332,22 +338,22 @@ func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction,
 		return true, "", nil
 	}
 	if !w.token || found.Card == nil {
-		return false, "source", nil
+		return false, "another source", nil
 	}
 	// The source may be a token: its card must be the charge's.
 	tokensURL, err := buildURL(c.baseURL, []string{"v1", c.merchantID, "tokens"}, []string{w.source})
 	if err != nil {
-		return false, "source", nil
+		return false, "another source", nil
 	}
 	var tok Token
 	if _, err := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: tokensURL}, "/v1/"+c.merchantID+"/tokens", nil, &tok); err != nil {
 		if errors.Is(err, ErrNotFound) {
-			return false, "source", nil // neither the card shown nor a token
+			return false, "another source", nil // neither the card shown nor a token
 		}
 		return false, "", err
 	}
 	if !sameCardNumber(found.Card.CardNumber, tok.Card.CardNumber) {
-		return false, "card", nil
+		return false, "another card", nil
 	}
 	return true, "", nil
 }
