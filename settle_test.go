@@ -178,6 +178,9 @@ func TestNewCardAfterDeclineIsNotAnsweredWithTheOldCharge(t *testing.T) {
 			var oc *openpay.OrderConflictError
 			require.ErrorAs(t, err, &oc)
 			assert.Equal(t, declined[0].ID, oc.Existing.ID)
+			if tt.clock {
+				assert.Contains(t, err.Error(), "made before this call began")
+			}
 			assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
 			assert.NotErrorIs(t, err, openpay.ErrCardDeclined, "card B was not declined: it was not charged")
 			assert.Equal(t, openpay.ClassFault, openpay.ClassOf(err))
