@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Recover settles the attempts whose outcome was lost: it asks the gateway
+// for the charge holding each attempt id. Run it every few minutes. A
+// charge found is the attempt's outcome (completed: the order is paid;
+// failed: declined); none found means the gateway made nothing, and the
+// payer may pay again. Attempts it cannot settle yet stay unknown for the
+// next run.
+func (s *Shop) Recover(ctx context.Context) error {
+	s.mu.Lock()
+	var unknown []string
+	for _, o := range s.orders {
+		for _, a := range o.Attempts {
+			if a.Status == AttemptUnknown {
+				unknown = append(unknown, a.ID)
+			}
+		}
+	}
+	s.mu.Unlock()
+
+	var errs []error
+	for _, id := range unknown {
+		ch, err := s.c.Charges.GetByOrderID(ctx, id)
+		switch {
+		case errors.Is(err, openpay.ErrNotFound):
+			s.setAttempt(id, AttemptNotMade, "the gateway made no charge")
+		case err != nil:
+			errs = append(errs, fmt.Errorf("attempt %s: %w", id, err))
+		default:
+			s.applyCharge(ch)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Report compares one day of the gateway's charges with the shop's orders.
+// A sale counts on the day its charge was created, the day the gateway's
+// list filters on (a store payment made days later counts on the day its
+// reference was issued).
+type Report struct {
+	Day openpay.Date
+	// Charges and GatewayTotal are the charges of the day that took money
+	// (completed, or since refunded or disputed) and their sum.
+	Charges      int
+	GatewayTotal openpay.Amount
+	// Orders and ShopTotal are the orders paid by a charge of the day and
+	// the sum of their totals.
+	Orders    int
+	ShopTotal openpay.Amount
+	// NoOrder lists charges that took money for no attempt of the shop.
+	NoOrder []string
+	// NotRecorded lists charges that took money for one of the shop's
+	// attempts while the order does not show that charge as its payment:
+	// a lost answer not yet recovered, or an order paid twice.
+	NotRecorded []string
+	// NoCharge lists orders marked paid whose charge the gateway does not
+	// show as having taken money that day.
+	NoCharge []string
+}
+
+// OK reports whether the shop and the gateway agree.
+func (r Report) OK() bool {
+	return r.Charges == r.Orders && r.GatewayTotal.Cmp(r.ShopTotal) == 0 &&
+		len(r.NoOrder)+len(r.NotRecorded)+len(r.NoCharge) == 0
+}
+
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: gateway %d charges %s, shop %d orders %s", r.Day, r.Charges, r.GatewayTotal, r.Orders, r.ShopTotal)
+	if r.OK() {
+		b.WriteString(", in agreement")
+	}
+	for _, l := range []struct {
+		what string
+		ids  []string
+	}{{"charges with no order", r.NoOrder}, {"charges the orders do not show", r.NotRecorded}, {"paid orders with no charge", r.NoCharge}} {
+		if len(l.ids) > 0 {
+			fmt.Fprintf(&b, "; %s: %s", l.what, strings.Join(l.ids, ", "))
+		}
+	}
+	return b.String()
+}
+
+// Nightly reconciles yesterday, the merchant's day before the one now falls
+// in. Run it at any hour, in any time zone.
+func (s *Shop) Nightly(ctx context.Context, now time.Time) (Report, error) {
+	return s.Reconcile(ctx, yesterday(now))
+}
+
+// Reconcile compares the charges the gateway created on day with the orders.
+func (s *Shop) Reconcile(ctx context.Context, day openpay.Date) (Report, error) {
+	r := Report{Day: day}
+	tookMoney := map[string]bool{} // charge ids
+	for ch, err := range s.c.Charges.List(ctx, &openpay.TransactionListParams{ListParams: createdOn(day)}) {
+		if err != nil {
+			return Report{}, err
+		}
+		switch ch.Status {
+		case openpay.TransactionStatusCompleted, openpay.TransactionStatusRefunded,
+			openpay.TransactionStatusChargebackPending, openpay.TransactionStatusChargebackAccepted,
+			openpay.TransactionStatusChargebackAdjustment:
+		default:
+			continue // declined, cancelled, or still waiting for the payer
+		}
+		r.Charges++
+		r.GatewayTotal = r.GatewayTotal.Add(ch.Amount)
+		tookMoney[ch.ID] = true
+		s.mu.Lock()
+		o, a := s.attemptLocked(ch.OrderID)
+		switch {
+		case a == nil:
+			r.NoOrder = append(r.NoOrder, ch.ID)
+		case o.PaidBy != ch.ID:
+			r.NotRecorded = append(r.NotRecorded, ch.ID)
+		}
+		s.mu.Unlock()
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range s.orders {
+		if o.PaidBy == "" {
+			continue
+		}
+		i := slices.IndexFunc(o.Attempts, func(a Attempt) bool { return a.ChargeID == o.PaidBy })
+		if i < 0 || dayOf(o.Attempts[i].Created) != day {
+			continue
+		}
+		r.Orders++
+		r.ShopTotal = r.ShopTotal.Add(o.Total)
+		if !tookMoney[o.PaidBy] {
+			r.NoCharge = append(r.NoCharge, o.ID)
+		}
+	}
+	slices.Sort(r.NoCharge)
+	return r, nil
+}
+
+// The merchant's days are its country's: the gateway cuts its day filters
+// at midnight in Mexico City (UTC-06:00 all year since 2022), whatever the
+// time zone of the computer that runs the shop.
+var merchantZone = time.FixedZone("CST", -6*60*60)
+
+// dayOf returns the merchant's day at the instant t.
+func dayOf(t time.Time) openpay.Date { return openpay.DateOf(t.In(merchantZone)) }
+
+// yesterday returns the merchant's day before the one now falls in.
+func yesterday(now time.Time) openpay.Date { return dayOf(now).AddDays(-1) }
+
+// createdOn filters a list to what was created on day.
+func createdOn(day openpay.Date) openpay.ListParams {
+	return openpay.ListParams{Creation: day.In(merchantZone)}
+}

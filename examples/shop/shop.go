@@ -1,0 +1,394 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/openpay-go/openpay"
+)
+
+// OrderStatus is where an order stands.
+type OrderStatus string
+
+// The states of an order.
+const (
+	OrderUnpaid   OrderStatus = "unpaid"   // nothing paid yet; the payer may (try again to) pay
+	OrderPending  OrderStatus = "pending"  // waiting for the payer: cash at a store, or the bank's 3-D Secure page
+	OrderPaid     OrderStatus = "paid"     // one charge completed for the whole total
+	OrderRefunded OrderStatus = "refunded" // paid, then refunded in full
+)
+
+// AttemptStatus is what became of one payment attempt.
+type AttemptStatus string
+
+// The states of a payment attempt.
+const (
+	AttemptSending   AttemptStatus = "sending"   // the charge request is on its way
+	AttemptPending   AttemptStatus = "pending"   // the charge waits for the payer; its webhook will tell
+	AttemptPaid      AttemptStatus = "paid"      // the charge completed
+	AttemptDeclined  AttemptStatus = "declined"  // the bank or the card refused it
+	AttemptCancelled AttemptStatus = "cancelled" // the store reference expired, or the payer gave up
+	AttemptRefused   AttemptStatus = "refused"   // the gateway refused the request: nothing was charged
+	AttemptUnknown   AttemptStatus = "unknown"   // the answer was lost and could not be looked up yet
+	AttemptNotMade   AttemptStatus = "not_made"  // the recovery job found no charge: nothing was charged
+	AttemptConflict  AttemptStatus = "conflict"  // the attempt id was used before: a bug in the shop
+)
+
+// Payment methods of an attempt.
+const (
+	MethodCard  = "card"
+	MethodStore = "store"
+)
+
+// Attempt is one try at paying an order. Its ID is the order_id the charge
+// carries at the gateway: unique per attempt, because the gateway keeps a
+// declined charge's order_id for good.
+type Attempt struct {
+	ID       string        `json:"id"`
+	Method   string        `json:"method"`
+	Status   AttemptStatus `json:"status"`
+	ChargeID string        `json:"charge_id,omitempty"`
+	// Created is when the gateway created the charge (its clock).
+	Created time.Time `json:"created,omitzero"`
+	// Reason says why the attempt was declined or refused.
+	Reason string `json:"reason,omitempty"`
+	// Reference is what the payer takes to the store (cash payments).
+	Reference string `json:"reference,omitempty"`
+	// RedirectURL is the bank's 3-D Secure page, when the bank asks for it.
+	RedirectURL string `json:"redirect_url,omitempty"`
+}
+
+// Order is one purchase.
+type Order struct {
+	ID          string                 `json:"id"`
+	Description string                 `json:"description"`
+	Total       openpay.Amount         `json:"total"`
+	Customer    openpay.ChargeCustomer `json:"customer"`
+	Status      OrderStatus            `json:"status"`
+	Attempts    []Attempt              `json:"attempts"`
+	// PaidBy is the charge that paid the order.
+	PaidBy string `json:"paid_by,omitempty"`
+	// Refunded is how much of the total was given back; RefundIDs are the
+	// gateway's refunds.
+	Refunded  openpay.Amount `json:"refunded"`
+	RefundIDs []string       `json:"refund_ids,omitempty"`
+}
+
+// The shop's own errors.
+var (
+	ErrOrderNotFound     = errors.New("shop: no such order")
+	ErrAlreadyPaid       = errors.New("shop: the order is already paid")
+	ErrPaymentInProgress = errors.New("shop: a payment of the order is still open (at a store, at the bank, or being checked)")
+	ErrNotPaid           = errors.New("shop: the order is not paid")
+	ErrRefundTooLarge    = errors.New("shop: the refund is larger than what is left of the payment")
+	ErrCashRefund        = errors.New("shop: a cash payment is refunded outside the gateway")
+)
+
+// Config is what the shop needs.
+type Config struct {
+	// Client calls the gateway with the private key.
+	Client *openpay.Client
+	// OrderPrefix starts every order id: "order" gives order-1, order-2,
+	// ... The gateway keeps order ids forever, so a shop whose store starts
+	// empty (this one keeps orders in memory) needs a new prefix at each start.
+	OrderPrefix string
+	// ReturnURL is where the bank sends the payer back after 3-D Secure.
+	ReturnURL string
+	// OnPaid is called once for each order that becomes paid: ship it.
+	OnPaid func(Order)
+	// Logger receives what needs a person's attention (nil: slog's default).
+	Logger *slog.Logger
+}
+
+// Shop is a merchant backend: orders, payments and the jobs that keep them
+// right. Orders are kept in memory; a real shop keeps them in its database,
+// with the same rules.
+type Shop struct {
+	cfg Config
+	c   *openpay.Client
+	log *slog.Logger
+
+	mu       sync.Mutex
+	orders   map[string]*Order
+	attempts map[string]string // attempt id (the charge's order_id) -> order id
+	next     int
+}
+
+// New returns a shop with no orders.
+func New(cfg Config) *Shop {
+	if cfg.OrderPrefix == "" {
+		cfg.OrderPrefix = "order"
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Shop{cfg: cfg, c: cfg.Client, log: log, orders: map[string]*Order{}, attempts: map[string]string{}}
+}
+
+// NewOrder records an order for total, waiting to be paid.
+func (s *Shop) NewOrder(description string, total openpay.Amount, customer openpay.ChargeCustomer) (Order, error) {
+	if !total.IsPositive() || !total.HasValidPrecision() {
+		return Order{}, fmt.Errorf("shop: an order's total must be positive with at most two decimals, not %s", total)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	o := &Order{ID: fmt.Sprintf("%s-%d", s.cfg.OrderPrefix, s.next), Description: description, Total: total,
+		Customer: customer, Status: OrderUnpaid}
+	s.orders[o.ID] = o
+	return o.clone(), nil
+}
+
+// Order returns a copy of the order.
+func (s *Shop) Order(id string) (Order, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[id]
+	if !ok {
+		return Order{}, false
+	}
+	return o.clone(), true
+}
+
+// PayByCard charges the token the payer's browser made from the card, under
+// a new attempt id. A decline leaves the order unpaid, and the payer may try
+// another card. The returned error says what happened to the attempt; the
+// order says where the payment stands. r is the payer's request, for the
+// address the gateway's anti-fraud needs.
+func (s *Shop) PayByCard(ctx context.Context, orderID, tokenID, deviceSessionID string, r *http.Request) (Order, error) {
+	attemptID, o, err := s.startAttempt(orderID, MethodCard)
+	if err != nil {
+		return Order{}, err
+	}
+	// redirect_url goes with every card charge: the bank may ask for 3-D
+	// Secure even when the shop did not.
+	charge, err := s.c.Charges.Create(ctx, openpay.CardCharge{
+		SourceID: tokenID, DeviceSessionID: deviceSessionID, Amount: o.Total,
+		Description: o.Description, OrderID: attemptID, Customer: &o.Customer, RedirectURL: s.cfg.ReturnURL,
+	}, openpay.WithClientIPFrom(r)) // behind a proxy: WithClientIPFrom(r, yourProxyRanges...)
+	return s.finishAttempt(orderID, attemptID, charge, err)
+}
+
+// PayAtStore makes a cash payment: the payer takes the reference (and its
+// barcode) to a convenience store before the due date. The order is paid
+// when the gateway's charge.succeeded webhook arrives; an unpaid reference
+// expires at the gateway's due date (charge.cancelled), and the payer may
+// then pay again.
+func (s *Shop) PayAtStore(ctx context.Context, orderID string, r *http.Request) (Order, error) {
+	attemptID, o, err := s.startAttempt(orderID, MethodStore)
+	if err != nil {
+		return Order{}, err
+	}
+	charge, err := s.c.Charges.Create(ctx, openpay.StoreCharge{
+		Amount: o.Total, Description: o.Description, OrderID: attemptID, Customer: &o.Customer,
+	}, openpay.WithClientIPFrom(r))
+	return s.finishAttempt(orderID, attemptID, charge, err)
+}
+
+// startAttempt records a new attempt of the order, numbered after the
+// previous ones: order-42-1, order-42-2, ... An order that is paid, or whose
+// previous attempt is still open, takes no new attempt: a second payment
+// could then go through as well.
+func (s *Shop) startAttempt(orderID, method string) (string, Order, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o, ok := s.orders[orderID]
+	switch {
+	case !ok:
+		return "", Order{}, ErrOrderNotFound
+	case o.PaidBy != "":
+		return "", Order{}, ErrAlreadyPaid
+	}
+	for _, a := range o.Attempts {
+		if a.Status == AttemptSending || a.Status == AttemptPending || a.Status == AttemptUnknown {
+			return "", Order{}, ErrPaymentInProgress
+		}
+	}
+	id := fmt.Sprintf("%s-%d", o.ID, len(o.Attempts)+1)
+	o.Attempts = append(o.Attempts, Attempt{ID: id, Method: method, Status: AttemptSending})
+	s.attempts[id] = o.ID
+	return id, o.clone(), nil
+}
+
+// finishAttempt records the outcome of a charge request.
+func (s *Shop) finishAttempt(orderID, attemptID string, charge *openpay.Transaction, err error) (Order, error) {
+	var conflict *openpay.OrderConflictError
+	var oe *openpay.Error
+	switch {
+	case err == nil:
+		s.applyCharge(charge)
+		o, _ := s.Order(orderID)
+		return o, nil
+	case errors.As(err, &conflict):
+		// The attempt id was sent before: attempt numbering is broken. The
+		// gateway made nothing for this request, and the payer was not charged.
+		s.log.Error("shop bug: a payment attempt id was used twice", "order", orderID, "attempt", attemptID)
+		s.setAttempt(attemptID, AttemptConflict, "attempt id already used")
+	case errors.Is(err, openpay.ErrOutcomeUnknown):
+		// The gateway may have charged the card. The recovery job finds out.
+		s.log.Warn("payment outcome unknown; the recovery job will settle it", "order", orderID, "attempt", attemptID, "err", err)
+		s.setAttempt(attemptID, AttemptUnknown, "")
+	case openpay.ClassOf(err) == openpay.ClassDeclined && errors.As(err, &oe):
+		s.setAttempt(attemptID, AttemptDeclined, oe.Description)
+	default:
+		// The request was refused (a used token, a bad amount) or never
+		// arrived: nothing was charged.
+		s.setAttempt(attemptID, AttemptRefused, err.Error())
+	}
+	o, _ := s.Order(orderID)
+	return o, fmt.Errorf("order %s, attempt %s: %w", orderID, attemptID, err)
+}
+
+// setAttempt changes an attempt's status.
+func (s *Shop) setAttempt(attemptID string, status AttemptStatus, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if o, a := s.attemptLocked(attemptID); a != nil {
+		a.Status, a.Reason = status, reason
+		o.refresh()
+	}
+}
+
+// applyCharge records what the gateway says of a charge of one of the
+// shop's attempts: whatever told the shop (the answer to the request, a
+// webhook, the recovery job), the same charge leads to the same state, so
+// hearing of it twice changes nothing.
+func (s *Shop) applyCharge(ch *openpay.Transaction) {
+	var paid Order
+	s.mu.Lock()
+	o, a := s.attemptLocked(ch.OrderID)
+	if a == nil {
+		s.mu.Unlock()
+		s.log.Info("a charge that is not one of the shop's attempts", "charge", ch.ID)
+		return
+	}
+	a.ChargeID, a.Created = ch.ID, ch.CreationDate
+	switch ch.Status {
+	case openpay.TransactionStatusCompleted:
+		a.Status, a.Reason = AttemptPaid, ""
+		switch {
+		case ch.Amount.Cmp(o.Total) != 0:
+			s.log.Error("a charge for another amount than the order's", "order", o.ID, "charge", ch.ID, "amount", ch.Amount)
+		case o.PaidBy == "":
+			o.PaidBy = ch.ID
+			paid = o.clone()
+		case o.PaidBy != ch.ID:
+			s.log.Error("order paid twice: refund one of the charges", "order", o.ID, "paid_by", o.PaidBy, "charge", ch.ID)
+		}
+	case openpay.TransactionStatusChargePending, openpay.TransactionStatusInProgress:
+		// A charge only moves on: an answer read before the webhook's does
+		// not undo it.
+		if a.Status != AttemptPaid && a.Status != AttemptDeclined && a.Status != AttemptCancelled {
+			a.Status = AttemptPending
+		}
+		if pm := ch.PaymentMethod; pm != nil {
+			a.Reference, a.RedirectURL = pm.Reference, pm.URL
+		}
+	case openpay.TransactionStatusFailed:
+		a.Status, a.Reason = AttemptDeclined, ch.ErrorMessage
+	case openpay.TransactionStatusCancelled:
+		a.Status = AttemptCancelled
+	}
+	o.refresh()
+	s.mu.Unlock()
+	if paid.ID != "" && s.cfg.OnPaid != nil {
+		s.cfg.OnPaid(paid)
+	}
+}
+
+// Refund gives back amount of a paid order (zero: all that is left).
+func (s *Shop) Refund(ctx context.Context, orderID string, amount openpay.Amount) (Order, error) {
+	s.mu.Lock()
+	o, ok := s.orders[orderID]
+	if !ok {
+		s.mu.Unlock()
+		return Order{}, ErrOrderNotFound
+	}
+	chargeID, left := o.PaidBy, o.Total.Sub(o.Refunded)
+	cash := slices.ContainsFunc(o.Attempts, func(a Attempt) bool { return a.ChargeID == chargeID && a.Method == MethodStore })
+	s.mu.Unlock()
+	switch {
+	case chargeID == "":
+		return Order{}, ErrNotPaid
+	case cash:
+		return Order{}, ErrCashRefund
+	case amount.IsZero() && left.IsPositive():
+		amount = left
+	case amount.Cmp(left) > 0 || !amount.IsPositive():
+		return Order{}, fmt.Errorf("%w: %s left of %s", ErrRefundTooLarge, left, chargeID)
+	}
+
+	ch, err := s.c.Charges.Refund(ctx, chargeID, openpay.RefundRequest{Amount: amount, Description: "Refund of order " + orderID})
+	if errors.Is(err, openpay.ErrOutcomeUnknown) {
+		// A refund carries no order_id, so the SDK cannot look it up: read
+		// the charge, whose latest refund tells whether this one was made.
+		var getErr error
+		if ch, getErr = s.c.Charges.Get(ctx, chargeID); getErr != nil {
+			return Order{}, fmt.Errorf("refund of order %s may have been made; check charge %s before trying again: %w", orderID, chargeID, errors.Join(err, getErr))
+		}
+		if ch.Refund == nil || s.knownRefund(orderID, ch.Refund.ID) {
+			return Order{}, fmt.Errorf("refund of order %s not made (the charge shows no new refund): %w", orderID, err)
+		}
+		err = nil
+	}
+	if err != nil {
+		return Order{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := ch.Refund; r != nil && !slices.Contains(o.RefundIDs, r.ID) {
+		o.RefundIDs = append(o.RefundIDs, r.ID)
+		o.Refunded = o.Refunded.Add(r.Amount)
+		o.refresh()
+	}
+	return o.clone(), nil
+}
+
+func (s *Shop) knownRefund(orderID, refundID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(s.orders[orderID].RefundIDs, refundID)
+}
+
+// attemptLocked finds an attempt by its id, the charge's order_id. The
+// caller holds s.mu.
+func (s *Shop) attemptLocked(attemptID string) (*Order, *Attempt) {
+	o, ok := s.orders[s.attempts[attemptID]]
+	if !ok {
+		return nil, nil
+	}
+	for i := range o.Attempts {
+		if o.Attempts[i].ID == attemptID {
+			return o, &o.Attempts[i]
+		}
+	}
+	return nil, nil
+}
+
+// refresh sets the order's status from its payment and attempts.
+func (o *Order) refresh() {
+	switch {
+	case o.PaidBy != "" && o.Refunded.Cmp(o.Total) >= 0:
+		o.Status = OrderRefunded
+	case o.PaidBy != "":
+		o.Status = OrderPaid
+	case slices.ContainsFunc(o.Attempts, func(a Attempt) bool { return a.Status == AttemptPending }):
+		o.Status = OrderPending
+	default:
+		o.Status = OrderUnpaid
+	}
+}
+
+func (o *Order) clone() Order {
+	c := *o
+	c.Attempts = slices.Clone(o.Attempts)
+	c.RefundIDs = slices.Clone(o.RefundIDs)
+	return c
+}
