@@ -3,12 +3,12 @@ package openpay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // MaxPageSize is the largest page the gateway returns (limit 1..100).
@@ -17,15 +17,21 @@ const MaxPageSize = 100
 // ListParams are the filters and paging every list accepts. The zero value
 // lists from the newest object with the gateway's default page size (10).
 //
-// Dates are calendar days: only the year, month and day of each time are
-// sent (yyyy-mm-dd), as read in the time's own location.
+// The days are calendar days of the merchant's country, the days the
+// gateway keeps its records in (Mexico City, Bogotá or Lima time): an
+// object made at 23:00 in Mexico City on May 1 is of May 1, though it was
+// already May 2 in UTC. To ask for a day as your business counts it, take
+// it from [Country.Today], never from the day a server's clock shows:
+//
+//	yesterday := openpay.CountryMexico.Today(time.Now()).AddDays(-1)
+//	params := &openpay.TransactionListParams{ListParams: openpay.ListParams{Creation: yesterday}}
 type ListParams struct {
-	// Creation keeps objects created on that day.
-	Creation time.Time
+	// Creation keeps objects created on that day (the zero Date: any day).
+	Creation Date
 	// CreationGte keeps objects created on or after that day.
-	CreationGte time.Time
+	CreationGte Date
 	// CreationLte keeps objects created on or before that day.
-	CreationLte time.Time
+	CreationLte Date
 	// Offset skips that many objects.
 	Offset int
 	// Limit is the page size, 1..100 (0: the gateway's default of 10, or
@@ -40,9 +46,14 @@ func (p ListParams) encode(q url.Values) error {
 	if p.Limit < 0 || p.Limit > MaxPageSize {
 		return errors.New("openpay: list limit must be between 1 and 100")
 	}
-	setDate(q, "creation", p.Creation)
-	setDate(q, "creation[gte]", p.CreationGte)
-	setDate(q, "creation[lte]", p.CreationLte)
+	for _, f := range []struct {
+		key string
+		d   Date
+	}{{"creation", p.Creation}, {"creation[gte]", p.CreationGte}, {"creation[lte]", p.CreationLte}} {
+		if err := setDate(q, f.key, f.d, Date.String); err != nil {
+			return err
+		}
+	}
 	if p.Offset > 0 {
 		q.Set("offset", strconv.Itoa(p.Offset))
 	}
@@ -52,10 +63,17 @@ func (p ListParams) encode(q url.Values) error {
 	return nil
 }
 
-func setDate(q url.Values, key string, t time.Time) {
-	if !t.IsZero() {
-		q.Set(key, t.Format(time.DateOnly))
+// setDate sets a day filter, written by format, unless d is zero; a Date
+// that names no real day is refused rather than sent as another.
+func setDate(q url.Values, key string, d Date, format func(Date) string) error {
+	if d.IsZero() {
+		return nil
 	}
+	if _, err := d.MarshalText(); err != nil {
+		return fmt.Errorf("openpay: list filter %s: %w", key, err)
+	}
+	q.Set(key, format(d))
+	return nil
 }
 
 func setAmount(q url.Values, key string, a Amount) error {

@@ -20,7 +20,7 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 	merchantID, privateKey, publicKey, number, cvv, sessionID, payerIP, bankAccountID, buyerID, sellerID,
 	clabe, hookSecret, groupID, groupCardID, chargeID, userInput string,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
-	mexicoCity *time.Location, err error, markPaid func(context.Context, *openpay.Transaction) error,
+	err error, markPaid func(context.Context, *openpay.Transaction) error,
 	t *testing.T, shopFor func(*openpaytest.Server) http.Handler`
 
 // TestReadmeCompiles type-checks every Go snippet of the README against the
