@@ -156,7 +156,9 @@ func (cs *ChargesService) GetByOrderID(ctx context.Context, orderID string, opts
 }
 
 // List iterates over the charges matching params (nil: all), newest first,
-// fetching pages lazily as the loop advances.
+// fetching pages lazily as the loop advances. Each charge is yielded once,
+// even while charges are made during the loop; [ListParams] says what a
+// loop can miss.
 func (cs *ChargesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
 	return iterOf[Transaction](ctx, cs.s, q, err, opts, "charges")

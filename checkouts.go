@@ -2,17 +2,17 @@ package openpay
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
-	"time"
 )
 
 // CheckoutDateLayout is the form of a checkout request's expiration_date:
-// a wall-clock minute in the gateway's time zone (central Mexico for
-// Mexican merchants), without an offset:
+// a wall-clock minute in the merchant's country's time zone
+// ([Country.Location]), without an offset:
 //
-//	req.ExpirationDate = deadline.In(mexico).Format(openpay.CheckoutDateLayout)
+//	req.ExpirationDate = deadline.In(openpay.CountryMexico.Location()).Format(openpay.CheckoutDateLayout)
 const CheckoutDateLayout = "2006-01-02 15:04"
 
 // CheckoutsService manages checkouts, the gateway's payment links
@@ -81,10 +81,10 @@ func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListPa
 type CheckoutListParams struct {
 	ListParams
 	// StartDate keeps checkouts created on or after that day, EndDate on or
-	// before it. Only the calendar day of each is sent, as read in the
-	// time's own location, in the gateway's yyyyMMdd form (startDate,
-	// endDate), which the vendor's clients use for checkouts.
-	StartDate, EndDate time.Time
+	// before it: days of the merchant's country, as for
+	// [ListParams.Creation]. They are sent in the yyyyMMdd form (startDate,
+	// endDate) of the gateway's checkout filters.
+	StartDate, EndDate Date
 }
 
 func (p *CheckoutListParams) query() (url.Values, error) {
@@ -95,10 +95,12 @@ func (p *CheckoutListParams) query() (url.Values, error) {
 	if err := p.ListParams.encode(q); err != nil {
 		return nil, err
 	}
-	for key, t := range map[string]time.Time{"startDate": p.StartDate, "endDate": p.EndDate} {
-		if !t.IsZero() {
-			q.Set(key, t.Format("20060102"))
-		}
+	compact := func(d Date) string { return fmt.Sprintf("%04d%02d%02d", d.Year, int(d.Month), d.Day) }
+	if err := setDate(q, "startDate", p.StartDate, compact); err != nil {
+		return nil, err
+	}
+	if err := setDate(q, "endDate", p.EndDate, compact); err != nil {
+		return nil, err
 	}
 	return q, nil
 }

@@ -38,7 +38,9 @@ func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRe
 	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
 }
 
-// List iterates over the fees matching params, newest first.
+// List iterates over the fees matching params, newest first, each once
+// even while fees are charged during the loop ([ListParams] says what a
+// loop can miss).
 func (fs *FeesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
 	return iterOf[Transaction](ctx, fs.s, q, err, opts, "fees")

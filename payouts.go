@@ -69,7 +69,9 @@ func (ps *PayoutsService) Cancel(ctx context.Context, payoutID string, opts ...C
 	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodDelete}, "payouts", payoutID)
 }
 
-// List iterates over the payouts matching params, newest first.
+// List iterates over the payouts matching params, newest first, each once
+// even while payouts are made during the loop ([ListParams] says what a
+// loop can miss).
 func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
 	return iterOf[Transaction](ctx, ps.s, q, err, opts, "payouts")

@@ -19,6 +19,12 @@ type ReportsService struct{ s scope }
 // PageParams page a report's detail, which takes no other filter. The
 // zero value starts at the newest transaction with the gateway's default
 // page size (10), or 100 when iterating.
+//
+// A report's detail runs in the order its figures were recorded, not in
+// the order the transactions were created, so a loop over it recognises
+// what it has already yielded by the page before alone: a transaction is
+// yielded once as long as fewer than a page (Limit) of transactions join
+// the detail between two pages.
 type PageParams struct {
 	// Offset skips that many transactions.
 	Offset int
@@ -74,7 +80,7 @@ func feeDetailQuery(year int, month time.Month, feeType FeeReportType, page *Pag
 // month, with the adjustment types those that adjust the fees.
 func (rs *ReportsService) FeeDetails(ctx context.Context, year int, month time.Month, feeType FeeReportType, page *PageParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := feeDetailQuery(year, month, feeType, page)
-	return iterOf[Transaction](ctx, rs.s, q, err, opts, "reports", "fees", "detail")
+	return iterInOrder[Transaction](ctx, rs.s, q, err, otherOrder, opts, "reports", "fees", "detail")
 }
 
 // FeeDetailsPage returns one page of [ReportsService.FeeDetails].
@@ -104,7 +110,7 @@ func payoutDetailQuery(detailType PayoutReportType, page *PageParams) (url.Value
 // payout's report, newest first.
 func (rs *ReportsService) PayoutDetails(ctx context.Context, payoutID string, detailType PayoutReportType, page *PageParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := payoutDetailQuery(detailType, page)
-	return iterOf[Transaction](ctx, rs.s, q, err, opts, "reports", "payout", payoutID, "detail")
+	return iterInOrder[Transaction](ctx, rs.s, q, err, otherOrder, opts, "reports", "payout", payoutID, "detail")
 }
 
 // PayoutDetailsPage returns one page of [ReportsService.PayoutDetails].

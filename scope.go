@@ -119,13 +119,20 @@ func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opt
 	return listPage[T](ctx, s.c, u, q, opts)
 }
 
-// iterOf iterates over the whole list at parts.
+// iterOf iterates over the whole list at parts, a list newest created
+// first.
 func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) func(yield func(*T, error) bool) {
+	return iterInOrder[T](ctx, s, q, err, newestCreatedFirst, opts, parts...)
+}
+
+// iterInOrder iterates over the whole list at parts, a list in the given
+// order.
+func iterInOrder[T any](ctx context.Context, s scope, q neturl.Values, err error, order listOrder, opts []CallOption, parts ...string) func(yield func(*T, error) bool) {
 	u, perr := s.url(parts...)
 	if err == nil {
 		err = perr
 	}
-	return listAll[T](ctx, s.c, u, q, err, opts)
+	return listAll[T](ctx, s.c, u, q, err, order, opts)
 }
 
 // GroupScope holds the services of a merchant group: the group's own

@@ -34,7 +34,9 @@ func (ts *TransfersService) GetByOrderID(ctx context.Context, orderID string, op
 	return getByOrderID(ctx, ts.s, orderID, opts, "transfers")
 }
 
-// List iterates over the customer's transfers, in and out, newest first.
+// List iterates over the customer's transfers, in and out, newest first,
+// each once even while transfers are made during the loop ([ListParams]
+// says what a loop can miss).
 func (ts *TransfersService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
 	return iterOf[Transaction](ctx, ts.s, q, err, opts, "transfers")

@@ -13,7 +13,9 @@ import (
 // Lists: every list answers a bare JSON array, newest first, paged with
 // offset (default 0) and limit (default 10, 1 to 100), and filtered by
 // creation date: creation (that day), creation[gte] and creation[lte]
-// (inclusive bounds), all yyyy-mm-dd in the gateway's time zone. A bad value
+// (inclusive bounds), all yyyy-mm-dd days of the merchant's country (zoneOf,
+// the SDK's Country.Location, so that a client's Country.Today names the
+// day the server cuts). A bad value
 // answers 1003 naming the parameter. Lists add their own filters with the
 // helpers below (amountFilter, ...).
 //
@@ -101,7 +103,7 @@ func queryValue(q url.Values, name string) (string, bool) {
 }
 
 // narrow restricts the dates kept to the days from first to last (each a
-// midnight in the gateway's zone, zero for no bound).
+// midnight in the merchant's zone, zero for no bound).
 func (p *listParams) narrow(first, last time.Time) {
 	if !first.IsZero() && (p.after.IsZero() || first.After(p.after)) {
 		p.after = first
