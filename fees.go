@@ -15,27 +15,27 @@ type FeesService struct{ s scope }
 // outcome is retried and reconciled as for charges.
 func (fs *FeesService) Create(ctx context.Context, req FeeRequest, opts ...CallOption) (*Transaction, error) {
 	want := txExpectation{req.OrderID, req.Amount, "", TransactionMethodCustomer, TransactionTypeFee}
-	return createTx(ctx, fs.s, apiRequest{body: req}, want, opts, "fees")
+	return createTx(ctx, scopeOf(fs), apiRequest{body: req}, want, opts, "fees")
 }
 
 // Get returns a fee.
 func (fs *FeesService) Get(ctx context.Context, feeID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
+	return call[Transaction](ctx, scopeOf(fs), apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
 }
 
 // Refund returns a fee to the customer's balance.
 func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
+	return call[Transaction](ctx, scopeOf(fs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
 }
 
 // List iterates over the fees matching params, newest first.
 func (fs *FeesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, fs.s, q, err, opts, "fees")
+	return iterOf[Transaction](ctx, scopeOf(fs), q, err, opts, "fees")
 }
 
 // ListPage returns one page of fees.
 func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, fs.s, q, err, opts, "fees")
+	return pageOf[Transaction](ctx, scopeOf(fs), q, err, opts, "fees")
 }

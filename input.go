@@ -4,11 +4,33 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
 )
+
+// Checks of careless input, made before anything is sent.
+
+// ErrNilRequest is returned (wrapped), before anything is sent, by a call
+// given a nil request where it takes one of several request types: a nil
+// [ChargeRequest] or [PayoutRequest], or a nil pointer to one of their
+// variants.
+var ErrNilRequest = errors.New("openpay: nil request")
+
+// checkRequest refuses a nil request of the interface type named kind,
+// or one holding a nil pointer (whose methods would dereference it).
+func checkRequest(req any, kind string) error {
+	if req == nil {
+		return fmt.Errorf("%w: pass one of the %s types", ErrNilRequest, kind)
+	}
+	if v := reflect.ValueOf(req); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("%w: a nil %T", ErrNilRequest, req)
+	}
+	return nil
+}
 
 // ErrInvalidUTF8 is returned (wrapped), before anything is sent, for a
 // request with text that is not valid UTF-8 in any of its strings: a

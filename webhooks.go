@@ -17,17 +17,17 @@ type WebhooksService struct{ s scope }
 // called with the code from that event. The password is never returned.
 // User and Password are optional and strongly advised: see [WebhookHandler].
 func (ws *WebhooksService) Create(ctx context.Context, req WebhookRequest, opts ...CallOption) (*Webhook, error) {
-	return call[Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "webhooks")
+	return call[Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodPost, body: req}, "webhooks")
 }
 
 // Get returns a webhook.
 func (ws *WebhooksService) Get(ctx context.Context, webhookID string, opts ...CallOption) (*Webhook, error) {
-	return call[Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodGet}, "webhooks", webhookID)
+	return call[Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks", webhookID)
 }
 
 // List returns every webhook of the merchant.
 func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webhook, error) {
-	out, err := call[[]Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
+	out, err := call[[]Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
 	if err != nil {
 		return nil, err
 	}
@@ -36,13 +36,13 @@ func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webh
 
 // Delete removes a webhook.
 func (ws *WebhooksService) Delete(ctx context.Context, webhookID string, opts ...CallOption) error {
-	return callNoContent(ctx, ws.s, http.MethodDelete, opts, "webhooks", webhookID)
+	return callNoContent(ctx, scopeOf(ws), http.MethodDelete, opts, "webhooks", webhookID)
 }
 
 // Verify marks a webhook verified with the code its URL received in the
 // verification event.
 func (ws *WebhooksService) Verify(ctx context.Context, webhookID, verificationCode string, opts ...CallOption) error {
-	return callNoContent(ctx, ws.s, http.MethodPost, opts, "webhooks", webhookID, "verify", verificationCode)
+	return callNoContent(ctx, scopeOf(ws), http.MethodPost, opts, "webhooks", webhookID, "verify", verificationCode)
 }
 
 // maxEventBytes bounds an event delivery's body.
