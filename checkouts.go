@@ -38,13 +38,13 @@ type CheckoutsService struct{ s scope }
 // take none, the customer being the payer. An OrderID already used by a
 // checkout or a transaction gives [ErrDuplicateOrderID].
 func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opts ...CallOption) (*Checkout, error) {
-	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
+	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
 }
 
 // Get returns a checkout by its id or, failing that, by its order_id (the
 // gateway looks up both, as the vendor's Java client says).
 func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string, opts ...CallOption) (*Checkout, error) {
-	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
+	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
 }
 
 // Update sets a checkout's status (CheckoutStatusAvailable or
@@ -59,7 +59,7 @@ func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, statu
 	if status != "" {
 		q = url.Values{"status": {string(status)}}
 	}
-	merchant := scope{c: cs.s.c, prefix: []string{"v1", cs.s.c.merchantID}}
+	merchant := scopeOf(cs).c.merchantScope()
 	return call[Checkout](ctx, merchant, apiRequest{opts: opts, method: http.MethodPut, query: q, body: req}, "checkouts", checkoutID)
 }
 
@@ -68,13 +68,13 @@ func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, statu
 // customer's.
 func (cs *CheckoutsService) List(ctx context.Context, params *CheckoutListParams, opts ...CallOption) iter.Seq2[*Checkout, error] {
 	q, err := params.query()
-	return iterOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+	return iterOf[Checkout](ctx, scopeOf(cs), q, err, opts, "checkouts")
 }
 
 // ListPage returns one page of checkouts.
 func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListParams, opts ...CallOption) ([]Checkout, error) {
 	q, err := params.query()
-	return pageOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+	return pageOf[Checkout](ctx, scopeOf(cs), q, err, opts, "checkouts")
 }
 
 // CheckoutListParams filter lists of checkouts.

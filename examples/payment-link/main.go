@@ -151,8 +151,13 @@ func startReceiver() (*receiver, error) {
 		}
 		return nil
 	})
+	hook, err := openpay.WebhookHandler("shop", rc.password, handle)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/webhooks", openpay.WebhookHandler("shop", rc.password, handle))
+	mux.Handle("/webhooks", hook)
 	rc.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = rc.srv.Serve(ln) }()
 	return rc, nil

@@ -216,7 +216,7 @@ func amountFilter(q url.Values) (amountBounds, *Error) {
 		if !ok {
 			continue
 		}
-		a, err := openpay.NewAmount(strings.TrimSpace(v))
+		a, err := queryAmount(v)
 		if err != nil {
 			return b, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be an amount with at most two decimals", f.name)
 		}
@@ -228,6 +228,20 @@ func amountFilter(q url.Values) (amountBounds, *Error) {
 		}
 	}
 	return b, nil
+}
+
+// queryAmount reads an amount of a query string: any form of JSON number
+// (openpay.NewAmount would refuse "1e3", being for text typed by people),
+// around spaces, with at most two decimals.
+func queryAmount(v string) (openpay.Amount, error) {
+	var a openpay.Amount
+	if err := a.UnmarshalText([]byte(strings.TrimSpace(v))); err != nil {
+		return openpay.Amount{}, err
+	}
+	if !a.HasValidPrecision() {
+		return openpay.Amount{}, openpay.ErrAmountPrecision
+	}
+	return a, nil
 }
 
 // statusFilter reads the status filter of transaction lists: an upper-case
