@@ -17,7 +17,9 @@
 // cards and what a charge to each does), clabe (CLABE check digits, masking,
 // the bank-code catalogue), barcode (Code 128 images), storedata (the
 // bundled store data sets of the three countries and the store search), ascii (the digits test they
-// share) and web (the HTML pages and the browser library). Here: ids.go,
+// share) and web (the HTML pages and the browser library). Parts of the
+// server with a contract of their own, in packages under internal/refserver/,
+// each stating it in its package doc: apierr (the error object). Here: ids.go,
 // clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
@@ -28,7 +30,8 @@
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
 // API), dashboard.go (what the dashboard of package web shows and its
-// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
+// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object's
+// shared descriptions, and writing it), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go
