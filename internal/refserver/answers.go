@@ -29,6 +29,9 @@ import (
 
 //go:generate go test -run ^TestAnswerEncodersAreGenerated$ . -args -update-answers
 
+// hexDigits are the digits of the \u00XX escapes.
+const hexDigits = "0123456789abcdef"
+
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it when HTML escaping is off: the quote and the backslash behind a
 // backslash, the control characters below 0x20 as \b \f \n \r \t or

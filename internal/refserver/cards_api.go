@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
@@ -373,7 +374,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		k.customerID = cu.id
 	}
-	k.id = c.newID(KindCard)
+	k.id = c.newID(idgen.KindCard)
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
 }

@@ -19,8 +19,9 @@
 // bundled store data sets of the three countries and the store search), ascii (the digits test they
 // share) and web (the HTML pages and the browser library). Parts of the
 // server with a contract of their own, in packages under internal/refserver/,
-// each stating it in its package doc: apierr (the error object). Here: ids.go,
-// clock.go.
+// each stating it in its package doc: apierr (the error object), idgen
+// (identifiers and references, and the state a seeded sequence is saved
+// and restored by). Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,

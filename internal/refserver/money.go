@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -86,7 +87,7 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
 	return &tx{t: openpay.Transaction{
-		ID: s.ids.NewID(KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,

@@ -69,7 +69,7 @@ type configStep struct {
 func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, error) {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
-	st := configStep{at: s.clock.Now(), ids: s.ids.state(), reqIDs: s.reqIDs.state()}
+	st := configStep{at: s.clock.Now(), ids: s.ids.State(), reqIDs: s.reqIDs.State()}
 	made, err := step(s, given)
 	if err != nil {
 		return made, err
@@ -119,8 +119,8 @@ func (s *Server) Reset() error {
 	})
 	s.dispatch.reset()
 	s.faults.clear()
-	s.ids.setState(fresh.ids.state())
-	s.reqIDs.setState(fresh.reqIDs.state())
+	s.ids.SetState(fresh.ids.State())
+	s.reqIDs.SetState(fresh.reqIDs.State())
 	if fc, ok := s.clock.(*FakeClock); ok {
 		fc.Set(s.clockStart)
 	}
@@ -144,8 +144,8 @@ func (s *Server) rebuild() (*Server, error) {
 		if fc != nil {
 			fc.Set(st.at)
 		}
-		fresh.ids.setState(st.ids)
-		fresh.reqIDs.setState(st.reqIDs)
+		fresh.ids.SetState(st.ids)
+		fresh.reqIDs.SetState(st.reqIDs)
 		if err := st.apply(fresh); err != nil {
 			fresh.Close()
 			return nil, fmt.Errorf("refserver: reset: %w", err)

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Seeds: a server's starting state written down, so that a test suite with
@@ -224,8 +225,8 @@ func (sd Seed) check() error {
 		if e.id == "" {
 			continue
 		}
-		if e.gatewayForm && !ValidID(e.id) {
-			return seedErrorf(e.path, "", "the id %q must be %d lower-case letters and digits, as the gateway's ids", truncateForMessage(e.id), IDLength)
+		if e.gatewayForm && !idgen.Valid(e.id) {
+			return seedErrorf(e.path, "", "the id %q must be %d lower-case letters and digits, as the gateway's ids", truncateForMessage(e.id), idgen.Length)
 		}
 		if other, dup := seen[e.id]; dup {
 			return seedErrorf(e.path, e.id, "the id is already the id of %s", other)
@@ -324,7 +325,7 @@ func (s *Server) applySeed(sd Seed) (Seed, error) {
 			fixed = append(fixed, e.id)
 		}
 	}
-	s.ids.reserve(fixed)
+	s.ids.Reserve(fixed)
 	a := &seedApply{s: s}
 	out, err := a.apply(sd)
 	if err != nil {
@@ -454,7 +455,7 @@ func (c *call) fixedID() string {
 
 // newID returns the id of the resource the call creates: the one a seed
 // fixed, or a fresh one of the kind.
-func (c *call) newID(kind IDKind) string {
+func (c *call) newID(kind idgen.Kind) string {
 	if id := c.fixedID(); id != "" {
 		return id
 	}

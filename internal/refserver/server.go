@@ -20,6 +20,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -126,8 +127,8 @@ type GroupConfig struct {
 type Server struct {
 	opts     Options
 	clock    Clock
-	ids      *IDGenerator // resource ids and references
-	reqIDs   *IDGenerator // request ids, apart so they do not shift resource ids
+	ids      *idgen.Generator // resource ids and references
+	reqIDs   *idgen.Generator // request ids, apart so they do not shift resource ids
 	log      *slog.Logger
 	maxBody  int64
 	usdRate  openpay.Decimal
@@ -179,7 +180,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:      opts,
 		clock:     opts.Clock,
-		ids:       NewIDGenerator(opts.IDSeed),
+		ids:       idgen.New(opts.IDSeed),
 		log:       opts.Logger,
 		maxBody:   opts.MaxBodyBytes,
 		usdRate:   opts.USDExchangeRate,
@@ -195,9 +196,9 @@ func New(opts Options) *Server {
 	s.ownDate = !wall
 	if opts.IDSeed != nil {
 		seed := *opts.IDSeed ^ 0x5eed
-		s.reqIDs = NewIDGenerator(&seed)
+		s.reqIDs = idgen.New(&seed)
 	} else {
-		s.reqIDs = NewIDGenerator(nil)
+		s.reqIDs = idgen.New(nil)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -268,13 +269,13 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (_ MerchantConfig, err error) {
 // addMerchant is AddMerchant without recording the step.
 func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.ID == "" {
-		cfg.ID = s.ids.NewID(KindMerchant)
+		cfg.ID = s.ids.NewID(idgen.KindMerchant)
 	}
 	if cfg.PrivateKey == "" {
-		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+		cfg.PrivateKey = s.ids.APIKey("sk_")
 	}
 	if cfg.PublicKey == "" {
-		cfg.PublicKey = "pk_" + s.ids.draw(hexDigits, 32)
+		cfg.PublicKey = s.ids.APIKey("pk_")
 	}
 	if cfg.Name == "" {
 		cfg.Name = "Merchant " + cfg.ID
@@ -347,10 +348,10 @@ func (s *Server) AddGroup(cfg GroupConfig) (_ GroupConfig, err error) {
 // addGroup is AddGroup without recording the step.
 func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 	if cfg.ID == "" {
-		cfg.ID = s.ids.NewID(KindMerchant)
+		cfg.ID = s.ids.NewID(idgen.KindMerchant)
 	}
 	if cfg.PrivateKey == "" {
-		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+		cfg.PrivateKey = s.ids.APIKey("sk_")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Webhooks (/v1/{merchant_id}/webhooks): the URLs that receive a merchant's
@@ -187,7 +188,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	}
 	wh := &webhook{
 		w: openpay.Webhook{
-			ID: s.ids.NewID(KindWebhook), URL: req.URL, User: req.User, EventTypes: types,
+			ID: s.ids.NewID(idgen.KindWebhook), URL: req.URL, User: req.User, EventTypes: types,
 			Status: openpay.WebhookStatusUnverified,
 		},
 		password: req.Password,
