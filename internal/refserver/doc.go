@@ -21,7 +21,10 @@
 // server with a contract of their own, in packages under internal/refserver/,
 // each stating it in its package doc: apierr (the error object), idgen
 // (identifiers and references, and the state a seeded sequence is saved
-// and restored by). Here: clock.go.
+// and restored by), answer (the encoding of answers: the generated encoders
+// of the wire types, and the keys every answer carries, null ones included,
+// as openapi.yaml lists them; writeJSON and webhook deliveries use it).
+// Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
@@ -41,12 +44,7 @@
 // (a starting state read from JSON or YAML, applied through the API),
 // persist.go and persist_kinds.go (the data directory: the records each
 // request changed, written before it is answered; the kinds of record, and
-// what becomes of every field of the state),
-// wirekeys.go and its generated wirekeys.gen.go (the keys every answer
-// carries, null ones included, as openapi.yaml lists them: writeJSON and
-// webhook deliveries add those the wire types leave out),
-// answers.go and its generated answers.gen.go (writeJSON's encoders for
-// the wire types, which write those keys themselves).
+// what becomes of every field of the state).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and

@@ -20,6 +20,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/web"
 )
@@ -743,9 +744,9 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 	return nil
 }
 
-// writeJSON encodes v (by its generated encoder, see answers.go, when it
-// has one, else by encoding/json), with the keys the gateway always sends
-// (addWireKeys), and writes it with the given status. Encoding is done
+// writeJSON encodes v (by its generated encoder, see package answer, when
+// it has one, else by encoding/json), with the keys the gateway always sends
+// (answer.AddWireKeys), and writes it with the given status. Encoding is done
 // before anything is written, so a value that cannot be encoded still gets
 // a proper error object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -753,7 +754,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	defer ab.release()
 	buf := &ab.enc
 	// The generated encoders write the keys of the plans themselves.
-	data, ok, err := appendAnswer(ab.gen[:0], v)
+	data, ok, err := answer.Append(ab.gen[:0], v)
 	if ok {
 		if cap(data) > cap(ab.gen) {
 			ab.gen = data // keep the larger storage for the next answer
@@ -762,7 +763,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
 		if err = enc.Encode(v); err == nil {
-			data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+			data = answer.AddWireKeysInto(ab.keys, buf.Bytes(), v)
 			if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
 				ab.keys = data // keep the larger storage for the next answer
 			}

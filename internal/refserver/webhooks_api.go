@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
@@ -411,7 +412,7 @@ func (d *dispatcher) event(ev *Event) {
 				d.s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
 				return
 			}
-			body = addWireKeys(body, wire)
+			body = answer.AddWireKeys(body, wire)
 		}
 		if dl := (&delivery{to: wh.target(), event: ev, body: body, merchantID: m.id}); d.enqueue(dl, false) {
 			m.mark(recDelivery, deliveryKeyOf(dl.seq))
