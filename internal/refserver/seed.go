@@ -441,27 +441,6 @@ func (a *seedApply) customers(path, api, merchantID, key string, cs []SeedCustom
 	return cs, nil
 }
 
-// fixedIDKey is the context key under which a seed passes the id that the
-// resource a request creates is to get. Only a request made in process can
-// carry it: nothing on the wire sets a context value.
-type fixedIDKey struct{}
-
-// fixedID returns the id a seed fixed for the resource the call creates,
-// or "".
-func (c *call) fixedID() string {
-	id, _ := c.r.Context().Value(fixedIDKey{}).(string)
-	return id
-}
-
-// newID returns the id of the resource the call creates: the one a seed
-// fixed, or a fresh one of the kind.
-func (c *call) newID(kind idgen.Kind) string {
-	if id := c.fixedID(); id != "" {
-		return id
-	}
-	return c.s.ids.NewID(kind)
-}
-
 // create posts body to the API path with the key, as a client would, the
 // resource to get id when not empty, and returns the id it got. An answer
 // other than 200 is the error of the entry at path, quoting the answer.

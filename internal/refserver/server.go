@@ -422,40 +422,6 @@ const (
 	keyPublic
 )
 
-// call is one API request being answered: what the handlers get.
-type call struct {
-	s         *Server
-	w         http.ResponseWriter
-	r         *http.Request
-	route     *route
-	requestID string
-	// m is the merchant the path names, authenticated (nil on routes that
-	// need no credentials, and on unknown paths).
-	m *merchant
-	// g is the group on /v1/groups/{group_id}/... paths, else nil.
-	g *group
-	// key is the kind of key that authenticated the request.
-	key keyKind
-	// params are the values of the route's path parameters, in the order
-	// of route.params (kept here rather than with Request.SetPathValue,
-	// which allocates a map per request); paramBuf is their storage.
-	params   []string
-	paramBuf [4]string
-}
-
-// param returns the path parameter with the given name ("" when absent).
-func (c *call) param(name string) string {
-	if c.route == nil {
-		return ""
-	}
-	for i, n := range c.route.params {
-		if n == name {
-			return c.params[i]
-		}
-	}
-	return ""
-}
-
 // statusWriter remembers the status written, so the recovery layer knows
 // whether it may still answer, and the log can say what was answered.
 type statusWriter struct {
@@ -609,16 +575,6 @@ func (s *Server) absentHere(c *call, method string) bool {
 		return true
 	}
 	return false
-}
-
-// operation names the route of the call for logs: its operationId, never
-// its path (paths carry identifiers a careless client might fill with card
-// data).
-func (c *call) operation() string {
-	if c.route == nil {
-		return "unmatched"
-	}
-	return c.route.operationID
 }
 
 // logMethod is the request method as the log shows it: a standard method,
@@ -821,24 +777,4 @@ func (ab *answerBuffer) release() {
 	}
 	ab.enc.Reset()
 	answerBuffers.Put(ab)
-}
-
-// baseURL is the absolute URL clients reach the server at.
-func (c *call) baseURL() string {
-	if c.s.opts.BaseURL != "" {
-		base := strings.TrimSuffix(c.s.opts.BaseURL, "/")
-		if c.m != nil {
-			base = c.m.country.hostFor(base)
-		}
-		return base
-	}
-	scheme := "http"
-	if c.r.TLS != nil {
-		scheme = "https"
-	}
-	host := c.r.Host
-	if host == "" || strings.ContainsAny(host, "/?#@ ") {
-		host = "localhost"
-	}
-	return scheme + "://" + host
 }
