@@ -30,7 +30,8 @@
 // recovery into error 1000, request id, routing, authentication, body limit,
 // the strict-mode X-Forwarded-For rule), call.go (the call a handler
 // gets: its path's locks, c.lock, and the owners it names, c.scopeCustomer;
-// the id of what it creates, c.newID), country.go (what a merchant's
+// the id of what it creates, c.newID), auth.go (the credential rules of
+// each kind of route), country.go (what a merchant's
 // country decides: currencies, payment methods, resources, webhook events,
 // hosts; merchant.acceptsCurrency), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -189,32 +188,4 @@ func (t *routeTable) control(name, method, pattern string, status int, h handler
 	rt := t.add("simulate:"+name, method, pattern, status, h)
 	rt.simulation = true
 	return rt
-}
-
-// authenticateAnyMerchant accepts the private key of any merchant of the
-// server. Every merchant's keys are compared, so the time taken does not
-// tell which one matched.
-func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
-	var found *merchant
-	public := false
-	s.mu.RLock()
-	for _, m := range s.merchants {
-		if subtle.ConstantTimeCompare(keyHash[:], m.privHash[:]) == 1 {
-			found = m
-		}
-		if subtle.ConstantTimeCompare(keyHash[:], m.pubHash[:]) == 1 {
-			public = true
-		}
-	}
-	s.mu.RUnlock()
-	switch {
-	case found != nil && fromBrowser(c.r):
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
-	case found != nil:
-		c.m, c.key = found, keyPrivate
-		return nil
-	case public:
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
-	}
-	return errorf(openpay.ErrUnauthorized, descUnauthorized)
 }
