@@ -43,7 +43,11 @@
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks), seed.go and seed_decode.go
+// events.go (the event log and its hooks: onEvent, and onClockAdvance for
+// the work time moves), cardrules.go (the card rules every way of giving
+// card data goes through: checkCardData, checkTypedCard), money.go (what
+// the money movements share: balances, transaction filters, the record of
+// fees taken that the fees report reads), seed.go and seed_decode.go
 // (a starting state read from JSON or YAML, applied through the API),
 // persist.go and persist_kinds.go (the data directory: the records each
 // request changed, written before it is answered; the kinds of record, and
