@@ -60,7 +60,7 @@ const (
 	hexDigits  = "0123456789abcdef"
 )
 
-// Generator makes identifiers and references. By default it draws from a
+// Generator makes identifiers and references. By default it draws from
 // ChaCha8 streams, each keyed from the operating system's secure random
 // source: as unpredictable as reading that source for every id, at a
 // fraction of the cost (one system read per stream, not per id). The
