@@ -30,24 +30,91 @@ type Amount struct {
 // decimal places, either when it is built or when it is sent.
 var ErrAmountPrecision = errors.New("openpay: amount has more than two decimal places")
 
-// NewAmount parses a decimal string such as "250", "250.5" or "250.50". It
-// refuses more than two decimal places with an error wrapping
-// [ErrAmountPrecision] rather than rounding: silently rounding money is how
-// cents go missing.
+// ErrInvalidAmount is returned (wrapped) by [NewAmount] and [MustAmount]
+// for text that is not a plain decimal amount.
+var ErrInvalidAmount = errors.New("openpay: not a plain decimal amount")
+
+// NewAmount parses an amount written as a plain decimal: digits, optionally
+// a leading '-' and a '.' followed by one or two decimals, as in "250",
+// "250.5", "250.50" or "-10.25". It is meant for text a person typed, so it
+// refuses every other way of writing a number rather than guess at it, with
+// an error wrapping [ErrInvalidAmount]: exponents ("1e3"), thousands
+// separators ("1,000"), decimal commas ("250,50"), spaces, a '+' sign, a
+// point without digits on both sides (".5", "5.") and anything else that is
+// not a digit. Trim spaces and remove separators first if your form allows
+// them. More than two decimals are refused with an error wrapping
+// [ErrAmountPrecision] rather than rounded, since silently rounding money is
+// how cents go missing; this includes trailing zeros, as "1.000" is a
+// thousand where a point separates thousands (Colombia).
+//
+// Amounts decoded from the gateway's JSON ([Amount.UnmarshalJSON]) and
+// [Amount.UnmarshalText] read any form of number, since they read what a
+// program wrote rather than what a person typed.
 func NewAmount(s string) (Amount, error) {
+	why, decimals := plainDecimal(s)
+	if why != "" {
+		// The text is not echoed: a mistaken argument could be a card
+		// number.
+		return Amount{}, fmt.Errorf("%w (%s): write digits, with an optional leading '-' and '.', as in 250 or 250.50", ErrInvalidAmount, why)
+	}
+	if decimals > 2 {
+		return Amount{}, fmt.Errorf("%w: %d written", ErrAmountPrecision, decimals)
+	}
 	d, err := parseDecimal(s)
 	if err != nil {
-		return Amount{}, fmt.Errorf("openpay: amount %.40q is not a decimal number", s)
+		return Amount{}, fmt.Errorf("%w (%s)", ErrInvalidAmount, err)
 	}
-	a := Amount{d: d}
-	if err := a.checkPrecision(); err != nil {
-		return Amount{}, err
+	return Amount{d: d}, nil
+}
+
+// plainDecimal says what keeps s from being a plain decimal
+// (-?[0-9]+(\.[0-9]+)?), or "" when nothing does, and how many decimals it
+// has.
+func plainDecimal(s string) (why string, decimals int) {
+	if s == "" {
+		return "empty", 0
 	}
-	return a, nil
+	i := 0
+	if s[0] == '-' {
+		i = 1
+	}
+	digits := func() int {
+		start := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	units := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		decimals = digits()
+		if units == 0 || decimals == 0 {
+			return "a decimal point needs digits on both sides", 0
+		}
+	} else if units == 0 && i == len(s) {
+		return "no digits", 0
+	}
+	if i == len(s) {
+		return "", decimals
+	}
+	switch c := s[i]; {
+	case c == 'e' || c == 'E':
+		return "exponent", 0
+	case c == ',' || c == '.' || c == '_' || c == '\'':
+		return "separator", 0
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		return "space", 0
+	case c == '+':
+		return "'+' sign", 0
+	default:
+		return "not a digit", 0
+	}
 }
 
 // MustAmount is like [NewAmount] but panics on a malformed amount. It is
-// meant for constants in code and tests, where the literal is known good.
+// meant for constants in code and tests, where the literal is known good;
+// parse text from users with NewAmount.
 func MustAmount(s string) Amount {
 	a, err := NewAmount(s)
 	if err != nil {
@@ -212,7 +279,9 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 // filters). It applies the same precision rule as MarshalJSON.
 func (a Amount) MarshalText() ([]byte, error) { return a.MarshalJSON() }
 
-// UnmarshalText parses a decimal string exactly.
+// UnmarshalText parses a decimal string exactly. Unlike [NewAmount] it
+// reads any form of number the JSON decoding reads ("1e3", "+5", ".5"),
+// whatever its precision, as decoders do: it reads what a program wrote.
 func (a *Amount) UnmarshalText(b []byte) error {
 	d, err := parseDecimal(string(b))
 	if err != nil {

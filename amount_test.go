@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -28,22 +29,66 @@ func TestNewAmount(t *testing.T) {
 		{in: "-10.25", want: "-10.25"},
 		{in: "1.005", wantErr: ErrAmountPrecision},
 		{in: "0.001", wantErr: ErrAmountPrecision},
-		{in: "abc"},
-		{in: ""},
+		{in: "1.000", wantErr: ErrAmountPrecision}, // a thousand, where a point separates thousands
+		{in: "1.500", wantErr: ErrAmountPrecision},
+		{in: "250,50", wantErr: ErrInvalidAmount},
+		{in: "007.50", want: "7.50"},
+		{in: "abc", wantErr: ErrInvalidAmount},
+		{in: "", wantErr: ErrInvalidAmount},
+		// Only plain decimals: what a person may mean by anything else is
+		// a guess (issue 22, item 7).
+		{in: "1e3", wantErr: ErrInvalidAmount},
+		{in: "1E+2", wantErr: ErrInvalidAmount},
+		{in: "2.5e1", wantErr: ErrInvalidAmount},
+		{in: "1,000", wantErr: ErrInvalidAmount},
+		{in: "1,000.50", wantErr: ErrInvalidAmount},
+		{in: "1.000,50", wantErr: ErrInvalidAmount},
+		{in: "1_000", wantErr: ErrInvalidAmount},
+		{in: "1'000", wantErr: ErrInvalidAmount},
+		{in: "1.2.3", wantErr: ErrInvalidAmount},
+		{in: " 250", wantErr: ErrInvalidAmount},
+		{in: "250 ", wantErr: ErrInvalidAmount},
+		{in: "2 500", wantErr: ErrInvalidAmount},
+		{in: "250\n", wantErr: ErrInvalidAmount},
+		{in: "+250", wantErr: ErrInvalidAmount},
+		{in: "--250", wantErr: ErrInvalidAmount},
+		{in: "-", wantErr: ErrInvalidAmount},
+		{in: "0x10", wantErr: ErrInvalidAmount},
+		{in: ".5", wantErr: ErrInvalidAmount},
+		{in: "-.5", wantErr: ErrInvalidAmount},
+		{in: "5.", wantErr: ErrInvalidAmount},
+		{in: ".", wantErr: ErrInvalidAmount},
+		{in: "$250", wantErr: ErrInvalidAmount},
+		{in: "250 MXN", wantErr: ErrInvalidAmount},
+		{in: "Inf", wantErr: ErrInvalidAmount},
+		{in: "NaN", wantErr: ErrInvalidAmount},
+		{in: "\uff15", wantErr: ErrInvalidAmount}, // a full-width 5
+		{in: "1" + strings.Repeat("0", 60), wantErr: ErrInvalidAmount},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			a, err := NewAmount(tt.in)
 			if tt.want == "" {
 				require.Error(t, err)
-				if tt.wantErr != nil {
-					assert.ErrorIs(t, err, tt.wantErr)
-				}
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.Panics(t, func() { MustAmount(tt.in) })
 				return
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, a.String())
 		})
+	}
+}
+
+// A card number typed into the amount box is refused without being
+// echoed into the error (which may be logged or shown).
+func TestNewAmountDoesNotEchoItsInput(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"4111 1111 1111 1111", "4111-1111-1111-1111", "sk_e568c42a6c384b7ab02cd47d2e407cab"} {
+		_, err := NewAmount(in)
+		require.ErrorIs(t, err, ErrInvalidAmount)
+		assert.NotContains(t, err.Error(), "4111")
+		assert.NotContains(t, err.Error(), "e568c42a")
 	}
 }
 

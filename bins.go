@@ -17,14 +17,14 @@ type BINsService struct{ s scope }
 // bin (six digits): bank, brand, type, country, and whether they may pay
 // online or with Santander points. An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) Get(ctx context.Context, bin string, opts ...CallOption) (*CardBIN, error) {
-	return call[CardBIN](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet}, "bines", bin)
+	return call[CardBIN](ctx, scopeOf(bs), apiRequest{opts: opts, method: http.MethodGet}, "bines", bin)
 }
 
 // CardType returns whether the cards of bin (six to eight digits) are CREDIT
 // or DEBIT cards: the Mexican plug-ins' check (GET bines/man/{bin}, with the
 // private key). An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) CardType(ctx context.Context, bin string, opts ...CallOption) (*BINCardType, error) {
-	return call[BINCardType](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet}, "bines", "man", bin)
+	return call[BINCardType](ctx, scopeOf(bs), apiRequest{opts: opts, method: http.MethodGet}, "bines", "man", bin)
 }
 
 // Promotions returns the card type of bin (six to eight digits) and the
@@ -33,7 +33,7 @@ func (bs *BINsService) CardType(ctx context.Context, bin string, opts ...CallOpt
 // bines/{bin}/promotions), sent without credentials as they send it. An
 // unknown BIN gives [ErrNotFound].
 func (bs *BINsService) Promotions(ctx context.Context, bin string, opts ...CallOption) (*BINPromotions, error) {
-	return call[BINPromotions](ctx, bs.s, apiRequest{opts: opts, method: http.MethodGet, noAuth: true, publicKeyOK: true},
+	return call[BINPromotions](ctx, scopeOf(bs), apiRequest{opts: opts, method: http.MethodGet, noAuth: true, publicKeyOK: true},
 		"bines", bin, "promotions")
 }
 
@@ -42,11 +42,7 @@ func (bs *BINsService) Promotions(ctx context.Context, bin string, opts ...CallO
 // /v1/cards/validate-bin?bin=, a path without the merchant, sent without
 // credentials). An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) Validate(ctx context.Context, bin string, opts ...CallOption) (*BINValidation, error) {
-	var out BINValidation
-	err := bs.s.c.send(ctx, apiRequest{opts: opts, method: http.MethodGet, url: bs.s.c.baseURL + "/v1/cards/validate-bin",
-		query: url.Values{"bin": {bin}}, noAuth: true, publicKeyOK: true}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	root := scope{c: scopeOf(bs).c} // a path without the merchant
+	return call[BINValidation](ctx, root, apiRequest{opts: opts, method: http.MethodGet,
+		query: url.Values{"bin": {bin}}, noAuth: true, publicKeyOK: true}, "v1", "cards", "validate-bin")
 }

@@ -85,9 +85,12 @@ func (r PSECharge) check() error {
 	return nil
 }
 
-// checkCharge runs the checks a charge variant makes before sending, for
-// the variants that have some.
+// checkCharge refuses a nil request, then runs the checks a charge variant
+// makes before sending, for the variants that have some.
 func checkCharge(req ChargeRequest) error {
+	if err := checkRequest(req, "ChargeRequest"); err != nil {
+		return err
+	}
 	if c, ok := req.(interface{ check() error }); ok {
 		return c.check()
 	}
@@ -131,18 +134,19 @@ type ChargesService struct{ s scope }
 // Without an OrderID such a failure returns an error matching
 // [ErrOutcomeUnknown] and is not retried. A declined charge keeps its
 // OrderID at the gateway, so the payer's next try (another card) must be
-// sent with a new one, such as "order-42-2".
+// sent with a new one, such as "order-42-2". A nil req fails before
+// sending with [ErrNilRequest].
 func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
 	body, want := req.chargeRequest()
-	return createTx(ctx, cs.s, apiRequest{body: body, needsClientIP: true}, want, opts, "charges")
+	return createTx(ctx, scopeOf(cs), apiRequest{body: body, needsClientIP: true}, want, opts, "charges")
 }
 
 // Get returns a charge, with its refund when it was refunded.
 func (cs *ChargesService) Get(ctx context.Context, chargeID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "charges", chargeID)
+	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "charges", chargeID)
 }
 
 // GetByOrderID returns the charge holding orderID, whatever its status, or
@@ -152,21 +156,23 @@ func (cs *ChargesService) Get(ctx context.Context, chargeID string, opts ...Call
 // decline); none found means the gateway made nothing, and only then may
 // the attempt be sent again with the same order_id.
 func (cs *ChargesService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
-	return getByOrderID(ctx, cs.s, orderID, opts, "charges")
+	return getByOrderID(ctx, scopeOf(cs), orderID, opts, "charges")
 }
 
 // List iterates over the charges matching params (nil: all), newest first,
-// fetching pages lazily as the loop advances.
+// fetching pages lazily as the loop advances. Each charge is yielded once,
+// even while charges are made during the loop; [ListParams] says what a
+// loop can miss.
 func (cs *ChargesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, cs.s, q, err, opts, "charges")
+	return iterOf[Transaction](ctx, scopeOf(cs), q, err, opts, "charges")
 }
 
 // ListPage returns one page of charges (params.Limit, default 10, from
 // params.Offset).
 func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, cs.s, q, err, opts, "charges")
+	return pageOf[Transaction](ctx, scopeOf(cs), q, err, opts, "charges")
 }
 
 // Update changes a charge's description or order ID (the members of req
@@ -175,7 +181,7 @@ func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListP
 // Java SDK and the PrestaShop module call it. At the merchant level it also
 // finds a customer's charge.
 func (cs *ChargesService) Update(ctx context.Context, chargeID string, req ChargeUpdateRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPut, body: req}, "charges", chargeID)
+	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "charges", chargeID)
 }
 
 // Capture confirms a pre-authorization (a card charge made with
@@ -183,7 +189,7 @@ func (cs *ChargesService) Update(ctx context.Context, chargeID string, req Charg
 // amount; a smaller amount captures part of it. The charge becomes
 // completed with the captured amount.
 func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "capture")
+	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "capture")
 }
 
 // Refund returns a card charge's money to the payer: all of it when
@@ -191,11 +197,11 @@ func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req Capt
 // with the refund transaction nested in its Refund field. Refunding a
 // pre-authorization that was never captured cancels it.
 func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "refund")
+	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "refund")
 }
 
 // Cancel cancels a charge still waiting for the payer (a redirect or 3-D
 // Secure charge in charge_pending) or a pre-authorization.
 func (cs *ChargesService) Cancel(ctx context.Context, chargeID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost}, "charges", chargeID, "cancel")
+	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost}, "charges", chargeID, "cancel")
 }

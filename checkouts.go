@@ -2,17 +2,17 @@ package openpay
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
-	"time"
 )
 
 // CheckoutDateLayout is the form of a checkout request's expiration_date:
-// a wall-clock minute in the gateway's time zone (central Mexico for
-// Mexican merchants), without an offset:
+// a wall-clock minute in the merchant's country's time zone
+// ([Country.Location]), without an offset:
 //
-//	req.ExpirationDate = deadline.In(mexico).Format(openpay.CheckoutDateLayout)
+//	req.ExpirationDate = deadline.In(openpay.CountryMexico.Location()).Format(openpay.CheckoutDateLayout)
 const CheckoutDateLayout = "2006-01-02 15:04"
 
 // CheckoutsService manages checkouts, the gateway's payment links
@@ -38,13 +38,13 @@ type CheckoutsService struct{ s scope }
 // take none, the customer being the payer. An OrderID already used by a
 // checkout or a transaction gives [ErrDuplicateOrderID].
 func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opts ...CallOption) (*Checkout, error) {
-	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
+	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
 }
 
 // Get returns a checkout by its id or, failing that, by its order_id (the
 // gateway looks up both, as the vendor's Java client says).
 func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string, opts ...CallOption) (*Checkout, error) {
-	return call[Checkout](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
+	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
 }
 
 // Update sets a checkout's status (CheckoutStatusAvailable or
@@ -59,7 +59,7 @@ func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, statu
 	if status != "" {
 		q = url.Values{"status": {string(status)}}
 	}
-	merchant := scope{c: cs.s.c, prefix: []string{"v1", cs.s.c.merchantID}}
+	merchant := scopeOf(cs).c.merchantScope()
 	return call[Checkout](ctx, merchant, apiRequest{opts: opts, method: http.MethodPut, query: q, body: req}, "checkouts", checkoutID)
 }
 
@@ -68,23 +68,23 @@ func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, statu
 // customer's.
 func (cs *CheckoutsService) List(ctx context.Context, params *CheckoutListParams, opts ...CallOption) iter.Seq2[*Checkout, error] {
 	q, err := params.query()
-	return iterOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+	return iterOf[Checkout](ctx, scopeOf(cs), q, err, opts, "checkouts")
 }
 
 // ListPage returns one page of checkouts.
 func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListParams, opts ...CallOption) ([]Checkout, error) {
 	q, err := params.query()
-	return pageOf[Checkout](ctx, cs.s, q, err, opts, "checkouts")
+	return pageOf[Checkout](ctx, scopeOf(cs), q, err, opts, "checkouts")
 }
 
 // CheckoutListParams filter lists of checkouts.
 type CheckoutListParams struct {
 	ListParams
 	// StartDate keeps checkouts created on or after that day, EndDate on or
-	// before it. Only the calendar day of each is sent, as read in the
-	// time's own location, in the gateway's yyyyMMdd form (startDate,
-	// endDate), which the vendor's clients use for checkouts.
-	StartDate, EndDate time.Time
+	// before it: days of the merchant's country, as for
+	// [ListParams.Creation]. They are sent in the yyyyMMdd form (startDate,
+	// endDate) of the gateway's checkout filters.
+	StartDate, EndDate Date
 }
 
 func (p *CheckoutListParams) query() (url.Values, error) {
@@ -95,10 +95,12 @@ func (p *CheckoutListParams) query() (url.Values, error) {
 	if err := p.ListParams.encode(q); err != nil {
 		return nil, err
 	}
-	for key, t := range map[string]time.Time{"startDate": p.StartDate, "endDate": p.EndDate} {
-		if !t.IsZero() {
-			q.Set(key, t.Format("20060102"))
-		}
+	compact := func(d Date) string { return fmt.Sprintf("%04d%02d%02d", d.Year, int(d.Month), d.Day) }
+	if err := setDate(q, "startDate", p.StartDate, compact); err != nil {
+		return nil, err
+	}
+	if err := setDate(q, "endDate", p.EndDate, compact); err != nil {
+		return nil, err
 	}
 	return q, nil
 }

@@ -74,7 +74,9 @@ func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(transport.DefaultPoli
 const DefaultTimeout = 60 * time.Second
 
 // Client calls the gateway for one merchant. It is safe for concurrent use;
-// create one and share it.
+// create one with [New] and share it. A Client that New did not create (a
+// zero Client{}, a nil *Client) sends nothing: its calls fail with
+// [ErrZeroClient].
 type Client struct {
 	// Merchant-level services. The services of one customer are at
 	// [Client.Customer].
@@ -311,15 +313,28 @@ func checkTLSFloor(hc *http.Client) error {
 	return nil
 }
 
-// MerchantID returns the merchant the client acts for.
-func (c *Client) MerchantID() string { return c.merchantID }
+// MerchantID returns the merchant the client acts for ("" for a client
+// that New did not create).
+func (c *Client) MerchantID() string {
+	if c == nil {
+		return ""
+	}
+	return c.merchantID
+}
 
 // CloseIdleConnections closes the idle connections of the SDK's own
 // connection pool (not of a client passed with WithHTTPClient).
-func (c *Client) CloseIdleConnections() { c.tr.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	if c != nil && c.tr != nil {
+		c.tr.CloseIdleConnections()
+	}
+}
 
 // String describes the client without its key.
 func (c Client) String() string {
+	if c.tr == nil {
+		return "openpay.Client{not created with openpay.New}"
+	}
 	kind := "private"
 	if c.public {
 		kind = "public"

@@ -148,7 +148,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 				return out
 			}
 			assert.Equal(t, []string{pse.ID, store.ID, card.ID}, ids(k.c.Checkouts.List(ctx, nil)), "newest first")
-			day := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+			day := openpay.NewDate(2026, time.January, 5)
 			assert.Len(t, ids(k.c.Checkouts.List(ctx, &openpay.CheckoutListParams{StartDate: day, EndDate: day})), 3)
 			open := newLink("open-1")
 			upd, err := k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-01-10 18:30"})

@@ -273,10 +273,13 @@ func TestContractListsOfCheckouts(t *testing.T) {
 	assert.Equal(t, []string{ids[4], ids[3]}, page(openpay.CheckoutListParams{StartDate: days[3]}))
 	assert.Equal(t, []string{ids[0]}, page(openpay.CheckoutListParams{EndDate: days[0]}))
 	assert.Equal(t, []string{ids[2]}, page(openpay.CheckoutListParams{StartDate: days[1], EndDate: days[3], ListParams: openpay.ListParams{Offset: 1, Limit: 1}}))
-	// A day late in the evening elsewhere is still that day where it was read.
+	// 23:00 in Mexico City is already the next day in Tokyo (and in UTC);
+	// the merchant's day is still Mexico's.
 	tokyo := time.FixedZone("JST", 9*3600)
-	evening := time.Date(days[2].Year(), days[2].Month(), days[2].Day(), 23, 0, 0, 0, tokyo)
-	assert.Equal(t, []string{ids[2]}, page(openpay.CheckoutListParams{StartDate: evening, EndDate: evening}))
+	evening := days[2].In(openpay.CountryMexico.Location()).Add(23 * time.Hour).In(tokyo)
+	require.Equal(t, days[3], openpay.DateOf(evening))
+	mexicoDay := openpay.CountryMexico.Today(evening)
+	assert.Equal(t, []string{ids[2]}, page(openpay.CheckoutListParams{StartDate: mexicoDay, EndDate: mexicoDay}))
 	_, err := k.c.Checkouts.ListPage(ctx, &openpay.CheckoutListParams{ListParams: openpay.ListParams{Limit: 101}})
 	assert.Error(t, err, "checked before sending")
 }

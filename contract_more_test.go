@@ -31,7 +31,7 @@ type receiver struct {
 
 func newReceiver(t *testing.T, user, password string) *receiver {
 	rc := &receiver{got: make(chan struct{}, 100)}
-	rc.srv = httptest.NewServer(openpay.WebhookHandler(user, password, func(_ context.Context, ev *openpay.WebhookEvent) error {
+	rc.srv = httptest.NewServer(webhookHandler(t, user, password, func(_ context.Context, ev *openpay.WebhookEvent) error {
 		rc.mu.Lock()
 		rc.events = append(rc.events, *ev)
 		rc.mu.Unlock()
@@ -104,10 +104,14 @@ func TestContractWebhooks(t *testing.T) {
 	var codesMu sync.Mutex
 	sniff := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var ev openpay.WebhookEvent
-		h := openpay.WebhookHandler("hook-user", "hook-secret", func(_ context.Context, e *openpay.WebhookEvent) error {
+		h, err := openpay.WebhookHandler("hook-user", "hook-secret", func(_ context.Context, e *openpay.WebhookEvent) error {
 			ev = *e
 			return nil
 		})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		codesMu.Lock()

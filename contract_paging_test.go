@@ -47,16 +47,10 @@ func pageIDs[T any](t *testing.T, items []T, err error, id func(*T) string) []st
 	return out
 }
 
-// day is the calendar day of t in the gateway's zone.
-func day(t time.Time) time.Time {
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, t.Location())
-}
-
 // checkListing checks a list that holds exactly the records created, oldest
 // first, as ids, the i-th of them on the day days[i] (one record a day, at
 // least five).
-func checkListing[T any](t *testing.T, l listing[T], ids []string, days []time.Time) {
+func checkListing[T any](t *testing.T, l listing[T], ids []string, days []openpay.Date) {
 	t.Helper()
 	require.GreaterOrEqual(t, len(ids), 5)
 	ctx := context.Background()
@@ -92,11 +86,11 @@ func checkListing[T any](t *testing.T, l listing[T], ids []string, days []time.T
 }
 
 // daily calls create n times, a day apart on the server's clock, and returns
-// the ids and days of what it created.
-func daily(t *testing.T, k *contract, n int, create func(i int) string) (ids []string, days []time.Time) {
+// the ids and days (the merchant's) of what it created.
+func daily(t *testing.T, k *contract, n int, create func(i int) string) (ids []string, days []openpay.Date) {
 	t.Helper()
 	for i := range n {
-		days = append(days, day(k.srv.Now()))
+		days = append(days, k.srv.Country.Today(k.srv.Now()))
 		ids = append(ids, create(i))
 		_, err := k.srv.AdvanceClock(24 * time.Hour)
 		require.NoError(t, err)

@@ -14,33 +14,33 @@ type CustomersService struct{ s scope }
 // balance, a CLABE and a store reference for receiving funds. An
 // ExternalID already in use gives [ErrExternalIDExists].
 func (cs *CustomersService) Create(ctx context.Context, req CustomerRequest, opts ...CallOption) (*Customer, error) {
-	return call[Customer](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "customers")
+	return call[Customer](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "customers")
 }
 
 // Update replaces a customer's name, contact data and address.
 func (cs *CustomersService) Update(ctx context.Context, customerID string, req CustomerUpdateRequest, opts ...CallOption) (*Customer, error) {
-	return call[Customer](ctx, cs.s, apiRequest{opts: opts, method: http.MethodPut, body: req}, "customers", customerID)
+	return call[Customer](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "customers", customerID)
 }
 
 // Get returns a customer.
 func (cs *CustomersService) Get(ctx context.Context, customerID string, opts ...CallOption) (*Customer, error) {
-	return call[Customer](ctx, cs.s, apiRequest{opts: opts, method: http.MethodGet}, "customers", customerID)
+	return call[Customer](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "customers", customerID)
 }
 
 // Delete removes a customer for good and cancels its subscriptions; it is
 // refused while the customer's balance is above zero.
 func (cs *CustomersService) Delete(ctx context.Context, customerID string, opts ...CallOption) error {
-	return callNoContent(ctx, cs.s, http.MethodDelete, opts, "customers", customerID)
+	return callNoContent(ctx, scopeOf(cs), http.MethodDelete, opts, "customers", customerID)
 }
 
 // List iterates over the customers matching params, newest first.
 func (cs *CustomersService) List(ctx context.Context, params *CustomerListParams, opts ...CallOption) iter.Seq2[*Customer, error] {
 	q, err := params.query()
-	return iterOf[Customer](ctx, cs.s, q, err, opts, "customers")
+	return iterOf[Customer](ctx, scopeOf(cs), q, err, opts, "customers")
 }
 
 // ListPage returns one page of customers.
 func (cs *CustomersService) ListPage(ctx context.Context, params *CustomerListParams, opts ...CallOption) ([]Customer, error) {
 	q, err := params.query()
-	return pageOf[Customer](ctx, cs.s, q, err, opts, "customers")
+	return pageOf[Customer](ctx, scopeOf(cs), q, err, opts, "customers")
 }

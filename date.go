@@ -29,7 +29,8 @@ func NewDate(year int, month time.Month, day int) Date {
 	return DateOf(time.Date(year, month, day, 0, 0, 0, 0, time.UTC))
 }
 
-// DateOf returns the day of t in t's own location.
+// DateOf returns the day of t in t's own location. For the day a merchant
+// is living, which the gateway's day filters mean, use [Country.Today].
 func DateOf(t time.Time) Date {
 	y, m, d := t.Date()
 	return Date{Year: y, Month: m, Day: d}
@@ -171,3 +172,38 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 	}
 	return d.UnmarshalText([]byte(s))
 }
+
+// The time zones of the gateway's countries. None of them has daylight
+// saving time (Mexico abolished it in October 2022), so fixed offsets are
+// exact today and need no time zone database on the host.
+var (
+	mexicoCityTime = time.FixedZone("CST", -6*60*60)
+	bogotaTime     = time.FixedZone("COT", -5*60*60)
+	limaTime       = time.FixedZone("PET", -5*60*60)
+)
+
+// Location returns the country's time zone: Mexico City time (UTC-06:00),
+// Bogotá or Lima time (UTC-05:00). The gateway counts a merchant's days in
+// it: the day filters of lists, and the days and times it writes. An empty
+// or unknown Country is Mexico, the country of a Client built without
+// [WithCountry].
+func (c Country) Location() *time.Location {
+	switch c {
+	case CountryColombia:
+		return bogotaTime
+	case CountryPeru:
+		return limaTime
+	}
+	return mexicoCityTime
+}
+
+// Today returns the country's day at the instant now: the day a merchant of
+// the country is living, whatever the zone of now or of the computer. It is
+// the day to give the Creation filters of lists. A nightly job in a UTC
+// container asks for Mexico's yesterday with
+//
+//	yesterday := openpay.CountryMexico.Today(time.Now()).AddDays(-1)
+//
+// where time.Now().AddDate(0, 0, -1) would name the wrong day between 18:00
+// and midnight in Mexico City.
+func (c Country) Today(now time.Time) Date { return DateOf(now.In(c.Location())) }

@@ -157,3 +157,38 @@ func TestDateUnmarshalText(t *testing.T) {
 	assert.Equal(t, Date{2016, time.January, 11}, d, "empty text leaves the value")
 	assert.Error(t, d.UnmarshalText([]byte("tomorrow")))
 }
+
+// A country's day at an instant is the day on its own clocks, whatever
+// the zone the instant is given in, all year round (no daylight saving
+// time in any of the three).
+func TestCountryToday(t *testing.T) {
+	t.Parallel()
+	utc := func(month time.Month, day, hour, minute int) time.Time {
+		return time.Date(2026, month, day, hour, minute, 0, 0, time.UTC)
+	}
+	tokyo := time.FixedZone("JST", 9*3600)
+	cases := []struct {
+		country Country
+		at      time.Time
+		want    Date
+		offset  int // seconds east of UTC
+	}{
+		{CountryMexico, utc(time.March, 11, 0, 30), NewDate(2026, time.March, 10), -6 * 3600},
+		{CountryMexico, utc(time.March, 11, 5, 59), NewDate(2026, time.March, 10), -6 * 3600},
+		{CountryMexico, utc(time.March, 11, 6, 0), NewDate(2026, time.March, 11), -6 * 3600},
+		{CountryMexico, utc(time.July, 1, 5, 30).In(tokyo), NewDate(2026, time.June, 30), -6 * 3600}, // no summer time
+		{CountryColombia, utc(time.March, 11, 4, 59), NewDate(2026, time.March, 10), -5 * 3600},
+		{CountryColombia, utc(time.March, 11, 5, 30), NewDate(2026, time.March, 11), -5 * 3600}, // Mexico is still on the 10th
+		{CountryPeru, utc(time.December, 31, 23, 0).In(tokyo), NewDate(2026, time.December, 31), -5 * 3600},
+		{CountryPeru, utc(time.January, 1, 5, 0), NewDate(2026, time.January, 1), -5 * 3600},
+		{"", utc(time.March, 11, 5, 30), NewDate(2026, time.March, 10), -6 * 3600},   // the default country
+		{"XX", utc(time.March, 11, 5, 30), NewDate(2026, time.March, 10), -6 * 3600}, // unknown: Mexico's
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, tc.country.Today(tc.at), "%q at %v", tc.country, tc.at)
+		_, offset := tc.at.In(tc.country.Location()).Zone()
+		assert.Equal(t, tc.offset, offset, "%q", tc.country)
+	}
+	assert.Equal(t, time.Date(2026, time.March, 10, 6, 0, 0, 0, time.UTC), NewDate(2026, time.March, 10).In(CountryMexico.Location()).UTC(),
+		"the country's day starts at its midnight")
+}

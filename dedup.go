@@ -108,8 +108,15 @@ var errEventInProgress = errors.New("openpay: the same event is being processed 
 // safe to run twice (check the state of the order, or record the event in
 // the same database transaction as its effect).
 //
-// A nil store is a [MemoryEventStore] of the default size.
+// A handle that panics is treated as one that failed: the event is not
+// recorded, and no later delivery of it is refused as in progress.
+//
+// A nil store is a [MemoryEventStore] of the default size. A nil handle
+// gives nil, which WebhookHandler refuses.
 func Deduplicate(store EventStore, handle func(ctx context.Context, ev *WebhookEvent) error) func(ctx context.Context, ev *WebhookEvent) error {
+	if handle == nil {
+		return nil
+	}
 	if store == nil {
 		store = NewMemoryEventStore(0)
 	}

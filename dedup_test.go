@@ -193,7 +193,7 @@ func TestDeduplicateConcurrent(t *testing.T) {
 	var mu sync.Mutex
 	count := map[string]int{}
 	store := openpay.NewMemoryEventStore(1000)
-	h := openpay.WebhookHandler("u", "p", openpay.Deduplicate(store, func(_ context.Context, ev *openpay.WebhookEvent) error {
+	h := webhookHandler(t, "u", "p", openpay.Deduplicate(store, func(_ context.Context, ev *openpay.WebhookEvent) error {
 		mu.Lock()
 		defer mu.Unlock()
 		count[ev.Transaction.ID]++

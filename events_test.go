@@ -74,7 +74,7 @@ func TestWebhookHandlerKeepsTheBody(t *testing.T) {
 	t.Parallel()
 	body := `{"type":"order.completed","event_date":"2026-03-10T12:00:00-06:00","order":{"id":"o1","status":"completed"}}`
 	var got openpay.EventPayload
-	h := openpay.WebhookHandler("", "", func(_ context.Context, ev *openpay.WebhookEvent) error {
+	h := webhookHandler(t, "", "", func(_ context.Context, ev *openpay.WebhookEvent) error {
 		got = ev.Payload()
 		return nil
 	})

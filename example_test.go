@@ -298,8 +298,12 @@ func ExampleWebhookHandler() {
 	}
 	// The gateway repeats deliveries: Deduplicate processes each event once.
 	// A MemoryEventStore serves one process; give several a shared store.
-	h := openpay.WebhookHandler("hook-user", "hook-secret",
+	h, err := openpay.WebhookHandler("hook-user", "hook-secret",
 		openpay.Deduplicate(openpay.NewMemoryEventStore(10000), handle))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	hook := httptest.NewServer(h) // stands for https://shop.example/openpay/events
 	defer hook.Close()
 

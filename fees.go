@@ -15,12 +15,12 @@ type FeesService struct{ s scope }
 // outcome is retried and reconciled as for charges.
 func (fs *FeesService) Create(ctx context.Context, req FeeRequest, opts ...CallOption) (*Transaction, error) {
 	want := txExpectation{orderID: req.OrderID, amount: req.Amount, method: TransactionMethodCustomer, txType: TransactionTypeFee, customer: req.CustomerID}
-	return createTx(ctx, fs.s, apiRequest{body: req}, want, opts, "fees")
+	return createTx(ctx, scopeOf(fs), apiRequest{body: req}, want, opts, "fees")
 }
 
 // Get returns a fee.
 func (fs *FeesService) Get(ctx context.Context, feeID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
+	return call[Transaction](ctx, scopeOf(fs), apiRequest{opts: opts, method: http.MethodGet}, "fees", feeID)
 }
 
 // GetByOrderID returns the fee holding orderID, whatever its status, or
@@ -30,22 +30,24 @@ func (fs *FeesService) Get(ctx context.Context, feeID string, opts ...CallOption
 // decline); none found means the gateway made nothing, and only then may
 // the attempt be sent again with the same order_id.
 func (fs *FeesService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
-	return getByOrderID(ctx, fs.s, orderID, opts, "fees")
+	return getByOrderID(ctx, scopeOf(fs), orderID, opts, "fees")
 }
 
 // Refund returns a fee to the customer's balance.
 func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, fs.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
+	return call[Transaction](ctx, scopeOf(fs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "fees", feeID, "refund")
 }
 
-// List iterates over the fees matching params, newest first.
+// List iterates over the fees matching params, newest first, each once
+// even while fees are charged during the loop ([ListParams] says what a
+// loop can miss).
 func (fs *FeesService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, fs.s, q, err, opts, "fees")
+	return iterOf[Transaction](ctx, scopeOf(fs), q, err, opts, "fees")
 }
 
 // ListPage returns one page of fees.
 func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, fs.s, q, err, opts, "fees")
+	return pageOf[Transaction](ctx, scopeOf(fs), q, err, opts, "fees")
 }

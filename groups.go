@@ -17,7 +17,7 @@ import (
 // customer at that merchant (GroupScope.Merchant(id).Customer(cid).Charges).
 // A charge made here is a transaction of that merchant: read, list or
 // cancel it with the merchant's own credentials ([Client.Charges]).
-type GroupChargesService struct{ cs ChargesService }
+type GroupChargesService struct{ s scope }
 
 // Create charges with one of the [ChargeRequest] variants. The gateway
 // requires the payer's IP address: pass [WithClientIP] (or set
@@ -31,67 +31,75 @@ type GroupChargesService struct{ cs ChargesService }
 // Such a failure returns an error matching [ErrOutcomeUnknown]; find out
 // with the merchant's client, listing its charges by the OrderID
 // ([TransactionListParams].OrderID). A duplicate OrderID gives
-// [ErrDuplicateOrderID].
+// [ErrDuplicateOrderID]. A nil req fails before sending with
+// [ErrNilRequest].
 func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
 	body, _ := req.chargeRequest()
 	// An empty expectation makes the request not reconcilable.
-	return createTx(ctx, g.cs.s, apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")
+	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")
 }
+
+// charges is the merchant service sharing g's implementation (nil for a
+// nil g, whose calls then fail like those of a nil service).
+func (g *GroupChargesService) charges() *ChargesService { return (*ChargesService)(g) }
 
 // Capture confirms a pre-authorization made through the group, in whole
 // (zero req.Amount) or in part; see [ChargesService.Capture].
 func (g *GroupChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest, opts ...CallOption) (*Transaction, error) {
-	return g.cs.Capture(ctx, chargeID, req, opts...)
+	return g.charges().Capture(ctx, chargeID, req, opts...)
 }
 
 // Refund returns a card charge's money to the payer, in whole (zero
 // req.Amount) or in part; see [ChargesService.Refund].
 func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
-	return g.cs.Refund(ctx, chargeID, req, opts...)
+	return g.charges().Refund(ctx, chargeID, req, opts...)
 }
 
 // GroupCardsService stores the cards of a group customer
 // (GroupScope.Customer(id).Cards). The cards serve every merchant of the
 // group; their number and security code can never be read back.
-type GroupCardsService struct{ cs CardsService }
+type GroupCardsService struct{ s scope }
+
+// cards is the merchant service sharing g's implementation.
+func (g *GroupCardsService) cards() *CardsService { return (*CardsService)(g) }
 
 // Create saves a card from its data; see [CardsService.Create].
 func (g *GroupCardsService) Create(ctx context.Context, req CardRequest, opts ...CallOption) (*Card, error) {
-	return g.cs.Create(ctx, req, opts...)
+	return g.cards().Create(ctx, req, opts...)
 }
 
 // CreateFromToken saves the card behind a token; see
 // [CardsService.CreateFromToken].
 func (g *GroupCardsService) CreateFromToken(ctx context.Context, req TokenCardRequest, opts ...CallOption) (*Card, error) {
-	return g.cs.CreateFromToken(ctx, req, opts...)
+	return g.cards().CreateFromToken(ctx, req, opts...)
 }
 
 // Get returns a card.
 func (g *GroupCardsService) Get(ctx context.Context, cardID string, opts ...CallOption) (*Card, error) {
-	return g.cs.Get(ctx, cardID, opts...)
+	return g.cards().Get(ctx, cardID, opts...)
 }
 
 // Update changes a card's holder name or expiry, or sets the security code
 // used by the card's next transaction. At group scope req.MerchantID is
 // required: the merchant of the group that uses the card.
 func (g *GroupCardsService) Update(ctx context.Context, cardID string, req CardUpdateRequest, opts ...CallOption) error {
-	return g.cs.Update(ctx, cardID, req, opts...)
+	return g.cards().Update(ctx, cardID, req, opts...)
 }
 
 // Delete removes a card; past transactions keep their records.
 func (g *GroupCardsService) Delete(ctx context.Context, cardID string, opts ...CallOption) error {
-	return g.cs.Delete(ctx, cardID, opts...)
+	return g.cards().Delete(ctx, cardID, opts...)
 }
 
 // List iterates over the customer's cards, newest first.
 func (g *GroupCardsService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Card, error] {
-	return g.cs.List(ctx, params, opts...)
+	return g.cards().List(ctx, params, opts...)
 }
 
 // ListPage returns one page of the customer's cards.
 func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Card, error) {
-	return g.cs.ListPage(ctx, params, opts...)
+	return g.cards().ListPage(ctx, params, opts...)
 }

@@ -17,6 +17,7 @@ func (s *Subscription) wireID() string { return s.ID }
 func (t *Token) wireID() string        { return t.ID }
 func (w *Webhook) wireID() string      { return w.ID }
 func (m *Merchant) wireID() string     { return m.ID }
+func (c *Checkout) wireID() string     { return c.ID }
 
 // missingID reports whether out (a pointer to an object or to a slice of
 // objects, decoded from an answer) holds an identified object without an

@@ -3,6 +3,7 @@ package openpay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -17,15 +18,30 @@ const MaxPageSize = 100
 // ListParams are the filters and paging every list accepts. The zero value
 // lists from the newest object with the gateway's default page size (10).
 //
-// Dates are calendar days: only the year, month and day of each time are
-// sent (yyyy-mm-dd), as read in the time's own location.
+// The days are calendar days of the merchant's country, the days the
+// gateway keeps its records in (Mexico City, Bogotá or Lima time): an
+// object made at 23:00 in Mexico City on May 1 is of May 1, though it was
+// already May 2 in UTC. To ask for a day as your business counts it, take
+// it from [Country.Today], never from the day a server's clock shows:
+//
+//	yesterday := openpay.CountryMexico.Today(time.Now()).AddDays(-1)
+//	params := &openpay.TransactionListParams{ListParams: openpay.ListParams{Creation: yesterday}}
+//
+// A loop over a List iterator yields every object once, even when objects
+// are created while it runs. What it sees of a list that changes meanwhile:
+// objects created after the loop started may or may not be yielded, and an
+// object deleted during the loop moves the older ones up, so that one of
+// them can be missed. (One exception to "once": more than a page of
+// objects created between two pages while over 100 objects already yielded
+// share one second of creation.) A job that must see everything of a day
+// lists it once the day is over, with Creation.
 type ListParams struct {
-	// Creation keeps objects created on that day.
-	Creation time.Time
+	// Creation keeps objects created on that day (the zero Date: any day).
+	Creation Date
 	// CreationGte keeps objects created on or after that day.
-	CreationGte time.Time
+	CreationGte Date
 	// CreationLte keeps objects created on or before that day.
-	CreationLte time.Time
+	CreationLte Date
 	// Offset skips that many objects.
 	Offset int
 	// Limit is the page size, 1..100 (0: the gateway's default of 10, or
@@ -40,9 +56,14 @@ func (p ListParams) encode(q url.Values) error {
 	if p.Limit < 0 || p.Limit > MaxPageSize {
 		return errors.New("openpay: list limit must be between 1 and 100")
 	}
-	setDate(q, "creation", p.Creation)
-	setDate(q, "creation[gte]", p.CreationGte)
-	setDate(q, "creation[lte]", p.CreationLte)
+	for _, f := range []struct {
+		key string
+		d   Date
+	}{{"creation", p.Creation}, {"creation[gte]", p.CreationGte}, {"creation[lte]", p.CreationLte}} {
+		if err := setDate(q, f.key, f.d, Date.String); err != nil {
+			return err
+		}
+	}
 	if p.Offset > 0 {
 		q.Set("offset", strconv.Itoa(p.Offset))
 	}
@@ -52,10 +73,17 @@ func (p ListParams) encode(q url.Values) error {
 	return nil
 }
 
-func setDate(q url.Values, key string, t time.Time) {
-	if !t.IsZero() {
-		q.Set(key, t.Format(time.DateOnly))
+// setDate sets a day filter, written by format, unless d is zero; a Date
+// that names no real day is refused rather than sent as another.
+func setDate(q url.Values, key string, d Date, format func(Date) string) error {
+	if d.IsZero() {
+		return nil
 	}
+	if _, err := d.MarshalText(); err != nil {
+		return fmt.Errorf("openpay: list filter %s: %w", key, err)
+	}
+	q.Set(key, format(d))
+	return nil
 }
 
 func setAmount(q url.Values, key string, a Amount) error {
@@ -169,14 +197,132 @@ func listPage[T any](ctx context.Context, c *Client, u string, q url.Values, opt
 	return page, nil
 }
 
+// listOrder says what a list's order is known to follow, which decides
+// how an iterator recognises objects it has already yielded.
+type listOrder int
+
+const (
+	// newestCreatedFirst: the list runs from the newest creation time to
+	// the oldest (every list of objects).
+	newestCreatedFirst listOrder = iota
+	// otherOrder: newest first by something other than creation time (a
+	// report's detail runs in the order its figures were recorded).
+	otherOrder
+)
+
+// createdAt is implemented by the listed objects that carry their creation
+// time. A zero time means the answer did not say.
+type createdAt interface{ wireCreated() time.Time }
+
+func (t *Transaction) wireCreated() time.Time  { return t.CreationDate }
+func (c *Card) wireCreated() time.Time         { return c.CreationDate }
+func (c *Customer) wireCreated() time.Time     { return c.CreationDate }
+func (b *BankAccount) wireCreated() time.Time  { return b.CreationDate }
+func (p *Plan) wireCreated() time.Time         { return p.CreationDate }
+func (s *Subscription) wireCreated() time.Time { return s.CreationDate }
+func (c *Checkout) wireCreated() time.Time     { return c.CreationDate.Time }
+
+// wireCreated is the token's: its card is created with it.
+func (t *Token) wireCreated() time.Time { return t.Card.CreationDate }
+
+// seenFilter recognises, with memory bounded by a few pages of ids, the
+// objects an iterator has already yielded when objects created during the
+// loop push the list down (offset paging, newest first):
+//
+//   - an object pushed down by less than a page reappears on the next page:
+//     its id is among those of the page just read;
+//   - an object pushed further down was created no earlier than every
+//     object yielded since: on a list newest created first, a creation time
+//     strictly later than the oldest yielded so far marks it (or an object
+//     created after the loop started, which the loop need not yield);
+//   - an object of the very second of the oldest yielded is told by its id,
+//     kept for up to MaxPageSize objects of that second.
+//
+// The time rules are applied only to lists in creation order, and only
+// while every page read keeps to that order, so that a list sorted
+// otherwise loses nothing to them; such a list, or one whose objects carry
+// no creation time, is told by the ids of the previous page alone. An
+// object can still come twice when more than a page of objects is created
+// between two pages and more than MaxPageSize objects share the second of
+// the oldest yielded.
+type seenFilter[T any] struct {
+	prev, cur map[string]struct{} // ids of the previous page, of this one
+	byTime    bool                // the time rules apply
+	oldest    time.Time           // the oldest creation time yielded
+	ties      map[string]struct{} // ids yielded with the creation time oldest
+}
+
+func newSeenFilter[T any](order listOrder, limit int) *seenFilter[T] {
+	_, dated := any(new(T)).(createdAt)
+	return &seenFilter[T]{prev: make(map[string]struct{}, limit), cur: make(map[string]struct{}, limit),
+		byTime: dated && order == newestCreatedFirst, ties: map[string]struct{}{}}
+}
+
+// newPage starts a page: the ids of the page read last become the
+// previous page's, and the time rules stop for good when this page is out
+// of creation order.
+func (f *seenFilter[T]) newPage(page []T) {
+	f.prev, f.cur = f.cur, f.prev
+	clear(f.cur)
+	var last time.Time
+	for i := 0; f.byTime && i < len(page); i++ {
+		t := any(&page[i]).(createdAt).wireCreated()
+		if t.IsZero() {
+			continue
+		}
+		if !last.IsZero() && t.After(last) {
+			f.byTime = false
+		}
+		last = t
+	}
+}
+
+// fresh reports whether v, an object of the page, is to be yielded, and
+// records it.
+func (f *seenFilter[T]) fresh(v *T) bool {
+	var id string
+	if o, ok := any(v).(identified); ok {
+		id = o.wireID()
+	}
+	if id != "" {
+		f.cur[id] = struct{}{}
+		if _, seen := f.prev[id]; seen {
+			return false
+		}
+	}
+	if !f.byTime {
+		return true
+	}
+	t := any(v).(createdAt).wireCreated()
+	switch {
+	case t.IsZero():
+		return true
+	case f.oldest.IsZero() || t.Before(f.oldest):
+		f.oldest = t
+		clear(f.ties)
+	case t.After(f.oldest):
+		return false
+	default:
+		if _, seen := f.ties[id]; seen && id != "" {
+			return false
+		}
+	}
+	if id != "" && len(f.ties) < MaxPageSize {
+		f.ties[id] = struct{}{}
+	}
+	return true
+}
+
 // listAll returns a lazy iterator over every object of a list, fetching
 // pages of `limit` (100 when the query sets none) starting at the query's
 // offset. The query is the caller's parameters already copied into
 // url.Values, so changing them while iterating has no effect. Nothing is
 // fetched until the iterator is ranged over; it stops after a short page,
 // and yields (nil, err) once on failure. A build error (err) is yielded the
-// same way.
-func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err error, opts []CallOption) iter.Seq2[*T, error] {
+// same way. Objects already yielded that paging meets again, because
+// objects were created meanwhile, are skipped (seenFilter); a page whose
+// objects were all skipped is still a full page, and the loop goes on.
+func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err error, order listOrder, opts []CallOption) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		if err != nil {
 			yield(nil, err)
@@ -187,6 +333,7 @@ func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err 
 		if limit <= 0 {
 			limit = MaxPageSize
 		}
+		seen := newSeenFilter[T](order, limit)
 		for {
 			pq := url.Values{}
 			for k, v := range q {
@@ -203,8 +350,9 @@ func listAll[T any](ctx context.Context, c *Client, u string, q url.Values, err 
 				yield(nil, err)
 				return
 			}
+			seen.newPage(page)
 			for i := range page {
-				if !yield(&page[i], nil) {
+				if seen.fresh(&page[i]) && !yield(&page[i], nil) {
 					return
 				}
 			}

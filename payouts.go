@@ -42,15 +42,19 @@ type PayoutsService struct{ s scope }
 // Create starts a payout; it begins in_progress and debits the balance at
 // once. With an OrderID, an unknown outcome is retried and reconciled as
 // for charges (see [ChargesService.Create]); without one it is reported
-// as [ErrOutcomeUnknown].
+// as [ErrOutcomeUnknown]. A nil req fails before sending with
+// [ErrNilRequest].
 func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest, opts ...CallOption) (*Transaction, error) {
+	if err := checkRequest(req, "PayoutRequest"); err != nil {
+		return nil, err
+	}
 	body, want := req.payoutRequest()
-	return createTx(ctx, ps.s, apiRequest{body: body}, want, opts, "payouts")
+	return createTx(ctx, scopeOf(ps), apiRequest{body: body}, want, opts, "payouts")
 }
 
 // Get returns a payout.
 func (ps *PayoutsService) Get(ctx context.Context, payoutID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodGet}, "payouts", payoutID)
+	return call[Transaction](ctx, scopeOf(ps), apiRequest{opts: opts, method: http.MethodGet}, "payouts", payoutID)
 }
 
 // GetByOrderID returns the payout holding orderID, whatever its status, or
@@ -60,23 +64,25 @@ func (ps *PayoutsService) Get(ctx context.Context, payoutID string, opts ...Call
 // decline); none found means the gateway made nothing, and only then may
 // the attempt be sent again with the same order_id.
 func (ps *PayoutsService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
-	return getByOrderID(ctx, ps.s, orderID, opts, "payouts")
+	return getByOrderID(ctx, scopeOf(ps), orderID, opts, "payouts")
 }
 
 // Cancel cancels a payout that is still in_progress and returns it,
 // cancelled.
 func (ps *PayoutsService) Cancel(ctx context.Context, payoutID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, ps.s, apiRequest{opts: opts, method: http.MethodDelete}, "payouts", payoutID)
+	return call[Transaction](ctx, scopeOf(ps), apiRequest{opts: opts, method: http.MethodDelete}, "payouts", payoutID)
 }
 
-// List iterates over the payouts matching params, newest first.
+// List iterates over the payouts matching params, newest first, each once
+// even while payouts are made during the loop ([ListParams] says what a
+// loop can miss).
 func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, ps.s, q, err, opts, "payouts")
+	return iterOf[Transaction](ctx, scopeOf(ps), q, err, opts, "payouts")
 }
 
 // ListPage returns one page of payouts.
 func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, ps.s, q, err, opts, "payouts")
+	return pageOf[Transaction](ctx, scopeOf(ps), q, err, opts, "payouts")
 }

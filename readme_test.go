@@ -21,7 +21,7 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 	clabe, hookSecret, groupID, groupCardID, chargeID, userInput, orderID, attemptID, tokenID string, attempt int,
 	total openpay.Amount, keepForRecovery func(attemptID string) error, askForAnotherCard func() error,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
-	mexicoCity *time.Location, err error, markPaid func(context.Context, *openpay.Transaction) error,
+	err error, markPaid func(context.Context, *openpay.Transaction) error,
 	t *testing.T, shopFor func(*openpaytest.Server) http.Handler`
 
 // TestReadmeCompiles type-checks every Go snippet of the README against the

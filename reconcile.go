@@ -157,12 +157,12 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 // getByOrderID returns the transaction holding orderID in the collection
 // at parts (the GetByOrderID of charges, payouts, transfers and fees).
 func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOption, parts ...string) (*Transaction, error) {
-	if orderID == "" {
-		return nil, errors.New("openpay: GetByOrderID needs an order_id")
-	}
 	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
+	}
+	if orderID == "" {
+		return nil, errors.New("openpay: GetByOrderID needs an order_id")
 	}
 	var page []Transaction
 	if err := s.c.send(ctx, orderIDLookup(u, orderID, opts), &page); err != nil {

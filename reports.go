@@ -19,6 +19,12 @@ type ReportsService struct{ s scope }
 // PageParams page a report's detail, which takes no other filter. The
 // zero value starts at the newest transaction with the gateway's default
 // page size (10), or 100 when iterating.
+//
+// A report's detail runs in the order its figures were recorded, not in
+// the order the transactions were created, so a loop over it recognises
+// what it has already yielded by the page before alone: a transaction is
+// yielded once as long as fewer than a page (Limit) of transactions join
+// the detail between two pages.
 type PageParams struct {
 	// Offset skips that many transactions.
 	Offset int
@@ -52,7 +58,7 @@ func (rs *ReportsService) Fees(ctx context.Context, year int, month time.Month, 
 	if err != nil {
 		return nil, err
 	}
-	return call[FeesSummary](ctx, rs.s, apiRequest{opts: opts, method: http.MethodGet, query: q}, "reports", "fees")
+	return call[FeesSummary](ctx, scopeOf(rs), apiRequest{opts: opts, method: http.MethodGet, query: q}, "reports", "fees")
 }
 
 // feeDetailQuery is the query of a month's fees detail.
@@ -74,13 +80,13 @@ func feeDetailQuery(year int, month time.Month, feeType FeeReportType, page *Pag
 // month, with the adjustment types those that adjust the fees.
 func (rs *ReportsService) FeeDetails(ctx context.Context, year int, month time.Month, feeType FeeReportType, page *PageParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := feeDetailQuery(year, month, feeType, page)
-	return iterOf[Transaction](ctx, rs.s, q, err, opts, "reports", "fees", "detail")
+	return iterInOrder[Transaction](ctx, scopeOf(rs), q, err, otherOrder, opts, "reports", "fees", "detail")
 }
 
 // FeeDetailsPage returns one page of [ReportsService.FeeDetails].
 func (rs *ReportsService) FeeDetailsPage(ctx context.Context, year int, month time.Month, feeType FeeReportType, page *PageParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := feeDetailQuery(year, month, feeType, page)
-	return pageOf[Transaction](ctx, rs.s, q, err, opts, "reports", "fees", "detail")
+	return pageOf[Transaction](ctx, scopeOf(rs), q, err, opts, "reports", "fees", "detail")
 }
 
 // Payout returns what a payout of the merchant's account settled: the
@@ -88,7 +94,7 @@ func (rs *ReportsService) FeeDetailsPage(ctx context.Context, year int, month ti
 // money that left it other than by payouts, and adjustments. An id that
 // is not a payout of the merchant gives [ErrNotFound].
 func (rs *ReportsService) Payout(ctx context.Context, payoutID string, opts ...CallOption) (*PayoutSummary, error) {
-	return call[PayoutSummary](ctx, rs.s, apiRequest{opts: opts, method: http.MethodGet}, "reports", "payout", payoutID)
+	return call[PayoutSummary](ctx, scopeOf(rs), apiRequest{opts: opts, method: http.MethodGet}, "reports", "payout", payoutID)
 }
 
 // payoutDetailQuery is the query of a payout's detail.
@@ -104,11 +110,11 @@ func payoutDetailQuery(detailType PayoutReportType, page *PageParams) (url.Value
 // payout's report, newest first.
 func (rs *ReportsService) PayoutDetails(ctx context.Context, payoutID string, detailType PayoutReportType, page *PageParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := payoutDetailQuery(detailType, page)
-	return iterOf[Transaction](ctx, rs.s, q, err, opts, "reports", "payout", payoutID, "detail")
+	return iterInOrder[Transaction](ctx, scopeOf(rs), q, err, otherOrder, opts, "reports", "payout", payoutID, "detail")
 }
 
 // PayoutDetailsPage returns one page of [ReportsService.PayoutDetails].
 func (rs *ReportsService) PayoutDetailsPage(ctx context.Context, payoutID string, detailType PayoutReportType, page *PageParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := payoutDetailQuery(detailType, page)
-	return pageOf[Transaction](ctx, rs.s, q, err, opts, "reports", "payout", payoutID, "detail")
+	return pageOf[Transaction](ctx, scopeOf(rs), q, err, opts, "reports", "payout", payoutID, "detail")
 }

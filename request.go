@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openpay-go/openpay/internal/transport"
 )
@@ -206,6 +207,9 @@ func (c *Client) roundTrip(ctx context.Context, r apiRequest, path string, clien
 			return nil, fmt.Errorf("openpay: %s %s: encoding request: %w", r.method, path, err)
 		}
 	}
+	if err := checkUTF8(r.method, path, body, r.query); err != nil {
+		return nil, err
+	}
 	u := r.url
 	if len(r.query) > 0 {
 		u += "?" + r.query.Encode()
@@ -284,6 +288,9 @@ func buildURL(base string, prefix, parts []string) (string, error) {
 				// The segment is not echoed: a mistaken argument could be a
 				// card number or a key.
 				return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+			}
+			if !utf8.ValidString(s) {
+				return "", &invalidUTF8Error{where: "an id"}
 			}
 			n += 1 + len(s)
 		}

@@ -2,6 +2,7 @@ package openpay
 
 import (
 	"context"
+	"errors"
 	neturl "net/url"
 	"slices"
 )
@@ -15,8 +16,18 @@ type scope struct {
 	prefix []string
 }
 
-// url returns the full URL (without query) of a path below the scope.
+// ErrZeroClient is returned by every call made through a [Client] that
+// [New] did not create: a zero Client{} (whose services are nil), a nil
+// *Client, or the services and scopes taken from one. Nothing is sent.
+var ErrZeroClient = errors.New("openpay: the client was not created with openpay.New")
+
+// url returns the full URL (without query) of a path below the scope. Every
+// call starts here, so this is where a client that New did not make is
+// refused.
 func (s scope) url(parts ...string) (string, error) {
+	if s.c == nil || s.c.tr == nil {
+		return "", ErrZeroClient
+	}
 	return buildURL(s.c.baseURL, s.prefix, parts)
 }
 
@@ -27,6 +38,38 @@ func (s scope) customerID() string {
 		return s.prefix[3]
 	}
 	return ""
+}
+
+// below returns the scope of the path parts below s.
+func (s scope) below(parts ...string) scope {
+	return scope{c: s.c, prefix: slices.Concat(s.prefix, parts)}
+}
+
+// merchantScope returns the scope of the merchant's own paths. A nil c
+// gives a scope without client, whose calls fail with ErrZeroClient.
+func (c *Client) merchantScope() scope {
+	if c == nil {
+		return scope{}
+	}
+	return scope{c: c, prefix: []string{"v1", c.merchantID}}
+}
+
+// service lists the services: each is a struct holding only its scope.
+type service interface {
+	*ChargesService | *PayoutsService | *TransfersService | *CardsService | *BankAccountsService |
+		*SubscriptionsService | *CheckoutsService | *CustomersService | *PlansService | *FeesService |
+		*TokensService | *WebhooksService | *MerchantService | *StoresService | *BINsService |
+		*ReportsService | *GroupChargesService | *GroupCardsService
+}
+
+// scopeOf returns the scope of a service. Every service method reads its
+// scope here, so that a method called on a nil service (a field of a zero
+// Client) fails with ErrZeroClient rather than panics.
+func scopeOf[S service](svc S) scope {
+	if p := (*struct{ s scope })(svc); p != nil {
+		return p.s
+	}
+	return scope{}
 }
 
 // CustomerScope holds the services of one customer: the same operations as
@@ -50,7 +93,7 @@ type CustomerScope struct {
 // Customer returns the services scoped to one customer. An invalid id is
 // reported by the first call.
 func (c *Client) Customer(customerID string) *CustomerScope {
-	s := scope{c: c, prefix: []string{"v1", c.merchantID, "customers", customerID}}
+	s := c.merchantScope().below("customers", customerID)
 	return &CustomerScope{
 		ID:            customerID,
 		Charges:       &ChargesService{s: s},
@@ -65,7 +108,7 @@ func (c *Client) Customer(customerID string) *CustomerScope {
 
 // initServices wires the merchant-level services.
 func (c *Client) initServices() {
-	s := scope{c: c, prefix: []string{"v1", c.merchantID}}
+	s := c.merchantScope()
 	c.Charges = &ChargesService{s: s}
 	c.Payouts = &PayoutsService{s: s}
 	c.Fees = &FeesService{s: s}
@@ -78,7 +121,7 @@ func (c *Client) initServices() {
 	c.Tokens = &TokensService{s: s}
 	c.Webhooks = &WebhooksService{s: s}
 	c.Merchant = &MerchantService{s: s}
-	c.Stores = &StoresService{c: c}
+	c.Stores = &StoresService{s: scope{c: c}} // the lookup's path has no merchant
 	c.Checkouts = &CheckoutsService{s: s}
 }
 
@@ -119,13 +162,20 @@ func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opt
 	return listPage[T](ctx, s.c, u, q, opts)
 }
 
-// iterOf iterates over the whole list at parts.
+// iterOf iterates over the whole list at parts, a list newest created
+// first.
 func iterOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) func(yield func(*T, error) bool) {
+	return iterInOrder[T](ctx, s, q, err, newestCreatedFirst, opts, parts...)
+}
+
+// iterInOrder iterates over the whole list at parts, a list in the given
+// order.
+func iterInOrder[T any](ctx context.Context, s scope, q neturl.Values, err error, order listOrder, opts []CallOption, parts ...string) func(yield func(*T, error) bool) {
 	u, perr := s.url(parts...)
 	if err == nil {
 		err = perr
 	}
-	return listAll[T](ctx, s.c, u, q, err, opts)
+	return listAll[T](ctx, s.c, u, q, err, order, opts)
 }
 
 // GroupScope holds the services of a merchant group: the group's own
@@ -149,6 +199,15 @@ func (c *Client) Group(groupID string) *GroupScope {
 	return &GroupScope{ID: groupID, Customers: &CustomersService{s: s}, s: s}
 }
 
+// scope returns g's scope; a nil g has one without client, whose calls
+// fail with ErrZeroClient.
+func (g *GroupScope) scope() scope {
+	if g == nil {
+		return scope{}
+	}
+	return g.s
+}
+
 // GroupCustomerScope holds the services of one customer of a group.
 type GroupCustomerScope struct {
 	Cards *GroupCardsService
@@ -156,8 +215,7 @@ type GroupCustomerScope struct {
 
 // Customer returns the services of one of the group's customers.
 func (g *GroupScope) Customer(customerID string) *GroupCustomerScope {
-	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"customers", customerID})}
-	return &GroupCustomerScope{Cards: &GroupCardsService{cs: CardsService{s: s}}}
+	return &GroupCustomerScope{Cards: &GroupCardsService{s: g.scope().below("customers", customerID)}}
 }
 
 // GroupMerchantScope holds the services of one merchant of a group.
@@ -169,8 +227,16 @@ type GroupMerchantScope struct {
 
 // Merchant returns the services of one of the group's merchants.
 func (g *GroupScope) Merchant(merchantID string) *GroupMerchantScope {
-	s := scope{c: g.s.c, prefix: slices.Concat(g.s.prefix, []string{"merchants", merchantID})}
-	return &GroupMerchantScope{Charges: &GroupChargesService{cs: ChargesService{s: s}}, s: s}
+	s := g.scope().below("merchants", merchantID)
+	return &GroupMerchantScope{Charges: &GroupChargesService{s: s}, s: s}
+}
+
+// scope returns m's scope; a nil m has one without client.
+func (m *GroupMerchantScope) scope() scope {
+	if m == nil {
+		return scope{}
+	}
+	return m.s
 }
 
 // GroupMerchantCustomerScope holds the services of one group customer at a
@@ -183,6 +249,6 @@ type GroupMerchantCustomerScope struct {
 // Customer returns the services of one group customer at the group's
 // merchant.
 func (m *GroupMerchantScope) Customer(customerID string) *GroupMerchantCustomerScope {
-	s := scope{c: m.s.c, prefix: slices.Concat(m.s.prefix, []string{"customers", customerID})}
-	return &GroupMerchantCustomerScope{Charges: &GroupChargesService{cs: ChargesService{s: s}}, Subscriptions: &SubscriptionsService{s: s}}
+	s := m.scope().below("customers", customerID)
+	return &GroupMerchantCustomerScope{Charges: &GroupChargesService{s: s}, Subscriptions: &SubscriptionsService{s: s}}
 }

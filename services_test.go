@@ -100,6 +100,7 @@ func TestRequestShapes(t *testing.T) {
 	group := c.Group("grp1")
 	amt := openpay.MustAmount("100.50")
 	date := time.Date(2024, 3, 9, 23, 0, 0, 0, time.UTC)
+	day := openpay.NewDate(2024, time.March, 9)
 
 	tests := []struct {
 		name     string
@@ -163,7 +164,7 @@ func TestRequestShapes(t *testing.T) {
 		{name: "get charge", reply: txJSON, call: func() error { _, err := c.Charges.Get(ctx, "tr1"); return err },
 			method: "GET", path: P + "/charges/tr1"},
 		{name: "list charges page", reply: `[` + txJSON + `]`, call: func() error {
-			_, err := c.Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{CreationGte: date, Offset: 20, Limit: 5},
+			_, err := c.Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{CreationGte: day, Offset: 20, Limit: 5},
 				OrderID: "o 1", AmountLte: openpay.MustAmount("99.9"), Status: openpay.TransactionStatusChargePending})
 			return err
 		}, method: "GET", path: P + "/charges",
@@ -267,7 +268,7 @@ func TestRequestShapes(t *testing.T) {
 		{name: "get customer", reply: `{"id":"a1"}`, call: func() error { _, err := c.Customers.Get(ctx, "a1"); return err }, method: "GET", path: P + "/customers/a1"},
 		{name: "delete customer", status: 204, call: func() error { return c.Customers.Delete(ctx, "a1") }, method: "DELETE", path: P + "/customers/a1"},
 		{name: "list customers", reply: `[]`, call: func() error {
-			_, err := c.Customers.ListPage(ctx, &openpay.CustomerListParams{ExternalID: "ext-1", ListParams: openpay.ListParams{Creation: date}})
+			_, err := c.Customers.ListPage(ctx, &openpay.CustomerListParams{ExternalID: "ext-1", ListParams: openpay.ListParams{Creation: day}})
 			return err
 		}, method: "GET", path: P + "/customers", query: "creation=2024-03-09&external_id=ext-1"},
 		{name: "plan", reply: `{"id":"p1"}`, call: func() error {
@@ -307,7 +308,7 @@ func TestRequestShapes(t *testing.T) {
 		{name: "get token", reply: `{"id":"tok1"}`, call: func() error { _, err := c.Tokens.Get(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1"},
 		{name: "token points", reply: `[]`, call: func() error { _, err := c.Tokens.Points(ctx, "tok1"); return err }, method: "GET", path: P + "/tokens/tok1/points"},
 		{name: "list tokens", reply: `[]`, call: func() error {
-			_, err := c.Tokens.ListPage(ctx, &openpay.ListParams{CreationGte: date, Limit: 5})
+			_, err := c.Tokens.ListPage(ctx, &openpay.ListParams{CreationGte: day, Limit: 5})
 			return err
 		}, method: "GET", path: P + "/tokens", query: "creation%5Bgte%5D=2024-03-09&limit=5"},
 		{name: "fees report", reply: `{"charged":1.5,"total":1.5}`, call: func() error { _, err := c.Reports.Fees(ctx, 2024, time.March); return err },
@@ -385,7 +386,7 @@ func TestRequestShapes(t *testing.T) {
 		}, method: "PUT", path: P + "/checkouts/c1", body: `{}`},
 		{name: "list checkouts", reply: `[]`, call: func() error {
 			_, err := c.Checkouts.ListPage(ctx, &openpay.CheckoutListParams{ListParams: openpay.ListParams{Limit: 5, Offset: 10},
-				StartDate: date, EndDate: date.AddDate(0, 0, 2)})
+				StartDate: day, EndDate: day.AddDays(2)})
 			return err
 		}, method: "GET", path: P + "/checkouts", query: "endDate=20240311&limit=5&offset=10&startDate=20240309"},
 		{name: "list customer checkouts", reply: `[]`, call: func() error {
@@ -477,6 +478,18 @@ func TestInvalidDateIsNotSent(t *testing.T) {
 		TrialEndDate: openpay.Date{Year: 2026, Month: time.February, Day: 30}})
 	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
 	_, err = subs.Update(context.Background(), "s1", openpay.SubscriptionUpdateRequest{TrialEndDate: openpay.Date{Year: 2026, Day: 1}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
+	// The day filters of lists too, on the one-page call and the iterator.
+	feb30 := openpay.Date{Year: 2026, Month: time.February, Day: 30}
+	_, err = c.Charges.ListPage(context.Background(), &openpay.TransactionListParams{ListParams: openpay.ListParams{CreationLte: feb30}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
+	var errs []error
+	for _, err := range c.Customers.List(context.Background(), &openpay.CustomerListParams{ListParams: openpay.ListParams{Creation: feb30}}) {
+		errs = append(errs, err)
+	}
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], openpay.ErrInvalidDate)
+	_, err = c.Checkouts.ListPage(context.Background(), &openpay.CheckoutListParams{EndDate: feb30})
 	assert.ErrorIs(t, err, openpay.ErrInvalidDate)
 	assert.Zero(t, srv.count(), "nothing was sent")
 }

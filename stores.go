@@ -22,7 +22,7 @@ type StoreSearch struct {
 
 // StoresService looks up convenience stores (Client.Stores). The lookup
 // needs no credentials, and the SDK sends none.
-type StoresService struct{ c *Client }
+type StoresService struct{ s scope }
 
 // Search returns the stores within q.Kilometers of the location that can
 // take q.Amount, nearest first.
@@ -43,9 +43,11 @@ func (ss *StoresService) Search(ctx context.Context, q StoreSearch, opts ...Call
 		"kilometers": {strconv.FormatFloat(q.Kilometers, 'f', -1, 64)},
 		"amount":     {string(amount)},
 	}
-	var stores []Store
-	err = ss.c.send(ctx, apiRequest{opts: opts, method: http.MethodGet, url: ss.c.baseURL + "/stores", query: query, noAuth: true, publicKeyOK: true}, &stores)
-	return stores, err
+	stores, err := call[[]Store](ctx, scopeOf(ss), apiRequest{opts: opts, method: http.MethodGet, query: query, noAuth: true, publicKeyOK: true}, "stores")
+	if err != nil {
+		return nil, err
+	}
+	return *stores, nil
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

@@ -16,17 +16,17 @@ type TokensService struct{ s scope }
 // Create tokenises card data. It is one of the two calls a public key may
 // make.
 func (ts *TokensService) Create(ctx context.Context, req TokenRequest, opts ...CallOption) (*Token, error) {
-	return call[Token](ctx, ts.s, apiRequest{opts: opts, method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
+	return call[Token](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
 }
 
 // Get returns a token, with its card masked.
 func (ts *TokensService) Get(ctx context.Context, tokenID string, opts ...CallOption) (*Token, error) {
-	return call[Token](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID)
+	return call[Token](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID)
 }
 
 // Points returns the reward-points balances of the card behind a token.
 func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...CallOption) ([]PointsBalance, error) {
-	out, err := call[[]PointsBalance](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID, "points")
+	out, err := call[[]PointsBalance](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodGet}, "tokens", tokenID, "points")
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +38,11 @@ func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...Cal
 // The public reference does not document it; the Node SDK calls it.
 func (ts *TokensService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Token, error] {
 	q, err := params.query()
-	return iterOf[Token](ctx, ts.s, q, err, opts, "tokens")
+	return iterOf[Token](ctx, scopeOf(ts), q, err, opts, "tokens")
 }
 
 // ListPage returns one page of tokens.
 func (ts *TokensService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Token, error) {
 	q, err := params.query()
-	return pageOf[Token](ctx, ts.s, q, err, opts, "tokens")
+	return pageOf[Token](ctx, scopeOf(ts), q, err, opts, "tokens")
 }

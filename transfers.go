@@ -16,12 +16,12 @@ type TransfersService struct{ s scope }
 // outcome is retried and reconciled as for charges.
 func (ts *TransfersService) Create(ctx context.Context, req TransferRequest, opts ...CallOption) (*Transaction, error) {
 	want := txExpectation{orderID: req.OrderID, amount: req.Amount, method: TransactionMethodCustomer, txType: TransactionTypeTransfer}
-	return createTx(ctx, ts.s, apiRequest{body: req}, want, opts, "transfers")
+	return createTx(ctx, scopeOf(ts), apiRequest{body: req}, want, opts, "transfers")
 }
 
 // Get returns a transfer transaction.
 func (ts *TransfersService) Get(ctx context.Context, transferID string, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, ts.s, apiRequest{opts: opts, method: http.MethodGet}, "transfers", transferID)
+	return call[Transaction](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodGet}, "transfers", transferID)
 }
 
 // GetByOrderID returns the transfer holding orderID, whatever its status, or
@@ -31,17 +31,19 @@ func (ts *TransfersService) Get(ctx context.Context, transferID string, opts ...
 // decline); none found means the gateway made nothing, and only then may
 // the attempt be sent again with the same order_id.
 func (ts *TransfersService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
-	return getByOrderID(ctx, ts.s, orderID, opts, "transfers")
+	return getByOrderID(ctx, scopeOf(ts), orderID, opts, "transfers")
 }
 
-// List iterates over the customer's transfers, in and out, newest first.
+// List iterates over the customer's transfers, in and out, newest first,
+// each once even while transfers are made during the loop ([ListParams]
+// says what a loop can miss).
 func (ts *TransfersService) List(ctx context.Context, params *TransactionListParams, opts ...CallOption) iter.Seq2[*Transaction, error] {
 	q, err := params.query()
-	return iterOf[Transaction](ctx, ts.s, q, err, opts, "transfers")
+	return iterOf[Transaction](ctx, scopeOf(ts), q, err, opts, "transfers")
 }
 
 // ListPage returns one page of transfers.
 func (ts *TransfersService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
 	q, err := params.query()
-	return pageOf[Transaction](ctx, ts.s, q, err, opts, "transfers")
+	return pageOf[Transaction](ctx, scopeOf(ts), q, err, opts, "transfers")
 }

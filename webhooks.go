@@ -4,7 +4,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"runtime"
+	"strings"
 )
 
 // WebhooksService registers the URLs that receive the merchant's events
@@ -17,17 +22,17 @@ type WebhooksService struct{ s scope }
 // called with the code from that event. The password is never returned.
 // User and Password are optional and strongly advised: see [WebhookHandler].
 func (ws *WebhooksService) Create(ctx context.Context, req WebhookRequest, opts ...CallOption) (*Webhook, error) {
-	return call[Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodPost, body: req}, "webhooks")
+	return call[Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodPost, body: req}, "webhooks")
 }
 
 // Get returns a webhook.
 func (ws *WebhooksService) Get(ctx context.Context, webhookID string, opts ...CallOption) (*Webhook, error) {
-	return call[Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodGet}, "webhooks", webhookID)
+	return call[Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks", webhookID)
 }
 
 // List returns every webhook of the merchant.
 func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webhook, error) {
-	out, err := call[[]Webhook](ctx, ws.s, apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
+	out, err := call[[]Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
 	if err != nil {
 		return nil, err
 	}
@@ -36,24 +41,62 @@ func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webh
 
 // Delete removes a webhook.
 func (ws *WebhooksService) Delete(ctx context.Context, webhookID string, opts ...CallOption) error {
-	return callNoContent(ctx, ws.s, http.MethodDelete, opts, "webhooks", webhookID)
+	return callNoContent(ctx, scopeOf(ws), http.MethodDelete, opts, "webhooks", webhookID)
 }
 
 // Verify marks a webhook verified with the code its URL received in the
 // verification event.
 func (ws *WebhooksService) Verify(ctx context.Context, webhookID, verificationCode string, opts ...CallOption) error {
-	return callNoContent(ctx, ws.s, http.MethodPost, opts, "webhooks", webhookID, "verify", verificationCode)
+	return callNoContent(ctx, scopeOf(ws), http.MethodPost, opts, "webhooks", webhookID, "verify", verificationCode)
 }
 
 // maxEventBytes bounds an event delivery's body.
 const maxEventBytes = 1 << 20
+
+// WebhookOption configures the handler [WebhookHandler] builds.
+type WebhookOption func(*webhookSettings)
+
+type webhookSettings struct {
+	logger *slog.Logger
+}
+
+// WithWebhookLogger sends the handler's records to l instead of
+// slog.Default(): one at Error level for each event whose handle panicked,
+// with the event type (when it is one the SDK knows), the kind of panic
+// and the functions it went through. A record never carries the event's
+// body, card data or credentials, nor the value passed to panic, unless that
+// value is a Go runtime error (such as a nil pointer dereference), whose
+// text holds no data. A nil l keeps slog.Default().
+func WithWebhookLogger(l *slog.Logger) WebhookOption {
+	return func(s *webhookSettings) {
+		if l != nil {
+			s.logger = l
+		}
+	}
+}
+
+// errNoHandle refuses to build a webhook handler without a function to
+// call.
+var errNoHandle = errors.New("openpay: WebhookHandler needs a handle function (nil given)")
+
+// errHandlePanicked is what a delivery whose handle panicked failed with.
+var errHandlePanicked = errors.New("openpay: webhook handle panicked")
 
 // WebhookHandler returns the http.Handler of a webhook URL. It accepts the
 // gateway's event deliveries (POST, JSON [WebhookEvent]) sent with HTTP Basic
 // credentials equal to user and password (compared in constant time; other
 // requests get 401), decodes the event and calls handle. A nil error
 // answers 200, which ends the gateway's retries; an error answers 500, so the
-// gateway delivers the event again later.
+// gateway delivers the event again later. A handle that panics is treated
+// as one that failed: the delivery is answered 500 and the panic is logged
+// (see [WithWebhookLogger]); the handler goes on serving. It fails only
+// when handle is nil.
+//
+//	h, err := openpay.WebhookHandler(user, password, openpay.Deduplicate(events, handle))
+//	if err != nil {
+//		return err
+//	}
+//	http.Handle("/openpay/events", h)
 //
 // Credentials are optional when a webhook is registered, and strongly
 // advised: the gateway signs nothing, so they are all that tells its
@@ -75,7 +118,16 @@ const maxEventBytes = 1 << 20
 // is created arrives like any other (Type EventTypeVerification, with a
 // VerificationCode and no Transaction); answering it 2xx is what verifies
 // the webhook.
-func WebhookHandler(user, password string, handle func(ctx context.Context, ev *WebhookEvent) error) http.Handler {
+func WebhookHandler(user, password string, handle func(ctx context.Context, ev *WebhookEvent) error, opts ...WebhookOption) (http.Handler, error) {
+	if handle == nil {
+		return nil, errNoHandle
+	}
+	var set webhookSettings
+	for _, o := range opts {
+		if o != nil {
+			o(&set)
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
@@ -93,12 +145,71 @@ func WebhookHandler(user, password string, handle func(ctx context.Context, ev *
 			http.Error(w, "malformed event", http.StatusBadRequest)
 			return
 		}
-		if err := handle(r.Context(), &ev); err != nil {
+		if err := callHandle(r.Context(), handle, &ev, set.logger); err != nil {
 			http.Error(w, "event not processed", http.StatusInternalServerError)
 			return
 		}
 		w.WriteHeader(http.StatusOK)
-	})
+	}), nil
+}
+
+// callHandle calls handle, turning a panic into errHandlePanicked after
+// logging it to logger (slog.Default() when nil). The record says where
+// the panic happened and what kind it was, never what the event or the
+// panic's value held.
+func callHandle(ctx context.Context, handle func(ctx context.Context, ev *WebhookEvent) error, ev *WebhookEvent, logger *slog.Logger) (err error) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		if logger == nil {
+			logger = slog.Default()
+		}
+		eventType := "unknown"
+		if ev.Type.Valid() {
+			eventType = string(ev.Type)
+		}
+		logger.LogAttrs(ctx, slog.LevelError, "openpay: webhook handle panicked; answered 500, so the gateway delivers the event again",
+			slog.String("event_type", eventType), slog.String("panic", panicKind(p)), slog.String("stack", panicStack()))
+		err = errHandlePanicked
+	}()
+	return handle(ctx, ev)
+}
+
+// panicKind describes a panic's value without showing it: the text of a
+// runtime error (a nil dereference, an index out of range), which holds no
+// data, else only the value's type, since a value passed to panic may be
+// anything the program held, card data included.
+func panicKind(p any) string {
+	if re, ok := p.(runtime.Error); ok {
+		return re.Error()
+	}
+	return fmt.Sprintf("a value of type %T", p)
+}
+
+// panicStack lists the functions a panic unwound, innermost first, as
+// "function file:line" lines: the frames between runtime.gopanic and
+// callHandle, without the argument values a stack trace would print.
+func panicStack() string {
+	var pcs [48]uintptr
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs[:])])
+	var b strings.Builder
+	inPanic := false
+	for {
+		f, more := frames.Next()
+		switch {
+		case f.Function == "runtime.gopanic":
+			inPanic = true
+		case strings.HasSuffix(f.Function, "/openpay.callHandle"):
+			more = false
+		case inPanic:
+			fmt.Fprintf(&b, "%s %s:%d\n", f.Function, f.File, f.Line)
+		}
+		if !more {
+			return b.String()
+		}
+	}
 }
 
 // deliveryAuthorized reports whether r carries the webhook's credentials,

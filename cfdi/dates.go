@@ -24,10 +24,10 @@ func DateOf(t time.Time) Date { return openpay.DateOf(t) }
 // ParseDate parses a date written YYYY-MM-DD.
 func ParseDate(s string) (Date, error) { return openpay.ParseDate(s) }
 
-// mexicoCity is the offset of central Mexico, which has not observed daylight
-// saving time since October 2022. It is the reading of a time the gateway
-// sends without an offset.
-var mexicoCity = time.FixedZone("CST", -6*60*60)
+// mexicoCity is the zone of central Mexico (UTC-06:00, no daylight saving
+// time since October 2022), the SDK's. It is the reading of a time the
+// gateway sends without an offset.
+var mexicoCity = openpay.CountryMexico.Location()
 
 // DateTime is an instant as the gateway writes it: ISO 8601 with a UTC offset
 // (2014-05-26T13:51:25-05:00). It encodes as RFC 3339 (keeping the offset and

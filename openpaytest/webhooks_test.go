@@ -3,8 +3,11 @@ package openpaytest_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,29 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// webhookHandler builds a webhook handler, failing the test if it cannot.
+func webhookHandler(t testing.TB, user, password string, handle func(context.Context, *openpay.WebhookEvent) error, opts ...openpay.WebhookOption) http.Handler {
+	t.Helper()
+	h, err := openpay.WebhookHandler(user, password, handle, opts...)
+	require.NoError(t, err)
+	return h
+}
+
+// chargeWithEvent registers hookURL (credentials u and p) for
+// charge.succeeded, then makes a card charge, whose event goes there.
+func chargeWithEvent(t *testing.T, c *openpay.Client, hookURL, description string) *openpay.Transaction {
+	t.Helper()
+	ctx := context.Background()
+	_, err := c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: hookURL, User: "u", Password: "p",
+		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}})
+	require.NoError(t, err)
+	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+		Amount: openpay.MustAmount("10"), Description: description})
+	require.NoError(t, err)
+	return ch
+}
 
 // A handler that fails once sees the event again, quickly with
 // WithWebhookRetryDelay.
@@ -24,7 +50,7 @@ func TestWebhookRetryReachesTheHandler(t *testing.T) {
 	var mu sync.Mutex
 	var seen []error
 	done := make(chan struct{})
-	h := openpay.WebhookHandler("u", "p", func(_ context.Context, ev *openpay.WebhookEvent) error {
+	h := webhookHandler(t, "u", "p", func(_ context.Context, ev *openpay.WebhookEvent) error {
 		if ev.Type != openpay.EventTypeChargeSucceeded {
 			return nil
 		}
@@ -42,14 +68,7 @@ func TestWebhookRetryReachesTheHandler(t *testing.T) {
 	})
 	rc := httptest.NewServer(h)
 	defer rc.Close()
-	ctx := context.Background()
-	_, err = c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: rc.URL, User: "u", Password: "p",
-		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}})
-	require.NoError(t, err)
-	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana",
-		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
-		Amount: openpay.MustAmount("10"), Description: "retried event"})
-	require.NoError(t, err)
+	ch := chargeWithEvent(t, c, rc.URL, "retried event")
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
@@ -63,10 +82,56 @@ func TestWebhookRetryReachesTheHandler(t *testing.T) {
 	assert.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
 }
 
+// A handle that panics on the first delivery of an event is answered 500:
+// the reference server delivers the event again, and Deduplicate processes
+// that delivery, since it recorded nothing for the one that panicked.
+func TestWebhookHandlePanicIsDeliveredAgain(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t, openpaytest.WithWebhookRetryDelay(5*time.Millisecond))
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.1"))
+	require.NoError(t, err)
+	var calls atomic.Int32
+	paid := make(chan string, 10)
+	store := openpay.NewMemoryEventStore(100)
+	h := webhookHandler(t, "u", "p", openpay.Deduplicate(store, func(_ context.Context, ev *openpay.WebhookEvent) error {
+		if ev.Type != openpay.EventTypeChargeSucceeded {
+			return nil
+		}
+		if calls.Add(1) == 1 {
+			_ = ev.Transaction.Refund.ID // a bug: a charge has no refund, a nil dereference
+		}
+		paid <- ev.Transaction.ID
+		return nil
+	}), openpay.WithWebhookLogger(slog.New(slog.DiscardHandler))) // the record is checked in the SDK's tests
+	var mu sync.Mutex
+	var statuses []int
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r) // a panic would reach net/http, which drops the connection
+		mu.Lock()
+		statuses = append(statuses, rec.Code)
+		mu.Unlock()
+		w.WriteHeader(rec.Code)
+	}))
+	defer rc.Close()
+	ch := chargeWithEvent(t, c, rc.URL, "handler bug")
+	select {
+	case id := <-paid:
+		assert.Equal(t, ch.ID, id)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event was not delivered again after the panic")
+	}
+	assert.Equal(t, int32(2), calls.Load())
+	mu.Lock()
+	assert.Contains(t, statuses, http.StatusInternalServerError, "the panic was answered 500: %v", statuses)
+	mu.Unlock()
+	require.Eventually(t, func() bool { return store.Len() >= 1 }, 5*time.Second, 5*time.Millisecond)
+}
+
 // An https receiver is reached with a client that trusts its certificate.
 func TestWebhookClientReachesHTTPS(t *testing.T) {
 	t.Parallel()
-	rc := httptest.NewTLSServer(openpay.WebhookHandler("u", "p", func(context.Context, *openpay.WebhookEvent) error { return nil }))
+	rc := httptest.NewTLSServer(webhookHandler(t, "u", "p", func(context.Context, *openpay.WebhookEvent) error { return nil }))
 	defer rc.Close()
 	req := openpay.WebhookRequest{URL: rc.URL, User: "u", Password: "p", EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}}
 	ctx := context.Background()
@@ -93,7 +158,7 @@ func TestWebhookDeliveryStatsCountDrops(t *testing.T) {
 	srv := openpaytest.NewServer(t, openpaytest.WithWebhookQueueLimit(2), openpaytest.WithWebhookRetryDelay(time.Minute))
 	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.1"))
 	require.NoError(t, err)
-	rc := httptest.NewServer(openpay.WebhookHandler("u", "p", func(context.Context, *openpay.WebhookEvent) error { return nil }))
+	rc := httptest.NewServer(webhookHandler(t, "u", "p", func(context.Context, *openpay.WebhookEvent) error { return nil }))
 	ctx := context.Background()
 	wh, err := c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: rc.URL, User: "u", Password: "p",
 		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded}})

@@ -101,9 +101,9 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	return nil
 }
 
-// mexicoCity is the gateway's time zone for Mexican merchants (UTC-06:00
-// all year since 2022), in which expiration dates are written.
-var mexicoCity = time.FixedZone("CST", -6*60*60)
+// mexicoCity is the time zone of Mexican merchants (UTC-06:00 all year
+// since 2022), in which expiration dates are written.
+var mexicoCity = openpay.CountryMexico.Location()
 
 // orderName says whether the event's order id is the shop's.
 func orderName(got, want string) string {
@@ -151,8 +151,13 @@ func startReceiver() (*receiver, error) {
 		}
 		return nil
 	})
+	hook, err := openpay.WebhookHandler("shop", rc.password, handle)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/webhooks", openpay.WebhookHandler("shop", rc.password, handle))
+	mux.Handle("/webhooks", hook)
 	rc.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = rc.srv.Serve(ln) }()
 	return rc, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 //
 // Put the refund endpoint behind your staff's authentication.
 func (s *Shop) Handler(hookUser, hookPassword string) (http.Handler, error) {
-	hook, err := webhookHandler(hookUser, hookPassword, s.HandleEvent)
+	hook, err := webhookHandler(hookUser, hookPassword, s.HandleEvent, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -38,10 +39,11 @@ func (s *Shop) Handler(hookUser, hookPassword string) (http.Handler, error) {
 // webhookHandler is the receiver at the webhook's URL. The gateway may
 // deliver an event more than once: Deduplicate skips the ones already
 // handled (one process; several share an openpay.EventStore), and handle
-// is safe to run twice anyway.
-func webhookHandler(user, password string, handle func(context.Context, *openpay.WebhookEvent) error) (http.Handler, error) {
+// is safe to run twice anyway. A handle that panics answers 500, logged to
+// log, and the gateway delivers the event again.
+func webhookHandler(user, password string, handle func(context.Context, *openpay.WebhookEvent) error, log *slog.Logger) (http.Handler, error) {
 	events := openpay.NewMemoryEventStore(10000)
-	return openpay.WebhookHandler(user, password, openpay.Deduplicate(events, handle)), nil
+	return openpay.WebhookHandler(user, password, openpay.Deduplicate(events, handle), openpay.WithWebhookLogger(log))
 }
 
 // HandleEvent handles one event of the gateway. The body is not signed, so

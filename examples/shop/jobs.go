@@ -147,18 +147,16 @@ func (s *Shop) Reconcile(ctx context.Context, day openpay.Date) (Report, error) 
 	return r, nil
 }
 
-// The merchant's days are its country's: the gateway cuts its day filters
-// at midnight in Mexico City (UTC-06:00 all year since 2022), whatever the
-// time zone of the computer that runs the shop.
-var merchantZone = time.FixedZone("CST", -6*60*60)
+// The merchant's country: the gateway counts the merchant's days (the day
+// filters of lists) from midnight in Mexico City, whatever the time zone of
+// the computer that runs the shop.
+const country = openpay.CountryMexico
 
 // dayOf returns the merchant's day at the instant t.
-func dayOf(t time.Time) openpay.Date { return openpay.DateOf(t.In(merchantZone)) }
+func dayOf(t time.Time) openpay.Date { return country.Today(t) }
 
 // yesterday returns the merchant's day before the one now falls in.
 func yesterday(now time.Time) openpay.Date { return dayOf(now).AddDays(-1) }
 
 // createdOn filters a list to what was created on day.
-func createdOn(day openpay.Date) openpay.ListParams {
-	return openpay.ListParams{Creation: day.In(merchantZone)}
-}
+func createdOn(day openpay.Date) openpay.ListParams { return openpay.ListParams{Creation: day} }

@@ -95,7 +95,10 @@ func run(ctx context.Context, out io.Writer, addr string) error {
 		// reaches the shop where it listens.
 		cfg.ScriptBase, hookBase = env.Sim.URL, cfg.BaseURL
 	}
-	shop := newShop(cfg)
+	shop, err := newShop(cfg)
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{Handler: shop, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -183,15 +186,18 @@ var pages = template.Must(template.ParseFS(templates, "templates/*.html"))
 // newShop returns the shop's handler: the checkout page at /, the payment
 // at POST /pay, the return page at /return?id={charge id} and the webhook
 // receiver at POST /webhooks.
-func newShop(cfg config) *shop {
+func newShop(cfg config) (*shop, error) {
 	s := &shop{cfg: cfg, mux: http.NewServeMux(), orders: map[string]*order{},
 		prefix: fmt.Sprintf("web-%d", time.Now().Unix())}
 	s.mux.HandleFunc("GET /{$}", s.checkout)
 	s.mux.HandleFunc("POST /pay", s.pay)
 	s.mux.HandleFunc("GET /return", s.returned)
-	hook := openpay.Deduplicate(nil, s.event)
-	s.mux.Handle("/webhooks", openpay.WebhookHandler(cfg.HookUser, cfg.HookPassword, hook))
-	return s
+	hook, err := openpay.WebhookHandler(cfg.HookUser, cfg.HookPassword, openpay.Deduplicate(nil, s.event))
+	if err != nil {
+		return nil, err
+	}
+	s.mux.Handle("/webhooks", hook)
+	return s, nil
 }
 
 func (s *shop) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }

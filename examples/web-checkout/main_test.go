@@ -34,8 +34,9 @@ func startShop(t *testing.T) testShop {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	base := "http://" + ln.Addr().String()
-	s := newShop(config{Client: client, MerchantID: sim.MerchantID, PublicKey: sim.PublicKey,
+	s, err := newShop(config{Client: client, MerchantID: sim.MerchantID, PublicKey: sim.PublicKey,
 		ScriptBase: sim.URL, Sandbox: true, BaseURL: base, HookUser: "shop", HookPassword: "s3cret-for-tests"})
+	require.NoError(t, err)
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
 	t.Cleanup(func() { _ = hs.Close() })

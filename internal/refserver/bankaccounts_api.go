@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
@@ -130,7 +131,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 		}
 	}
 	b := &bankAccount{
-		id: s.ids.NewID(KindBankAccount), customerID: ownerID(cu), created: s.nowFor(m),
+		id: s.ids.NewID(idgen.KindBankAccount), customerID: ownerID(cu), created: s.nowFor(m),
 		holder: req.HolderName, alias: req.Alias, clabe: req.CLABE, bankCode: code, bankName: name,
 	}
 	bs.byID[b.id] = b

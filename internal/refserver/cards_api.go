@@ -2,13 +2,11 @@ package refserver
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
-	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
@@ -31,87 +29,6 @@ func (s *Server) registerCards(r *routeTable) {
 	r.add("updateCustomerCard", http.MethodPut, "/v1/{merchant_id}/customers/{customer_id}/cards/{card_id}", http.StatusOK, s.updateCard)
 	r.add("deleteCustomerCard", http.MethodDelete, "/v1/{merchant_id}/customers/{customer_id}/cards/{card_id}", http.StatusNoContent, s.deleteCard)
 	r.add("getCustomerCardPoints", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/cards/{card_id}/points", http.StatusOK, s.getCardPoints)
-}
-
-// Scopes. A path names up to three owners: a group, a merchant and a
-// customer. Customers (and their cards) on group paths are the group's own,
-// also when one of the group's merchants charges them; everything else
-// (merchant-level cards, tokens, transactions) is the merchant's. So one
-// handler serves a merchant path and its group counterpart, reading its
-// records through c.customers and c.cards under c.lock.
-
-// lock takes the locks the path needs, the group's before the merchant's
-// (the order of store.go), and returns the function that releases them:
-//
-//	defer c.lock()()
-func (c *call) lock() (unlock func()) {
-	g, m := c.g, c.m
-	if g != nil {
-		g.mu.Lock()
-	}
-	if m != nil {
-		m.mu.Lock()
-	}
-	return func() {
-		if m != nil {
-			m.mu.Unlock()
-		}
-		if g != nil {
-			g.mu.Unlock()
-		}
-	}
-}
-
-// eachMerchant calls f with each merchant whose records may hold the path's
-// customers' transactions or state: the path's merchant (locked by c.lock),
-// or on a group path without one each merchant of the group, in id order,
-// locked while f runs. It stops at the first error f returns.
-func (c *call) eachMerchant(f func(m *merchant) *Error) *Error {
-	if c.m != nil {
-		return f(c.m)
-	}
-	for _, m := range c.s.groupMerchants(c.g) {
-		m.mu.Lock()
-		e := f(m)
-		m.mu.Unlock()
-		if e != nil {
-			return e
-		}
-	}
-	return nil
-}
-
-// customers returns the customers the path's {customer_id} belongs to: the
-// group's on group paths, else the merchant's.
-func (c *call) customers() *customerSet {
-	if c.g != nil {
-		return c.g.customers
-	}
-	return c.m.customers
-}
-
-// cards returns the cards of the path's scope: a group customer's live with
-// the group, every other card with the merchant.
-func (c *call) cards() cardSet {
-	if c.g != nil && c.param("customer_id") != "" {
-		return c.g.storedCards()
-	}
-	return c.m.storedCards()
-}
-
-// scopeCustomer returns the customer the path names (nil at merchant
-// scope), or 1005. The caller holds the locks of c.lock; on merchant paths
-// that is c.m.mu alone.
-func (c *call) scopeCustomer() (*customer, *Error) {
-	id := c.param("customer_id")
-	if id == "" {
-		return nil, nil
-	}
-	cu := c.customers().get(id)
-	if cu == nil {
-		return nil, errNotFound("customer", id)
-	}
-	return cu, nil
 }
 
 // scopeCard returns the card the path names, at the path's scope, or 1005.
@@ -194,108 +111,6 @@ func (c *call) unusedToken(id string) (tk *token, release func(), _ *Error) {
 	return c.s.groupToken(c.g, id)
 }
 
-// cardData is card data as a request sends it: to store a card, to create
-// a token, or inline in a charge.
-type cardData struct {
-	holder, number, cvv, month, year string
-	address                          *openpay.Address
-}
-
-// checkCardData applies the card rules to data whose members are in f
-// (prefix names them in errors: "card." for a charge's inline card) and
-// returns the card to store, with no id. In order:
-//
-//   - holder_name, card_number, expiration_month, expiration_year missing:
-//     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
-//   - the Luhn check fails: 2004; a brand the gateway does not take: 1003;
-//   - expiration not two digits: 1001; month not 01-12: 1003; in the
-//     past: 2005;
-//   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
-//   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
-//   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Error) {
-	var v checker
-	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
-		if !f.has(n) {
-			v.failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	holderName := prefix + "holder_name"
-	v.nonEmpty(holderName, d.holder)
-	if v.err != nil {
-		return card{}, v.err
-	}
-	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
-		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
-		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
-	}
-	if !cardnum.LuhnValid(d.number) {
-		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
-	}
-	brand := cardnum.Brand(d.number)
-	if brand == "" {
-		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
-	}
-	month, year, e := normalizeExpiry(prefix, d.month, d.year)
-	if e != nil {
-		return card{}, e
-	}
-	if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
-		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
-	}
-	if !f.has("cvv2") || d.cvv == "" {
-		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
-	}
-	if !cardnum.CVVValid(d.cvv, brand) {
-		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
-	}
-	v.maxLen(holderName, d.holder, 80)
-	v.address(prefix, f, d.address)
-	if v.err != nil {
-		return card{}, v.err
-	}
-	if s.opts.Production && cardnum.IsTestCard(d.number) {
-		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
-	}
-	k := card{
-		number: d.number, holder: d.holder, expMonth: month, expYear: year, address: d.address,
-		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
-		pendingCVV: d.cvv,
-	}
-	if brand == cardnum.Carnet {
-		k.cardType = "debit"
-	}
-	if tc, ok := cardnum.LookupTestCard(d.number); ok {
-		k.cardType, k.bankName, k.bankCode, k.points = tc.Type, tc.BankName, tc.BankCode, tc.PointsCard
-	}
-	return k, nil
-}
-
-// normalizeExpiry checks an expiration month and year and returns them as
-// two-digit strings. Month: 1 or 2 digits, 1 to 12. Year: 2 digits (4 are
-// accepted and shortened).
-func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
-	if !ascii.Digits(month) || len(month) > 2 {
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_month' must be a two-digit month", prefix)
-	}
-	if !ascii.Digits(year) || (len(year) != 2 && len(year) != 4) {
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_year' must be a two-digit year", prefix)
-	}
-	if len(month) == 1 {
-		month = "0" + month
-	}
-	if month < "01" || month > "12" {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_month' must be from 01 to 12", prefix)
-	}
-	if len(year) == 4 {
-		if !strings.HasPrefix(year, "20") {
-			return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_year' is out of range", prefix)
-		}
-		year = year[2:]
-	}
-	return month, year, nil
-}
-
 // createCard stores a card from its data (CardRequest) or from a token
 // (TokenCardRequest, which consumes the token). A number already stored on
 // the same customer answers 2002.
@@ -373,7 +188,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		k.customerID = cu.id
 	}
-	k.id = c.newID(KindCard)
+	k.id = c.newID(idgen.KindCard)
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
 }

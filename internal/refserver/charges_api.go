@@ -2,12 +2,12 @@ package refserver
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/shopspring/decimal"
 )
 
@@ -456,8 +456,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.t.DueDate = now.Add(pendingDueAfter)
-		key, _ := strconv.ParseInt(s.ids.draw(digits[1:], 1)+s.ids.draw(digits, 5), 10, 64)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: key}
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
 	case kindAlipay:
 		t.t.Method = openpay.TransactionMethodAlipay
 		m.setStatus(t, openpay.TransactionStatusChargePending)
@@ -504,7 +503,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	now := s.Now().In(req.country.zone)
 	t := &tx{kind: req.kind, t: openpay.Transaction{
-		ID: s.ids.NewID(KindTransaction), Amount: req.amount, Currency: string(req.currency),
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: string(req.currency),
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
 		Metadata: req.metadata,
@@ -866,7 +865,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		desc = "Refund of " + t.t.ID
 	}
 	r := &tx{t: openpay.Transaction{
-		ID: s.ids.NewID(KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.t.Method,
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.t.Method,
 		OperationType: openpay.OperationTypeOut, TransactionType: "refund", Status: openpay.TransactionStatusCompleted,
 		Currency: t.t.Currency, CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.t.CustomerID,
 		ExchangeRate: t.t.ExchangeRate,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Checkouts (payment links) at merchant and customer scope, their hosted
@@ -172,7 +173,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	now := s.nowFor(m)
-	id := s.ids.NewID(KindCheckout)
+	id := s.ids.NewID(idgen.KindCheckout)
 	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
 		ID: id, Amount: req.Amount, Currency: string(req.Currency), Description: req.Description,
 		OrderID: req.OrderID, IVA: req.IVA, CreationDate: openpay.FlexTime{Time: now},

@@ -3,20 +3,25 @@ package refserver
 import (
 	"sync"
 	"time"
+
+	"github.com/openpay-go/openpay"
 )
 
-// gatewayZone is the time zone of the gateway's timestamps.
+// gatewayZone is the time zone of the gateway's timestamps: Mexico City
+// time, the SDK's openpay.CountryMexico.Location() (one definition for the
+// SDK and the server, so that the days a client asks for are the days the
+// server cuts).
 //
-// The gateway runs on Mexico City time. Mexico abolished daylight saving time
-// in October 2022, so America/Mexico_City has been UTC-06:00 all year since
-// then (the -05:00 offsets in the older documentation examples are summer
-// time before the change). A fixed zone therefore gives exactly the offsets
-// the gateway writes today, while staying deterministic and independent of
-// the tz database on the host: time.LoadLocation can fail on a minimal
-// container, and importing time/tzdata would add some 450 KB to every program
-// that starts a reference server for the sake of historical offsets the
+// Mexico abolished daylight saving time in October 2022, so
+// America/Mexico_City has been UTC-06:00 all year since then (the -05:00
+// offsets in the older documentation examples are summer time before the
+// change). A fixed zone therefore gives exactly the offsets the gateway
+// writes today, while staying deterministic and independent of the tz
+// database on the host: time.LoadLocation can fail on a minimal container,
+// and importing time/tzdata would add some 450 KB to every program that
+// starts a reference server for the sake of historical offsets the
 // emulator never needs.
-var gatewayZone = time.FixedZone("CST", -6*60*60)
+var gatewayZone = openpay.CountryMexico.Location()
 
 // GatewayZone returns the time zone of the gateway's timestamps, a fixed
 // UTC-06:00 zone (Mexico City time).

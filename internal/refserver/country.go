@@ -46,8 +46,9 @@ import (
 //     its country's zone (Mexico City -06:00, Bogotá and Lima -05:00; the
 //     Peruvian checkout echo in facts-vendor.md section 4 shows -0500), and
 //     dates and date-times sent without an offset are read in it. None of
-//     the three has daylight saving time, so fixed zones are exact (see
-//     gatewayZone, clock.go).
+//     the three has daylight saving time, so fixed zones are exact; they
+//     are the SDK's (openpay.Country.Location), so that client and server
+//     agree on what day a list filter names (see gatewayZone, clock.go).
 
 // countryRules is what a country decides.
 type countryRules struct {
@@ -75,11 +76,11 @@ type countryRules struct {
 var (
 	mexico = &countryRules{code: openpay.CountryMexico, domain: "openpay.mx", zone: gatewayZone, currency: openpay.CurrencyMXN,
 		spei: true, alipay: true, ivr: true, points: true, absent: []string{"pse"}}
-	colombia = &countryRules{code: openpay.CountryColombia, domain: "openpay.co", zone: time.FixedZone("COT", -5*60*60), currency: openpay.CurrencyCOP,
+	colombia = &countryRules{code: openpay.CountryColombia, domain: "openpay.co", zone: openpay.CountryColombia.Location(), currency: openpay.CurrencyCOP,
 		usdRate: "4000.0000", pse: true, instalmentsMin: 2, instalmentsMax: 36,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order."}}
-	peru = &countryRules{code: openpay.CountryPeru, domain: "openpay.pe", zone: time.FixedZone("PET", -5*60*60), currency: openpay.CurrencyPEN,
+	peru = &countryRules{code: openpay.CountryPeru, domain: "openpay.pe", zone: openpay.CountryPeru.Location(), currency: openpay.CurrencyPEN,
 		usdRate: "3.7500", interestChoice: true,
 		absent:   []string{"payouts", "transfers", "bankaccounts", "points", "spei", "groups", "fees", "pse"},
 		noEvents: []string{"payout.", "transfer.", "spei.", "order.", "fee."}}

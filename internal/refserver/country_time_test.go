@@ -92,7 +92,10 @@ func TestCountryListDays(t *testing.T) {
 		{"PE", "2026-03-11"},
 	} {
 		env := countryEnv(t, tc.country)
-		env.clock.Set(time.Date(2026, 3, 11, 5, 30, 0, 0, time.UTC))
+		at := time.Date(2026, 3, 11, 5, 30, 0, 0, time.UTC)
+		env.clock.Set(at)
+		// The SDK names the same day for the same instant.
+		assert.Equal(t, tc.day, tc.country.Today(at).String(), "openpay.Country.Today")
 		requireOK(t, env.post("/charges", cardCharge(storedCard(t, env, "", "4111111111111111"))), http.StatusOK)
 		got := requireOKList(t, env.get("/charges?creation="+tc.day))
 		assert.Len(t, got, 1, "%s %s", tc.country, tc.day)

@@ -17,32 +17,41 @@
 // cards and what a charge to each does), clabe (CLABE check digits, masking,
 // the bank-code catalogue), barcode (Code 128 images), storedata (the
 // bundled store data sets of the three countries and the store search), ascii (the digits test they
-// share) and web (the HTML pages and the browser library). Here: ids.go,
-// clock.go.
+// share) and web (the HTML pages and the browser library). Parts of the
+// server with a contract of their own, in packages under internal/refserver/,
+// each stating it in its package doc: apierr (the error object), idgen
+// (identifiers and references, and the state a seeded sequence is saved
+// and restored by), answer (the encoding of answers: the generated encoders
+// of the wire types, and the keys every answer carries, null ones included,
+// as openapi.yaml lists them; writeJSON and webhook deliveries use it).
+// Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), country.go (what a merchant's
+// the strict-mode X-Forwarded-For rule), call.go (the call a handler
+// gets: its path's locks, c.lock, and the owners it names, c.scopeCustomer;
+// the id of what it creates, c.newID), auth.go (the credential rules of
+// each kind of route), country.go (what a merchant's
 // country decides: currencies, payment methods, resources, webhook events,
 // hosts; merchant.acceptsCurrency), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
 // API), dashboard.go (what the dashboard of package web shows and its
-// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object), decode.go and validate.go (request
+// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object's
+// shared descriptions, and writing it), decode.go and validate.go (request
 // bodies and field rules), lenient.go (the loose forms of request members
 // the gateway accepts, and the only place that decides them), list.go
 // (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks), seed.go and seed_decode.go
+// events.go (the event log and its hooks: onEvent, and onClockAdvance for
+// the work time moves), cardrules.go (the card rules every way of giving
+// card data goes through: checkCardData, checkTypedCard), money.go (what
+// the money movements share: balances, transaction filters, the record of
+// fees taken that the fees report reads), seed.go and seed_decode.go
 // (a starting state read from JSON or YAML, applied through the API),
 // persist.go and persist_kinds.go (the data directory: the records each
 // request changed, written before it is answered; the kinds of record, and
-// what becomes of every field of the state),
-// wirekeys.go and its generated wirekeys.gen.go (the keys every answer
-// carries, null ones included, as openapi.yaml lists them: writeJSON and
-// webhook deliveries add those the wire types leave out),
-// answers.go and its generated answers.gen.go (writeJSON's encoders for
-// the wire types, which write those keys themselves).
+// what becomes of every field of the state).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and

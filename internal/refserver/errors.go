@@ -1,52 +1,24 @@
 package refserver
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/apierr"
 )
 
 // Error is an error the server answers with: a gateway error code and a
-// description. The HTTP status and the category come from the code
-// ([openpay.Code.HTTPStatus], [openpay.Code.Category]) unless Status says
-// otherwise, which only two answers do: a known path called with the wrong
-// method (405, see [MethodNotAllowedCode]) and an operation the server does
-// not implement yet (501 with code 1004).
+// description (package apierr holds it and says what it promises). A known
+// path called with the wrong method is answered 405 (see
+// [MethodNotAllowedCode]).
 //
 // The simulation methods of [Server] return *Error too, so a caller can read
 // the code with errors.As.
-type Error struct {
-	// Code is the gateway error code (error_code).
-	Code openpay.Code
-	// Description is the text of the answer. It never holds a key, a card
-	// number or a security code.
-	Description string
-	// Status overrides the HTTP status of Code when not zero.
-	Status int
-	// FraudRules lists anti-fraud rules the request broke, if any.
-	FraudRules []string
-}
+type Error = apierr.Error
 
-// Error formats the code and the description.
-func (e *Error) Error() string {
-	return fmt.Sprintf("refserver: error %d: %s", int(e.Code), e.Description)
-}
-
-// HTTPStatus is the HTTP status the error is answered with.
-func (e *Error) HTTPStatus() int {
-	if e.Status != 0 {
-		return e.Status
-	}
-	if st := e.Code.HTTPStatus(); st != 0 {
-		return st
-	}
-	return http.StatusInternalServerError
-}
-
-// errorf builds an *Error with a formatted description.
+// errorf builds an *Error with a formatted description ([apierr.Errorf]).
 func errorf(code openpay.Code, format string, args ...any) *Error {
-	return &Error{Code: code, Description: fmt.Sprintf(format, args...)}
+	return apierr.Errorf(code, format, args...)
 }
 
 // Descriptions shared by several answers. The first three are the texts the
@@ -70,29 +42,11 @@ const (
 const MethodNotAllowedCode = openpay.ErrBadRequest
 
 // errNotFound is the 1005 answer for a resource that does not exist.
-func errNotFound(kind, id string) *Error {
-	return errorf(openpay.ErrNotFound, "The %s with id '%s' does not exist", kind, truncateForMessage(id))
-}
+func errNotFound(kind, id string) *Error { return apierr.NotFound(kind, id) }
 
 // truncateForMessage bounds a client-supplied value echoed in a message and
-// hides anything that looks like a card number: the server never repeats
-// card data, not even in errors about it.
-func truncateForMessage(s string) string {
-	const max = 45
-	digits := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] >= '0' && s[i] <= '9' {
-			digits++
-		}
-	}
-	if digits >= 12 {
-		return "(hidden)"
-	}
-	if len(s) > max {
-		return s[:max] + "..."
-	}
-	return s
-}
+// hides anything that looks like a card number ([apierr.Truncate]).
+func truncateForMessage(s string) string { return apierr.Truncate(s) }
 
 // writeError writes e as the gateway's error object.
 func writeError(w http.ResponseWriter, requestID string, e *Error) {

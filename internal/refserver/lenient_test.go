@@ -22,7 +22,8 @@ import (
 // looseTwin starts a server whose ids and answers repeat from one twin to
 // the other.
 func looseTwin(t *testing.T) *testEnv {
-	return newTestEnv(t, Options{IDSeed: seed(11), BaseURL: "http://refserver.test"})
+	seed := int64(11)
+	return newTestEnv(t, Options{IDSeed: &seed, BaseURL: "http://refserver.test"})
 }
 
 // looseSetup creates, in a fixed order, what the cases refer to, and

@@ -13,7 +13,9 @@ import (
 // Lists: every list answers a bare JSON array, newest first, paged with
 // offset (default 0) and limit (default 10, 1 to 100), and filtered by
 // creation date: creation (that day), creation[gte] and creation[lte]
-// (inclusive bounds), all yyyy-mm-dd in the gateway's time zone. A bad value
+// (inclusive bounds), all yyyy-mm-dd days of the merchant's country (zoneOf,
+// the SDK's Country.Location, so that a client's Country.Today names the
+// day the server cuts). A bad value
 // answers 1003 naming the parameter. Lists add their own filters with the
 // helpers below (amountFilter, ...).
 //
@@ -101,7 +103,7 @@ func queryValue(q url.Values, name string) (string, bool) {
 }
 
 // narrow restricts the dates kept to the days from first to last (each a
-// midnight in the gateway's zone, zero for no bound).
+// midnight in the merchant's zone, zero for no bound).
 func (p *listParams) narrow(first, last time.Time) {
 	if !first.IsZero() && (p.after.IsZero() || first.After(p.after)) {
 		p.after = first
@@ -214,7 +216,7 @@ func amountFilter(q url.Values) (amountBounds, *Error) {
 		if !ok {
 			continue
 		}
-		a, err := openpay.NewAmount(strings.TrimSpace(v))
+		a, err := queryAmount(v)
 		if err != nil {
 			return b, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be an amount with at most two decimals", f.name)
 		}
@@ -226,6 +228,20 @@ func amountFilter(q url.Values) (amountBounds, *Error) {
 		}
 	}
 	return b, nil
+}
+
+// queryAmount reads an amount of a query string: any form of JSON number
+// (openpay.NewAmount would refuse "1e3", being for text typed by people),
+// around spaces, with at most two decimals.
+func queryAmount(v string) (openpay.Amount, error) {
+	var a openpay.Amount
+	if err := a.UnmarshalText([]byte(strings.TrimSpace(v))); err != nil {
+		return openpay.Amount{}, err
+	}
+	if !a.HasValidPrecision() {
+		return openpay.Amount{}, openpay.ErrAmountPrecision
+	}
+	return a, nil
 }
 
 // statusFilter reads the status filter of transaction lists: an upper-case

@@ -2,10 +2,12 @@ package refserver
 
 import (
 	"net/url"
+	"slices"
 	"sort"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -86,7 +88,7 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
 	return &tx{t: openpay.Transaction{
-		ID: s.ids.NewID(KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,
@@ -268,4 +270,31 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 	for _, e := range ls {
 		e.l.customerDeleted(s, m, customerID)
 	}
+}
+
+// feeReportState lists, per merchant, the charges on which the gateway
+// took a fee, in the order the fees were taken: a charge's completion
+// (charges_api.go) and a load (persist_kinds.go) add to it, the fees report
+// (reports_api.go) reads it.
+type feeReportState struct{ charged []*tx }
+
+func newFeeReportState() *feeReportState { return &feeReportState{} }
+
+// feeReport returns the merchant's fee records. The caller holds m.mu.
+func feeReport(m *merchant) *feeReportState {
+	return extState(m, newFeeReportState)
+}
+
+// addFeeCharged records that the gateway took its fee on t (at
+// t.later.feeCharged), keeping the list in the order the fees were taken:
+// at completion that is the end; a load (persist_kinds.go) reads the
+// charges in creation order, and a charge completed after a later one
+// goes back to its place. The caller holds m.mu.
+func addFeeCharged(m *merchant, t *tx) {
+	st := feeReport(m)
+	i := len(st.charged)
+	for i > 0 && st.charged[i-1].later.feeCharged.After(t.later.feeCharged) {
+		i--
+	}
+	st.charged = slices.Insert(st.charged, i, t)
 }

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -115,15 +114,6 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 // typedCard is the card data the payer typed on a page.
 func typedCard(c web.PayerCard) cardData {
 	return cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear}
-}
-
-// checkTypedCard applies the card rules of card creation (checkCardData)
-// to card data typed on a page or given to a simulation control, where
-// every member is present.
-func (s *Server) checkTypedCard(d cardData) (card, *Error) {
-	present := json.RawMessage(`""`)
-	f := fields{{name: "holder_name", raw: present}, {name: "card_number", raw: present}, {name: "expiration_month", raw: present}, {name: "expiration_year", raw: present}, {name: "cvv2", raw: present}}
-	return s.checkCardData(f, "", d)
 }
 
 // CompleteCharge implements web.PageBackend with the complete control.

@@ -512,10 +512,8 @@ func (s *Server) dataMeta() metaValues {
 		b, _ := fc.Now().MarshalText()
 		v.clock = string(b)
 	}
-	v.ids = string(s.ids.state())
-	s.ids.reservedMu.RLock()
-	v.reserved = len(s.ids.reserved)
-	s.ids.reservedMu.RUnlock()
+	v.ids = string(s.ids.State())
+	v.reserved = s.ids.ReservedCount()
 	return v
 }
 
@@ -540,7 +538,7 @@ func (d *dataStore) write(btx *bolt.Tx, s *Server, recs []encodedRecord, cur, la
 		}
 	}
 	if cur.reserved != last.reserved {
-		data, err := json.Marshal(s.ids.reservedIDs())
+		data, err := json.Marshal(s.ids.Reserved())
 		if err != nil {
 			return err
 		}
@@ -759,7 +757,7 @@ func (s *Server) loadMeta(meta *bolt.Bucket) error {
 		fc.Set(t)
 	}
 	if st := meta.Get(metaIDs); st != nil {
-		if err := s.ids.restore(st); err != nil {
+		if err := s.ids.Restore(st); err != nil {
 			return fmt.Errorf("the id generator: %v", err)
 		}
 	}
@@ -768,7 +766,7 @@ func (s *Server) loadMeta(meta *bolt.Bucket) error {
 		if err := json.Unmarshal(r, &ids); err != nil {
 			return fmt.Errorf("the reserved ids: %v", err)
 		}
-		s.ids.reserve(ids)
+		s.ids.Reserve(ids)
 	}
 	return nil
 }

@@ -241,7 +241,7 @@ func TestDataRoundTrip(t *testing.T) {
 	env := openPersistEnv(t, dir, nil, testStart)
 	paths := persistFlow(t, env, rc)
 	before := persistDump(t, env, paths)
-	now, idState := env.s.Now(), env.s.ids.state()
+	now, idState := env.s.Now(), env.s.ids.State()
 	env.srv.Close()
 	env.s.Close()
 
@@ -254,7 +254,7 @@ func TestDataRoundTrip(t *testing.T) {
 		assert.JSONEq(t, before["events of "+m], after["events of "+m])
 	}
 	assert.Equal(t, now, again.s.Now(), "the fake clock goes on from where it stood")
-	assert.Equal(t, idState, again.s.ids.state(), "the seeded id sequence goes on where it stopped")
+	assert.Equal(t, idState, again.s.ids.State(), "the seeded id sequence goes on where it stopped")
 
 	// New objects get new ids.
 	seen := map[string]bool{}

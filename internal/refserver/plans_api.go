@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Plans (/v1/{merchant_id}/plans): what a subscription charges, and how
@@ -126,7 +127,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	defer c.m.mu.Unlock()
 	ps := plansOf(c.m)
 	p := &openpay.Plan{
-		ID: c.newID(KindPlan), CreationDate: s.nowFor(c.m), Name: req.Name, Amount: req.Amount,
+		ID: c.newID(idgen.KindPlan), CreationDate: s.nowFor(c.m), Name: req.Name, Amount: req.Amount,
 		Currency: string(currency), RepeatEvery: req.RepeatEvery, RepeatUnit: req.RepeatUnit,
 		RetryTimes: req.RetryTimes, Status: openpay.PlanStatusActive, StatusAfterRetry: req.StatusAfterRetry,
 		TrialDays: req.TrialDays,

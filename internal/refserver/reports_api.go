@@ -3,7 +3,6 @@ package refserver
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"time"
 
@@ -50,31 +49,6 @@ func (s *Server) registerReports(r *routeTable) {
 	r.add("listFeesReportDetail", http.MethodGet, "/v1/{merchant_id}/reports/fees/detail", http.StatusOK, s.listFeesReportDetail)
 	r.add("getPayoutReport", http.MethodGet, "/v1/{merchant_id}/reports/payout/{payout_id}", http.StatusOK, s.getPayoutReport)
 	r.add("listPayoutReportDetail", http.MethodGet, "/v1/{merchant_id}/reports/payout/{payout_id}/detail", http.StatusOK, s.listPayoutReportDetail)
-}
-
-// feeReportState lists, per merchant, the charges on which the gateway
-// took a fee, in the order the fees were taken.
-type feeReportState struct{ charged []*tx }
-
-func newFeeReportState() *feeReportState { return &feeReportState{} }
-
-// feeReport returns the merchant's fee records. The caller holds m.mu.
-func feeReport(m *merchant) *feeReportState {
-	return extState(m, newFeeReportState)
-}
-
-// addFeeCharged records that the gateway took its fee on t (at
-// t.later.feeCharged), keeping the list in the order the fees were taken:
-// at completion that is the end; a load (persist_kinds.go) reads the
-// charges in creation order, and a charge completed after a later one
-// goes back to its place. The caller holds m.mu.
-func addFeeCharged(m *merchant, t *tx) {
-	st := feeReport(m)
-	i := len(st.charged)
-	for i > 0 && st.charged[i-1].later.feeCharged.After(t.later.feeCharged) {
-		i--
-	}
-	st.charged = slices.Insert(st.charged, i, t)
 }
 
 // queryInt reads a required integer parameter within [lo, hi].

@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"net/http"
@@ -69,7 +68,7 @@ type configStep struct {
 func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, error) {
 	s.configMu.Lock()
 	defer s.configMu.Unlock()
-	st := configStep{at: s.clock.Now(), ids: s.ids.state(), reqIDs: s.reqIDs.state()}
+	st := configStep{at: s.clock.Now(), ids: s.ids.State(), reqIDs: s.reqIDs.State()}
 	made, err := step(s, given)
 	if err != nil {
 		return made, err
@@ -119,8 +118,8 @@ func (s *Server) Reset() error {
 	})
 	s.dispatch.reset()
 	s.faults.clear()
-	s.ids.setState(fresh.ids.state())
-	s.reqIDs.setState(fresh.reqIDs.state())
+	s.ids.SetState(fresh.ids.State())
+	s.reqIDs.SetState(fresh.reqIDs.State())
 	if fc, ok := s.clock.(*FakeClock); ok {
 		fc.Set(s.clockStart)
 	}
@@ -144,8 +143,8 @@ func (s *Server) rebuild() (*Server, error) {
 		if fc != nil {
 			fc.Set(st.at)
 		}
-		fresh.ids.setState(st.ids)
-		fresh.reqIDs.setState(st.reqIDs)
+		fresh.ids.SetState(st.ids)
+		fresh.reqIDs.SetState(st.reqIDs)
 		if err := st.apply(fresh); err != nil {
 			fresh.Close()
 			return nil, fmt.Errorf("refserver: reset: %w", err)
@@ -189,32 +188,4 @@ func (t *routeTable) control(name, method, pattern string, status int, h handler
 	rt := t.add("simulate:"+name, method, pattern, status, h)
 	rt.simulation = true
 	return rt
-}
-
-// authenticateAnyMerchant accepts the private key of any merchant of the
-// server. Every merchant's keys are compared, so the time taken does not
-// tell which one matched.
-func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
-	var found *merchant
-	public := false
-	s.mu.RLock()
-	for _, m := range s.merchants {
-		if subtle.ConstantTimeCompare(keyHash[:], m.privHash[:]) == 1 {
-			found = m
-		}
-		if subtle.ConstantTimeCompare(keyHash[:], m.pubHash[:]) == 1 {
-			public = true
-		}
-	}
-	s.mu.RUnlock()
-	switch {
-	case found != nil && fromBrowser(c.r):
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
-	case found != nil:
-		c.m, c.key = found, keyPrivate
-		return nil
-	case public:
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
-	}
-	return errorf(openpay.ErrUnauthorized, descUnauthorized)
 }

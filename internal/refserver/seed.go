@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Seeds: a server's starting state written down, so that a test suite with
@@ -224,8 +225,8 @@ func (sd Seed) check() error {
 		if e.id == "" {
 			continue
 		}
-		if e.gatewayForm && !ValidID(e.id) {
-			return seedErrorf(e.path, "", "the id %q must be %d lower-case letters and digits, as the gateway's ids", truncateForMessage(e.id), IDLength)
+		if e.gatewayForm && !idgen.Valid(e.id) {
+			return seedErrorf(e.path, "", "the id %q must be %d lower-case letters and digits, as the gateway's ids", truncateForMessage(e.id), idgen.Length)
 		}
 		if other, dup := seen[e.id]; dup {
 			return seedErrorf(e.path, e.id, "the id is already the id of %s", other)
@@ -324,7 +325,7 @@ func (s *Server) applySeed(sd Seed) (Seed, error) {
 			fixed = append(fixed, e.id)
 		}
 	}
-	s.ids.reserve(fixed)
+	s.ids.Reserve(fixed)
 	a := &seedApply{s: s}
 	out, err := a.apply(sd)
 	if err != nil {
@@ -438,27 +439,6 @@ func (a *seedApply) customers(path, api, merchantID, key string, cs []SeedCustom
 		}
 	}
 	return cs, nil
-}
-
-// fixedIDKey is the context key under which a seed passes the id that the
-// resource a request creates is to get. Only a request made in process can
-// carry it: nothing on the wire sets a context value.
-type fixedIDKey struct{}
-
-// fixedID returns the id a seed fixed for the resource the call creates,
-// or "".
-func (c *call) fixedID() string {
-	id, _ := c.r.Context().Value(fixedIDKey{}).(string)
-	return id
-}
-
-// newID returns the id of the resource the call creates: the one a seed
-// fixed, or a fresh one of the kind.
-func (c *call) newID(kind IDKind) string {
-	if id := c.fixedID(); id != "" {
-		return id
-	}
-	return c.s.ids.NewID(kind)
 }
 
 // create posts body to the API path with the key, as a client would, the

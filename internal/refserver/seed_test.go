@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -160,7 +161,7 @@ func TestApplySeed(t *testing.T) {
 	cards := env.do(http.MethodGet, "/v1/"+m1+"/cards", key1, nil).arr(t)
 	require.Len(t, cards, 1)
 	assert.Equal(t, applied.Merchants[0].Cards[0].ID, cards[0]["id"])
-	assert.True(t, ValidID(applied.Merchants[0].Cards[0].ID))
+	assert.True(t, idgen.Valid(applied.Merchants[0].Cards[0].ID))
 	assert.Empty(t, sd.Merchants[0].Cards[0].ID, "ApplySeed does not change the seed it is given")
 
 	// Opening balances arrived as bank transfers: the stored transactions
@@ -348,33 +349,6 @@ func TestSeedWithMerchant(t *testing.T) {
 			assert.Equal(t, "sk_1", seed.Merchants[0].PrivateKey, "the seed itself is unchanged")
 			assert.Equal(t, "", seed.Merchants[1].PublicKey)
 		})
-	}
-}
-
-// A fixed id is never handed out by the generator: a drawn id equal to a
-// reserved one is drawn again.
-func TestReservedIDsAreNotDrawn(t *testing.T) {
-	t.Parallel()
-	seed := int64(42)
-	plain := NewIDGenerator(&seed)
-	first, second := plain.NewID(KindCustomer), plain.NewID(KindCustomer)
-	reserving := NewIDGenerator(&seed)
-	reserving.reserve([]string{first})
-	assert.Equal(t, second, reserving.NewID(KindCustomer))
-}
-
-func TestValidID(t *testing.T) {
-	t.Parallel()
-	for id, want := range map[string]bool{
-		"mzdtln0bmtms6o3kck8f":  true,
-		"a9pvykxz4g5rg0fplze0":  true,
-		"mzdtln0bmtms6o3kck8":   false, // 19
-		"mzdtln0bmtms6o3kck8fx": false, // 21
-		"Mzdtln0bmtms6o3kck8f":  false,
-		"mzdtln0bmtms6o3kck8_":  false,
-		"":                      false,
-	} {
-		assert.Equal(t, want, ValidID(id), id)
 	}
 }
 

@@ -3,8 +3,6 @@ package refserver
 import (
 	"bytes"
 	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +14,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -126,8 +125,8 @@ type GroupConfig struct {
 type Server struct {
 	opts     Options
 	clock    Clock
-	ids      *IDGenerator // resource ids and references
-	reqIDs   *IDGenerator // request ids, apart so they do not shift resource ids
+	ids      *idgen.Generator // resource ids and references
+	reqIDs   *idgen.Generator // request ids, apart so they do not shift resource ids
 	log      *slog.Logger
 	maxBody  int64
 	usdRate  openpay.Decimal
@@ -179,7 +178,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:      opts,
 		clock:     opts.Clock,
-		ids:       NewIDGenerator(opts.IDSeed),
+		ids:       idgen.New(opts.IDSeed),
 		log:       opts.Logger,
 		maxBody:   opts.MaxBodyBytes,
 		usdRate:   opts.USDExchangeRate,
@@ -195,9 +194,9 @@ func New(opts Options) *Server {
 	s.ownDate = !wall
 	if opts.IDSeed != nil {
 		seed := *opts.IDSeed ^ 0x5eed
-		s.reqIDs = NewIDGenerator(&seed)
+		s.reqIDs = idgen.New(&seed)
 	} else {
-		s.reqIDs = NewIDGenerator(nil)
+		s.reqIDs = idgen.New(nil)
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -268,13 +267,13 @@ func (s *Server) AddMerchant(cfg MerchantConfig) (_ MerchantConfig, err error) {
 // addMerchant is AddMerchant without recording the step.
 func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.ID == "" {
-		cfg.ID = s.ids.NewID(KindMerchant)
+		cfg.ID = s.ids.NewID(idgen.KindMerchant)
 	}
 	if cfg.PrivateKey == "" {
-		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+		cfg.PrivateKey = s.ids.APIKey("sk_")
 	}
 	if cfg.PublicKey == "" {
-		cfg.PublicKey = "pk_" + s.ids.draw(hexDigits, 32)
+		cfg.PublicKey = s.ids.APIKey("pk_")
 	}
 	if cfg.Name == "" {
 		cfg.Name = "Merchant " + cfg.ID
@@ -347,10 +346,10 @@ func (s *Server) AddGroup(cfg GroupConfig) (_ GroupConfig, err error) {
 // addGroup is AddGroup without recording the step.
 func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 	if cfg.ID == "" {
-		cfg.ID = s.ids.NewID(KindMerchant)
+		cfg.ID = s.ids.NewID(idgen.KindMerchant)
 	}
 	if cfg.PrivateKey == "" {
-		cfg.PrivateKey = "sk_" + s.ids.draw(hexDigits, 32)
+		cfg.PrivateKey = s.ids.APIKey("sk_")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -409,49 +408,6 @@ func (s *Server) groupByID(id string) *group {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.groups[id]
-}
-
-// keyKind is which of a merchant's keys authenticated a request.
-type keyKind int
-
-const (
-	keyNone keyKind = iota
-	keyPrivate
-	keyPublic
-)
-
-// call is one API request being answered: what the handlers get.
-type call struct {
-	s         *Server
-	w         http.ResponseWriter
-	r         *http.Request
-	route     *route
-	requestID string
-	// m is the merchant the path names, authenticated (nil on routes that
-	// need no credentials, and on unknown paths).
-	m *merchant
-	// g is the group on /v1/groups/{group_id}/... paths, else nil.
-	g *group
-	// key is the kind of key that authenticated the request.
-	key keyKind
-	// params are the values of the route's path parameters, in the order
-	// of route.params (kept here rather than with Request.SetPathValue,
-	// which allocates a map per request); paramBuf is their storage.
-	params   []string
-	paramBuf [4]string
-}
-
-// param returns the path parameter with the given name ("" when absent).
-func (c *call) param(name string) string {
-	if c.route == nil {
-		return ""
-	}
-	for i, n := range c.route.params {
-		if n == name {
-			return c.params[i]
-		}
-	}
-	return ""
 }
 
 // statusWriter remembers the status written, so the recovery layer knows
@@ -609,16 +565,6 @@ func (s *Server) absentHere(c *call, method string) bool {
 	return false
 }
 
-// operation names the route of the call for logs: its operationId, never
-// its path (paths carry identifiers a careless client might fill with card
-// data).
-func (c *call) operation() string {
-	if c.route == nil {
-		return "unmatched"
-	}
-	return c.route.operationID
-}
-
 // logMethod is the request method as the log shows it: a standard method,
 // or "other" (a method is free text a client could fill with anything).
 func logMethod(m string) string {
@@ -634,94 +580,6 @@ func logMethod(m string) string {
 type rawBody struct {
 	contentType string
 	data        []byte
-}
-
-// authenticate checks the credentials the route needs and fills c.m, c.g
-// and c.key.
-func (s *Server) authenticate(c *call) *Error {
-	rt := c.route
-	if rt.access == accessNone {
-		return nil
-	}
-	var buf [96]byte
-	key, ok := basicAuthUser(c.r, buf[:])
-	if !ok || len(key) == 0 {
-		return errorf(openpay.ErrUnauthorized, descUnauthorized)
-	}
-	keyHash := sha256.Sum256(key)
-	if rt.access == accessAnyMerchant {
-		return s.authenticateAnyMerchant(c, keyHash)
-	}
-	if rt.group {
-		g := s.groupByID(c.param("group_id"))
-		// A dummy comparison keeps an unknown group as slow as a known one.
-		want := [32]byte{}
-		if g != nil {
-			want = g.keyHash
-		}
-		if subtle.ConstantTimeCompare(keyHash[:], want[:]) != 1 || g == nil {
-			return errorf(openpay.ErrUnauthorized, descUnauthorized)
-		}
-		if fromBrowser(c.r) {
-			return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
-		}
-		c.g = g
-		c.key = keyPrivate
-		if mid := c.param("merchant_id"); mid != "" {
-			m := s.merchantByID(mid)
-			if m == nil || !g.merchants[mid] {
-				return errorf(openpay.ErrUnauthorized, descUnauthorized)
-			}
-			c.m = m
-		}
-		return nil
-	}
-	m := s.merchantByID(c.param("merchant_id"))
-	var priv, pub [32]byte
-	if m != nil {
-		priv, pub = m.privHash, m.pubHash
-	}
-	isPriv := subtle.ConstantTimeCompare(keyHash[:], priv[:]) == 1
-	isPub := subtle.ConstantTimeCompare(keyHash[:], pub[:]) == 1
-	switch {
-	case m == nil || (!isPriv && !isPub):
-		return errorf(openpay.ErrUnauthorized, descUnauthorized)
-	case isPub && rt.access != accessPublic:
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
-	case isPriv && fromBrowser(c.r):
-		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
-	}
-	c.m = m
-	c.key = keyPrivate
-	if isPub {
-		c.key = keyPublic
-	}
-	return nil
-}
-
-// basicAuthUser returns the user name of the request's HTTP Basic
-// credentials (the API key; the password is empty), as r.BasicAuth reads
-// them, decoded into buf when it is large enough so that checking a key
-// allocates nothing.
-func basicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
-	const prefix = "Basic "
-	auth := r.Header.Get("Authorization")
-	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
-		return nil, false
-	}
-	enc := auth[len(prefix):]
-	if base64.StdEncoding.DecodedLen(len(enc)) > len(buf) {
-		user, _, ok := r.BasicAuth()
-		return []byte(user), ok
-	}
-	// Decode only reads its source: a view of the header's bytes spares a
-	// copy of them.
-	n, err := base64.StdEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(enc), len(enc)))
-	if err != nil {
-		return nil, false
-	}
-	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
-	return user, ok
 }
 
 // checkClientIP applies the X-Forwarded-For rule of charge creation: the
@@ -742,9 +600,9 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 	return nil
 }
 
-// writeJSON encodes v (by its generated encoder, see answers.go, when it
-// has one, else by encoding/json), with the keys the gateway always sends
-// (addWireKeys), and writes it with the given status. Encoding is done
+// writeJSON encodes v (by its generated encoder, see package answer, when
+// it has one, else by encoding/json), with the keys the gateway always sends
+// (answer.AddWireKeys), and writes it with the given status. Encoding is done
 // before anything is written, so a value that cannot be encoded still gets
 // a proper error object.
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -752,7 +610,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	defer ab.release()
 	buf := &ab.enc
 	// The generated encoders write the keys of the plans themselves.
-	data, ok, err := appendAnswer(ab.gen[:0], v)
+	data, ok, err := answer.Append(ab.gen[:0], v)
 	if ok {
 		if cap(data) > cap(ab.gen) {
 			ab.gen = data // keep the larger storage for the next answer
@@ -761,7 +619,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		enc := json.NewEncoder(buf)
 		enc.SetEscapeHTML(false)
 		if err = enc.Encode(v); err == nil {
-			data = addWireKeysInto(ab.keys, buf.Bytes(), v)
+			data = answer.AddWireKeysInto(ab.keys, buf.Bytes(), v)
 			if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
 				ab.keys = data // keep the larger storage for the next answer
 			}
@@ -819,24 +677,4 @@ func (ab *answerBuffer) release() {
 	}
 	ab.enc.Reset()
 	answerBuffers.Put(ab)
-}
-
-// baseURL is the absolute URL clients reach the server at.
-func (c *call) baseURL() string {
-	if c.s.opts.BaseURL != "" {
-		base := strings.TrimSuffix(c.s.opts.BaseURL, "/")
-		if c.m != nil {
-			base = c.m.country.hostFor(base)
-		}
-		return base
-	}
-	scheme := "http"
-	if c.r.TLS != nil {
-		scheme = "https"
-	}
-	host := c.r.Host
-	if host == "" || strings.ContainsAny(host, "/?#@ ") {
-		host = "localhost"
-	}
-	return scheme + "://" + host
 }

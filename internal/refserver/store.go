@@ -5,13 +5,13 @@ import (
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // The in-memory store.
@@ -237,7 +237,7 @@ func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpa
 		}
 	}
 	if id == "" {
-		id = s.ids.NewID(KindCustomer)
+		id = s.ids.NewID(idgen.KindCustomer)
 	}
 	cu := &customer{
 		id: id, created: s.nowFor(m),
@@ -635,8 +635,7 @@ func insufficientFunds(acct account) *Error {
 
 // newCLABE returns a fresh valid CLABE at the given bank.
 func (s *Server) newCLABE(bankCode string) string {
-	n, _ := strconv.ParseUint(s.ids.draw(digits, 11), 10, 64)
-	return clabe.New(bankCode, "180", n)
+	return clabe.New(bankCode, "180", s.ids.CLABEAccount())
 }
 
 // registerBarcodeRef records a reference the server issued, so that its

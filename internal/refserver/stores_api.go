@@ -81,7 +81,7 @@ func (s *Server) listStores(c *call) (any, *Error) {
 	if km <= 0 || km > maxSearchKM {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'kilometers' must be greater than 0 and at most %d", maxSearchKM)
 	}
-	amount, err := openpay.NewAmount(strings.TrimSpace(q.Get("amount")))
+	amount, err := queryAmount(q.Get("amount"))
 	if err != nil || !amount.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'amount' must be a number greater than zero with at most two decimals")
 	}

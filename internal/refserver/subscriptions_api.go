@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Subscriptions of a customer to a plan
@@ -465,7 +466,7 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		}
 	}
 	n := *src.inline
-	n.id, n.created, n.customerID = c.s.ids.NewID(KindCard), c.s.nowFor(c.m), cu.id
+	n.id, n.created, n.customerID = c.s.ids.NewID(idgen.KindCard), c.s.nowFor(c.m), cu.id
 	return cards.add(n), true, nil
 }
 
@@ -524,7 +525,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	sub := &subscription{id: s.ids.NewID(KindSubscription), created: now, plan: p, group: c.g,
+	sub := &subscription{id: s.ids.NewID(idgen.KindSubscription), created: now, plan: p, group: c.g,
 		customerID: cu.id, cardID: k.id}
 	switch {
 	case hasTrialEnd && !trialEnd.Before(today):

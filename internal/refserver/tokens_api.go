@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Tokens hold card data for one use: a card creation (token_id) or a charge
@@ -35,7 +36,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	tk := &token{id: s.ids.NewID(KindToken), created: s.nowFor(c.m), card: k}
+	tk := &token{id: s.ids.NewID(idgen.KindToken), created: s.nowFor(c.m), card: k}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
 	c.m.tokens[tk.id] = tk

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
 // Webhooks (/v1/{merchant_id}/webhooks): the URLs that receive a merchant's
@@ -187,7 +189,7 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 	}
 	wh := &webhook{
 		w: openpay.Webhook{
-			ID: s.ids.NewID(KindWebhook), URL: req.URL, User: req.User, EventTypes: types,
+			ID: s.ids.NewID(idgen.KindWebhook), URL: req.URL, User: req.User, EventTypes: types,
 			Status: openpay.WebhookStatusUnverified,
 		},
 		password: req.Password,
@@ -410,7 +412,7 @@ func (d *dispatcher) event(ev *Event) {
 				d.s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
 				return
 			}
-			body = addWireKeys(body, wire)
+			body = answer.AddWireKeys(body, wire)
 		}
 		if dl := (&delivery{to: wh.target(), event: ev, body: body, merchantID: m.id}); d.enqueue(dl, false) {
 			m.mark(recDelivery, deliveryKeyOf(dl.seq))

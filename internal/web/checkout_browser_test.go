@@ -36,12 +36,14 @@ func TestBrowserCheckoutLink(t *testing.T) {
 	shop.HandleFunc("GET /paid", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `<!doctype html><p id="back">order %s charge %s</p>`, r.URL.Query().Get("order"), r.URL.Query().Get("id"))
 	})
-	shop.Handle("POST /hooks", openpay.WebhookHandler("", "", func(_ context.Context, ev *openpay.WebhookEvent) error {
+	hooks, err := openpay.WebhookHandler("", "", func(_ context.Context, ev *openpay.WebhookEvent) error {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, *ev)
 		return nil
-	}))
+	})
+	require.NoError(t, err)
+	shop.Handle("POST /hooks", hooks)
 	shopSrv := httptest.NewServer(shop)
 	t.Cleanup(shopSrv.Close)
 	_, err = client.Webhooks.Create(ctx, openpay.WebhookRequest{URL: shopSrv.URL + "/hooks",

@@ -1,4 +1,4 @@
-package refserver
+package answer
 
 import (
 	"bytes"
@@ -10,24 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Answers of the usual wire types (a transaction, a page of them, a
-// customer...) are encoded by functions generated for each type into
-// answers.gen.go rather than by encoding/json, whose reflection was most of
-// the time the server spent on a list of charges. The generated functions
-// write exactly the bytes encoding/json writes with HTML escaping off, then
-// addWireKeys adds: same member order, omitempty and omitzero, null for nil
-// pointers, slices and maps, map keys sorted, the types' own MarshalJSON for
-// the rest, and at the end of each object the keys of its key plan that the
-// encoding left out (wirekeys.go), so the answer needs no second pass. The
-// two ways are compared on random values and on the gateway's examples by
-// TestAnswerEncodersMatchEncodingJSON; any other answer still goes through
-// encoding/json and addWireKeys.
-//
-// TestAnswerEncodersAreGenerated writes answers.gen.go from the wire types
-// by reflection, and fails when the file is stale (a wire type gained a
-// field).
-
-//go:generate go test -run ^TestAnswerEncodersAreGenerated$ . -args -update-answers
+// hexDigits are the digits of the \u00XX escapes.
+const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it when HTML escaping is off: the quote and the backslash behind a
@@ -86,7 +70,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // errUnsupportedFloat is the error of a NaN or infinite float, which JSON
 // cannot carry (encoding/json fails on them too).
-var errUnsupportedFloat = errors.New("refserver: JSON has no NaN or infinity")
+var errUnsupportedFloat = errors.New("answer: JSON has no NaN or infinity")
 
 // appendJSONFloat appends f as encoding/json writes a float64: the shortest
 // decimal that reads back as f, in exponent form (without a leading zero in

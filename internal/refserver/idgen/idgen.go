@@ -1,34 +1,55 @@
-package refserver
+// Package idgen makes the reference server's identifiers and references:
+// resource ids in the gateway's form, the references of store, bank and IVR
+// payments, authorization numbers, API keys and request ids.
+//
+// Contract:
+//   - An id is [Length] lower-case ASCII letters and digits that start with
+//     its [Kind]'s prefix ([Valid] tells the form). A reference has the shape
+//     the gateway's references have; each method says which.
+//   - Without a seed a [Generator] is unpredictable (ChaCha8 streams keyed
+//     from crypto/rand). With one it yields the same sequence on every run,
+//     and [Generator.State] tells where it stands, so that Reset and a
+//     restarted server go on with the sequence rather than repeat it
+//     ([Generator.SetState], [Generator.Restore]).
+//   - An id reserved with [Generator.Reserve] (a seed's fixed ids) is never
+//     drawn.
+//
+// Locks: a Generator is safe for concurrent use. Its mutexes are leaves:
+// held only while drawing or reading the reserved set, never while calling
+// out, so a caller may draw under any lock of its own (the server draws ids
+// under a merchant's lock). The package imports nothing of the server.
+package idgen
 
 import (
 	crand "crypto/rand"
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
 
-// IDLength is the length of the gateway's resource identifiers.
-const IDLength = 20
+// Length is the length of the gateway's resource identifiers.
+const Length = 20
 
-// IDKind is the kind of a resource identifier; its value is the prefix the
+// Kind is the kind of a resource identifier; its value is the prefix the
 // gateway's identifiers of that kind start with, as its examples show.
-type IDKind string
+type Kind string
 
 // Identifier kinds. Card and token identifiers share the prefix "k", as the
 // gateway's card and token responses do.
 const (
-	KindTransaction  IDKind = "tr" // charges, payouts, transfers, fees, refunds
-	KindCard         IDKind = "k"
-	KindToken        IDKind = "k"
-	KindCustomer     IDKind = "a"
-	KindBankAccount  IDKind = "b"
-	KindPlan         IDKind = "p"
-	KindSubscription IDKind = "s"
-	KindWebhook      IDKind = "w"
-	KindMerchant     IDKind = "m"
-	KindCheckout     IDKind = "c" // no source shows one; the server's choice
+	KindTransaction  Kind = "tr" // charges, payouts, transfers, fees, refunds
+	KindCard         Kind = "k"
+	KindToken        Kind = "k"
+	KindCustomer     Kind = "a"
+	KindBankAccount  Kind = "b"
+	KindPlan         Kind = "p"
+	KindSubscription Kind = "s"
+	KindWebhook      Kind = "w"
+	KindMerchant     Kind = "m"
+	KindCheckout     Kind = "c" // no source shows one; the server's choice
 )
 
 const (
@@ -39,7 +60,7 @@ const (
 	hexDigits  = "0123456789abcdef"
 )
 
-// IDGenerator makes identifiers and references. By default it draws from a
+// Generator makes identifiers and references. By default it draws from
 // ChaCha8 streams, each keyed from the operating system's secure random
 // source: as unpredictable as reading that source for every id, at a
 // fraction of the cost (one system read per stream, not per id). The
@@ -50,7 +71,7 @@ const (
 // It is safe for concurrent use (with a seed, concurrent callers share one
 // sequence, so only a single-goroutine caller sees a reproducible
 // assignment).
-type IDGenerator struct {
+type Generator struct {
 	mu     sync.Mutex
 	seeded *rand.PCG // nil: draw from streams
 	// streams holds *rand.ChaCha8, each keyed from crypto/rand.
@@ -62,11 +83,11 @@ type IDGenerator struct {
 	reserved map[string]bool
 }
 
-// NewIDGenerator returns a generator. With a nil seed it draws from a
+// New returns a generator. With a nil seed it draws from a
 // ChaCha8 stream keyed from crypto/rand; with a seed it is deterministic.
-func NewIDGenerator(seed *int64) *IDGenerator {
+func New(seed *int64) *Generator {
 	if seed == nil {
-		g := &IDGenerator{}
+		g := &Generator{}
 		g.streams.New = func() any {
 			var key [32]byte
 			_, _ = crand.Read(key[:]) // never fails since Go 1.24: it aborts the program instead
@@ -76,20 +97,20 @@ func NewIDGenerator(seed *int64) *IDGenerator {
 	}
 	// The second PCG word is a fixed constant so that the seed alone decides
 	// the sequence.
-	return &IDGenerator{seeded: rand.NewPCG(uint64(*seed), 0x6f70656e70617921)}
+	return &Generator{seeded: rand.NewPCG(uint64(*seed), 0x6f70656e70617921)}
 }
 
 // draw returns n characters picked uniformly from alphabet (at most 256
 // characters). Each 64-bit draw gives up to eight: a byte picks a
 // character when it falls below the largest multiple of the alphabet's
 // size, and is skipped otherwise, so that no character is favoured.
-func (g *IDGenerator) draw(alphabet string, n int) string {
+func (g *Generator) draw(alphabet string, n int) string {
 	return string(g.appendDraw(make([]byte, 0, n), alphabet, n))
 }
 
 // appendDraw is draw appending to dst, so that a caller that builds a longer
 // value (an id with its prefix) allocates it once.
-func (g *IDGenerator) appendDraw(dst []byte, alphabet string, n int) []byte {
+func (g *Generator) appendDraw(dst []byte, alphabet string, n int) []byte {
 	limit := 256 - 256%len(alphabet)
 	var src rand.Source
 	if g.seeded != nil {
@@ -112,18 +133,18 @@ func (g *IDGenerator) appendDraw(dst []byte, alphabet string, n int) []byte {
 	return dst
 }
 
-// NewID returns a new identifier of the given kind: [IDLength] lowercase
+// NewID returns a new identifier of the given kind: [Length] lowercase
 // letters and digits starting with the kind's prefix ("tr" + 18 more for a
-// transaction). A prefix that would leave no room is cut to IDLength-1
+// transaction). A prefix that would leave no room is cut to Length-1
 // characters.
-func (g *IDGenerator) NewID(kind IDKind) string {
+func (g *Generator) NewID(kind Kind) string {
 	prefix := string(kind)
-	if len(prefix) >= IDLength {
-		prefix = prefix[:IDLength-1]
+	if len(prefix) >= Length {
+		prefix = prefix[:Length-1]
 	}
 	for {
-		var buf [IDLength]byte
-		id := string(g.appendDraw(append(buf[:0], prefix...), lowerAlnum, IDLength-len(prefix)))
+		var buf [Length]byte
+		id := string(g.appendDraw(append(buf[:0], prefix...), lowerAlnum, Length-len(prefix)))
 		g.reservedMu.RLock()
 		taken := g.reserved[id]
 		g.reservedMu.RUnlock()
@@ -133,8 +154,8 @@ func (g *IDGenerator) NewID(kind IDKind) string {
 	}
 }
 
-// reserve keeps NewID from ever returning the given identifiers.
-func (g *IDGenerator) reserve(ids []string) {
+// Reserve keeps NewID from ever returning the given identifiers.
+func (g *Generator) Reserve(ids []string) {
 	g.reservedMu.Lock()
 	defer g.reservedMu.Unlock()
 	if g.reserved == nil {
@@ -145,11 +166,11 @@ func (g *IDGenerator) reserve(ids []string) {
 	}
 }
 
-// ValidID reports whether id has the form of the identifiers the server
-// hands out, as the gateway's: [IDLength] lower-case ASCII letters and
+// Valid reports whether id has the form of the identifiers the server
+// hands out, as the gateway's: [Length] lower-case ASCII letters and
 // digits.
-func ValidID(id string) bool {
-	if len(id) != IDLength {
+func Valid(id string) bool {
+	if len(id) != Length {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
@@ -162,7 +183,7 @@ func ValidID(id string) bool {
 
 // AuthorizationNumber returns a processor authorization number: six digits,
 // as on the gateway's completed card charges ("801585").
-func (g *IDGenerator) AuthorizationNumber() string {
+func (g *Generator) AuthorizationNumber() string {
 	return g.draw(digits, 6)
 }
 
@@ -170,11 +191,11 @@ func (g *IDGenerator) AuthorizationNumber() string {
 // gateway's shape: "000020", the transaction identifier in upper case, "01",
 // then five digits ("000020TRNIRKIYOBO5QFEX55EF0100009" for transaction
 // trnirkiyobo5qfex55ef). Characters of transactionID that are not ASCII
-// letters or digits are dropped and at most IDLength are used, so the result
+// letters or digits are dropped and at most Length are used, so the result
 // always encodes as a barcode.
-func (g *IDGenerator) StoreReference(transactionID string) string {
+func (g *Generator) StoreReference(transactionID string) string {
 	var id strings.Builder
-	for i := 0; i < len(transactionID) && id.Len() < IDLength; i++ {
+	for i := 0; i < len(transactionID) && id.Len() < Length; i++ {
 		c := transactionID[i]
 		switch {
 		case c >= 'a' && c <= 'z':
@@ -188,32 +209,52 @@ func (g *IDGenerator) StoreReference(transactionID string) string {
 
 // PaybinReference returns a 16-digit Paybin reference of a store charge, in
 // the gateway's shape: "010199" followed by ten digits ("0101990000001065").
-func (g *IDGenerator) PaybinReference() string {
+func (g *Generator) PaybinReference() string {
 	return "010199" + g.draw(digits, 10)
 }
 
 // CustomerStoreReference returns the permanent store reference of a customer
 // with an account: "OPENPAY" followed by ten upper-case letters and digits
 // ("OPENPAY02DQ35YOY7").
-func (g *IDGenerator) CustomerStoreReference() string {
+func (g *Generator) CustomerStoreReference() string {
 	return "OPENPAY" + g.draw(upperAlnum, 10)
 }
 
 // BankReference returns the 20-digit reference (the "name" field of a
 // bank_transfer payment method) that identifies a bank charge's payment.
-func (g *IDGenerator) BankReference() string {
+func (g *Generator) BankReference() string {
 	return g.draw(digits, 20)
 }
 
 // VerificationCode returns the 8-character code sent in a webhook's
 // verification event.
-func (g *IDGenerator) VerificationCode() string {
+func (g *Generator) VerificationCode() string {
 	return g.draw(mixedAlnum, 8)
+}
+
+// APIKey returns a key in the form the server hands out: prefix ("sk_",
+// "pk_") followed by 32 lower-case hex digits.
+func (g *Generator) APIKey(prefix string) string {
+	return prefix + g.draw(hexDigits, 32)
+}
+
+// IVRKey returns the six-digit key of an IVR payment, which never starts
+// with a zero.
+func (g *Generator) IVRKey() int64 {
+	key, _ := strconv.ParseInt(g.draw(digits[1:], 1)+g.draw(digits, 5), 10, 64)
+	return key
+}
+
+// CLABEAccount returns an 11-digit account number for a new CLABE (leading
+// zeros allowed).
+func (g *Generator) CLABEAccount() uint64 {
+	n, _ := strconv.ParseUint(g.draw(digits, 11), 10, 64)
+	return n
 }
 
 // RequestID returns a request identifier for an error body, formatted as a
 // version 4 UUID ("1981cdb8-19cb-4bad-8256-e95d58bc035c").
-func (g *IDGenerator) RequestID() string {
+func (g *Generator) RequestID() string {
 	var hb [32]byte
 	h := g.appendDraw(hb[:0], hexDigits, 32)
 	// Version nibble 4; variant nibble one of 8, 9, a, b.
@@ -231,11 +272,12 @@ func (g *IDGenerator) RequestID() string {
 	return string(b)
 }
 
-// state returns where a seeded generator stands in its sequence, nil for
-// a random generator, whose sequence cannot be replayed: setState returns
-// it there (Reset), and persist.go saves it, so that a restarted server
-// goes on with the sequence rather than repeating it.
-func (g *IDGenerator) state() []byte {
+// State returns where a seeded generator stands in its sequence, nil for
+// a random generator, whose sequence cannot be replayed: SetState returns
+// it there (the server's Reset), and the server's data directory saves it,
+// so that a restarted server goes on with the sequence rather than
+// repeating it.
+func (g *Generator) State() []byte {
 	if g.seeded == nil {
 		return nil
 	}
@@ -245,19 +287,19 @@ func (g *IDGenerator) state() []byte {
 	return b
 }
 
-// setState moves a seeded generator to a position state returned; nil,
+// SetState moves a seeded generator to a position State returned; nil,
 // or a random generator, changes nothing.
-func (g *IDGenerator) setState(b []byte) {
+func (g *Generator) SetState(b []byte) {
 	if g.seeded == nil || b == nil {
 		return
 	}
-	_ = g.restore(b) // b came from state, so it decodes
+	_ = g.Restore(b) // b came from State, so it decodes
 }
 
-// restore puts back a state from state. A generator drawing from random
-// streams has none: a saved one is refused, so that a server started
-// without the seed it was saved with is told.
-func (g *IDGenerator) restore(b []byte) error {
+// Restore puts back a state from State, saved by an earlier run. A
+// generator drawing from random streams has none: a saved one is refused,
+// so that a server started without the seed it was saved with is told.
+func (g *Generator) Restore(b []byte) error {
 	if g.seeded == nil {
 		return errors.New("the state was saved with --seed: start the server with a seed too")
 	}
@@ -266,8 +308,8 @@ func (g *IDGenerator) restore(b []byte) error {
 	return g.seeded.UnmarshalBinary(b)
 }
 
-// reservedIDs returns the reserved identifiers, sorted.
-func (g *IDGenerator) reservedIDs() []string {
+// Reserved returns the reserved identifiers, sorted.
+func (g *Generator) Reserved() []string {
 	g.reservedMu.RLock()
 	defer g.reservedMu.RUnlock()
 	ids := make([]string, 0, len(g.reserved))
@@ -276,4 +318,12 @@ func (g *IDGenerator) reservedIDs() []string {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// ReservedCount is len(Reserved()) without the copy: a change in it tells
+// the server's data directory to save the set again.
+func (g *Generator) ReservedCount() int {
+	g.reservedMu.RLock()
+	defer g.reservedMu.RUnlock()
+	return len(g.reserved)
 }

@@ -1,7 +1,8 @@
-package refserver
+package idgen
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,7 @@ func seed(v int64) *int64 { return &v }
 func TestNewID(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		kind   IDKind
+		kind   Kind
 		prefix string
 	}{
 		{KindTransaction, "tr"},
@@ -29,19 +30,19 @@ func TestNewID(t *testing.T) {
 		{KindSubscription, "s"},
 		{KindWebhook, "w"},
 		{KindMerchant, "m"},
-		{IDKind(""), ""},
-		{IDKind(strings.Repeat("z", 25)), strings.Repeat("z", 19)},
+		{Kind(""), ""},
+		{Kind(strings.Repeat("z", 25)), strings.Repeat("z", 19)},
 	}
 	for _, mode := range []struct {
 		name string
 		seed *int64
 	}{{"random", nil}, {"seeded", seed(7)}} {
-		g := NewIDGenerator(mode.seed)
+		g := New(mode.seed)
 		for _, tt := range tests {
 			t.Run(mode.name+"/"+string(tt.kind), func(t *testing.T) {
 				t.Parallel()
 				id := g.NewID(tt.kind)
-				assert.Len(t, id, IDLength)
+				assert.Len(t, id, Length)
 				assert.True(t, strings.HasPrefix(id, tt.prefix), id)
 				assert.Regexp(t, `^[a-z0-9]{20}$`, id)
 			})
@@ -51,18 +52,18 @@ func TestNewID(t *testing.T) {
 
 func TestIDGeneratorSeeded(t *testing.T) {
 	t.Parallel()
-	draw := func(g *IDGenerator) []string {
+	draw := func(g *Generator) []string {
 		return []string{
 			g.NewID(KindTransaction), g.NewID(KindCustomer), g.AuthorizationNumber(),
 			g.StoreReference("trabc"), g.PaybinReference(), g.CustomerStoreReference(),
 			g.BankReference(), g.VerificationCode(), g.RequestID(),
 		}
 	}
-	a, b := draw(NewIDGenerator(seed(42))), draw(NewIDGenerator(seed(42)))
+	a, b := draw(New(seed(42))), draw(New(seed(42)))
 	assert.Equal(t, a, b, "same seed, same sequence")
-	c := draw(NewIDGenerator(seed(43)))
+	c := draw(New(seed(43)))
 	assert.NotEqual(t, a[0], c[0], "another seed, another sequence")
-	r1, r2 := draw(NewIDGenerator(nil)), draw(NewIDGenerator(nil))
+	r1, r2 := draw(New(nil)), draw(New(nil))
 	assert.NotEqual(t, r1[0], r2[0], "random generators differ")
 	assert.NotEqual(t, a[0], r1[0])
 }
@@ -71,7 +72,7 @@ func TestIDGeneratorSeeded(t *testing.T) {
 // so that an off-by-one in the alphabet cannot hide.
 func TestIDAlphabet(t *testing.T) {
 	t.Parallel()
-	g := NewIDGenerator(seed(1))
+	g := New(seed(1))
 	counts := map[rune]int{}
 	for range 2000 {
 		for _, c := range g.NewID(KindTransaction)[2:] {
@@ -88,7 +89,7 @@ func TestIDAlphabet(t *testing.T) {
 func TestIDGeneratorConcurrent(t *testing.T) {
 	t.Parallel()
 	for _, s := range []*int64{nil, seed(3)} {
-		g := NewIDGenerator(s)
+		g := New(s)
 		const workers, each = 8, 500
 		ids := make(chan string, workers*each)
 		var wg sync.WaitGroup
@@ -105,7 +106,7 @@ func TestIDGeneratorConcurrent(t *testing.T) {
 		close(ids)
 		seen := map[string]bool{}
 		for id := range ids {
-			require.Len(t, id, IDLength)
+			require.Len(t, id, Length)
 			require.False(t, seen[id], "duplicate %s", id)
 			seen[id] = true
 		}
@@ -115,7 +116,7 @@ func TestIDGeneratorConcurrent(t *testing.T) {
 
 func TestReferences(t *testing.T) {
 	t.Parallel()
-	g := NewIDGenerator(nil)
+	g := New(nil)
 	tests := []struct {
 		name string
 		got  func() string
@@ -130,6 +131,9 @@ func TestReferences(t *testing.T) {
 		{"customer store reference", g.CustomerStoreReference, regexp.MustCompile(`^OPENPAY[A-Z0-9]{10}$`)},
 		{"bank reference", g.BankReference, regexp.MustCompile(`^\d{20}$`)},
 		{"verification code", g.VerificationCode, regexp.MustCompile(`^[A-Za-z0-9]{8}$`)},
+		{"API key", func() string { return g.APIKey("sk_") }, regexp.MustCompile(`^sk_[0-9a-f]{32}$`)},
+		{"IVR key", func() string { return strconv.FormatInt(g.IVRKey(), 10) }, regexp.MustCompile(`^[1-9]\d{5}$`)},
+		{"CLABE account", func() string { return strconv.FormatUint(g.CLABEAccount(), 10) }, regexp.MustCompile(`^\d{1,11}$`)},
 		{"request id", g.RequestID, regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)},
 	}
 	for _, tt := range tests {
@@ -150,7 +154,7 @@ func TestReferences(t *testing.T) {
 
 func TestRequestIDIsUUIDv4(t *testing.T) {
 	t.Parallel()
-	g := NewIDGenerator(seed(9))
+	g := New(seed(9))
 	variants := map[byte]bool{}
 	for range 200 {
 		s := g.RequestID()
@@ -166,8 +170,58 @@ func TestRequestIDIsUUIDv4(t *testing.T) {
 // TestIDsAllocateOnce: an identifier or request id is built in one
 // allocation, the string itself (one is drawn for every record and request).
 func TestIDsAllocateOnce(t *testing.T) {
-	for _, g := range []*IDGenerator{NewIDGenerator(nil), NewIDGenerator(ptr(int64(7)))} {
+	for _, g := range []*Generator{New(nil), New(seed(7))} {
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.NewID(KindTransaction) }))
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.RequestID() }))
 	}
+}
+
+// A fixed id is never handed out by the generator: a drawn id equal to a
+// reserved one is drawn again.
+func TestReservedIDsAreNotDrawn(t *testing.T) {
+	t.Parallel()
+	plain := New(seed(42))
+	first, second := plain.NewID(KindCustomer), plain.NewID(KindCustomer)
+	reserving := New(seed(42))
+	reserving.Reserve([]string{first})
+	assert.Equal(t, second, reserving.NewID(KindCustomer))
+	assert.Equal(t, []string{first}, reserving.Reserved())
+	assert.Equal(t, 1, reserving.ReservedCount())
+}
+
+func TestValidID(t *testing.T) {
+	t.Parallel()
+	for id, want := range map[string]bool{
+		"mzdtln0bmtms6o3kck8f":  true,
+		"a9pvykxz4g5rg0fplze0":  true,
+		"mzdtln0bmtms6o3kck8":   false, // 19
+		"mzdtln0bmtms6o3kck8fx": false, // 21
+		"Mzdtln0bmtms6o3kck8f":  false,
+		"mzdtln0bmtms6o3kck8_":  false,
+		"":                      false,
+	} {
+		assert.Equal(t, want, Valid(id), id)
+	}
+}
+
+// TestStateResumesTheSequence: a seeded generator put back to a state goes
+// on from there; a random one has no state and refuses a saved one.
+func TestStateResumesTheSequence(t *testing.T) {
+	t.Parallel()
+	g := New(seed(5))
+	g.NewID(KindCard)
+	st := g.State()
+	next := g.NewID(KindCard)
+	g.NewID(KindCard)
+	g.SetState(st)
+	assert.Equal(t, next, g.NewID(KindCard))
+	other := New(seed(99))
+	require.NoError(t, other.Restore(st))
+	assert.Equal(t, next, other.NewID(KindCard), "another run restored from the state")
+	g.SetState(nil) // changes nothing
+	assert.NotEqual(t, next, g.NewID(KindCard))
+
+	r := New(nil)
+	assert.Nil(t, r.State())
+	assert.Error(t, r.Restore(st))
 }

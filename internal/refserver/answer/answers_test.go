@@ -1,4 +1,4 @@
-package refserver
+package answer
 
 import (
 	"bytes"
@@ -19,6 +19,9 @@ import (
 )
 
 // stdlibJSON is v encoded as by json.Encoder with HTML escaping off.
+// examplesDir holds the gateway's documented examples.
+const examplesDir = "../../../testdata/examples"
+
 func stdlibJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -35,7 +38,7 @@ func stdlibAnswer(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return addWireKeys(data, v), nil
+	return AddWireKeys(data, v), nil
 }
 
 // requireSameAnswer encodes v both ways and requires the same bytes, or an
@@ -43,7 +46,7 @@ func stdlibAnswer(v any) ([]byte, error) {
 func requireSameAnswer(t *testing.T, v any) {
 	t.Helper()
 	want, wantErr := stdlibAnswer(v)
-	got, ok, err := appendAnswer([]byte("prefix"), v)
+	got, ok, err := Append([]byte("prefix"), v)
 	require.True(t, ok, "%T has no generated encoder", v)
 	if wantErr != nil {
 		require.Error(t, err, "encoding/json fails on %T (%v); the generated encoder must too", v, wantErr)

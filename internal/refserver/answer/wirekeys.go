@@ -1,4 +1,4 @@
-package refserver
+package answer
 
 import (
 	"encoding/json"
@@ -9,25 +9,6 @@ import (
 
 	"github.com/openpay-go/openpay"
 )
-
-// Answers carry every key the gateway always sends, null ones included.
-// openapi.yaml says which: an object's `required` list (with `nullable` where
-// the gateway sends null), a property's own `required` next to its `allOf`
-// (the card inside a transaction always has `address`), and `x-required-if`
-// for the keys only some variants carry (`conciliated` on redirect and IVR
-// charges, `attempts` on an IVR payment method). The wire types cannot say it
-// themselves: a field left out when zero (omitzero) is what the SDK needs for
-// requests, and a pointer for every such field would make the SDK's types
-// worse to use. So the server encodes an answer as usual and then appends to
-// each object the keys its plan says are always sent and the encoding left
-// out, with their schema's zero value (null, false, 0). The generated
-// encoders of the usual answers (answers.go) append the same keys as they
-// write each object, with the same result.
-//
-// The plans are generated from openapi.yaml into wirekeys.gen.go by
-// TestKeyPlansFollowOpenAPI, which fails when the two disagree.
-
-//go:generate go test -run ^TestKeyPlansFollowOpenAPI$ . -args -update-keyplans
 
 // wireKey is a key that an object always carries, with the JSON value it has
 // when the wire type leaves it out.
@@ -126,10 +107,10 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			m := member(k.name)
 			if m.bit == 0 {
 				if len(p.keys) == 64 {
-					panic("refserver: more than 64 keys in key plan " + sp.name)
+					panic("answer: more than 64 keys in key plan " + sp.name)
 				}
 				if b, _ := json.Marshal(k.name); string(b) != `"`+k.name+`"` {
-					panic("refserver: key " + k.name + " needs escaping")
+					panic("answer: key " + k.name + " needs escaping")
 				}
 				m.bit = 1 << len(p.keys)
 				p.keys = append(p.keys, k)
@@ -159,12 +140,12 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 			p.variants = append(p.variants, pv)
 		}
 		if len(p.heads) > maxHeads {
-			panic(fmt.Sprintf("refserver: key plan %s has variants on %d members", sp.name, len(p.heads)))
+			panic(fmt.Sprintf("answer: key plan %s has variants on %d members", sp.name, len(p.heads)))
 		}
 		for key, name := range sp.members {
 			child, ok := plans[name]
 			if !ok {
-				panic("refserver: key plan " + sp.name + " names unknown plan " + name)
+				panic("answer: key plan " + sp.name + " names unknown plan " + name)
 			}
 			m := member(key)
 			m.plan = child
@@ -196,14 +177,15 @@ func planFor(v any) *keyPlan {
 	return keyPlans[t.Name()]
 }
 
-// addWireKeys returns data, the JSON encoding of v by encoding/json, with the
+// AddWireKeys returns data, the JSON encoding of v by encoding/json, with the
 // keys of v's plan that the encoding left out. It returns data itself when
 // nothing is missing.
-func addWireKeys(data []byte, v any) []byte { return addWireKeysInto(nil, data, v) }
+func AddWireKeys(data []byte, v any) []byte { return AddWireKeysInto(nil, data, v) }
 
-// addWireKeysInto is addWireKeys building its copy in scratch's storage
-// when that is large enough (writeJSON reuses it from answer to answer).
-func addWireKeysInto(scratch, data []byte, v any) []byte {
+// AddWireKeysInto is AddWireKeys building its copy in scratch's storage
+// when that is large enough (the server's writeJSON reuses it from answer to
+// answer).
+func AddWireKeysInto(scratch, data []byte, v any) []byte {
 	p := planFor(v)
 	if p == nil {
 		return data

@@ -1,0 +1,143 @@
+package refserver
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"unsafe"
+
+	"github.com/openpay-go/openpay"
+)
+
+// Credentials: which key a request carries, and which keys each kind of
+// route takes (a merchant's private or public key, a group's key, any
+// merchant's private key). Keys are compared as SHA-256 hashes in constant
+// time, so the time taken tells nothing of which key or merchant matched.
+
+// keyKind is which of a merchant's keys authenticated a request.
+type keyKind int
+
+const (
+	keyNone keyKind = iota
+	keyPrivate
+	keyPublic
+)
+
+// authenticate checks the credentials the route needs and fills c.m, c.g
+// and c.key.
+func (s *Server) authenticate(c *call) *Error {
+	rt := c.route
+	if rt.access == accessNone {
+		return nil
+	}
+	var buf [96]byte
+	key, ok := basicAuthUser(c.r, buf[:])
+	if !ok || len(key) == 0 {
+		return errorf(openpay.ErrUnauthorized, descUnauthorized)
+	}
+	keyHash := sha256.Sum256(key)
+	if rt.access == accessAnyMerchant {
+		return s.authenticateAnyMerchant(c, keyHash)
+	}
+	if rt.group {
+		g := s.groupByID(c.param("group_id"))
+		// A dummy comparison keeps an unknown group as slow as a known one.
+		want := [32]byte{}
+		if g != nil {
+			want = g.keyHash
+		}
+		if subtle.ConstantTimeCompare(keyHash[:], want[:]) != 1 || g == nil {
+			return errorf(openpay.ErrUnauthorized, descUnauthorized)
+		}
+		if fromBrowser(c.r) {
+			return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
+		}
+		c.g = g
+		c.key = keyPrivate
+		if mid := c.param("merchant_id"); mid != "" {
+			m := s.merchantByID(mid)
+			if m == nil || !g.merchants[mid] {
+				return errorf(openpay.ErrUnauthorized, descUnauthorized)
+			}
+			c.m = m
+		}
+		return nil
+	}
+	m := s.merchantByID(c.param("merchant_id"))
+	var priv, pub [32]byte
+	if m != nil {
+		priv, pub = m.privHash, m.pubHash
+	}
+	isPriv := subtle.ConstantTimeCompare(keyHash[:], priv[:]) == 1
+	isPub := subtle.ConstantTimeCompare(keyHash[:], pub[:]) == 1
+	switch {
+	case m == nil || (!isPriv && !isPub):
+		return errorf(openpay.ErrUnauthorized, descUnauthorized)
+	case isPub && rt.access != accessPublic:
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
+	case isPriv && fromBrowser(c.r):
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
+	}
+	c.m = m
+	c.key = keyPrivate
+	if isPub {
+		c.key = keyPublic
+	}
+	return nil
+}
+
+// basicAuthUser returns the user name of the request's HTTP Basic
+// credentials (the API key; the password is empty), as r.BasicAuth reads
+// them, decoded into buf when it is large enough so that checking a key
+// allocates nothing.
+func basicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
+	const prefix = "Basic "
+	auth := r.Header.Get("Authorization")
+	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+		return nil, false
+	}
+	enc := auth[len(prefix):]
+	if base64.StdEncoding.DecodedLen(len(enc)) > len(buf) {
+		user, _, ok := r.BasicAuth()
+		return []byte(user), ok
+	}
+	// Decode only reads its source: a view of the header's bytes spares a
+	// copy of them.
+	n, err := base64.StdEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(enc), len(enc)))
+	if err != nil {
+		return nil, false
+	}
+	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
+	return user, ok
+}
+
+// authenticateAnyMerchant accepts the private key of any merchant of the
+// server. Every merchant's keys are compared, so the time taken does not
+// tell which one matched.
+func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
+	var found *merchant
+	public := false
+	s.mu.RLock()
+	for _, m := range s.merchants {
+		if subtle.ConstantTimeCompare(keyHash[:], m.privHash[:]) == 1 {
+			found = m
+		}
+		if subtle.ConstantTimeCompare(keyHash[:], m.pubHash[:]) == 1 {
+			public = true
+		}
+	}
+	s.mu.RUnlock()
+	switch {
+	case found != nil && fromBrowser(c.r):
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
+	case found != nil:
+		c.m, c.key = found, keyPrivate
+		return nil
+	case public:
+		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
+	}
+	return errorf(openpay.ErrUnauthorized, descUnauthorized)
+}

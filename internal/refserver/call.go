@@ -1,0 +1,178 @@
+package refserver
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
+)
+
+// The call: one API request as the handlers get it, the locks its path
+// takes, the owners its path names (its scope), and the id of what it
+// creates.
+
+// call is one API request being answered: what the handlers get.
+type call struct {
+	s         *Server
+	w         http.ResponseWriter
+	r         *http.Request
+	route     *route
+	requestID string
+	// m is the merchant the path names, authenticated (nil on routes that
+	// need no credentials, and on unknown paths).
+	m *merchant
+	// g is the group on /v1/groups/{group_id}/... paths, else nil.
+	g *group
+	// key is the kind of key that authenticated the request.
+	key keyKind
+	// params are the values of the route's path parameters, in the order
+	// of route.params (kept here rather than with Request.SetPathValue,
+	// which allocates a map per request); paramBuf is their storage.
+	params   []string
+	paramBuf [4]string
+}
+
+// param returns the path parameter with the given name ("" when absent).
+func (c *call) param(name string) string {
+	if c.route == nil {
+		return ""
+	}
+	for i, n := range c.route.params {
+		if n == name {
+			return c.params[i]
+		}
+	}
+	return ""
+}
+
+// operation names the route of the call for logs: its operationId, never
+// its path (paths carry identifiers a careless client might fill with card
+// data).
+func (c *call) operation() string {
+	if c.route == nil {
+		return "unmatched"
+	}
+	return c.route.operationID
+}
+
+// baseURL is the absolute URL clients reach the server at.
+func (c *call) baseURL() string {
+	if c.s.opts.BaseURL != "" {
+		base := strings.TrimSuffix(c.s.opts.BaseURL, "/")
+		if c.m != nil {
+			base = c.m.country.hostFor(base)
+		}
+		return base
+	}
+	scheme := "http"
+	if c.r.TLS != nil {
+		scheme = "https"
+	}
+	host := c.r.Host
+	if host == "" || strings.ContainsAny(host, "/?#@ ") {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+// Scopes. A path names up to three owners: a group, a merchant and a
+// customer. Customers (and their cards) on group paths are the group's own,
+// also when one of the group's merchants charges them; everything else
+// (merchant-level cards, tokens, transactions) is the merchant's. So one
+// handler serves a merchant path and its group counterpart, reading its
+// records through c.customers and c.cards under c.lock.
+
+// lock takes the locks the path needs, the group's before the merchant's
+// (the order of store.go), and returns the function that releases them:
+//
+//	defer c.lock()()
+func (c *call) lock() (unlock func()) {
+	g, m := c.g, c.m
+	if g != nil {
+		g.mu.Lock()
+	}
+	if m != nil {
+		m.mu.Lock()
+	}
+	return func() {
+		if m != nil {
+			m.mu.Unlock()
+		}
+		if g != nil {
+			g.mu.Unlock()
+		}
+	}
+}
+
+// eachMerchant calls f with each merchant whose records may hold the path's
+// customers' transactions or state: the path's merchant (locked by c.lock),
+// or on a group path without one each merchant of the group, in id order,
+// locked while f runs. It stops at the first error f returns.
+func (c *call) eachMerchant(f func(m *merchant) *Error) *Error {
+	if c.m != nil {
+		return f(c.m)
+	}
+	for _, m := range c.s.groupMerchants(c.g) {
+		m.mu.Lock()
+		e := f(m)
+		m.mu.Unlock()
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// customers returns the customers the path's {customer_id} belongs to: the
+// group's on group paths, else the merchant's.
+func (c *call) customers() *customerSet {
+	if c.g != nil {
+		return c.g.customers
+	}
+	return c.m.customers
+}
+
+// cards returns the cards of the path's scope: a group customer's live with
+// the group, every other card with the merchant.
+func (c *call) cards() cardSet {
+	if c.g != nil && c.param("customer_id") != "" {
+		return c.g.storedCards()
+	}
+	return c.m.storedCards()
+}
+
+// scopeCustomer returns the customer the path names (nil at merchant
+// scope), or 1005. The caller holds the locks of c.lock; on merchant paths
+// that is c.m.mu alone.
+func (c *call) scopeCustomer() (*customer, *Error) {
+	id := c.param("customer_id")
+	if id == "" {
+		return nil, nil
+	}
+	cu := c.customers().get(id)
+	if cu == nil {
+		return nil, errNotFound("customer", id)
+	}
+	return cu, nil
+}
+
+// fixedIDKey is the context key under which a seed passes the id that the
+// resource a request creates is to get. Only a request made in process can
+// carry it: nothing on the wire sets a context value.
+type fixedIDKey struct{}
+
+// fixedID returns the id a seed fixed for the resource the call creates,
+// or "".
+func (c *call) fixedID() string {
+	id, _ := c.r.Context().Value(fixedIDKey{}).(string)
+	return id
+}
+
+// newID returns the id of the resource the call creates: the one a seed
+// fixed, or a fresh one of the kind.
+func (c *call) newID(kind idgen.Kind) string {
+	if id := c.fixedID(); id != "" {
+		return id
+	}
+	return c.s.ids.NewID(kind)
+}

@@ -1,0 +1,127 @@
+package refserver
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
+)
+
+// The card rules: what card data goes through however it is given (a card
+// stored, a token, the inline card of a charge or a subscription, a card
+// typed on a page or given to a simulation control), before anything is
+// stored.
+
+// cardData is card data as a request sends it: to store a card, to create
+// a token, or inline in a charge.
+type cardData struct {
+	holder, number, cvv, month, year string
+	address                          *openpay.Address
+}
+
+// checkCardData applies the card rules to data whose members are in f
+// (prefix names them in errors: "card." for a charge's inline card) and
+// returns the card to store, with no id. In order:
+//
+//   - holder_name, card_number, expiration_month, expiration_year missing:
+//     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
+//   - the Luhn check fails: 2004; a brand the gateway does not take: 1003;
+//   - expiration not two digits: 1001; month not 01-12: 1003; in the
+//     past: 2005;
+//   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
+//   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
+//   - a sandbox test card on a production server: 2007.
+func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Error) {
+	var v checker
+	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
+		if !f.has(n) {
+			v.failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
+		}
+	}
+	holderName := prefix + "holder_name"
+	v.nonEmpty(holderName, d.holder)
+	if v.err != nil {
+		return card{}, v.err
+	}
+	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
+		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
+		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
+	}
+	if !cardnum.LuhnValid(d.number) {
+		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
+	}
+	brand := cardnum.Brand(d.number)
+	if brand == "" {
+		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
+	}
+	month, year, e := normalizeExpiry(prefix, d.month, d.year)
+	if e != nil {
+		return card{}, e
+	}
+	if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
+		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
+	}
+	if !f.has("cvv2") || d.cvv == "" {
+		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
+	}
+	if !cardnum.CVVValid(d.cvv, brand) {
+		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
+	}
+	v.maxLen(holderName, d.holder, 80)
+	v.address(prefix, f, d.address)
+	if v.err != nil {
+		return card{}, v.err
+	}
+	if s.opts.Production && cardnum.IsTestCard(d.number) {
+		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
+	}
+	k := card{
+		number: d.number, holder: d.holder, expMonth: month, expYear: year, address: d.address,
+		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
+		pendingCVV: d.cvv,
+	}
+	if brand == cardnum.Carnet {
+		k.cardType = "debit"
+	}
+	if tc, ok := cardnum.LookupTestCard(d.number); ok {
+		k.cardType, k.bankName, k.bankCode, k.points = tc.Type, tc.BankName, tc.BankCode, tc.PointsCard
+	}
+	return k, nil
+}
+
+// normalizeExpiry checks an expiration month and year and returns them as
+// two-digit strings. Month: 1 or 2 digits, 1 to 12. Year: 2 digits (4 are
+// accepted and shortened).
+func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
+	if !ascii.Digits(month) || len(month) > 2 {
+		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_month' must be a two-digit month", prefix)
+	}
+	if !ascii.Digits(year) || (len(year) != 2 && len(year) != 4) {
+		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_year' must be a two-digit year", prefix)
+	}
+	if len(month) == 1 {
+		month = "0" + month
+	}
+	if month < "01" || month > "12" {
+		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_month' must be from 01 to 12", prefix)
+	}
+	if len(year) == 4 {
+		if !strings.HasPrefix(year, "20") {
+			return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_year' is out of range", prefix)
+		}
+		year = year[2:]
+	}
+	return month, year, nil
+}
+
+// checkTypedCard applies the card rules of card creation (checkCardData)
+// to card data typed on a page or given to a simulation control, where
+// every member is present.
+func (s *Server) checkTypedCard(d cardData) (card, *Error) {
+	present := json.RawMessage(`""`)
+	f := fields{{name: "holder_name", raw: present}, {name: "card_number", raw: present}, {name: "expiration_month", raw: present}, {name: "expiration_year", raw: present}, {name: "cvv2", raw: present}}
+	return s.checkCardData(f, "", d)
+}
