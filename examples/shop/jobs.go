@@ -34,7 +34,7 @@ func (s *Shop) Recover(ctx context.Context) error {
 		ch, err := s.c.Charges.GetByOrderID(ctx, id)
 		switch {
 		case errors.Is(err, openpay.ErrNotFound):
-			s.setAttempt(id, AttemptNotMade, "the gateway made no charge")
+			s.setAttempt(id, AttemptUnknown, AttemptNotMade, "the gateway made no charge")
 		case err != nil:
 			errs = append(errs, fmt.Errorf("attempt %s: %w", id, err))
 		default:

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/openpay-go/openpay"
 )
@@ -137,6 +138,9 @@ func (s *Shop) NewOrder(description string, total openpay.Amount, customer openp
 	if !total.IsPositive() || !total.HasValidPrecision() {
 		return Order{}, fmt.Errorf("shop: an order's total must be positive with at most two decimals, not %s", total)
 	}
+	if !utf8.ValidString(description + customer.Name + customer.LastName + customer.Email) {
+		return Order{}, errors.New("shop: the description and the customer's name and e-mail must be valid UTF-8")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.next++
@@ -230,28 +234,29 @@ func (s *Shop) finishAttempt(orderID, attemptID string, charge *openpay.Transact
 		// The attempt id was sent before: attempt numbering is broken. The
 		// gateway made nothing for this request, and the payer was not charged.
 		s.log.Error("shop bug: a payment attempt id was used twice", "order", orderID, "attempt", attemptID)
-		s.setAttempt(attemptID, AttemptConflict, "attempt id already used")
+		s.setAttempt(attemptID, AttemptSending, AttemptConflict, "attempt id already used")
 	case errors.Is(err, openpay.ErrOutcomeUnknown):
 		// The gateway may have charged the card. The recovery job finds out.
 		s.log.Warn("payment outcome unknown; the recovery job will settle it", "order", orderID, "attempt", attemptID, "err", err)
-		s.setAttempt(attemptID, AttemptUnknown, "")
+		s.setAttempt(attemptID, AttemptSending, AttemptUnknown, "")
 	case openpay.ClassOf(err) == openpay.ClassDeclined && errors.As(err, &oe):
-		s.setAttempt(attemptID, AttemptDeclined, oe.Description)
+		s.setAttempt(attemptID, AttemptSending, AttemptDeclined, oe.Description)
 	default:
 		// The request was refused (a used token, a bad amount) or never
 		// arrived: nothing was charged.
-		s.setAttempt(attemptID, AttemptRefused, err.Error())
+		s.setAttempt(attemptID, AttemptSending, AttemptRefused, err.Error())
 	}
 	o, _ := s.Order(orderID)
 	return o, fmt.Errorf("order %s, attempt %s: %w", orderID, attemptID, err)
 }
 
-// setAttempt changes an attempt's status.
-func (s *Shop) setAttempt(attemptID string, status AttemptStatus, reason string) {
+// setAttempt moves an attempt from one status to another. An attempt that
+// has moved on meanwhile (a webhook came first) is left alone.
+func (s *Shop) setAttempt(attemptID string, from, to AttemptStatus, reason string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if o, a := s.attemptLocked(attemptID); a != nil {
-		a.Status, a.Reason = status, reason
+	if o, a := s.attemptLocked(attemptID); a != nil && a.Status == from {
+		a.Status, a.Reason = to, reason
 		o.refresh()
 	}
 }

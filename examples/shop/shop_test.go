@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -352,7 +353,7 @@ func TestRefundPartThenRest(t *testing.T) {
 // the job runs on the evening of D+1; a sale at 00:10 on D+1 does not.
 func TestNightlyAt0030UTC(t *testing.T) {
 	t.Parallel()
-	mexicoCity := time.FixedZone("CST", -6*60*60)
+	mexicoCity := openpay.CountryMexico.Location()
 	day := openpay.NewDate(2026, time.March, 10)
 	f := newFixture(t, nil, openpaytest.WithClock(day.In(mexicoCity).Add(18*time.Hour)))
 
@@ -576,4 +577,31 @@ func TestRecoveryJobSettlesUnknownDecline(t *testing.T) {
 	assert.Equal(t, OrderUnpaid, o.Status)
 	assert.Equal(t, []AttemptStatus{AttemptDeclined}, attemptStatuses(o))
 	assert.Empty(t, f.shippedOrders())
+}
+
+// The API refuses careless input before anything reaches the gateway.
+func TestCreateOrderRefusesCarelessInput(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	h, err := f.shop.Handler("openpay", "hook-secret")
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		total, description string
+		want               int
+	}{
+		{"1000.00", "Talavera mug", http.StatusCreated},
+		{"1e3", "Talavera mug", http.StatusBadRequest},
+		{"1,000.00", "Talavera mug", http.StatusBadRequest},
+		{"12.345", "Talavera mug", http.StatusBadRequest},
+		{"-5", "Talavera mug", http.StatusBadRequest},
+		{"0", "Talavera mug", http.StatusBadRequest},
+		{"10", "Talavera \xff mug", http.StatusBadRequest},
+	} {
+		form := url.Values{"total": {tc.total}, "description": {tc.description}, "name": {"Ana"}, "email": {"ana@example.com"}}
+		r := httptest.NewRequest(http.MethodPost, "/orders", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		assert.Equal(t, tc.want, w.Code, "total %q, description %q: %s", tc.total, tc.description, w.Body)
+	}
 }
