@@ -1786,7 +1786,7 @@ type RedirectCharge struct {
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// RefundRequest Optional body of a refund. Without `amount` the whole charge is refunded; partial refunds are allowed, up to the charged amount. Only card charges can be refunded.
+// RefundRequest Optional body of a refund. Without `amount` what is left of the charge is refunded (all of it, when nothing was refunded before); partial refunds are allowed, each up to what is left, and a charge with nothing left answers 1003. Only card charges can be refunded.
 type RefundRequest struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount      Amount `json:"amount,omitempty,omitzero"`
