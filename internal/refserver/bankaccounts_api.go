@@ -7,6 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
@@ -77,20 +78,20 @@ func (s *Server) registerBankAccounts(r *routeTable) {
 // checkBankAccountData applies the bank account rules to a request's
 // members (prefix names them in errors: "bank_account." inside a payout)
 // and returns the bank's code and name.
-func checkBankAccountData(f fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
-	var v checker
+func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
+	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "clabe"} {
-		if !f.has(n) {
+		if !f.Has(n) {
 			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
 		}
 	}
-	v.nonEmpty(prefix+"holder_name", req.HolderName)
-	v.nonEmpty(prefix+"clabe", req.CLABE)
-	v.maxLen(prefix+"holder_name", req.HolderName, 80)
-	v.maxLen(prefix+"alias", req.Alias, 45)
-	v.maxLen(prefix+"clabe", req.CLABE, 45)
-	if v.err != nil {
-		return "", "", v.err
+	v.NonEmpty(prefix+"holder_name", req.HolderName)
+	v.NonEmpty(prefix+"clabe", req.CLABE)
+	v.MaxLen(prefix+"holder_name", req.HolderName, 80)
+	v.MaxLen(prefix+"alias", req.Alias, 45)
+	v.MaxLen(prefix+"clabe", req.CLABE, 45)
+	if v.Err != nil {
+		return "", "", v.Err
 	}
 	if !clabe.Valid(req.CLABE) {
 		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
@@ -110,7 +111,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.BankAccountRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	code, name, e := checkBankAccountData(f, "", req)

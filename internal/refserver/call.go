@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
-// The call: one API request as the handlers get it, the locks its path
-// takes, the owners its path names (its scope), and the id of what it
-// creates.
+// The call: one API request as the handlers get it, its body, the locks
+// its path takes, the owners its path names (its scope), and the id of what
+// it creates.
 
 // call is one API request being answered: what the handlers get.
 type call struct {
@@ -30,6 +31,13 @@ type call struct {
 	// which allocates a map per request); paramBuf is their storage.
 	params   []string
 	paramBuf [4]string
+}
+
+// readBody reads the call's body as one JSON object within the server's
+// body limit (reqbody.Read): 1001 when it is not one, 1009 when too large.
+// An empty body is empty fields when optional is true.
+func readBody(c *call, optional bool) (reqbody.Fields, *Error) {
+	return reqbody.Read(c.r, c.s.maxBody, optional)
 }
 
 // param returns the path parameter with the given name ("" when absent).

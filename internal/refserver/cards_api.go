@@ -7,6 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
@@ -121,30 +122,30 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	}
 	var k card
 	var tokenID string
-	if f.has("token_id") {
+	if f.Has("token_id") {
 		var req openpay.TokenCardRequest
-		if e := f.into(&req); e != nil {
+		if e := f.Into(&req); e != nil {
 			return nil, e
 		}
-		var v checker
+		var v reqbody.Checker
 		if s.opts.Strict {
-			v.required(f, "device_session_id")
+			v.Required(f, "device_session_id")
 		}
-		v.identifier("token_id", req.TokenID)
-		v.maxLen("device_session_id", req.DeviceSessionID, 255)
-		if v.err != nil {
-			return nil, v.err
+		v.Identifier("token_id", req.TokenID)
+		v.MaxLen("device_session_id", req.DeviceSessionID, 255)
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		tokenID = req.TokenID
 	} else {
 		var req openpay.CardRequest
-		if e := f.into(&req); e != nil {
+		if e := f.Into(&req); e != nil {
 			return nil, e
 		}
-		var v checker
-		v.maxLen("device_session_id", req.DeviceSessionID, 255)
-		if v.err != nil {
-			return nil, v.err
+		var v reqbody.Checker
+		v.MaxLen("device_session_id", req.DeviceSessionID, 255)
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		k, e = s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
 			month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
@@ -229,23 +230,23 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CardUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("holder_name") {
-		v.nonEmpty("holder_name", req.HolderName)
-		v.maxLen("holder_name", req.HolderName, 80)
+	var v reqbody.Checker
+	if f.Has("holder_name") {
+		v.NonEmpty("holder_name", req.HolderName)
+		v.MaxLen("holder_name", req.HolderName, 80)
 	}
-	v.maxLen("merchant_id", req.MerchantID, 45)
+	v.MaxLen("merchant_id", req.MerchantID, 45)
 	if c.g != nil {
-		v.required(f, "merchant_id")
-		if v.err == nil && !c.g.merchants[req.MerchantID] {
-			v.failf(openpay.ErrInvalidParameter, "The field 'merchant_id' must name a merchant of the group")
+		v.Required(f, "merchant_id")
+		if v.Err == nil && !c.g.merchants[req.MerchantID] {
+			v.Failf(openpay.ErrInvalidParameter, "The field 'merchant_id' must name a merchant of the group")
 		}
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 
 	defer c.lock()()
@@ -254,11 +255,11 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	month, year := k.expMonth, k.expYear
-	if f.has("expiration_month") || f.has("expiration_year") {
-		if f.has("expiration_month") {
+	if f.Has("expiration_month") || f.Has("expiration_year") {
+		if f.Has("expiration_month") {
 			month = req.ExpirationMonth
 		}
-		if f.has("expiration_year") {
+		if f.Has("expiration_year") {
 			year = req.ExpirationYear
 		}
 		if month, year, e = normalizeExpiry("", month, year); e != nil {
@@ -268,15 +269,15 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
-	if f.has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
+	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
 		return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	if f.has("holder_name") {
+	if f.Has("holder_name") {
 		k.holder = req.HolderName
 	}
 	k.expMonth, k.expYear = month, year
 	c.cards().mark(k.id)
-	if f.has("cvv2") {
+	if f.Has("cvv2") {
 		k.pendingCVV = req.CVV2
 	}
 	return openpay.CardUpdateResponse{}, nil

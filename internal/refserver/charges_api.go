@@ -8,6 +8,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/shopspring/decimal"
 )
 
@@ -150,18 +151,18 @@ type chargeRequest struct {
 // by method and the fields that come with it: card with source_id (stored
 // card or token), card with a card object (inline data), card with confirm
 // false (payment form), card with confirm "ivr", store, bank_account,
-// alipay. confirm true is an ordinary card charge (lenient.go). The
+// alipay. confirm true is an ordinary card charge (reqbody.ChargeConfirm). The
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
 // /pse paths take a PSE charge only.
-func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
-	var v checker
-	v.required(f, "method")
-	if v.err != nil {
-		return nil, v.err
+func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
+	var v reqbody.Checker
+	v.Required(f, "method")
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	var m openpay.ChargeMethod
-	if e := f.member("method", &m); e != nil {
+	if e := f.Member("method", &m); e != nil {
 		return nil, e
 	}
 	method := string(m)
@@ -174,24 +175,24 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		currency    openpay.Currency
 	}
 	var extraRequired []string
-	confirm := chargeConfirm(f)
+	confirm := reqbody.ChargeConfirm(f)
 	if psePath && method != string(openpay.ChargeMethodBankAccount) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account on a PSE charge")
 	}
 	switch {
-	case method == string(openpay.ChargeMethodCard) && confirm != confirmYes:
+	case method == string(openpay.ChargeMethodCard) && confirm != reqbody.ConfirmYes:
 		switch confirm {
-		case confirmNo:
+		case reqbody.ConfirmNo:
 			var w openpay.RedirectCharge
-			if e := f.into(&w); e != nil {
+			if e := f.Into(&w); e != nil {
 				return nil, e
 			}
 			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 			extraRequired = []string{"redirect_url"}
-		case confirmIVR:
+		case reqbody.ConfirmIVR:
 			var w openpay.IVRCharge
-			if e := f.into(&w); e != nil {
+			if e := f.Into(&w); e != nil {
 				return nil, e
 			}
 			req.kind, req.metadata = kindIVR, w.Metadata
@@ -202,12 +203,12 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		if !customerScope {
 			extraRequired = append(extraRequired, "customer")
 		}
-	case method == string(openpay.ChargeMethodCard) && f.has("card"):
+	case method == string(openpay.ChargeMethodCard) && f.Has("card"):
 		var w openpay.InlineCardCharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		card := f.object("card")
+		card := f.Object("card")
 		k, e := s.checkCardData(card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
 			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
 		if card == nil {
@@ -223,29 +224,29 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		}
 	case method == string(openpay.ChargeMethodCard):
 		var w openpay.CardCharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
 		req.kind, req.sourceID, req.cvv2, req.metadata, req.iva = kindCard, w.SourceID, w.CVV2, w.Metadata, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
-		v.required(f, "source_id")
-		if v.err != nil {
-			return nil, v.err
+		v.Required(f, "source_id")
+		if v.Err != nil {
+			return nil, v.Err
 		}
-		v.identifier("source_id", w.SourceID)
-		if f.has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
+		v.Identifier("source_id", w.SourceID)
+		if f.Has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
 			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
-		if v.err != nil {
-			return nil, v.err
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return nil, e
 		}
 	case method == string(openpay.ChargeMethodStore):
 		var w openpay.StoreCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.iva = kindStore, w.DueDate, w.IVA
@@ -255,27 +256,27 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		}
 	case method == string(openpay.ChargeMethodBankAccount) && country.pse:
 		var w openpay.PSECharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
 		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		extraRequired = []string{"redirect_url"}
-	case method == string(openpay.ChargeMethodBankAccount) && f.has("redirect_url") && country.spei:
+	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.spei:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
 		// charge sent to a country without PSE.
 		return nil, errorf(openpay.ErrInvalidParameter,
 			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
@@ -291,36 +292,36 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.code)
 	}
 
-	v.required(f, "amount", "description")
-	v.required(f, extraRequired...)
+	v.Required(f, "amount", "description")
+	v.Required(f, extraRequired...)
 	if s.opts.Strict {
-		v.required(f, "order_id")
+		v.Required(f, "order_id")
 		if req.kind == kindCard && !customerScope {
-			v.required(f, "customer")
+			v.Required(f, "customer")
 		}
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	req.amount, req.description, req.orderID, req.currency = common.amount, common.description, common.orderID, common.currency
-	v.amount("amount", req.amount)
-	v.nonEmpty("description", req.description)
-	v.maxLen("description", req.description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.orderID)
+	v.Amount("amount", req.amount)
+	v.NonEmpty("description", req.description)
+	v.MaxLen("description", req.description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.orderID)
 	}
-	v.maxLen("order_id", req.orderID, 100)
-	if f.has("iva") {
-		v.iva(req.iva)
+	v.MaxLen("order_id", req.orderID, 100)
+	if f.Has("iva") {
+		v.IVA(req.iva)
 	}
-	if f.has("redirect_url") {
-		v.returnURL("redirect_url", req.redirectURL)
+	if f.Has("redirect_url") {
+		v.ReturnURL("redirect_url", req.redirectURL)
 	}
 	if !req.dueDate.IsZero() && !req.dueDate.After(s.Now()) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	cur, e := country.chargeCurrency(req.kind, req.currency)
 	if e != nil {
@@ -328,7 +329,7 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 	}
 	req.currency = cur
 	if !customerScope && common.customer != nil {
-		if e := checkChargeCustomer(f.object("customer"), common.customer); e != nil {
+		if e := checkChargeCustomer(f.Object("customer"), common.customer); e != nil {
 			return nil, e
 		}
 		req.customer = common.customer
@@ -339,9 +340,9 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 // cardChargeOptions validates the options of a charge to a card (stored,
 // token or inline): capture, points, 3-D Secure, device session, payment
 // plan.
-func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, points openpay.UseCardPoints,
+func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture *bool, points openpay.UseCardPoints,
 	use3DS bool, redirectURL, deviceSessionID string, plan *openpay.PaymentPlan) *Error {
-	var v checker
+	var v reqbody.Checker
 	if capture != nil {
 		req.capture = *capture
 	}
@@ -349,48 +350,48 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, 
 	case "", "NONE", "ONLY_POINTS", "MIXED":
 		req.useCardPoints = points
 	default:
-		v.failf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE, ONLY_POINTS or MIXED")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE, ONLY_POINTS or MIXED")
 	}
 	req.use3DS, req.redirectURL = use3DS, redirectURL
 	if use3DS {
-		v.required(f, "redirect_url")
+		v.Required(f, "redirect_url")
 	}
 	if s.opts.Strict {
-		v.required(f, "device_session_id")
+		v.Required(f, "device_session_id")
 	}
-	v.maxLen("device_session_id", deviceSessionID, 255)
+	v.MaxLen("device_session_id", deviceSessionID, 255)
 	if plan != nil {
-		if !f.object("payment_plan").has("payments") {
-			v.failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
+		if !f.Object("payment_plan").Has("payments") {
+			v.Failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
 		}
-		if e := req.country.checkInstalments(plan); e != nil && v.err == nil {
-			v.err = e
+		if e := req.country.checkInstalments(plan); e != nil && v.Err == nil {
+			v.Err = e
 		}
 		req.hasPaymentPlan = true
 	}
-	return v.err
+	return v.Err
 }
 
 // checkChargeCustomer validates the customer object of a merchant-level
 // charge.
-func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
-	var v checker
+func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
+	var v reqbody.Checker
 	if f == nil {
 		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
 	}
 	for _, n := range []string{"name", "email"} {
-		if !f.has(n) {
-			v.failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
+		if !f.Has(n) {
+			v.Failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
 		}
 	}
-	v.nonEmpty("customer.name", cu.Name)
+	v.NonEmpty("customer.name", cu.Name)
 	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
-		v.maxLen("customer."+fld.n, fld.s, 100)
+		v.MaxLen("customer."+fld.n, fld.s, 100)
 	}
-	v.email("customer.email", cu.Email)
-	v.address("customer.", f, cu.Address)
-	v.customerAddress("customer.", f, cu.CustomerAddress)
-	return v.err
+	v.Email("customer.email", cu.Email)
+	v.Address("customer.", f, cu.Address)
+	v.CustomerAddress("customer.", f, cu.CustomerAddress)
+	return v.Err
 }
 
 // createCharge creates a charge of any variant at merchant, customer,
@@ -771,15 +772,15 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CaptureRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("amount") {
-		v.amount("amount", req.Amount)
+	var v reqbody.Checker
+	if f.Has("amount") {
+		v.Amount("amount", req.Amount)
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	defer c.lock()()
 	t, e := c.scopeCharge()
@@ -790,7 +791,7 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
 	amount := t.t.Amount
-	if f.has("amount") {
+	if f.Has("amount") {
 		if req.Amount.Cmp(t.t.Amount) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.t.Amount)
 		}
@@ -808,16 +809,16 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.RefundRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("amount") {
-		v.amount("amount", req.Amount)
+	var v reqbody.Checker
+	if f.Has("amount") {
+		v.Amount("amount", req.Amount)
 	}
-	v.maxLen("description", req.Description, 250)
-	if v.err != nil {
-		return nil, v.err
+	v.MaxLen("description", req.Description, 250)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	defer c.lock()()
@@ -840,7 +841,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
 	}
 	amount := remaining
-	if f.has("amount") {
+	if f.Has("amount") {
 		if req.Amount.Cmp(remaining) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the refundable amount %s", remaining)
 		}
@@ -969,17 +970,17 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.ChargeUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.maxLen("description", req.Description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.OrderID)
+	var v reqbody.Checker
+	v.MaxLen("description", req.Description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.OrderID)
 	}
-	v.maxLen("order_id", req.OrderID, 100)
-	if v.err != nil {
-		return nil, v.err
+	v.MaxLen("order_id", req.OrderID, 100)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	defer c.lock()()
@@ -987,7 +988,7 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if f.has("order_id") && req.OrderID != t.t.OrderID {
+	if f.Has("order_id") && req.OrderID != t.t.OrderID {
 		if e := m.orderIDTaken(req.OrderID); e != nil {
 			return nil, e
 		}
@@ -997,7 +998,7 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 		t.t.OrderID = req.OrderID
 		m.orderIDs.put(m.txList, req.OrderID, t)
 	}
-	if f.has("description") {
+	if f.Has("description") {
 		t.t.Description = req.Description
 	}
 	m.markTx(t)

@@ -11,6 +11,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Checkouts (payment links) at merchant and customer scope, their hosted
@@ -116,43 +117,43 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CheckoutRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	customerScope := c.param("customer_id") != ""
-	var v checker
-	v.required(f, "amount", "description")
-	if v.err != nil {
-		return nil, v.err
+	var v reqbody.Checker
+	v.Required(f, "amount", "description")
+	if v.Err != nil {
+		return nil, v.Err
 	}
-	v.amount("amount", req.Amount)
-	v.nonEmpty("description", req.Description)
-	v.maxLen("description", req.Description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.OrderID)
+	v.Amount("amount", req.Amount)
+	v.NonEmpty("description", req.Description)
+	v.MaxLen("description", req.Description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.OrderID)
 	}
-	v.maxLen("order_id", req.OrderID, 100)
-	if f.has("iva") {
-		v.iva(req.IVA) // as on charges: the charges that pay the checkout carry it
+	v.MaxLen("order_id", req.OrderID, 100)
+	if f.Has("iva") {
+		v.IVA(req.IVA) // as on charges: the charges that pay the checkout carry it
 	}
-	if f.has("redirect_url") {
-		v.returnURL("redirect_url", req.RedirectURL)
+	if f.Has("redirect_url") {
+		v.ReturnURL("redirect_url", req.RedirectURL)
 	}
 	if !checkoutCurrencyAllowed(c.m, req.Currency) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'currency' is not a currency this merchant's checkouts take")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'currency' is not a currency this merchant's checkouts take")
 	}
-	if customerScope && f.has("customer") {
-		v.failf(openpay.ErrInvalidParameter, "The field 'customer' is not taken on a customer's checkout: the customer is the payer")
+	if customerScope && f.Has("customer") {
+		v.Failf(openpay.ErrInvalidParameter, "The field 'customer' is not taken on a customer's checkout: the customer is the payer")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
 	if !customerScope && req.Customer != nil {
-		if e := checkChargeCustomer(f.object("customer"), req.Customer); e != nil {
+		if e := checkChargeCustomer(f.Object("customer"), req.Customer); e != nil {
 			return nil, e
 		}
 	}
@@ -204,11 +205,11 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 // checkout-expiration): zero when absent or empty, 1001 when unreadable,
 // 1003 when not in the future. A time without an offset is zone's, the
 // merchant's.
-func (s *Server) checkoutExpiry(f fields, value string, zone *time.Location) (time.Time, *Error) {
-	if !f.has("expiration_date") || value == "" {
+func (s *Server) checkoutExpiry(f reqbody.Fields, value string, zone *time.Location) (time.Time, *Error) {
+	if !f.Has("expiration_date") || value == "" {
 		return time.Time{}, nil
 	}
-	t, ok := checkoutExpiration(value, zone)
+	t, ok := reqbody.CheckoutExpiration(value, zone)
 	if !ok {
 		return time.Time{}, errorf(openpay.ErrBadRequest, "The field 'expiration_date' must be a date and time yyyy-MM-dd HH:mm")
 	}
@@ -332,7 +333,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CheckoutUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
@@ -559,12 +560,12 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 		Method     openpay.ChargeMethod `json:"method"`
 		CardNumber string               `json:"card_number"`
 	}
-	if e := f.into(&body); e != nil {
+	if e := f.Into(&body); e != nil {
 		return nil, e
 	}
 	var d cardData
 	if body.Method == "" || body.Method == openpay.ChargeMethodCard {
-		if !f.has("card_number") {
+		if !f.Has("card_number") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
 		}
 		d = simulatedCard(body.CardNumber, s.Now())

@@ -23,24 +23,26 @@
 // (identifiers and references, and the state a seeded sequence is saved
 // and restored by), answer (the encoding of answers: the generated encoders
 // of the wire types, and the keys every answer carries, null ones included,
-// as openapi.yaml lists them; writeJSON and webhook deliveries use it).
-// Here: clock.go.
+// as openapi.yaml lists them; writeJSON and webhook deliveries use it),
+// reqbody (request bodies: read within the body limit, split into members,
+// decoded into the wire types with the loose forms the gateway accepts, the
+// one place that decides them, and the field checker). Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
 // the strict-mode X-Forwarded-For rule), call.go (the call a handler
-// gets: its path's locks, c.lock, and the owners it names, c.scopeCustomer;
+// gets: its body, readBody; its path's locks, c.lock, and the owners it
+// names, c.scopeCustomer;
 // the id of what it creates, c.newID), auth.go (the credential rules of
 // each kind of route), country.go (what a merchant's
 // country decides: currencies, payment methods, resources, webhook events,
-// hosts; merchant.acceptsCurrency), browser.go (what browsers may
+// hosts; merchant.acceptsCurrency; which members a country takes, where
+// package reqbody checks their form), browser.go (what browsers may
 // call: CORS on the public-key routes, 1010 for the private key sent from a
 // browser, and the browser library of package web served ahead of the
 // API), dashboard.go (what the dashboard of package web shows and its
 // buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object's
-// shared descriptions, and writing it), decode.go and validate.go (request
-// bodies and field rules), lenient.go (the loose forms of request members
-// the gateway accepts, and the only place that decides them), list.go
+// shared descriptions, and writing it), list.go
 // (paging and filters), store.go
 // (per-merchant state, customers, cards, tokens, transactions, balances),
 // events.go (the event log and its hooks: onEvent, and onClockAdvance for
@@ -98,15 +100,15 @@
 //			return nil, e
 //		}
 //		var req openpay.PlanRequest
-//		if e := f.into(&req); e != nil { // 1001 naming a member of the wrong type
+//		if e := f.Into(&req); e != nil { // 1001 naming a member of the wrong type
 //			return nil, e
 //		}
-//		var v checker
-//		v.required(f, "name", "amount")  // 1001 when absent or null
-//		v.maxLen("name", req.Name, 255)  // 1003 when out of range
-//		v.amount("amount", req.Amount)   // 1003: > 0, at most two decimals
-//		if v.err != nil {
-//			return nil, v.err
+//		var v reqbody.Checker
+//		v.Required(f, "name", "amount")  // 1001 when absent or null
+//		v.MaxLen("name", req.Name, 255)  // 1003 when out of range
+//		v.Amount("amount", req.Amount)   // 1003: > 0, at most two decimals
+//		if v.Err != nil {
+//			return nil, v.Err
 //		}
 //		c.m.mu.Lock() // the merchant's one lock: checks and changes in one step
 //		defer c.m.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -99,18 +100,18 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 // shares: amount required, greater than zero, at most two decimals;
 // description required, at most 250 characters; order_id, when sent, not
 // blank and at most 100 characters.
-func checkMoneyRequest(v *checker, f fields, amount openpay.Amount, description, orderID string) {
-	v.required(f, "amount", "description")
-	if v.err != nil {
+func checkMoneyRequest(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amount, description, orderID string) {
+	v.Required(f, "amount", "description")
+	if v.Err != nil {
 		return
 	}
-	v.amount("amount", amount)
-	v.nonEmpty("description", description)
-	v.maxLen("description", description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", orderID)
+	v.Amount("amount", amount)
+	v.NonEmpty("description", description)
+	v.MaxLen("description", description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", orderID)
 	}
-	v.maxLen("order_id", orderID, 100)
+	v.MaxLen("order_id", orderID, 100)
 }
 
 // txFilter holds the filters of a transaction list: the common ones, and

@@ -49,7 +49,7 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			ErrorCode int `json:"error_code"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
 		t, err := s.FailCharge(c.m.id, c.param("transaction_id"), openpay.Code(body.ErrorCode))
@@ -66,10 +66,10 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			Accepted bool `json:"accepted"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.has("accepted") {
+		if !f.Has("accepted") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'accepted' is required")
 		}
 		t, err := s.ResolveChargeback(c.m.id, c.param("transaction_id"), body.Accepted)
@@ -86,10 +86,10 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			Seconds int64 `json:"seconds"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.has("seconds") {
+		if !f.Has("seconds") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
 		}
 		if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
