@@ -61,20 +61,6 @@ import (
 // echoed on the charge in the same shape, as the gateway does (the vendor's
 // clients read it back from charge responses).
 
-// chargeKind tells the charge variants apart.
-// A small integer rather than a string: every stored charge carries one.
-type chargeKind uint8
-
-const (
-	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
-	kindRedirect                       // the gateway's payment form (confirm false)
-	kindIVR
-	kindStore
-	kindBank
-	kindAlipay
-	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
-)
-
 // Fixed data of the payment instructions the server hands out.
 const (
 	// ivrPhoneNumber is the number the payer of an IVR charge calls.

@@ -3,7 +3,6 @@ package refserver
 import (
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -49,9 +48,10 @@ import (
 // at the latest). While a charge waits for the payer (3-D Secure, the
 // store, the bank), the checkout takes no other payment.
 //
-// order_id: unique among the merchant's checkouts and transactions
-// (orderIDTaken consults checkoutHoldsOrderID), so no charge made through
-// the API can take a checkout's.
+// order_id: unique among the merchant's checkouts and transactions: a
+// checkout holds its order_id in the store's index (holdOrderID), which
+// orderIDTaken consults, so no charge made through the API can take a
+// checkout's.
 //
 // Currency: checkoutCurrencyAllowed is the one rule.
 
@@ -70,22 +70,19 @@ type checkoutRecord struct {
 	txID      string // the latest charge made to pay it
 }
 
-// checkoutState is a merchant's checkouts (extState).
+// heldOrderID is the order_id the checkout holds in the merchant's index
+// (holdOrderID): its own, from its creation on.
+func (r *checkoutRecord) heldOrderID() string { return r.c.OrderID }
+
+// checkoutState is a merchant's checkouts (extState); their order_ids are
+// in the store's index (orderIDHolder).
 type checkoutState struct {
-	byID    map[string]*checkoutRecord
-	byOrder map[string]*checkoutRecord
-	list    []*checkoutRecord // creation order
+	byID map[string]*checkoutRecord
+	list []*checkoutRecord // creation order
 }
 
 func newCheckoutState() *checkoutState {
-	return &checkoutState{byID: map[string]*checkoutRecord{}, byOrder: map[string]*checkoutRecord{}}
-}
-
-// checkoutHoldsOrderID reports whether one of the merchant's checkouts has
-// the order_id. The caller holds m.mu.
-func checkoutHoldsOrderID(m *merchant, orderID string) bool {
-	st, ok := m.ext[reflect.TypeFor[checkoutState]()].(*checkoutState)
-	return ok && st.byOrder[orderID] != nil
+	return &checkoutState{byID: map[string]*checkoutRecord{}}
 }
 
 // checkoutCurrencyAllowed is the one rule for the currencies a merchant's
@@ -194,9 +191,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	st := extState(m, newCheckoutState)
 	st.byID[id] = r
 	st.list = append(st.list, r)
-	if req.OrderID != "" {
-		st.byOrder[req.OrderID] = r
-	}
+	m.holdOrderID(r)
 	m.mark(recCheckout, id)
 	return s.checkoutWire(m, r), nil
 }
@@ -272,7 +267,8 @@ func findCheckout(m *merchant, idOrOrderID string) *checkoutRecord {
 	if r := st.byID[idOrOrderID]; r != nil {
 		return r
 	}
-	return st.byOrder[idOrOrderID]
+	r, _ := m.orderIDHolder(idOrOrderID).(*checkoutRecord)
+	return r
 }
 
 // getCheckout answers a checkout.

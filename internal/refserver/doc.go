@@ -126,7 +126,8 @@
 // group's or the merchant's), c.eachMerchant visits the merchants whose
 // records the path covers. Customers: c.scopeCustomer() for the
 // {customer_id} of the path, s.newCustomer to create one. Transactions: m.orderIDTaken then m.addTx (order_id is
-// unique across every transaction of the merchant), m.setStatus and
+// unique across every transaction of the merchant and the order_ids other
+// records hold: m.holdOrderID, a checkout's), m.setStatus and
 // m.setAmount for any later change of status or amount (lists index
 // them), m.accountFor(customerID) and its credit/debit for balances, insufficientFunds for 4001, s.emit for
 // events, s.chargeStoredCard to charge a stored card from inside the server

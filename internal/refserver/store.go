@@ -3,6 +3,7 @@ package refserver
 import (
 	"crypto/sha256"
 	"math"
+	"net/url"
 	"reflect"
 	"slices"
 	"sync"
@@ -87,7 +88,11 @@ type merchant struct {
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
 	orderIDs keyIndex // txByOrderID
-	events   []*Event
+	// heldOrderIDs indexes the order_ids that records other than
+	// transactions hold (a checkout's, from its creation on): an order_id
+	// is unique across them and the transactions too. Nil until the first.
+	heldOrderIDs map[string]orderHolder
+	events       []*Event
 	// eventsDropped counts the events trimmed from the front of events:
 	// the n-th event ever recorded is events[n-eventsDropped].
 	eventsDropped uint64
@@ -190,6 +195,12 @@ func (cu *customer) wire(baseURL string) openpay.Customer {
 		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
 	}
 	return w
+}
+
+// barcodeURL is the address of the barcode image of a reference, in the
+// gateway's form (/barcode/{reference}?width=1&height=45&text=false).
+func barcodeURL(baseURL, ref string) string {
+	return baseURL + "/barcode/" + url.PathEscape(ref) + "?width=1&height=45&text=false"
 }
 
 // customerSet is the customers of a merchant or of a group.
@@ -354,6 +365,20 @@ func (tk *token) wire() openpay.Token {
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
 	}}
 }
+
+// chargeKind tells the charge variants apart.
+// A small integer rather than a string: every stored charge carries one.
+type chargeKind uint8
+
+const (
+	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
+	kindRedirect                       // the gateway's payment form (confirm false)
+	kindIVR
+	kindStore
+	kindBank
+	kindAlipay
+	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
+)
 
 // tx is a transaction record: a charge, refund, payout, transfer or fee.
 // t is its wire form, kept current; the other fields are the server's
@@ -563,18 +588,43 @@ func (l seqList) index(seq uint32) int {
 func (m *merchant) tx(seq uint32) *tx { return m.txList[seq-1] }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by
-// any transaction or checkout of the merchant. The caller holds m.mu; checking and
+// any transaction of the merchant or held by another of its records (a
+// checkout: holdOrderID). The caller holds m.mu; checking and
 // storing in the same critical section is what makes the rule hold under
 // concurrent requests.
 func (m *merchant) orderIDTaken(orderID string) *Error {
 	if orderID == "" {
 		return nil
 	}
-	if m.txByOrderID(orderID) != nil || checkoutHoldsOrderID(m, orderID) {
+	if m.txByOrderID(orderID) != nil || m.heldOrderIDs[orderID] != nil {
 		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
 	}
 	return nil
 }
+
+// orderHolder is a record other than a transaction that holds an order_id
+// of its merchant (a checkout): no transaction may take it.
+type orderHolder interface {
+	heldOrderID() string
+}
+
+// holdOrderID records that h holds its order_id (nothing when it has
+// none). The caller holds m.mu and has checked the order_id with
+// orderIDTaken in the same critical section.
+func (m *merchant) holdOrderID(h orderHolder) {
+	id := h.heldOrderID()
+	if id == "" {
+		return
+	}
+	if m.heldOrderIDs == nil {
+		m.heldOrderIDs = make(map[string]orderHolder)
+	}
+	m.heldOrderIDs[id] = h
+}
+
+// orderIDHolder returns the record other than a transaction that holds
+// orderID, or nil. The caller holds m.mu.
+func (m *merchant) orderIDHolder(orderID string) orderHolder { return m.heldOrderIDs[orderID] }
 
 // account is a balance that money moves into and out of: the merchant's or
 // a customer's with an account.
