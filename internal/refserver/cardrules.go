@@ -13,7 +13,8 @@ import (
 // The card rules: what card data goes through however it is given (a card
 // stored, a token, the inline card of a charge or a subscription, a card
 // typed on a page or given to a simulation control), before anything is
-// stored.
+// stored; and the points balance of a card with a points programme, however
+// it is asked for (a stored card, a token).
 
 // cardData is card data as a request sends it: to store a card, to create
 // a token, or inline in a charge.
@@ -131,3 +132,22 @@ func (s *Server) checkTypedCard(d cardData) (card, *Error) {
 // typedCardMembers are the members card data typed on a page has: all of
 // them.
 var typedCardMembers = []byte(`{"holder_name":"","card_number":"","expiration_month":"","expiration_year":"","cvv2":""}`)
+
+// Points of the test card with a points programme: the figures of the
+// gateway's example (300 points worth 22.50 pesos). They do not go down
+// when points are used.
+const (
+	pointsType      = "santander"
+	pointsRemaining = "300"
+	pointsValueMXN  = "22.50"
+)
+
+// pointsOf answers the points balance of a card, or 2008 when the card has
+// no points programme.
+func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
+	if !k.points {
+		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
+	}
+	return []openpay.PointsBalance{{PointsType: pointsType,
+		RemainingPoints: openpay.MustDecimal(pointsRemaining), RemainingMXN: openpay.MustAmount(pointsValueMXN)}}, nil
+}

@@ -47,71 +47,6 @@ func (c *call) scopeCard() (*card, *Error) {
 	return k, nil
 }
 
-// cardSet is where cards are stored: a merchant's (its merchant-level
-// cards and its customers') or a group's (its customers'). A deleted card
-// stays, marked, for the transactions that used it.
-type cardSet struct {
-	byID map[string]*card
-	list *[]*card // creation order
-	own  owner    // whose cards they are, for mark
-}
-
-// storedCards returns the merchant's cards. The caller holds m.mu.
-func (m *merchant) storedCards() cardSet {
-	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
-}
-
-// mark marks the card with the given id changed (see persist.go). The
-// caller holds the lock of the set's owner.
-func (cs cardSet) mark(id string) {
-	if cs.own.m != nil {
-		cs.own.m.mark(recCard, id)
-	} else {
-		cs.own.g.mark(recGroupCard, id)
-	}
-}
-
-// find returns the live card with the id stored at the scope of cu
-// (merchant level when cu is nil), or nil.
-func (cs cardSet) find(cu *customer, id string) *card {
-	k := cs.byID[id]
-	if k == nil || k.deleted || k.customerID != ownerID(cu) {
-		return nil
-	}
-	return k
-}
-
-// add stores a new card and returns the stored record.
-func (cs cardSet) add(k card) *card {
-	stored := &k
-	cs.byID[stored.id] = stored
-	*cs.list = append(*cs.list, stored)
-	cs.mark(stored.id)
-	return stored
-}
-
-// ownerID is the customer id the cards and bank accounts of cu carry ("" at
-// merchant level).
-func ownerID(cu *customer) string {
-	if cu == nil {
-		return ""
-	}
-	return cu.id
-}
-
-// unusedToken returns the token the request names, usable: the merchant's
-// on merchant paths; on group paths a token of any merchant of the group
-// (a group has no tokens of its own, and its key acts for each of its
-// merchants), whose merchant stays locked until release is called. The
-// caller holds the locks of c.lock.
-func (c *call) unusedToken(id string) (tk *token, release func(), _ *Error) {
-	if c.m != nil {
-		tk, e := c.m.unusedToken(id)
-		return tk, func() {}, e
-	}
-	return c.s.groupToken(c.g, id)
-}
-
 // createCard stores a card from its data (CardRequest) or from a token
 // (TokenCardRequest, which consumes the token). A number already stored on
 // the same customer answers 2002.
@@ -192,21 +127,6 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	k.id = c.newID(idgen.KindCard)
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
-}
-
-// unusedToken returns a token that can still be used: 1005 when it does not
-// exist, 1003 when it was already used. The caller holds m.mu, and marks
-// the token used once the operation that consumes it succeeds.
-func (m *merchant) unusedToken(id string) (*token, *Error) {
-	tk := m.tokens[id]
-	if tk == nil {
-		return nil, errNotFound("token", id)
-	}
-	if tk.used {
-		return nil, errorf(openpay.ErrInvalidParameter, "The token with id '%s' has already been used", truncateForMessage(id))
-	}
-	m.mark(recToken, id) // its caller is about to use it
-	return tk, nil
 }
 
 // getCard answers a stored card.
@@ -312,25 +232,6 @@ func (s *Server) listCards(c *call) (any, *Error) {
 	return page(p, *c.cards().list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
-}
-
-// Points of the test card with a points programme: the figures of the
-// gateway's example (300 points worth 22.50 pesos). They do not go down
-// when points are used.
-const (
-	pointsType      = "santander"
-	pointsRemaining = "300"
-	pointsValueMXN  = "22.50"
-)
-
-// pointsOf answers the points balance of a card, or 2008 when the card has
-// no points programme.
-func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
-	if !k.points {
-		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
-	}
-	return []openpay.PointsBalance{{PointsType: pointsType,
-		RemainingPoints: openpay.MustDecimal(pointsRemaining), RemainingMXN: openpay.MustAmount(pointsValueMXN)}}, nil
 }
 
 // getCardPoints answers a stored card's points balance.

@@ -273,6 +273,23 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 	}
 }
 
+// transferState indexes the in side of the merchant's transfers by id (the
+// out side is the merchant's transaction of that id), without a pointer
+// per transfer (see keyIndex).
+type transferState struct {
+	in keyIndex
+}
+
+func newTransferState() *transferState {
+	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
+}
+
+// addTransferIn records the in side of a transfer, stored with addTx. The
+// caller holds m.mu.
+func addTransferIn(m *merchant, in *tx) {
+	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
+}
+
 // feeReportState lists, per merchant, the charges on which the gateway
 // took a fee, in the order the fees were taken: a charge's completion
 // (charges_api.go) and a load (persist_kinds.go) add to it, the fees report

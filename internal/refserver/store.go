@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"crypto/sha256"
+	"maps"
 	"math"
 	"net/url"
 	"reflect"
@@ -154,6 +155,24 @@ type group struct {
 	cards     map[string]*card // the group's customers' cards
 	cardList  []*card          // creation order
 	data      *dataStore       // see merchant.data
+}
+
+// storedCards returns the cards of the group's customers. The caller holds
+// g.mu.
+func (g *group) storedCards() cardSet {
+	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
+}
+
+// groupMerchants returns the merchants of the group, in id order.
+func (s *Server) groupMerchants(g *group) []*merchant {
+	var out []*merchant
+	// g.merchants is fixed when the group is created: no lock needed.
+	for _, id := range slices.Sorted(maps.Keys(g.merchants)) {
+		if m := s.merchantByID(id); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // customer is a customer record. Its wire form is built by wire().
@@ -349,6 +368,58 @@ func (k *card) wire() openpay.Card {
 	}
 }
 
+// cardSet is where cards are stored: a merchant's (its merchant-level
+// cards and its customers') or a group's (its customers'). A deleted card
+// stays, marked, for the transactions that used it.
+type cardSet struct {
+	byID map[string]*card
+	list *[]*card // creation order
+	own  owner    // whose cards they are, for mark
+}
+
+// storedCards returns the merchant's cards. The caller holds m.mu.
+func (m *merchant) storedCards() cardSet {
+	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
+}
+
+// mark marks the card with the given id changed (see persist.go). The
+// caller holds the lock of the set's owner.
+func (cs cardSet) mark(id string) {
+	if cs.own.m != nil {
+		cs.own.m.mark(recCard, id)
+	} else {
+		cs.own.g.mark(recGroupCard, id)
+	}
+}
+
+// find returns the live card with the id stored at the scope of cu
+// (merchant level when cu is nil), or nil.
+func (cs cardSet) find(cu *customer, id string) *card {
+	k := cs.byID[id]
+	if k == nil || k.deleted || k.customerID != ownerID(cu) {
+		return nil
+	}
+	return k
+}
+
+// add stores a new card and returns the stored record.
+func (cs cardSet) add(k card) *card {
+	stored := &k
+	cs.byID[stored.id] = stored
+	*cs.list = append(*cs.list, stored)
+	cs.mark(stored.id)
+	return stored
+}
+
+// ownerID is the customer id the cards and bank accounts of cu carry ("" at
+// merchant level).
+func ownerID(cu *customer) string {
+	if cu == nil {
+		return ""
+	}
+	return cu.id
+}
+
 // token is a single-use card token.
 type token struct {
 	id      string
@@ -364,6 +435,21 @@ func (tk *token) wire() openpay.Token {
 		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
 	}}
+}
+
+// unusedToken returns a token that can still be used: 1005 when it does not
+// exist, 1003 when it was already used. The caller holds m.mu, and marks
+// the token used once the operation that consumes it succeeds.
+func (m *merchant) unusedToken(id string) (*token, *Error) {
+	tk := m.tokens[id]
+	if tk == nil {
+		return nil, errNotFound("token", id)
+	}
+	if tk.used {
+		return nil, errorf(openpay.ErrInvalidParameter, "The token with id '%s' has already been used", truncateForMessage(id))
+	}
+	m.mark(recToken, id) // its caller is about to use it
+	return tk, nil
 }
 
 // chargeKind tells the charge variants apart.

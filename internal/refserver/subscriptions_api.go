@@ -3,8 +3,6 @@ package refserver
 import (
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -252,33 +250,6 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 		w.Card = &kw
 	}
 	return w
-}
-
-// lockWithGroups locks what a merchant's subscriptions need: the groups
-// the merchant belongs to, in id order, then the merchant (the lock order
-// of store.go: groups before merchants; no other code holds two groups at
-// once, so taking them in a fixed order cannot deadlock). It returns the
-// function that releases them.
-func (s *Server) lockWithGroups(m *merchant) (unlock func()) {
-	s.mu.RLock()
-	var gs []*group
-	for _, g := range s.groups {
-		if g.merchants[m.id] { // fixed at the group's creation
-			gs = append(gs, g)
-		}
-	}
-	s.mu.RUnlock()
-	slices.SortFunc(gs, func(a, b *group) int { return strings.Compare(a.id, b.id) })
-	for _, g := range gs {
-		g.mu.Lock()
-	}
-	m.mu.Lock()
-	return func() {
-		m.mu.Unlock()
-		for i := len(gs) - 1; i >= 0; i-- {
-			gs[i].mu.Unlock()
-		}
-	}
 }
 
 // chargeSubscriptionsDue is the clock hook: every merchant's subscriptions,

@@ -29,23 +29,6 @@ import (
 // directions of its transfers. One transfer.succeeded event carries the out
 // transaction.
 
-// transferState indexes the in side of the merchant's transfers by id (the
-// out side is the merchant's transaction of that id), without a pointer
-// per transfer (see keyIndex).
-type transferState struct {
-	in keyIndex
-}
-
-func newTransferState() *transferState {
-	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
-}
-
-// addTransferIn records the in side of a transfer, stored with addTx. The
-// caller holds m.mu.
-func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
-}
-
 // registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
 	r.add("listTransfers", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, s.listTransfers)
