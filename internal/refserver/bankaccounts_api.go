@@ -7,7 +7,6 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
-	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
@@ -73,34 +72,6 @@ func (s *Server) registerBankAccounts(r *routeTable) {
 	r.add("createMerchantBankAccount", http.MethodPost, "/v1/{merchant_id}/bankaccounts", http.StatusOK, s.createBankAccount)
 	r.add("getMerchantBankAccount", http.MethodGet, "/v1/{merchant_id}/bankaccounts/{bank_account_id}", http.StatusOK, s.getBankAccount)
 	r.add("deleteMerchantBankAccount", http.MethodDelete, "/v1/{merchant_id}/bankaccounts/{bank_account_id}", http.StatusNoContent, s.deleteBankAccount)
-}
-
-// checkBankAccountData applies the bank account rules to a request's
-// members (prefix names them in errors: "bank_account." inside a payout)
-// and returns the bank's code and name.
-func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
-	var v reqbody.Checker
-	for _, n := range []string{"holder_name", "clabe"} {
-		if !f.Has(n) {
-			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	v.NonEmpty(prefix+"holder_name", req.HolderName)
-	v.NonEmpty(prefix+"clabe", req.CLABE)
-	v.MaxLen(prefix+"holder_name", req.HolderName, 80)
-	v.MaxLen(prefix+"alias", req.Alias, 45)
-	v.MaxLen(prefix+"clabe", req.CLABE, 45)
-	if v.Err != nil {
-		return "", "", v.Err
-	}
-	if !clabe.Valid(req.CLABE) {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
-	}
-	code, name, ok := clabe.BankOf(req.CLABE)
-	if !ok {
-		code, name = req.CLABE[:3], clabe.UnknownBankName
-	}
-	return code, name, nil
 }
 
 // createBankAccount stores a bank account on the customer of the path, or

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/openpay-go/openpay/internal/web"
 )
 
 // Checkouts (payment links) at merchant and customer scope, their hosted
@@ -576,4 +578,62 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 		return nil, p.declined
 	}
 	return p.co, nil
+}
+
+// The checkout's hosted page (package web) reads and pays it through the
+// server's pageBackend (pages.go), with the pay control's payment.
+
+var _ web.CheckoutBackend = pageBackend{}
+
+// Checkout implements web.CheckoutBackend.
+func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, error) {
+	m := b.s.merchantByID(merchantID)
+	if m == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := extState(m, newCheckoutState).byID[checkoutID]
+	if r == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	return web.PageCheckout{RedirectURL: r.redirect, StoreBack: r.storeBack, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
+}
+
+// PayCheckout implements web.CheckoutBackend with the pay control's
+// payment.
+func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
+	return b.checkoutPayment(merchantID, checkoutID, openpay.ChargeMethodCard, typedCard(c))
+}
+
+// StartCheckoutPayment implements web.CheckoutBackend with the pay
+// control's payment by another method.
+func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (web.CheckoutPayment, error) {
+	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
+}
+
+// checkoutPayment is payCheckout as the checkout page sees it; what it
+// changed is stored before the page answers.
+func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (_ web.CheckoutPayment, err error) {
+	defer b.s.durable(&err)()
+	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
+	switch {
+	case e != nil && e.Code == openpay.ErrNotFound:
+		return web.CheckoutPayment{}, web.ErrNoCheckout
+	case e != nil:
+		return web.CheckoutPayment{}, errors.New(e.Description)
+	case p.card != nil:
+		return web.CheckoutPayment{Invalid: p.card.Description}, nil
+	}
+	out := web.CheckoutPayment{}
+	if t := p.co.Transaction; t != nil {
+		out.ChargeID = t.ID
+		if t.Status == openpay.TransactionStatusChargePending && t.PaymentMethod != nil {
+			out.NextURL = t.PaymentMethod.URL
+		}
+	}
+	if p.declined != nil {
+		out.Declined = p.declined.Description
+	}
+	return out, nil
 }

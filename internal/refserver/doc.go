@@ -30,37 +30,46 @@
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), call.go (the call a handler
-// gets: its body, readBody; its path's locks, c.lock, and the owners it
-// names, c.scopeCustomer;
+// the strict-mode X-Forwarded-For rule), call.go (the call a handler gets:
+// its body, readBody; its path's locks, c.lock and s.lockWithGroups; the
+// owners it names, c.scopeCustomer, and the token it names, c.unusedToken;
 // the id of what it creates, c.newID), auth.go (the credential rules of
-// each kind of route), country.go (what a merchant's
-// country decides: currencies, payment methods, resources, webhook events,
-// hosts; merchant.acceptsCurrency; which members a country takes, where
-// package reqbody checks their form), browser.go (what browsers may
-// call: CORS on the public-key routes, 1010 for the private key sent from a
-// browser, and the browser library of package web served ahead of the
-// API), dashboard.go (what the dashboard of package web shows and its
-// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object's
-// shared descriptions, and writing it), list.go
-// (paging and filters), store.go
-// (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks: onEvent, and onClockAdvance for
-// the work time moves), cardrules.go (the card rules every way of giving
-// card data goes through: checkCardData, checkTypedCard), money.go (what
-// the money movements share: balances, transaction filters, the record of
-// fees taken that the fees report reads), seed.go and seed_decode.go
-// (a starting state read from JSON or YAML, applied through the API),
-// persist.go and persist_kinds.go (the data directory: the records each
-// request changed, written before it is answered; the kinds of record, and
-// what becomes of every field of the state).
+// each kind of route), country.go (what a merchant's country decides:
+// currencies, payment methods, resources, webhook events, hosts;
+// merchant.acceptsCurrency; which members a country takes, where package
+// reqbody checks their form), browser.go (what browsers may call: CORS on
+// the public-key routes, 1010 for the private key sent from a browser, and
+// the browser library of package web served ahead of the API), dashboard.go
+// (what the dashboard of package web shows and its buttons do, and who may
+// see it), pages.go (the hosted pages' view of the server), routes.go (the
+// route table and its matcher), errors.go (the error object's shared
+// descriptions, and writing it), list.go (paging and filters), store.go
+// (per-merchant state and its indexes: customers, cards and where they are
+// stored, tokens, transactions and the order_ids they and checkouts hold,
+// balances, groups), events.go (the event log and its hooks: onEvent, and
+// onClockAdvance for the work time moves), charging.go (the charge machine
+// every way of charging goes through: newChargeTx, startCharge,
+// chargeStoredCard, completeCharge, cancel, withCharge), cardrules.go (the
+// card rules every way of giving card data goes through: checkCardData,
+// checkTypedCard; a card's points), money.go (what the money movements
+// share: balances, transaction filters, a payout's end, the bank account
+// rules, the transfers' in side, the record of fees taken that the fees
+// report reads), seed.go and seed_decode.go (a starting state read from
+// JSON or YAML, applied through the API), persist.go and persist_kinds.go
+// (the data directory: the records each request changed, written before
+// it is answered; the kinds of record, and what becomes of every field of
+// the state).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and
 // faults.go (failures armed from outside, acted out in ServeHTTP).
 //
 // Resources, one file each, each with a register function called from
-// buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
+// buildRoutes (routes.go). A resource file holds its resource only: its
+// handlers, its own types and their methods, and what makes or finds them
+// (other files may use those); a helper that another file needs lives in a
+// core file, and the store uses nothing of a resource file
+// (TestResourceFilesDefineNoSharedHelpers checks both): merchant_api.go, cards_api.go, tokens_api.go,
 // charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,

@@ -300,19 +300,6 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// endPayout moves a payout in progress to its final status: completed, or
-// cancelled or failed, which return its amount to the balance it left. The
-// caller holds m.mu and has checked the status.
-func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
-	m.setStatus(t, status)
-	t.t.OperationDate = s.nowFor(m)
-	t.t.Authorization = strings.ToUpper(t.t.ID)
-	t.t.ErrorMessage = errorMessage
-	if status != openpay.TransactionStatusCompleted {
-		m.accountFor(t.t.CustomerID).credit(t.t.Amount)
-	}
-}
-
 // payoutTypeFilter reads the payout_type filter: it reports whether the
 // server's payouts (all requested through the API) are listed.
 func payoutTypeFilter(v string) bool {

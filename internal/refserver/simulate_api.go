@@ -150,27 +150,6 @@ func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 	}
 }
 
-// withCharge runs op on a merchant's charge under the merchant's lock and
-// returns the charge as it stands afterwards.
-func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (_ openpay.Transaction, err error) {
-	defer s.durable(&err)()
-	m := s.merchantByID(merchantID)
-	if m == nil {
-		return openpay.Transaction{}, errNotFound("merchant", merchantID)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.txByID(chargeID)
-	if t == nil || t.t.TransactionType != "charge" {
-		return openpay.Transaction{}, errNotFound("charge", chargeID)
-	}
-	if e := op(m, t); e != nil {
-		return openpay.Transaction{}, e
-	}
-	m.markTx(t)
-	return t.snapshot(), nil
-}
-
 // PayCharge simulates the payer paying a store or bank-transfer charge that
 // is in_progress, or a PSE charge waiting for the payer's bank: the charge
 // completes and its amount is credited.
