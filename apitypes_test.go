@@ -1,19 +1,13 @@
 package openpay
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"go/importer"
-	"go/token"
 	"go/types"
-	"io"
-	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/exportdata"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,35 +53,13 @@ func loadOwnPackage(t *testing.T) *types.Package {
 }
 
 // exportImporter returns an importer of the packages matched by patterns
-// and of all their dependencies, reading the compiler's export data that
-// `go list -export` builds, and the import path of the last pattern's
-// package.
+// and of all their dependencies (package exportdata), and the import path of
+// the last pattern's package.
 func exportImporter(t *testing.T, patterns ...string) (types.Importer, string) {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	require.NoError(t, err, "the go command is needed to build the packages' export data")
-	args := append([]string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}, patterns...)
-	cmd := exec.Command(goTool, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list: %s", stderr.String())
-	exports := map[string]string{}
-	var last string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		path, file, _ := strings.Cut(sc.Text(), "\t")
-		exports[path] = file
-		last = path // -deps lists each pattern's package after its dependencies
-	}
-	lookup := func(path string) (io.ReadCloser, error) {
-		file := exports[path]
-		if file == "" {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	}
-	return importer.ForCompiler(token.NewFileSet(), "gc", lookup), last
+	imp, last, err := exportdata.Importer(patterns...)
+	require.NoError(t, err)
+	return imp, last
 }
 
 // exportedTypes maps each exported place of pkg's API (Name, Type.Field,

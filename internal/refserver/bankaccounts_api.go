@@ -74,34 +74,6 @@ func (s *Server) registerBankAccounts(r *routeTable) {
 	r.add("deleteMerchantBankAccount", http.MethodDelete, "/v1/{merchant_id}/bankaccounts/{bank_account_id}", http.StatusNoContent, s.deleteBankAccount)
 }
 
-// checkBankAccountData applies the bank account rules to a request's
-// members (prefix names them in errors: "bank_account." inside a payout)
-// and returns the bank's code and name.
-func checkBankAccountData(f fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
-	var v checker
-	for _, n := range []string{"holder_name", "clabe"} {
-		if !f.has(n) {
-			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	v.nonEmpty(prefix+"holder_name", req.HolderName)
-	v.nonEmpty(prefix+"clabe", req.CLABE)
-	v.maxLen(prefix+"holder_name", req.HolderName, 80)
-	v.maxLen(prefix+"alias", req.Alias, 45)
-	v.maxLen(prefix+"clabe", req.CLABE, 45)
-	if v.err != nil {
-		return "", "", v.err
-	}
-	if !clabe.Valid(req.CLABE) {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
-	}
-	code, name, ok := clabe.BankOf(req.CLABE)
-	if !ok {
-		code, name = req.CLABE[:3], clabe.UnknownBankName
-	}
-	return code, name, nil
-}
-
 // createBankAccount stores a bank account on the customer of the path, or
 // on the merchant.
 func (s *Server) createBankAccount(c *call) (any, *Error) {
@@ -110,7 +82,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.BankAccountRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	code, name, e := checkBankAccountData(f, "", req)

@@ -2,18 +2,11 @@ package refserver
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/barcode"
 )
-
-// barcodeURL is the address of the barcode image of a reference, in the
-// gateway's form (/barcode/{reference}?width=1&height=45&text=false).
-func barcodeURL(baseURL, ref string) string {
-	return baseURL + "/barcode/" + url.PathEscape(ref) + "?width=1&height=45&text=false"
-}
 
 // registerBarcode registers the barcode images of store references. Like
 // the gateway's, they need no credentials: the payer opens them. Only

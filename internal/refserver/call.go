@@ -2,14 +2,16 @@ package refserver
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
-// The call: one API request as the handlers get it, the locks its path
-// takes, the owners its path names (its scope), and the id of what it
-// creates.
+// The call: one API request as the handlers get it, its body, the locks
+// its path takes, the owners its path names (its scope), and the id of what
+// it creates.
 
 // call is one API request being answered: what the handlers get.
 type call struct {
@@ -30,6 +32,13 @@ type call struct {
 	// which allocates a map per request); paramBuf is their storage.
 	params   []string
 	paramBuf [4]string
+}
+
+// readBody reads the call's body as one JSON object within the server's
+// body limit (reqbody.Read): 1001 when it is not one, 1009 when too large.
+// An empty body is empty fields when optional is true.
+func readBody(c *call, optional bool) (reqbody.Fields, *Error) {
+	return reqbody.Read(c.r, c.s.maxBody, optional)
 }
 
 // param returns the path parameter with the given name ("" when absent).
@@ -104,6 +113,33 @@ func (c *call) lock() (unlock func()) {
 	}
 }
 
+// lockWithGroups locks what a merchant's subscriptions need: the groups
+// the merchant belongs to, in id order, then the merchant (the lock order
+// of store.go: groups before merchants; no other code holds two groups at
+// once, so taking them in a fixed order cannot deadlock). It returns the
+// function that releases them.
+func (s *Server) lockWithGroups(m *merchant) (unlock func()) {
+	s.mu.RLock()
+	var gs []*group
+	for _, g := range s.groups {
+		if g.merchants[m.id] { // fixed at the group's creation
+			gs = append(gs, g)
+		}
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(gs, func(a, b *group) int { return strings.Compare(a.id, b.id) })
+	for _, g := range gs {
+		g.mu.Lock()
+	}
+	m.mu.Lock()
+	return func() {
+		m.mu.Unlock()
+		for i := len(gs) - 1; i >= 0; i-- {
+			gs[i].mu.Unlock()
+		}
+	}
+}
+
 // eachMerchant calls f with each merchant whose records may hold the path's
 // customers' transactions or state: the path's merchant (locked by c.lock),
 // or on a group path without one each merchant of the group, in id order,
@@ -154,6 +190,41 @@ func (c *call) scopeCustomer() (*customer, *Error) {
 		return nil, errNotFound("customer", id)
 	}
 	return cu, nil
+}
+
+// unusedToken returns the token the request names, usable: the merchant's
+// on merchant paths; on group paths a token of any merchant of the group
+// (a group has no tokens of its own, and its key acts for each of its
+// merchants), whose merchant stays locked until release is called. The
+// caller holds the locks of c.lock.
+func (c *call) unusedToken(id string) (tk *token, release func(), _ *Error) {
+	if c.m != nil {
+		tk, e := c.m.unusedToken(id)
+		return tk, func() {}, e
+	}
+	return c.s.groupToken(c.g, id)
+}
+
+// groupToken finds an unused token of one of the group's merchants: 1005
+// when none of them has it, 1003 when it was used. The token's merchant
+// stays locked until release is called, so that the caller can consume
+// the token in the same critical section. The caller holds g.mu (the lock
+// order: group, then one merchant).
+func (s *Server) groupToken(g *group, id string) (tk *token, release func(), _ *Error) {
+	for _, m := range s.groupMerchants(g) {
+		m.mu.Lock()
+		if m.tokens[id] == nil {
+			m.mu.Unlock()
+			continue
+		}
+		tk, e := m.unusedToken(id)
+		if e != nil {
+			m.mu.Unlock()
+			return nil, nil, e
+		}
+		return tk, m.mu.Unlock, nil
+	}
+	return nil, nil, errNotFound("token", id)
 }
 
 // fixedIDKey is the context key under which a seed passes the id that the

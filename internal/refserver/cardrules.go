@@ -1,19 +1,20 @@
 package refserver
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // The card rules: what card data goes through however it is given (a card
 // stored, a token, the inline card of a charge or a subscription, a card
 // typed on a page or given to a simulation control), before anything is
-// stored.
+// stored; and the points balance of a card with a points programme, however
+// it is asked for (a stored card, a token).
 
 // cardData is card data as a request sends it: to store a card, to create
 // a token, or inline in a charge.
@@ -34,17 +35,17 @@ type cardData struct {
 //   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
 //   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
 //   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Error) {
-	var v checker
+func (s *Server) checkCardData(f reqbody.Fields, prefix string, d cardData) (card, *Error) {
+	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
-		if !f.has(n) {
-			v.failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
+		if !f.Has(n) {
+			v.Failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
 		}
 	}
 	holderName := prefix + "holder_name"
-	v.nonEmpty(holderName, d.holder)
-	if v.err != nil {
-		return card{}, v.err
+	v.NonEmpty(holderName, d.holder)
+	if v.Err != nil {
+		return card{}, v.Err
 	}
 	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
 		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
@@ -64,16 +65,16 @@ func (s *Server) checkCardData(f fields, prefix string, d cardData) (card, *Erro
 	if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
-	if !f.has("cvv2") || d.cvv == "" {
+	if !f.Has("cvv2") || d.cvv == "" {
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
 	if !cardnum.CVVValid(d.cvv, brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	v.maxLen(holderName, d.holder, 80)
-	v.address(prefix, f, d.address)
-	if v.err != nil {
-		return card{}, v.err
+	v.MaxLen(holderName, d.holder, 80)
+	v.Address(prefix, f, d.address)
+	if v.Err != nil {
+		return card{}, v.Err
 	}
 	if s.opts.Production && cardnum.IsTestCard(d.number) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
@@ -121,7 +122,32 @@ func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
 // to card data typed on a page or given to a simulation control, where
 // every member is present.
 func (s *Server) checkTypedCard(d cardData) (card, *Error) {
-	present := json.RawMessage(`""`)
-	f := fields{{name: "holder_name", raw: present}, {name: "card_number", raw: present}, {name: "expiration_month", raw: present}, {name: "expiration_year", raw: present}, {name: "cvv2", raw: present}}
+	f, e := reqbody.Parse(typedCardMembers, false)
+	if e != nil {
+		return card{}, e
+	}
 	return s.checkCardData(f, "", d)
+}
+
+// typedCardMembers are the members card data typed on a page has: all of
+// them.
+var typedCardMembers = []byte(`{"holder_name":"","card_number":"","expiration_month":"","expiration_year":"","cvv2":""}`)
+
+// Points of the test card with a points programme: the figures of the
+// gateway's example (300 points worth 22.50 pesos). They do not go down
+// when points are used.
+const (
+	pointsType      = "santander"
+	pointsRemaining = "300"
+	pointsValueMXN  = "22.50"
+)
+
+// pointsOf answers the points balance of a card, or 2008 when the card has
+// no points programme.
+func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
+	if !k.points {
+		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
+	}
+	return []openpay.PointsBalance{{PointsType: pointsType,
+		RemainingPoints: openpay.MustDecimal(pointsRemaining), RemainingMXN: openpay.MustAmount(pointsValueMXN)}}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Stored cards, at merchant scope (/v1/{merchant_id}/cards: cards with no
@@ -46,71 +47,6 @@ func (c *call) scopeCard() (*card, *Error) {
 	return k, nil
 }
 
-// cardSet is where cards are stored: a merchant's (its merchant-level
-// cards and its customers') or a group's (its customers'). A deleted card
-// stays, marked, for the transactions that used it.
-type cardSet struct {
-	byID map[string]*card
-	list *[]*card // creation order
-	own  owner    // whose cards they are, for mark
-}
-
-// storedCards returns the merchant's cards. The caller holds m.mu.
-func (m *merchant) storedCards() cardSet {
-	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
-}
-
-// mark marks the card with the given id changed (see persist.go). The
-// caller holds the lock of the set's owner.
-func (cs cardSet) mark(id string) {
-	if cs.own.m != nil {
-		cs.own.m.mark(recCard, id)
-	} else {
-		cs.own.g.mark(recGroupCard, id)
-	}
-}
-
-// find returns the live card with the id stored at the scope of cu
-// (merchant level when cu is nil), or nil.
-func (cs cardSet) find(cu *customer, id string) *card {
-	k := cs.byID[id]
-	if k == nil || k.deleted || k.customerID != ownerID(cu) {
-		return nil
-	}
-	return k
-}
-
-// add stores a new card and returns the stored record.
-func (cs cardSet) add(k card) *card {
-	stored := &k
-	cs.byID[stored.id] = stored
-	*cs.list = append(*cs.list, stored)
-	cs.mark(stored.id)
-	return stored
-}
-
-// ownerID is the customer id the cards and bank accounts of cu carry ("" at
-// merchant level).
-func ownerID(cu *customer) string {
-	if cu == nil {
-		return ""
-	}
-	return cu.id
-}
-
-// unusedToken returns the token the request names, usable: the merchant's
-// on merchant paths; on group paths a token of any merchant of the group
-// (a group has no tokens of its own, and its key acts for each of its
-// merchants), whose merchant stays locked until release is called. The
-// caller holds the locks of c.lock.
-func (c *call) unusedToken(id string) (tk *token, release func(), _ *Error) {
-	if c.m != nil {
-		tk, e := c.m.unusedToken(id)
-		return tk, func() {}, e
-	}
-	return c.s.groupToken(c.g, id)
-}
-
 // createCard stores a card from its data (CardRequest) or from a token
 // (TokenCardRequest, which consumes the token). A number already stored on
 // the same customer answers 2002.
@@ -121,30 +57,30 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	}
 	var k card
 	var tokenID string
-	if f.has("token_id") {
+	if f.Has("token_id") {
 		var req openpay.TokenCardRequest
-		if e := f.into(&req); e != nil {
+		if e := f.Into(&req); e != nil {
 			return nil, e
 		}
-		var v checker
+		var v reqbody.Checker
 		if s.opts.Strict {
-			v.required(f, "device_session_id")
+			v.Required(f, "device_session_id")
 		}
-		v.identifier("token_id", req.TokenID)
-		v.maxLen("device_session_id", req.DeviceSessionID, 255)
-		if v.err != nil {
-			return nil, v.err
+		v.Identifier("token_id", req.TokenID)
+		v.MaxLen("device_session_id", req.DeviceSessionID, 255)
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		tokenID = req.TokenID
 	} else {
 		var req openpay.CardRequest
-		if e := f.into(&req); e != nil {
+		if e := f.Into(&req); e != nil {
 			return nil, e
 		}
-		var v checker
-		v.maxLen("device_session_id", req.DeviceSessionID, 255)
-		if v.err != nil {
-			return nil, v.err
+		var v reqbody.Checker
+		v.MaxLen("device_session_id", req.DeviceSessionID, 255)
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		k, e = s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
 			month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
@@ -193,21 +129,6 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	return cards.add(k).wire(), nil
 }
 
-// unusedToken returns a token that can still be used: 1005 when it does not
-// exist, 1003 when it was already used. The caller holds m.mu, and marks
-// the token used once the operation that consumes it succeeds.
-func (m *merchant) unusedToken(id string) (*token, *Error) {
-	tk := m.tokens[id]
-	if tk == nil {
-		return nil, errNotFound("token", id)
-	}
-	if tk.used {
-		return nil, errorf(openpay.ErrInvalidParameter, "The token with id '%s' has already been used", truncateForMessage(id))
-	}
-	m.mark(recToken, id) // its caller is about to use it
-	return tk, nil
-}
-
 // getCard answers a stored card.
 func (s *Server) getCard(c *call) (any, *Error) {
 	defer c.lock()()
@@ -229,23 +150,23 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CardUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("holder_name") {
-		v.nonEmpty("holder_name", req.HolderName)
-		v.maxLen("holder_name", req.HolderName, 80)
+	var v reqbody.Checker
+	if f.Has("holder_name") {
+		v.NonEmpty("holder_name", req.HolderName)
+		v.MaxLen("holder_name", req.HolderName, 80)
 	}
-	v.maxLen("merchant_id", req.MerchantID, 45)
+	v.MaxLen("merchant_id", req.MerchantID, 45)
 	if c.g != nil {
-		v.required(f, "merchant_id")
-		if v.err == nil && !c.g.merchants[req.MerchantID] {
-			v.failf(openpay.ErrInvalidParameter, "The field 'merchant_id' must name a merchant of the group")
+		v.Required(f, "merchant_id")
+		if v.Err == nil && !c.g.merchants[req.MerchantID] {
+			v.Failf(openpay.ErrInvalidParameter, "The field 'merchant_id' must name a merchant of the group")
 		}
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 
 	defer c.lock()()
@@ -254,11 +175,11 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	month, year := k.expMonth, k.expYear
-	if f.has("expiration_month") || f.has("expiration_year") {
-		if f.has("expiration_month") {
+	if f.Has("expiration_month") || f.Has("expiration_year") {
+		if f.Has("expiration_month") {
 			month = req.ExpirationMonth
 		}
-		if f.has("expiration_year") {
+		if f.Has("expiration_year") {
 			year = req.ExpirationYear
 		}
 		if month, year, e = normalizeExpiry("", month, year); e != nil {
@@ -268,15 +189,15 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
-	if f.has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
+	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
 		return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	if f.has("holder_name") {
+	if f.Has("holder_name") {
 		k.holder = req.HolderName
 	}
 	k.expMonth, k.expYear = month, year
 	c.cards().mark(k.id)
-	if f.has("cvv2") {
+	if f.Has("cvv2") {
 		k.pendingCVV = req.CVV2
 	}
 	return openpay.CardUpdateResponse{}, nil
@@ -311,25 +232,6 @@ func (s *Server) listCards(c *call) (any, *Error) {
 	return page(p, *c.cards().list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
-}
-
-// Points of the test card with a points programme: the figures of the
-// gateway's example (300 points worth 22.50 pesos). They do not go down
-// when points are used.
-const (
-	pointsType      = "santander"
-	pointsRemaining = "300"
-	pointsValueMXN  = "22.50"
-)
-
-// pointsOf answers the points balance of a card, or 2008 when the card has
-// no points programme.
-func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
-	if !k.points {
-		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
-	}
-	return []openpay.PointsBalance{{PointsType: pointsType,
-		RemainingPoints: openpay.MustDecimal(pointsRemaining), RemainingMXN: openpay.MustAmount(pointsValueMXN)}}, nil
 }
 
 // getCardPoints answers a stored card's points balance.

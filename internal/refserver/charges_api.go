@@ -6,9 +6,8 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
-	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
-	"github.com/shopspring/decimal"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Charges: the six variants of section 4.1 at merchant, customer and group
@@ -60,45 +59,6 @@ import (
 // echoed on the charge in the same shape, as the gateway does (the vendor's
 // clients read it back from charge responses).
 
-// chargeKind tells the charge variants apart.
-// A small integer rather than a string: every stored charge carries one.
-type chargeKind uint8
-
-const (
-	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
-	kindRedirect                       // the gateway's payment form (confirm false)
-	kindIVR
-	kindStore
-	kindBank
-	kindAlipay
-	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
-)
-
-// Fixed data of the payment instructions the server hands out.
-const (
-	// ivrPhoneNumber is the number the payer of an IVR charge calls.
-	ivrPhoneNumber = "525588969143"
-	// bankAgreement and bankName are the collection agreement and the bank
-	// of bank-transfer charges (the gateway's agreement, the same for every
-	// merchant).
-	bankAgreement = "1411217"
-	bankName      = "BBVA Bancomer"
-	bankCode      = "012"
-	// alipayFeeRate is the share of an Alipay charge the gateway keeps as
-	// its fee (the gateway's example: 2.00 on 2000.00).
-	alipayFeeRate = "0.001"
-)
-
-// Default payment windows of charges sent without a due_date.
-const (
-	storeDueAfter   = 48 * time.Hour
-	bankDueAfter    = 72 * time.Hour
-	pendingDueAfter = 24 * time.Hour // alipay and IVR
-	// pseDueAfter is how long a PSE payer has at the bank; the gateway does
-	// not say, and a bank session is short.
-	pseDueAfter = time.Hour
-)
-
 // registerCharges registers charges at merchant, customer and group scope.
 func (s *Server) registerCharges(r *routeTable) {
 	r.add("listCharges", http.MethodGet, "/v1/{merchant_id}/charges", http.StatusOK, s.listCharges)
@@ -123,45 +83,22 @@ func (s *Server) registerCharges(r *routeTable) {
 	s.onClockAdvance(s.expireCharges, s.nextExpiry)
 }
 
-// chargeRequest is a validated charge request, whatever its variant.
-type chargeRequest struct {
-	kind            chargeKind
-	amount          openpay.Amount
-	currency        openpay.Currency
-	description     string
-	orderID         string
-	customer        *openpay.ChargeCustomer // merchant scope only
-	capture         bool
-	sourceID        string
-	inline          *card // inline card data, checked
-	cvv2            string
-	useCardPoints   openpay.UseCardPoints
-	use3DS          bool
-	redirectURL     string
-	dueDate         time.Time
-	hasPaymentPlan  bool
-	customerAtScope bool
-	metadata        openpay.Metadata // echoed on the charge
-	iva             string           // Colombia; checked, not echoed (the gateway shows no echo)
-	country         *countryRules    // the merchant's
-}
-
 // parseCharge decodes and validates a charge request. The variant is chosen
 // by method and the fields that come with it: card with source_id (stored
 // card or token), card with a card object (inline data), card with confirm
 // false (payment form), card with confirm "ivr", store, bank_account,
-// alipay. confirm true is an ordinary card charge (lenient.go). The
+// alipay. confirm true is an ordinary card charge (reqbody.ChargeConfirm). The
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
 // /pse paths take a PSE charge only.
-func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
-	var v checker
-	v.required(f, "method")
-	if v.err != nil {
-		return nil, v.err
+func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
+	var v reqbody.Checker
+	v.Required(f, "method")
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	var m openpay.ChargeMethod
-	if e := f.member("method", &m); e != nil {
+	if e := f.Member("method", &m); e != nil {
 		return nil, e
 	}
 	method := string(m)
@@ -174,24 +111,24 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		currency    openpay.Currency
 	}
 	var extraRequired []string
-	confirm := chargeConfirm(f)
+	confirm := reqbody.ChargeConfirm(f)
 	if psePath && method != string(openpay.ChargeMethodBankAccount) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account on a PSE charge")
 	}
 	switch {
-	case method == string(openpay.ChargeMethodCard) && confirm != confirmYes:
+	case method == string(openpay.ChargeMethodCard) && confirm != reqbody.ConfirmYes:
 		switch confirm {
-		case confirmNo:
+		case reqbody.ConfirmNo:
 			var w openpay.RedirectCharge
-			if e := f.into(&w); e != nil {
+			if e := f.Into(&w); e != nil {
 				return nil, e
 			}
 			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 			extraRequired = []string{"redirect_url"}
-		case confirmIVR:
+		case reqbody.ConfirmIVR:
 			var w openpay.IVRCharge
-			if e := f.into(&w); e != nil {
+			if e := f.Into(&w); e != nil {
 				return nil, e
 			}
 			req.kind, req.metadata = kindIVR, w.Metadata
@@ -202,12 +139,12 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		if !customerScope {
 			extraRequired = append(extraRequired, "customer")
 		}
-	case method == string(openpay.ChargeMethodCard) && f.has("card"):
+	case method == string(openpay.ChargeMethodCard) && f.Has("card"):
 		var w openpay.InlineCardCharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		card := f.object("card")
+		card := f.Object("card")
 		k, e := s.checkCardData(card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
 			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
 		if card == nil {
@@ -223,29 +160,29 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		}
 	case method == string(openpay.ChargeMethodCard):
 		var w openpay.CardCharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
 		req.kind, req.sourceID, req.cvv2, req.metadata, req.iva = kindCard, w.SourceID, w.CVV2, w.Metadata, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
-		v.required(f, "source_id")
-		if v.err != nil {
-			return nil, v.err
+		v.Required(f, "source_id")
+		if v.Err != nil {
+			return nil, v.Err
 		}
-		v.identifier("source_id", w.SourceID)
-		if f.has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
+		v.Identifier("source_id", w.SourceID)
+		if f.Has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
 			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
-		if v.err != nil {
-			return nil, v.err
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return nil, e
 		}
 	case method == string(openpay.ChargeMethodStore):
 		var w openpay.StoreCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.iva = kindStore, w.DueDate, w.IVA
@@ -255,27 +192,27 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		}
 	case method == string(openpay.ChargeMethodBankAccount) && country.pse:
 		var w openpay.PSECharge
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
 		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		extraRequired = []string{"redirect_url"}
-	case method == string(openpay.ChargeMethodBankAccount) && f.has("redirect_url") && country.spei:
+	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.spei:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
 		// charge sent to a country without PSE.
 		return nil, errorf(openpay.ErrInvalidParameter,
 			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
-		if e := f.intoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
@@ -291,36 +228,36 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.code)
 	}
 
-	v.required(f, "amount", "description")
-	v.required(f, extraRequired...)
+	v.Required(f, "amount", "description")
+	v.Required(f, extraRequired...)
 	if s.opts.Strict {
-		v.required(f, "order_id")
+		v.Required(f, "order_id")
 		if req.kind == kindCard && !customerScope {
-			v.required(f, "customer")
+			v.Required(f, "customer")
 		}
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	req.amount, req.description, req.orderID, req.currency = common.amount, common.description, common.orderID, common.currency
-	v.amount("amount", req.amount)
-	v.nonEmpty("description", req.description)
-	v.maxLen("description", req.description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.orderID)
+	v.Amount("amount", req.amount)
+	v.NonEmpty("description", req.description)
+	v.MaxLen("description", req.description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.orderID)
 	}
-	v.maxLen("order_id", req.orderID, 100)
-	if f.has("iva") {
-		v.iva(req.iva)
+	v.MaxLen("order_id", req.orderID, 100)
+	if f.Has("iva") {
+		v.IVA(req.iva)
 	}
-	if f.has("redirect_url") {
-		v.returnURL("redirect_url", req.redirectURL)
+	if f.Has("redirect_url") {
+		v.ReturnURL("redirect_url", req.redirectURL)
 	}
 	if !req.dueDate.IsZero() && !req.dueDate.After(s.Now()) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	cur, e := country.chargeCurrency(req.kind, req.currency)
 	if e != nil {
@@ -328,7 +265,7 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 	}
 	req.currency = cur
 	if !customerScope && common.customer != nil {
-		if e := checkChargeCustomer(f.object("customer"), common.customer); e != nil {
+		if e := checkChargeCustomer(f.Object("customer"), common.customer); e != nil {
 			return nil, e
 		}
 		req.customer = common.customer
@@ -339,9 +276,9 @@ func (s *Server) parseCharge(f fields, customerScope bool, country *countryRules
 // cardChargeOptions validates the options of a charge to a card (stored,
 // token or inline): capture, points, 3-D Secure, device session, payment
 // plan.
-func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, points openpay.UseCardPoints,
+func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture *bool, points openpay.UseCardPoints,
 	use3DS bool, redirectURL, deviceSessionID string, plan *openpay.PaymentPlan) *Error {
-	var v checker
+	var v reqbody.Checker
 	if capture != nil {
 		req.capture = *capture
 	}
@@ -349,48 +286,26 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f fields, capture *bool, 
 	case "", "NONE", "ONLY_POINTS", "MIXED":
 		req.useCardPoints = points
 	default:
-		v.failf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE, ONLY_POINTS or MIXED")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE, ONLY_POINTS or MIXED")
 	}
 	req.use3DS, req.redirectURL = use3DS, redirectURL
 	if use3DS {
-		v.required(f, "redirect_url")
+		v.Required(f, "redirect_url")
 	}
 	if s.opts.Strict {
-		v.required(f, "device_session_id")
+		v.Required(f, "device_session_id")
 	}
-	v.maxLen("device_session_id", deviceSessionID, 255)
+	v.MaxLen("device_session_id", deviceSessionID, 255)
 	if plan != nil {
-		if !f.object("payment_plan").has("payments") {
-			v.failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
+		if !f.Object("payment_plan").Has("payments") {
+			v.Failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
 		}
-		if e := req.country.checkInstalments(plan); e != nil && v.err == nil {
-			v.err = e
+		if e := req.country.checkInstalments(plan); e != nil && v.Err == nil {
+			v.Err = e
 		}
 		req.hasPaymentPlan = true
 	}
-	return v.err
-}
-
-// checkChargeCustomer validates the customer object of a merchant-level
-// charge.
-func checkChargeCustomer(f fields, cu *openpay.ChargeCustomer) *Error {
-	var v checker
-	if f == nil {
-		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
-	}
-	for _, n := range []string{"name", "email"} {
-		if !f.has(n) {
-			v.failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
-		}
-	}
-	v.nonEmpty("customer.name", cu.Name)
-	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
-		v.maxLen("customer."+fld.n, fld.s, 100)
-	}
-	v.email("customer.email", cu.Email)
-	v.address("customer.", f, cu.Address)
-	v.customerAddress("customer.", f, cu.CustomerAddress)
-	return v.err
+	return v.Err
 }
 
 // createCharge creates a charge of any variant at merchant, customer,
@@ -420,310 +335,6 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(cu, req), c.baseURL())
-}
-
-// chargeURL is the address of charge t of m on the server at baseURL, under
-// which its payer's pages are (built only for the charges that have them).
-func chargeURL(baseURL string, m *merchant, t *tx) string {
-	return baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
-}
-
-// startCharge carries out a validated charge request of any kind for the
-// customer cu (nil at merchant level), recorded as t (newChargeTx), with
-// the server's address as the merchant sees it: a card is charged
-// (chargeCard); the other kinds start waiting for the payer with their
-// payment instructions. It is the one place charges are made, through the
-// API or a checkout's page. The caller holds m.mu, and the lock of whoever
-// owns cards.
-func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
-	now := t.t.CreationDate
-	echo := func() {
-		if req.customer != nil {
-			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
-				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address,
-				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
-		}
-	}
-
-	switch req.kind {
-	case kindCard:
-		return s.chargeCard(m, cards, cu, req, t, baseURL)
-	case kindRedirect:
-		echo()
-		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
-	case kindIVR:
-		echo()
-		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = now.Add(pendingDueAfter)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
-	case kindAlipay:
-		t.t.Method = openpay.TransactionMethodAlipay
-		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
-		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
-		feeAmount, _ := openpay.AmountFromDecimal(fee)
-		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
-	case kindStore:
-		t.t.Method = openpay.TransactionMethodStore
-		m.setStatus(t, openpay.TransactionStatusInProgress)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
-		ref := s.ids.StoreReference(t.t.ID)
-		s.registerBarcodeRef(ref)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
-		if m.country == mexico {
-			// Paybin is a Mexican network; Colombian store charges answer
-			// the reference and its barcode only (facts-vendor.md, section 3).
-			paybin := s.ids.PaybinReference()
-			s.registerBarcodeRef(paybin)
-			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(baseURL, paybin)
-		}
-	case kindPSE:
-		echo()
-		t.t.Method = openpay.TransactionMethodBankAccount
-		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = now.Add(pseDueAfter)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
-	case kindBank:
-		t.t.Method = openpay.TransactionMethodBankAccount
-		m.setStatus(t, openpay.TransactionStatusInProgress)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
-			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
-	}
-	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
-	return t.snapshot(), nil
-}
-
-// newChargeTx starts the record of a charge of the given customer (nil at
-// merchant level): id, amount, currency and exchange rate, dates, the
-// payer's e-mail. Its status is for the caller to set.
-func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
-	now := s.Now().In(req.country.zone)
-	t := &tx{kind: req.kind, t: openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: string(req.currency),
-		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
-		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
-		Metadata: req.metadata,
-	}}
-	if cu != nil {
-		t.t.CustomerID = cu.id
-	}
-	if req.redirectURL != "" {
-		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
-	}
-	if req.currency == openpay.CurrencyUSD {
-		rate := s.usdRate
-		if req.country != mexico {
-			rate = openpay.MustDecimal(req.country.usdRate)
-		}
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: string(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
-	}
-	return t
-}
-
-// payerEmail is the e-mail of the charge's payer: the customer's, or the
-// one the request gives at merchant level.
-func payerEmail(cu *customer, req *chargeRequest) string {
-	if cu != nil {
-		return cu.email
-	}
-	if req.customer != nil {
-		return req.customer.Email
-	}
-	return ""
-}
-
-// chargeStoredCard charges a card of cards stored at the scope of cu (a
-// merchant card when cu is nil) from inside the server, as subscriptions do
-// on schedule: the same outcome rules as a card charge through the API
-// (test cards, fraud e-mail), recorded the same way. It returns the
-// transaction it recorded (nil when none was, as for a card that does not
-// exist) and, unless the charge completed, the error: a decline's, or 3012
-// for a card that asks for 3-D Secure, whose charge is cancelled at once
-// since no payer is there to authenticate. The caller holds m.mu and the
-// lock of whoever owns cards.
-func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
-	currency openpay.Currency, description string) (*tx, *Error) {
-	if currency == "" {
-		currency = m.country.currency
-	}
-	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
-		capture: true, sourceID: cardID, country: m.country}
-	t := s.newChargeTx(cu, req)
-	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
-		if m.txByID(t.t.ID) == t { // a decline is recorded; a card not found is not
-			return t, e
-		}
-		return nil, e
-	}
-	if t.t.Status == openpay.TransactionStatusCompleted {
-		return t, nil
-	}
-	s.cancel(m, t)
-	return t, errorf(openpay.ErrBankAuthorizationRequired,
-		"The card requires the payer's authentication (3-D Secure) and cannot be charged without the payer")
-}
-
-// dueOr returns due, or def when due is zero.
-func dueOr(due, def time.Time) time.Time {
-	if due.IsZero() {
-		return def
-	}
-	return due
-}
-
-// chargeCard carries out a charge to a card: a card of cards stored at the
-// scope of cu, a token of the merchant, or inline card data. The caller
-// holds m.mu, and the lock of whoever owns cards.
-func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
-	var k card
-	var stored *card
-	var tk *token
-	switch {
-	case req.inline != nil:
-		k = *req.inline
-	default:
-		if sc := cards.find(cu, req.sourceID); sc != nil {
-			stored, k = sc, *sc
-		} else if m.tokens[req.sourceID] != nil {
-			var e *Error
-			if tk, e = m.unusedToken(req.sourceID); e != nil {
-				return nil, e
-			}
-			k = tk.card
-		} else {
-			return nil, errorf(openpay.ErrNotFound, "The card or token with id '%s' does not exist", truncateForMessage(req.sourceID))
-		}
-		if req.cvv2 != "" && !cardnum.CVVValid(req.cvv2, k.brand) {
-			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
-		}
-	}
-	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !k.points {
-		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
-	}
-	// The security code serves this charge and is then dropped, whatever
-	// the outcome; the token is consumed.
-	if stored != nil {
-		stored.pendingCVV = ""
-	}
-	if tk != nil {
-		tk.used = true
-		tk.card.pendingCVV = ""
-	}
-	// wireCard stays on the stack; a copy goes to the heap only when the
-	// charge cannot share the stored card's.
-	wireCard := k.wire()
-	switch {
-	case stored == nil:
-		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		kept := wireCard
-		t.t.Card = &kept
-	case stored.charged != nil && *stored.charged == wireCard:
-		// Charges to a stored card share its wire form while the card does
-		// not change: a stored charge then costs no copy of the card.
-		t.t.Card = stored.charged
-	default:
-		kept := wireCard
-		stored.charged = &kept
-		t.t.Card = &kept
-	}
-
-	now := t.t.CreationDate
-	// The payer's e-mail decides here (the fraud trigger); only a charge
-	// that waits for its payer keeps it (newChargeTx).
-	outcome := cardnum.ChargeOutcome(k.number, payerEmail(cu, req))
-	if outcome.Code != 0 {
-		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
-		if outcome.FraudRule != "" {
-			e.FraudRules = []string{outcome.FraudRule}
-		}
-		m.setStatus(t, openpay.TransactionStatusFailed)
-		t.t.ErrorMessage = e.Description
-		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-		return nil, e
-	}
-	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
-		value := openpay.MustAmount(pointsValueMXN)
-		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
-			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
-			m.setStatus(t, openpay.TransactionStatusFailed)
-			t.t.ErrorMessage = e.Description
-			m.addTx(t)
-			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-			return nil, e
-		}
-		used := value
-		if req.amount.Cmp(value) < 0 {
-			used = req.amount
-		}
-		t.t.CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
-			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
-	}
-	if outcome.Requires3DS || req.use3DS {
-		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.captureOnCompletion = req.capture
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
-		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
-		return t.snapshot(), nil
-	}
-	t.t.Authorization = s.ids.AuthorizationNumber()
-	t.t.OperationDate = now
-	m.addTx(t)
-	if !req.capture {
-		t.preauth = true
-		m.setStatus(t, openpay.TransactionStatusInProgress)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
-		return t.snapshot(), nil
-	}
-	// The event's snapshot is the answer: no second copy.
-	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
-}
-
-// declineMessage is the error_message of a declined card charge.
-func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
-
-// completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to, and returns the charge.succeeded event.
-// The caller holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Event {
-	now := s.nowFor(m)
-	t.preauth = false
-	m.setAmount(t, amount)
-	m.setStatus(t, openpay.TransactionStatusCompleted)
-	t.t.OperationDate = now
-	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
-		t.t.Authorization = s.ids.AuthorizationNumber()
-	}
-	credit := s.toMXN(t, amount)
-	if t.t.Fee != nil {
-		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
-		t.after().feeCharged = now
-		addFeeCharged(m, t)
-	}
-	if credit.IsPositive() {
-		m.accountFor(t.t.CustomerID).credit(credit)
-		if t.credited.IsZero() {
-			t.credited = credit // no sum to allocate for the usual single credit
-		} else {
-			t.credited = t.credited.Add(credit)
-		}
-	}
-	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
-}
-
-// toMXN converts an amount of the charge's currency to MXN at the charge's
-// exchange rate, to the cent.
-func (s *Server) toMXN(t *tx, a openpay.Amount) openpay.Amount {
-	if t.t.ExchangeRate == nil {
-		return a
-	}
-	mxn, _ := openpay.AmountFromDecimal(a.Decimal().Mul(t.t.ExchangeRate.Value.Decimal()).Round(2))
-	return mxn
 }
 
 // scopeCharge returns the charge the path names, or 1005: at merchant
@@ -771,15 +382,15 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CaptureRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("amount") {
-		v.amount("amount", req.Amount)
+	var v reqbody.Checker
+	if f.Has("amount") {
+		v.Amount("amount", req.Amount)
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	defer c.lock()()
 	t, e := c.scopeCharge()
@@ -790,7 +401,7 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
 	amount := t.t.Amount
-	if f.has("amount") {
+	if f.Has("amount") {
 		if req.Amount.Cmp(t.t.Amount) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.t.Amount)
 		}
@@ -808,16 +419,16 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.RefundRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("amount") {
-		v.amount("amount", req.Amount)
+	var v reqbody.Checker
+	if f.Has("amount") {
+		v.Amount("amount", req.Amount)
 	}
-	v.maxLen("description", req.Description, 250)
-	if v.err != nil {
-		return nil, v.err
+	v.MaxLen("description", req.Description, 250)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	defer c.lock()()
@@ -840,7 +451,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
 	}
 	amount := remaining
-	if f.has("amount") {
+	if f.Has("amount") {
 		if req.Amount.Cmp(remaining) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the refundable amount %s", remaining)
 		}
@@ -892,28 +503,6 @@ func (s *Server) cancelCharge(c *call) (any, *Error) {
 	}
 	s.cancel(c.m, t)
 	return t.snapshot(), nil
-}
-
-// pending reports whether a charge still waits for the payer or for its
-// capture.
-func (t *tx) pending() bool {
-	switch {
-	case t.t.TransactionType != "charge":
-		return false
-	case t.preauth, t.t.Status == openpay.TransactionStatusChargePending:
-		return true
-	case t.t.Status == openpay.TransactionStatusInProgress && (t.kind == kindStore || t.kind == kindBank):
-		return true
-	}
-	return false
-}
-
-// cancel moves a pending charge to cancelled. The caller holds m.mu.
-func (s *Server) cancel(m *merchant, t *tx) {
-	t.preauth = false
-	m.setStatus(t, openpay.TransactionStatusCancelled)
-	t.t.OperationDate = s.nowFor(m)
-	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }
 
 // expiring reports whether t is a pending charge that the passing of its
@@ -969,17 +558,17 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.ChargeUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.maxLen("description", req.Description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.OrderID)
+	var v reqbody.Checker
+	v.MaxLen("description", req.Description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.OrderID)
 	}
-	v.maxLen("order_id", req.OrderID, 100)
-	if v.err != nil {
-		return nil, v.err
+	v.MaxLen("order_id", req.OrderID, 100)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	defer c.lock()()
@@ -987,7 +576,7 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if f.has("order_id") && req.OrderID != t.t.OrderID {
+	if f.Has("order_id") && req.OrderID != t.t.OrderID {
 		if e := m.orderIDTaken(req.OrderID); e != nil {
 			return nil, e
 		}
@@ -997,7 +586,7 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 		t.t.OrderID = req.OrderID
 		m.orderIDs.put(m.txList, req.OrderID, t)
 	}
-	if f.has("description") {
+	if f.Has("description") {
 		t.t.Description = req.Description
 	}
 	m.markTx(t)

@@ -1,9 +1,9 @@
 package refserver
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -11,6 +11,8 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/openpay-go/openpay/internal/web"
 )
 
 // Checkouts (payment links) at merchant and customer scope, their hosted
@@ -48,9 +50,10 @@ import (
 // at the latest). While a charge waits for the payer (3-D Secure, the
 // store, the bank), the checkout takes no other payment.
 //
-// order_id: unique among the merchant's checkouts and transactions
-// (orderIDTaken consults checkoutHoldsOrderID), so no charge made through
-// the API can take a checkout's.
+// order_id: unique among the merchant's checkouts and transactions: a
+// checkout holds its order_id in the store's index (holdOrderID), which
+// orderIDTaken consults, so no charge made through the API can take a
+// checkout's.
 //
 // Currency: checkoutCurrencyAllowed is the one rule.
 
@@ -69,22 +72,19 @@ type checkoutRecord struct {
 	txID      string // the latest charge made to pay it
 }
 
-// checkoutState is a merchant's checkouts (extState).
+// heldOrderID is the order_id the checkout holds in the merchant's index
+// (holdOrderID): its own, from its creation on.
+func (r *checkoutRecord) heldOrderID() string { return r.c.OrderID }
+
+// checkoutState is a merchant's checkouts (extState); their order_ids are
+// in the store's index (orderIDHolder).
 type checkoutState struct {
-	byID    map[string]*checkoutRecord
-	byOrder map[string]*checkoutRecord
-	list    []*checkoutRecord // creation order
+	byID map[string]*checkoutRecord
+	list []*checkoutRecord // creation order
 }
 
 func newCheckoutState() *checkoutState {
-	return &checkoutState{byID: map[string]*checkoutRecord{}, byOrder: map[string]*checkoutRecord{}}
-}
-
-// checkoutHoldsOrderID reports whether one of the merchant's checkouts has
-// the order_id. The caller holds m.mu.
-func checkoutHoldsOrderID(m *merchant, orderID string) bool {
-	st, ok := m.ext[reflect.TypeFor[checkoutState]()].(*checkoutState)
-	return ok && st.byOrder[orderID] != nil
+	return &checkoutState{byID: map[string]*checkoutRecord{}}
 }
 
 // checkoutCurrencyAllowed is the one rule for the currencies a merchant's
@@ -116,43 +116,43 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CheckoutRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	customerScope := c.param("customer_id") != ""
-	var v checker
-	v.required(f, "amount", "description")
-	if v.err != nil {
-		return nil, v.err
+	var v reqbody.Checker
+	v.Required(f, "amount", "description")
+	if v.Err != nil {
+		return nil, v.Err
 	}
-	v.amount("amount", req.Amount)
-	v.nonEmpty("description", req.Description)
-	v.maxLen("description", req.Description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", req.OrderID)
+	v.Amount("amount", req.Amount)
+	v.NonEmpty("description", req.Description)
+	v.MaxLen("description", req.Description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", req.OrderID)
 	}
-	v.maxLen("order_id", req.OrderID, 100)
-	if f.has("iva") {
-		v.iva(req.IVA) // as on charges: the charges that pay the checkout carry it
+	v.MaxLen("order_id", req.OrderID, 100)
+	if f.Has("iva") {
+		v.IVA(req.IVA) // as on charges: the charges that pay the checkout carry it
 	}
-	if f.has("redirect_url") {
-		v.returnURL("redirect_url", req.RedirectURL)
+	if f.Has("redirect_url") {
+		v.ReturnURL("redirect_url", req.RedirectURL)
 	}
 	if !checkoutCurrencyAllowed(c.m, req.Currency) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'currency' is not a currency this merchant's checkouts take")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'currency' is not a currency this merchant's checkouts take")
 	}
-	if customerScope && f.has("customer") {
-		v.failf(openpay.ErrInvalidParameter, "The field 'customer' is not taken on a customer's checkout: the customer is the payer")
+	if customerScope && f.Has("customer") {
+		v.Failf(openpay.ErrInvalidParameter, "The field 'customer' is not taken on a customer's checkout: the customer is the payer")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
 	if !customerScope && req.Customer != nil {
-		if e := checkChargeCustomer(f.object("customer"), req.Customer); e != nil {
+		if e := checkChargeCustomer(f.Object("customer"), req.Customer); e != nil {
 			return nil, e
 		}
 	}
@@ -193,9 +193,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	st := extState(m, newCheckoutState)
 	st.byID[id] = r
 	st.list = append(st.list, r)
-	if req.OrderID != "" {
-		st.byOrder[req.OrderID] = r
-	}
+	m.holdOrderID(r)
 	m.mark(recCheckout, id)
 	return s.checkoutWire(m, r), nil
 }
@@ -204,11 +202,11 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 // checkout-expiration): zero when absent or empty, 1001 when unreadable,
 // 1003 when not in the future. A time without an offset is zone's, the
 // merchant's.
-func (s *Server) checkoutExpiry(f fields, value string, zone *time.Location) (time.Time, *Error) {
-	if !f.has("expiration_date") || value == "" {
+func (s *Server) checkoutExpiry(f reqbody.Fields, value string, zone *time.Location) (time.Time, *Error) {
+	if !f.Has("expiration_date") || value == "" {
 		return time.Time{}, nil
 	}
-	t, ok := checkoutExpiration(value, zone)
+	t, ok := reqbody.CheckoutExpiration(value, zone)
 	if !ok {
 		return time.Time{}, errorf(openpay.ErrBadRequest, "The field 'expiration_date' must be a date and time yyyy-MM-dd HH:mm")
 	}
@@ -271,7 +269,8 @@ func findCheckout(m *merchant, idOrOrderID string) *checkoutRecord {
 	if r := st.byID[idOrOrderID]; r != nil {
 		return r
 	}
-	return st.byOrder[idOrOrderID]
+	r, _ := m.orderIDHolder(idOrOrderID).(*checkoutRecord)
+	return r
 }
 
 // getCheckout answers a checkout.
@@ -332,7 +331,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CheckoutUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
@@ -559,12 +558,12 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 		Method     openpay.ChargeMethod `json:"method"`
 		CardNumber string               `json:"card_number"`
 	}
-	if e := f.into(&body); e != nil {
+	if e := f.Into(&body); e != nil {
 		return nil, e
 	}
 	var d cardData
 	if body.Method == "" || body.Method == openpay.ChargeMethodCard {
-		if !f.has("card_number") {
+		if !f.Has("card_number") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
 		}
 		d = simulatedCard(body.CardNumber, s.Now())
@@ -579,4 +578,62 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 		return nil, p.declined
 	}
 	return p.co, nil
+}
+
+// The checkout's hosted page (package web) reads and pays it through the
+// server's pageBackend (pages.go), with the pay control's payment.
+
+var _ web.CheckoutBackend = pageBackend{}
+
+// Checkout implements web.CheckoutBackend.
+func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, error) {
+	m := b.s.merchantByID(merchantID)
+	if m == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := extState(m, newCheckoutState).byID[checkoutID]
+	if r == nil {
+		return web.PageCheckout{}, web.ErrNoCheckout
+	}
+	return web.PageCheckout{RedirectURL: r.redirect, StoreBack: r.storeBack, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
+}
+
+// PayCheckout implements web.CheckoutBackend with the pay control's
+// payment.
+func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
+	return b.checkoutPayment(merchantID, checkoutID, openpay.ChargeMethodCard, typedCard(c))
+}
+
+// StartCheckoutPayment implements web.CheckoutBackend with the pay
+// control's payment by another method.
+func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (web.CheckoutPayment, error) {
+	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
+}
+
+// checkoutPayment is payCheckout as the checkout page sees it; what it
+// changed is stored before the page answers.
+func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (_ web.CheckoutPayment, err error) {
+	defer b.s.durable(&err)()
+	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
+	switch {
+	case e != nil && e.Code == openpay.ErrNotFound:
+		return web.CheckoutPayment{}, web.ErrNoCheckout
+	case e != nil:
+		return web.CheckoutPayment{}, errors.New(e.Description)
+	case p.card != nil:
+		return web.CheckoutPayment{Invalid: p.card.Description}, nil
+	}
+	out := web.CheckoutPayment{}
+	if t := p.co.Transaction; t != nil {
+		out.ChargeID = t.ID
+		if t.Status == openpay.TransactionStatusChargePending && t.PaymentMethod != nil {
+			out.NextURL = t.PaymentMethod.URL
+		}
+	}
+	if p.declined != nil {
+		out.Declined = p.declined.Description
+	}
+	return out, nil
 }

@@ -236,38 +236,6 @@ func (r *countryRules) hostFor(base string) string {
 	return base
 }
 
-// ivaRE is the form of iva: a decimal of zero or more with at most two
-// decimals (a string, or a number kept as written: lenient.go).
-var ivaRE = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,2})?$`)
-
-// iva checks a charge's iva (1003).
-func (v *checker) iva(value string) {
-	if !ivaRE.MatchString(value) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'iva' must be a decimal of zero or more with at most two decimals")
-	}
-}
-
-// customerAddress checks a customer_address (Colombian department, city
-// and free text): all three members present (1001), within their lengths
-// (1003).
-func (v *checker) customerAddress(prefix string, f fields, a *openpay.CustomerAddress) {
-	if a == nil {
-		return
-	}
-	name := prefix + "customer_address"
-	sub := f.object("customer_address")
-	for _, m := range []string{"department", "city", "additional"} {
-		if !sub.has(m) {
-			v.failf(openpay.ErrBadRequest, "The field '%s.%s' is required", name, m)
-			return
-		}
-	}
-	v.nonEmpty(name+".city", a.City)
-	v.maxLen(name+".department", a.Department, 100)
-	v.maxLen(name+".city", a.City, 100)
-	v.maxLen(name+".additional", a.Additional, 255)
-}
-
 // instalmentChoices lists the numbers of monthly instalments the country
 // takes (checkInstalments), in order.
 func (r *countryRules) instalmentChoices() []int {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Customers of a merchant (/v1/{merchant_id}/customers), and through the
@@ -49,18 +50,18 @@ func (s *Server) registerCustomers(r *routeTable) {
 }
 
 // checkCustomerData applies the field rules of a customer create or update.
-func checkCustomerData(f fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.CustomerAddress) *Error {
-	var v checker
-	v.required(f, "name", "email")
-	v.nonEmpty("name", name)
-	v.nonEmpty("email", email)
+func checkCustomerData(f reqbody.Fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.CustomerAddress) *Error {
+	var v reqbody.Checker
+	v.Required(f, "name", "email")
+	v.NonEmpty("name", name)
+	v.NonEmpty("email", email)
 	for _, fld := range []struct{ n, s string }{{"name", name}, {"last_name", lastName}, {"email", email}, {"phone_number", phone}} {
-		v.maxLen(fld.n, fld.s, 100)
+		v.MaxLen(fld.n, fld.s, 100)
 	}
-	v.email("email", email)
-	v.address("", f, address)
-	v.customerAddress("", f, caddr)
-	return v.err
+	v.Email("email", email)
+	v.Address("", f, address)
+	v.CustomerAddress("", f, caddr)
+	return v.Err
 }
 
 // createCustomer creates a customer.
@@ -70,23 +71,23 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CustomerRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("external_id") {
-		v.nonEmpty("external_id", req.ExternalID)
+	var v reqbody.Checker
+	if f.Has("external_id") {
+		v.NonEmpty("external_id", req.ExternalID)
 	}
-	v.maxLen("external_id", req.ExternalID, 100)
+	v.MaxLen("external_id", req.ExternalID, 100)
 	if c.g != nil && req.RequiresAccount {
 		// See groups_api.go: no merchant of a group could fund such an account.
-		v.failf(openpay.ErrInvalidParameter, descGroupAccount)
+		v.Failf(openpay.ErrInvalidParameter, descGroupAccount)
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	defer c.lock()()
 	cu, e := s.newCustomer(c.customers(), c.m, c.fixedID(), req)
@@ -116,7 +117,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CustomerUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	// Members that cannot change, read to compare.
@@ -124,7 +125,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 		ExternalID      string `json:"external_id"`
 		RequiresAccount bool   `json:"requires_account"`
 	}
-	if e := f.into(&fixed); e != nil {
+	if e := f.Into(&fixed); e != nil {
 		return nil, e
 	}
 	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
@@ -135,10 +136,10 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if f.has("external_id") && fixed.ExternalID != cu.externalID {
+	if f.Has("external_id") && fixed.ExternalID != cu.externalID {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'external_id' cannot be changed")
 	}
-	if f.has("requires_account") && fixed.RequiresAccount != cu.hasAccount {
+	if f.Has("requires_account") && fixed.RequiresAccount != cu.hasAccount {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'requires_account' cannot be changed")
 	}
 	// A new address value, never a change to the stored one: answers

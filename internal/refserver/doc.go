@@ -23,42 +23,53 @@
 // (identifiers and references, and the state a seeded sequence is saved
 // and restored by), answer (the encoding of answers: the generated encoders
 // of the wire types, and the keys every answer carries, null ones included,
-// as openapi.yaml lists them; writeJSON and webhook deliveries use it).
-// Here: clock.go.
+// as openapi.yaml lists them; writeJSON and webhook deliveries use it),
+// reqbody (request bodies: read within the body limit, split into members,
+// decoded into the wire types with the loose forms the gateway accepts, the
+// one place that decides them, and the field checker). Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), call.go (the call a handler
-// gets: its path's locks, c.lock, and the owners it names, c.scopeCustomer;
+// the strict-mode X-Forwarded-For rule), call.go (the call a handler gets:
+// its body, readBody; its path's locks, c.lock and s.lockWithGroups; the
+// owners it names, c.scopeCustomer, and the token it names, c.unusedToken;
 // the id of what it creates, c.newID), auth.go (the credential rules of
-// each kind of route), country.go (what a merchant's
-// country decides: currencies, payment methods, resources, webhook events,
-// hosts; merchant.acceptsCurrency), browser.go (what browsers may
-// call: CORS on the public-key routes, 1010 for the private key sent from a
-// browser, and the browser library of package web served ahead of the
-// API), dashboard.go (what the dashboard of package web shows and its
-// buttons do, and who may see it), routes.go (the route table and its matcher), errors.go (the error object's
-// shared descriptions, and writing it), decode.go and validate.go (request
-// bodies and field rules), lenient.go (the loose forms of request members
-// the gateway accepts, and the only place that decides them), list.go
-// (paging and filters), store.go
-// (per-merchant state, customers, cards, tokens, transactions, balances),
-// events.go (the event log and its hooks: onEvent, and onClockAdvance for
-// the work time moves), cardrules.go (the card rules every way of giving
-// card data goes through: checkCardData, checkTypedCard), money.go (what
-// the money movements share: balances, transaction filters, the record of
-// fees taken that the fees report reads), seed.go and seed_decode.go
-// (a starting state read from JSON or YAML, applied through the API),
-// persist.go and persist_kinds.go (the data directory: the records each
-// request changed, written before it is answered; the kinds of record, and
-// what becomes of every field of the state).
+// each kind of route), country.go (what a merchant's country decides:
+// currencies, payment methods, resources, webhook events, hosts;
+// merchant.acceptsCurrency; which members a country takes, where package
+// reqbody checks their form), browser.go (what browsers may call: CORS on
+// the public-key routes, 1010 for the private key sent from a browser, and
+// the browser library of package web served ahead of the API), dashboard.go
+// (what the dashboard of package web shows and its buttons do, and who may
+// see it), pages.go (the hosted pages' view of the server), routes.go (the
+// route table and its matcher), errors.go (the error object's shared
+// descriptions, and writing it), list.go (paging and filters), store.go
+// (per-merchant state and its indexes: customers, cards and where they are
+// stored, tokens, transactions and the order_ids they and checkouts hold,
+// balances, groups), events.go (the event log and its hooks: onEvent, and
+// onClockAdvance for the work time moves), charging.go (the charge machine
+// every way of charging goes through: newChargeTx, startCharge,
+// chargeStoredCard, completeCharge, cancel, withCharge), cardrules.go (the
+// card rules every way of giving card data goes through: checkCardData,
+// checkTypedCard; a card's points), money.go (what the money movements
+// share: balances, transaction filters, a payout's end, the bank account
+// rules, the transfers' in side, the record of fees taken that the fees
+// report reads), seed.go and seed_decode.go (a starting state read from
+// JSON or YAML, applied through the API), persist.go and persist_kinds.go
+// (the data directory: the records each request changed, written before
+// it is answered; the kinds of record, and what becomes of every field of
+// the state).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and
 // faults.go (failures armed from outside, acted out in ServeHTTP).
 //
 // Resources, one file each, each with a register function called from
-// buildRoutes (routes.go): merchant_api.go, cards_api.go, tokens_api.go,
+// buildRoutes (routes.go). A resource file holds its resource only: its
+// handlers, its own types and their methods, and what makes or finds them
+// (other files may use those); a helper that another file needs lives in a
+// core file, and the store uses nothing of a resource file
+// (TestResourceFilesDefineNoSharedHelpers checks both): merchant_api.go, cards_api.go, tokens_api.go,
 // charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
 // bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
 // plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
@@ -98,15 +109,15 @@
 //			return nil, e
 //		}
 //		var req openpay.PlanRequest
-//		if e := f.into(&req); e != nil { // 1001 naming a member of the wrong type
+//		if e := f.Into(&req); e != nil { // 1001 naming a member of the wrong type
 //			return nil, e
 //		}
-//		var v checker
-//		v.required(f, "name", "amount")  // 1001 when absent or null
-//		v.maxLen("name", req.Name, 255)  // 1003 when out of range
-//		v.amount("amount", req.Amount)   // 1003: > 0, at most two decimals
-//		if v.err != nil {
-//			return nil, v.err
+//		var v reqbody.Checker
+//		v.Required(f, "name", "amount")  // 1001 when absent or null
+//		v.MaxLen("name", req.Name, 255)  // 1003 when out of range
+//		v.Amount("amount", req.Amount)   // 1003: > 0, at most two decimals
+//		if v.Err != nil {
+//			return nil, v.Err
 //		}
 //		c.m.mu.Lock() // the merchant's one lock: checks and changes in one step
 //		defer c.m.mu.Unlock()
@@ -124,7 +135,8 @@
 // group's or the merchant's), c.eachMerchant visits the merchants whose
 // records the path covers. Customers: c.scopeCustomer() for the
 // {customer_id} of the path, s.newCustomer to create one. Transactions: m.orderIDTaken then m.addTx (order_id is
-// unique across every transaction of the merchant), m.setStatus and
+// unique across every transaction of the merchant and the order_ids other
+// records hold: m.holdOrderID, a checkout's), m.setStatus and
 // m.setAmount for any later change of status or amount (lists index
 // them), m.accountFor(customerID) and its credit/debit for balances, insufficientFunds for 4001, s.emit for
 // events, s.chargeStoredCard to charge a stored card from inside the server

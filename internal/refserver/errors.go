@@ -30,7 +30,6 @@ const (
 	descFinalStatus         = "The card charge is on a final status"
 	descPublicKey           = "The public key can only create cards and tokens; use the private key"
 	descPrivateKeyInBrowser = "The private key cannot be used from a browser; use the public key"
-	descBodyTooLarge        = "The request body is too large"
 	descInternal            = "Internal server error"
 )
 

@@ -304,7 +304,7 @@ func (s *Server) armFault(c *call) (any, *Error) {
 		return nil, e
 	}
 	var body faultWire
-	if e := f.into(&body); e != nil {
+	if e := f.Into(&body); e != nil {
 		return nil, e
 	}
 	if body.DelayMS < 0 || body.DelayMS > maxFaultDelay.Milliseconds() {

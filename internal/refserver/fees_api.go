@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Fees: the merchant charges a customer with an account
@@ -45,15 +46,15 @@ func (s *Server) createFee(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.FeeRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.required(f, "customer_id")
-	v.identifier("customer_id", req.CustomerID)
+	var v reqbody.Checker
+	v.Required(f, "customer_id")
+	v.Identifier("customer_id", req.CustomerID)
 	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	m.mu.Lock()
@@ -114,13 +115,13 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.FeeRefundRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.maxLen("description", req.Description, 250)
-	if v.err != nil {
-		return nil, v.err
+	var v reqbody.Checker
+	v.MaxLen("description", req.Description, 250)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	m.mu.Lock()

@@ -1,9 +1,7 @@
 package refserver
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 )
 
 // A merchant group's own customers (/v1/groups/{group_id}/customers), their
@@ -66,44 +64,4 @@ func (s *Server) registerGroups(r *routeTable) {
 	r.add("createGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges", http.StatusOK, s.createCharge).needsClientIP()
 	r.add("captureGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/capture", http.StatusOK, s.captureCharge)
 	r.add("refundGroupMerchantCustomerCharge", http.MethodPost, "/v1/groups/{group_id}/merchants/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", http.StatusOK, s.refundCharge)
-}
-
-// storedCards returns the cards of the group's customers. The caller holds
-// g.mu.
-func (g *group) storedCards() cardSet {
-	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
-}
-
-// groupMerchants returns the merchants of the group, in id order.
-func (s *Server) groupMerchants(g *group) []*merchant {
-	var out []*merchant
-	// g.merchants is fixed when the group is created: no lock needed.
-	for _, id := range slices.Sorted(maps.Keys(g.merchants)) {
-		if m := s.merchantByID(id); m != nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// groupToken finds an unused token of one of the group's merchants: 1005
-// when none of them has it, 1003 when it was used. The token's merchant
-// stays locked until release is called, so that the caller can consume
-// the token in the same critical section. The caller holds g.mu (the lock
-// order: group, then one merchant).
-func (s *Server) groupToken(g *group, id string) (tk *token, release func(), _ *Error) {
-	for _, m := range s.groupMerchants(g) {
-		m.mu.Lock()
-		if m.tokens[id] == nil {
-			m.mu.Unlock()
-			continue
-		}
-		tk, e := m.unusedToken(id)
-		if e != nil {
-			m.mu.Unlock()
-			return nil, nil, e
-		}
-		return tk, m.mu.Unlock, nil
-	}
-	return nil, nil, errNotFound("token", id)
 }

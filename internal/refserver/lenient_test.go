@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The loose forms of lenient.go, over raw HTTP. Each accepted case is run on
+// The loose forms of reqbody/lenient.go, over raw HTTP. Each accepted case is run on
 // two servers that are twins (same id seed, same fake clock, same base URL,
 // same setup): one gets the canonical body, the other the loose one, and
 // both answers, and the stored object read back, must be the same JSON.
@@ -56,7 +57,7 @@ func looseSetup(t *testing.T, env *testEnv) *strings.Replacer {
 
 // looseCase is one accepted loose form: loose must be read as canonical.
 type looseCase struct {
-	rule, name       string // rule: its name in lenient.go and openapi.yaml
+	rule, name       string // rule: its name in reqbody/lenient.go and openapi.yaml
 	method, path     string // under the main merchant; placeholders of looseSetup
 	canonical, loose string // JSON bodies
 	read             string // the stored object to compare, "{id}" the answer's id
@@ -427,8 +428,8 @@ func TestLooseRulesDocumented(t *testing.T) {
 		text, _ := ext[rule].(string)
 		assert.NotEmpty(t, strings.TrimSpace(text), "rule %s is described", rule)
 	}
-	// lenient.go's table names the same rules.
-	src, err := os.ReadFile("lenient.go")
+	// reqbody/lenient.go's table names the same rules.
+	src, err := os.ReadFile(filepath.Join("reqbody", "lenient.go"))
 	require.NoError(t, err)
 	table := regexp.MustCompile(`(?m)^//\t([a-z-]+) {2,}`).FindAllStringSubmatch(string(src), -1)
 	var inCode []string
@@ -438,4 +439,22 @@ func TestLooseRulesDocumented(t *testing.T) {
 		}
 	}
 	assert.Equal(t, documented, slices.Sorted(slices.Values(inCode)), "lenient.go's table")
+}
+
+// TestMemberTypeErrorsNameTheirPath checks the error of a member of the
+// wrong type: it names the member with its dotted path, nested or not.
+func TestMemberTypeErrorsNameTheirPath(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, c := range []struct {
+		body map[string]any
+		want string
+	}{
+		{cardCharge("", "source_id", nil, "card", with(validCard("4111111111111111"), "holder_name", 5)), "'card.holder_name' must be a string"},
+		{cardCharge("", "source_id", nil, "card", with(validCard("4111111111111111"), "address", with(map[string]any{}, "city", true))), "'card.address.city' must be a string"},
+		{cardCharge("kxyz", "amount", "many"), "'amount' must be a number"},
+		{cardCharge("kxyz", "capture", "perhaps"), "'capture' has the wrong type"},
+	} {
+		assert.Contains(t, requireError(t, env.post("/charges", c.body), 1001), c.want)
+	}
 }

@@ -4,10 +4,13 @@ import (
 	"net/url"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -99,18 +102,18 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 // shares: amount required, greater than zero, at most two decimals;
 // description required, at most 250 characters; order_id, when sent, not
 // blank and at most 100 characters.
-func checkMoneyRequest(v *checker, f fields, amount openpay.Amount, description, orderID string) {
-	v.required(f, "amount", "description")
-	if v.err != nil {
+func checkMoneyRequest(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amount, description, orderID string) {
+	v.Required(f, "amount", "description")
+	if v.Err != nil {
 		return
 	}
-	v.amount("amount", amount)
-	v.nonEmpty("description", description)
-	v.maxLen("description", description, 250)
-	if f.has("order_id") {
-		v.nonEmpty("order_id", orderID)
+	v.Amount("amount", amount)
+	v.NonEmpty("description", description)
+	v.MaxLen("description", description, 250)
+	if f.Has("order_id") {
+		v.NonEmpty("order_id", orderID)
 	}
-	v.maxLen("order_id", orderID, 100)
+	v.MaxLen("order_id", orderID, 100)
 }
 
 // txFilter holds the filters of a transaction list: the common ones, and
@@ -270,6 +273,64 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 	for _, e := range ls {
 		e.l.customerDeleted(s, m, customerID)
 	}
+}
+
+// transferState indexes the in side of the merchant's transfers by id (the
+// out side is the merchant's transaction of that id), without a pointer
+// per transfer (see keyIndex).
+type transferState struct {
+	in keyIndex
+}
+
+func newTransferState() *transferState {
+	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
+}
+
+// addTransferIn records the in side of a transfer, stored with addTx. The
+// caller holds m.mu.
+func addTransferIn(m *merchant, in *tx) {
+	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
+}
+
+// endPayout moves a payout in progress to its final status: completed, or
+// cancelled or failed, which return its amount to the balance it left. The
+// caller holds m.mu and has checked the status.
+func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
+	m.setStatus(t, status)
+	t.t.OperationDate = s.nowFor(m)
+	t.t.Authorization = strings.ToUpper(t.t.ID)
+	t.t.ErrorMessage = errorMessage
+	if status != openpay.TransactionStatusCompleted {
+		m.accountFor(t.t.CustomerID).credit(t.t.Amount)
+	}
+}
+
+// checkBankAccountData applies the bank account rules to a request's
+// members (prefix names them in errors: "bank_account." inside a payout)
+// and returns the bank's code and name.
+func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
+	var v reqbody.Checker
+	for _, n := range []string{"holder_name", "clabe"} {
+		if !f.Has(n) {
+			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
+		}
+	}
+	v.NonEmpty(prefix+"holder_name", req.HolderName)
+	v.NonEmpty(prefix+"clabe", req.CLABE)
+	v.MaxLen(prefix+"holder_name", req.HolderName, 80)
+	v.MaxLen(prefix+"alias", req.Alias, 45)
+	v.MaxLen(prefix+"clabe", req.CLABE, 45)
+	if v.Err != nil {
+		return "", "", v.Err
+	}
+	if !clabe.Valid(req.CLABE) {
+		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
+	}
+	code, name, ok := clabe.BankOf(req.CLABE)
+	if !ok {
+		code, name = req.CLABE[:3], clabe.UnknownBankName
+	}
+	return code, name, nil
 }
 
 // feeReportState lists, per merchant, the charges on which the gateway

@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 
 	"github.com/openpay-go/openpay/internal/clabe"
 )
@@ -53,7 +54,7 @@ func (s *Server) registerMoneySimulation(r *routeTable) {
 		var body struct {
 			ErrorMessage string `json:"error_message"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
 		t, err := s.FailPayout(c.m.id, c.param("transaction_id"), body.ErrorMessage)
@@ -71,10 +72,10 @@ func (s *Server) registerMoneySimulation(r *routeTable) {
 			Amount      openpay.Amount `json:"amount"`
 			Description string         `json:"description"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.has("amount") {
+		if !f.Has("amount") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'amount' is required")
 		}
 		t, err := s.ReceiveSPEI(c.m.id, c.param("customer_id"), body.Amount, body.Description)
@@ -160,10 +161,10 @@ func (s *Server) SettlePayout(merchantID, payoutID string) (_ openpay.Transactio
 // left, and payout.failed is emitted.
 func (s *Server) FailPayout(merchantID, payoutID, message string) (_ openpay.Transaction, err error) {
 	defer s.durable(&err)()
-	var v checker
-	v.maxLen("error_message", message, 250)
-	if v.err != nil {
-		return openpay.Transaction{}, v.err
+	var v reqbody.Checker
+	v.MaxLen("error_message", message, 250)
+	if v.Err != nil {
+		return openpay.Transaction{}, v.Err
 	}
 	if message == "" {
 		message = defaultPayoutFailure
@@ -181,11 +182,11 @@ func (s *Server) FailPayout(merchantID, payoutID, message string) (_ openpay.Tra
 // (at most 250 characters) defaults to a fixed text.
 func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amount, description string) (_ openpay.Transaction, err error) {
 	defer s.durable(&err)()
-	var v checker
-	v.amount("amount", amount)
-	v.maxLen("description", description, 250)
-	if v.err != nil {
-		return openpay.Transaction{}, v.err
+	var v reqbody.Checker
+	v.Amount("amount", amount)
+	v.MaxLen("description", description, 250)
+	if v.Err != nil {
+		return openpay.Transaction{}, v.Err
 	}
 	if description == "" {
 		description = "SPEI transfer received"

@@ -13,13 +13,15 @@ import (
 
 // The hosted pages (package web) are the payer's side of redirect, 3-D
 // Secure, Alipay and PSE charges, the receipts of store and bank charges,
-// and the checkouts' payment links (which pay through payCheckout, the pay
-// control's payment, checkouts_api.go).
+// and the checkouts' payment links.
 // The server mounts them ahead of its API routes (ServeHTTP) and serves
 // them their charges through pageBackend, which moves charges with the
 // very operations of the simulation controls: CompleteCharge, FailCharge,
-// and for the payer's cancel the API's cancel. This file is the one
-// integration point between the server and the pages.
+// and for the payer's cancel the charge machine's cancel (charging.go).
+// This file is the integration point between the server and the pages;
+// the checkout page's part of pageBackend is the checkout resource's
+// (checkouts_api.go: it pays through payCheckout, the pay control's
+// payment).
 
 // newPages builds the server's hosted pages. Their templates are embedded,
 // so a failure is a programming error that every test run catches.
@@ -155,59 +157,4 @@ func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []s
 	}
 	slices.Sort(names)
 	return names
-}
-
-var _ web.CheckoutBackend = pageBackend{}
-
-// Checkout implements web.CheckoutBackend.
-func (b pageBackend) Checkout(merchantID, checkoutID string) (web.PageCheckout, error) {
-	m := b.s.merchantByID(merchantID)
-	if m == nil {
-		return web.PageCheckout{}, web.ErrNoCheckout
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r := extState(m, newCheckoutState).byID[checkoutID]
-	if r == nil {
-		return web.PageCheckout{}, web.ErrNoCheckout
-	}
-	return web.PageCheckout{RedirectURL: r.redirect, StoreBack: r.storeBack, Checkout: b.s.checkoutWire(m, r), Methods: checkoutMethods(m)[1:]}, nil
-}
-
-// PayCheckout implements web.CheckoutBackend with the pay control's
-// payment.
-func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard) (web.CheckoutPayment, error) {
-	return b.checkoutPayment(merchantID, checkoutID, openpay.ChargeMethodCard, typedCard(c))
-}
-
-// StartCheckoutPayment implements web.CheckoutBackend with the pay
-// control's payment by another method.
-func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (web.CheckoutPayment, error) {
-	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
-}
-
-// checkoutPayment is payCheckout as the checkout page sees it; what it
-// changed is stored before the page answers.
-func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (_ web.CheckoutPayment, err error) {
-	defer b.s.durable(&err)()
-	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
-	switch {
-	case e != nil && e.Code == openpay.ErrNotFound:
-		return web.CheckoutPayment{}, web.ErrNoCheckout
-	case e != nil:
-		return web.CheckoutPayment{}, errors.New(e.Description)
-	case p.card != nil:
-		return web.CheckoutPayment{Invalid: p.card.Description}, nil
-	}
-	out := web.CheckoutPayment{}
-	if t := p.co.Transaction; t != nil {
-		out.ChargeID = t.ID
-		if t.Status == openpay.TransactionStatusChargePending && t.PaymentMethod != nil {
-			out.NextURL = t.PaymentMethod.URL
-		}
-	}
-	if p.declined != nil {
-		out.Declined = p.declined.Description
-	}
-	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Payouts: funds sent from a balance to a bank account or a debit card, at
@@ -86,34 +87,34 @@ type payoutRequest struct {
 }
 
 // parsePayout decodes and validates a payout request.
-func (s *Server) parsePayout(f fields) (*payoutRequest, *Error) {
-	if !f.has("method") {
+func (s *Server) parsePayout(f reqbody.Fields) (*payoutRequest, *Error) {
+	if !f.Has("method") {
 		return nil, errorf(openpay.ErrBadRequest, "The field 'method' is required")
 	}
 	req := &payoutRequest{}
-	if e := f.member("method", &req.method); e != nil {
+	if e := f.Member("method", &req.method); e != nil {
 		return nil, e
 	}
-	var v checker
+	var v reqbody.Checker
 	switch {
-	case req.method == openpay.PayoutMethodBankAccount && f.has("bank_account"):
+	case req.method == openpay.PayoutMethodBankAccount && f.Has("bank_account"):
 		var w openpay.InlineBankAccountPayout
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		code, name, e := checkBankAccountData(f.object("bank_account"), "bank_account.", w.BankAccount)
+		code, name, e := checkBankAccountData(f.Object("bank_account"), "bank_account.", w.BankAccount)
 		if e != nil {
 			return nil, e
 		}
 		req.amount, req.description, req.orderID = w.Amount, w.Description, w.OrderID
 		req.bankAccount = &openpay.BankAccount{HolderName: w.BankAccount.HolderName, Alias: w.BankAccount.Alias,
 			CLABE: clabe.Mask(w.BankAccount.CLABE), BankCode: code, BankName: name}
-	case req.method == openpay.PayoutMethodCard && f.has("card"):
+	case req.method == openpay.PayoutMethodCard && f.Has("card"):
 		var w openpay.InlineCardPayout
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		k, e := s.checkPayoutCard(f.object("card"), w.Card)
+		k, e := s.checkPayoutCard(f.Object("card"), w.Card)
 		if e != nil {
 			return nil, e
 		}
@@ -121,37 +122,37 @@ func (s *Server) parsePayout(f fields) (*payoutRequest, *Error) {
 	case req.method == openpay.PayoutMethodBankAccount || req.method == openpay.PayoutMethodCard:
 		// Both stored variants have the same members.
 		var w openpay.BankAccountPayout
-		if e := f.into(&w); e != nil {
+		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		v.required(f, "destination_id")
-		v.identifier("destination_id", w.DestinationID)
-		if v.err != nil {
-			return nil, v.err
+		v.Required(f, "destination_id")
+		v.Identifier("destination_id", w.DestinationID)
+		if v.Err != nil {
+			return nil, v.Err
 		}
 		req.amount, req.description, req.orderID, req.destinationID = w.Amount, w.Description, w.OrderID, w.DestinationID
 	default:
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account or card")
 	}
 	checkMoneyRequest(&v, f, req.amount, req.description, req.orderID)
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	return req, nil
 }
 
 // checkPayoutCard applies the rules of an inline payout card and returns
 // its wire form, number masked.
-func (s *Server) checkPayoutCard(f fields, d openpay.PayoutCardDetails) (*openpay.Card, *Error) {
+func (s *Server) checkPayoutCard(f reqbody.Fields, d openpay.PayoutCardDetails) (*openpay.Card, *Error) {
 	for _, n := range []string{"card_number", "holder_name", "bank_code"} {
-		if !f.has(n) {
+		if !f.Has(n) {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'card.%s' is required", n)
 		}
 	}
-	var v checker
-	v.nonEmpty("card.holder_name", d.HolderName)
-	if v.err != nil {
-		return nil, v.err
+	var v reqbody.Checker
+	v.NonEmpty("card.holder_name", d.HolderName)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	n := d.CardNumber
 	if !ascii.Digits(n) || (len(n) != 15 && len(n) != 16 && len(n) != 19) || (len(n) == 15 && !cardnum.FormatValid(n)) {
@@ -164,12 +165,12 @@ func (s *Server) checkPayoutCard(f fields, d openpay.PayoutCardDetails) (*openpa
 	if brand == "" {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'card.card_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)")
 	}
-	v.maxLen("card.holder_name", d.HolderName, 80)
+	v.MaxLen("card.holder_name", d.HolderName, 80)
 	if len(d.BankCode) != 3 || !ascii.Digits(d.BankCode) {
-		v.failf(openpay.ErrInvalidParameter, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	if s.opts.Production && cardnum.IsTestCard(n) {
 		return nil, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
@@ -297,19 +298,6 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 	}
 	s.endPayout(m, t, openpay.TransactionStatusCancelled, "")
 	return t.snapshot(), nil
-}
-
-// endPayout moves a payout in progress to its final status: completed, or
-// cancelled or failed, which return its amount to the balance it left. The
-// caller holds m.mu and has checked the status.
-func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
-	m.setStatus(t, status)
-	t.t.OperationDate = s.nowFor(m)
-	t.t.Authorization = strings.ToUpper(t.t.ID)
-	t.t.ErrorMessage = errorMessage
-	if status != openpay.TransactionStatusCompleted {
-		m.accountFor(t.t.CustomerID).credit(t.t.Amount)
-	}
 }
 
 // payoutTypeFilter reads the payout_type filter: it reports whether the

@@ -249,9 +249,7 @@ func init() {
 				st := extState(o.m, newCheckoutState)
 				st.byID[r.c.ID] = r
 				st.list = append(st.list, r)
-				if r.c.OrderID != "" {
-					st.byOrder[r.c.OrderID] = r
-				}
+				o.m.holdOrderID(r)
 				return nil
 			}},
 		recEvent: {name: "events", merchant: true,
@@ -702,6 +700,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"amounts":       "rebuilt by addTx (from the current amounts, which is all lists filter on)",
 		"clockBack":     "rebuilt by addTx",
 		"orderIDs":      "rebuilt by addTx",
+		"heldOrderIDs":  "rebuilt on load from the checkouts' order_id (holdOrderID)",
 		"events":        "the event records",
 		"eventsDropped": "the key of the first event record",
 		"ext":           "the records of the resource files' kinds; each extState type is listed here too",
@@ -789,7 +788,6 @@ var stateFields = map[reflect.Type]map[string]string{
 	},
 	reflect.TypeFor[checkoutState](): {
 		"byID": "the checkout records", "list": "the checkout records, in creation order",
-		"byOrder": "rebuilt on load from the checkouts' order_id",
 	},
 	reflect.TypeFor[checkoutRecord](): {
 		"c": fieldSaved, "customerID": fieldSaved, "payer": fieldSaved, "redirect": fieldSaved, "base": fieldSaved,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Plans (/v1/{merchant_id}/plans): what a subscription charges, and how
@@ -82,9 +83,9 @@ func newPlanState() *planState { return &planState{byID: make(map[string]*openpa
 func plansOf(m *merchant) *planState { return extState(m, newPlanState) }
 
 // checkTrialDays applies the trial_days range (1003).
-func checkTrialDays(v *checker, days int) {
+func checkTrialDays(v *reqbody.Checker, days int) {
 	if days < 0 || days > maxTrialDays {
-		v.failf(openpay.ErrInvalidParameter, "The field 'trial_days' must be from 0 to %d", maxTrialDays)
+		v.Failf(openpay.ErrInvalidParameter, "The field 'trial_days' must be from 0 to %d", maxTrialDays)
 	}
 }
 
@@ -95,29 +96,29 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.PlanRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.required(f, "name", "amount", "repeat_every", "repeat_unit", "status_after_retry", "trial_days")
-	v.nonEmpty("name", req.Name)
-	v.maxLen("name", req.Name, 255)
-	v.amount("amount", req.Amount)
+	var v reqbody.Checker
+	v.Required(f, "name", "amount", "repeat_every", "repeat_unit", "status_after_retry", "trial_days")
+	v.NonEmpty("name", req.Name)
+	v.MaxLen("name", req.Name, 255)
+	v.Amount("amount", req.Amount)
 	if req.RepeatEvery < 1 || req.RepeatEvery > maxRepeatEvery {
-		v.failf(openpay.ErrInvalidParameter, "The field 'repeat_every' must be from 1 to %d", maxRepeatEvery)
+		v.Failf(openpay.ErrInvalidParameter, "The field 'repeat_every' must be from 1 to %d", maxRepeatEvery)
 	}
 	if !req.RepeatUnit.Valid() {
-		v.failf(openpay.ErrInvalidParameter, "The field 'repeat_unit' must be week, month or year")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'repeat_unit' must be week, month or year")
 	}
 	if req.RetryTimes < 0 {
-		v.failf(openpay.ErrInvalidParameter, "The field 'retry_times' must be 0 or more")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'retry_times' must be 0 or more")
 	}
 	if !req.StatusAfterRetry.Valid() {
-		v.failf(openpay.ErrInvalidParameter, "The field 'status_after_retry' must be unpaid or cancelled")
+		v.Failf(openpay.ErrInvalidParameter, "The field 'status_after_retry' must be unpaid or cancelled")
 	}
 	checkTrialDays(&v, req.TrialDays)
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	currency, e := c.m.country.planCurrency(req.Currency)
 	if e != nil {
@@ -167,25 +168,25 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.PlanUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	// The members that cannot change, decoded to compare them with the
 	// plan's values (a wrong type answers 1001 as on create).
 	var fixed openpay.PlanRequest
-	if e := f.into(&fixed); e != nil {
+	if e := f.Into(&fixed); e != nil {
 		return nil, e
 	}
-	var v checker
-	if f.has("name") {
-		v.nonEmpty("name", req.Name)
-		v.maxLen("name", req.Name, 80)
+	var v reqbody.Checker
+	if f.Has("name") {
+		v.NonEmpty("name", req.Name)
+		v.MaxLen("name", req.Name, 80)
 	}
 	if req.TrialDays != nil {
 		checkTrialDays(&v, *req.TrialDays)
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
@@ -208,7 +209,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 		{"retry_times", fixed.RetryTimes == p.RetryTimes},
 		{"status_after_retry", fixed.StatusAfterRetry == p.StatusAfterRetry},
 	} {
-		if f.has(fx.name) && !fx.same {
+		if f.Has(fx.name) && !fx.same {
 			return nil, errorf(openpay.ErrInvalidParameter,
 				"The field '%s' of a plan cannot be changed; only name and trial_days can", fx.name)
 		}
@@ -216,7 +217,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 	if p.Status == openpay.PlanStatusDeleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The plan '%s' is deleted and cannot be changed", p.ID)
 	}
-	if f.has("name") {
+	if f.Has("name") {
 		p.Name = req.Name
 	}
 	if req.TrialDays != nil {

@@ -13,7 +13,7 @@ import (
 // Reading a seed file. JSON is YAML (a JSON document is a YAML flow
 // mapping), so one parser reads both, and one decoder maps the parsed nodes
 // onto the seed's types by their json tags. The decoder is stricter than the
-// API's request reader (decode.go), as suits a file a person writes: an
+// API's request reader (package reqbody), as suits a file a person writes: an
 // unknown or repeated member is refused, so a misspelt member cannot be
 // dropped silently. And it is friendlier about YAML's types: a scalar goes
 // into a text field as written, so card numbers, CLABEs, security codes and
@@ -64,7 +64,7 @@ func (d *seedDecoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		return nil // absent: the zero value
 	}
 	t := v.Type()
-	if t == typeAmount {
+	if t == reflect.TypeFor[openpay.Amount]() {
 		if n.Kind != yaml.ScalarNode {
 			return fail("must be an amount")
 		}

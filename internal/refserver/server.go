@@ -19,6 +19,7 @@ import (
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -505,7 +506,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.ContentLength > s.maxBody {
-		writeError(sw, c.requestID, errorf(openpay.ErrRequestTooLarge, descBodyTooLarge))
+		writeError(sw, c.requestID, reqbody.TooLarge())
 		return
 	}
 	if r.Body != nil {

@@ -49,7 +49,7 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			ErrorCode int `json:"error_code"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
 		t, err := s.FailCharge(c.m.id, c.param("transaction_id"), openpay.Code(body.ErrorCode))
@@ -66,10 +66,10 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			Accepted bool `json:"accepted"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.has("accepted") {
+		if !f.Has("accepted") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'accepted' is required")
 		}
 		t, err := s.ResolveChargeback(c.m.id, c.param("transaction_id"), body.Accepted)
@@ -86,10 +86,10 @@ func (s *Server) registerSimulation(r *routeTable) {
 		var body struct {
 			Seconds int64 `json:"seconds"`
 		}
-		if e := f.into(&body); e != nil {
+		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.has("seconds") {
+		if !f.Has("seconds") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
 		}
 		if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
@@ -148,27 +148,6 @@ func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 			return now, nil
 		}
 	}
-}
-
-// withCharge runs op on a merchant's charge under the merchant's lock and
-// returns the charge as it stands afterwards.
-func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (_ openpay.Transaction, err error) {
-	defer s.durable(&err)()
-	m := s.merchantByID(merchantID)
-	if m == nil {
-		return openpay.Transaction{}, errNotFound("merchant", merchantID)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	t := m.txByID(chargeID)
-	if t == nil || t.t.TransactionType != "charge" {
-		return openpay.Transaction{}, errNotFound("charge", chargeID)
-	}
-	if e := op(m, t); e != nil {
-		return openpay.Transaction{}, e
-	}
-	m.markTx(t)
-	return t.snapshot(), nil
 }
 
 // PayCharge simulates the payer paying a store or bank-transfer charge that

@@ -2,7 +2,9 @@ package refserver
 
 import (
 	"crypto/sha256"
+	"maps"
 	"math"
+	"net/url"
 	"reflect"
 	"slices"
 	"sync"
@@ -87,7 +89,11 @@ type merchant struct {
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
 	orderIDs keyIndex // txByOrderID
-	events   []*Event
+	// heldOrderIDs indexes the order_ids that records other than
+	// transactions hold (a checkout's, from its creation on): an order_id
+	// is unique across them and the transactions too. Nil until the first.
+	heldOrderIDs map[string]orderHolder
+	events       []*Event
 	// eventsDropped counts the events trimmed from the front of events:
 	// the n-th event ever recorded is events[n-eventsDropped].
 	eventsDropped uint64
@@ -151,6 +157,24 @@ type group struct {
 	data      *dataStore       // see merchant.data
 }
 
+// storedCards returns the cards of the group's customers. The caller holds
+// g.mu.
+func (g *group) storedCards() cardSet {
+	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
+}
+
+// groupMerchants returns the merchants of the group, in id order.
+func (s *Server) groupMerchants(g *group) []*merchant {
+	var out []*merchant
+	// g.merchants is fixed when the group is created: no lock needed.
+	for _, id := range slices.Sorted(maps.Keys(g.merchants)) {
+		if m := s.merchantByID(id); m != nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // customer is a customer record. Its wire form is built by wire().
 type customer struct {
 	id         string
@@ -190,6 +214,12 @@ func (cu *customer) wire(baseURL string) openpay.Customer {
 		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
 	}
 	return w
+}
+
+// barcodeURL is the address of the barcode image of a reference, in the
+// gateway's form (/barcode/{reference}?width=1&height=45&text=false).
+func barcodeURL(baseURL, ref string) string {
+	return baseURL + "/barcode/" + url.PathEscape(ref) + "?width=1&height=45&text=false"
 }
 
 // customerSet is the customers of a merchant or of a group.
@@ -338,6 +368,58 @@ func (k *card) wire() openpay.Card {
 	}
 }
 
+// cardSet is where cards are stored: a merchant's (its merchant-level
+// cards and its customers') or a group's (its customers'). A deleted card
+// stays, marked, for the transactions that used it.
+type cardSet struct {
+	byID map[string]*card
+	list *[]*card // creation order
+	own  owner    // whose cards they are, for mark
+}
+
+// storedCards returns the merchant's cards. The caller holds m.mu.
+func (m *merchant) storedCards() cardSet {
+	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
+}
+
+// mark marks the card with the given id changed (see persist.go). The
+// caller holds the lock of the set's owner.
+func (cs cardSet) mark(id string) {
+	if cs.own.m != nil {
+		cs.own.m.mark(recCard, id)
+	} else {
+		cs.own.g.mark(recGroupCard, id)
+	}
+}
+
+// find returns the live card with the id stored at the scope of cu
+// (merchant level when cu is nil), or nil.
+func (cs cardSet) find(cu *customer, id string) *card {
+	k := cs.byID[id]
+	if k == nil || k.deleted || k.customerID != ownerID(cu) {
+		return nil
+	}
+	return k
+}
+
+// add stores a new card and returns the stored record.
+func (cs cardSet) add(k card) *card {
+	stored := &k
+	cs.byID[stored.id] = stored
+	*cs.list = append(*cs.list, stored)
+	cs.mark(stored.id)
+	return stored
+}
+
+// ownerID is the customer id the cards and bank accounts of cu carry ("" at
+// merchant level).
+func ownerID(cu *customer) string {
+	if cu == nil {
+		return ""
+	}
+	return cu.id
+}
+
 // token is a single-use card token.
 type token struct {
 	id      string
@@ -354,6 +436,35 @@ func (tk *token) wire() openpay.Token {
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
 	}}
 }
+
+// unusedToken returns a token that can still be used: 1005 when it does not
+// exist, 1003 when it was already used. The caller holds m.mu, and marks
+// the token used once the operation that consumes it succeeds.
+func (m *merchant) unusedToken(id string) (*token, *Error) {
+	tk := m.tokens[id]
+	if tk == nil {
+		return nil, errNotFound("token", id)
+	}
+	if tk.used {
+		return nil, errorf(openpay.ErrInvalidParameter, "The token with id '%s' has already been used", truncateForMessage(id))
+	}
+	m.mark(recToken, id) // its caller is about to use it
+	return tk, nil
+}
+
+// chargeKind tells the charge variants apart.
+// A small integer rather than a string: every stored charge carries one.
+type chargeKind uint8
+
+const (
+	kindCard     chargeKind = iota + 1 // stored card, token or inline card data
+	kindRedirect                       // the gateway's payment form (confirm false)
+	kindIVR
+	kindStore
+	kindBank
+	kindAlipay
+	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
+)
 
 // tx is a transaction record: a charge, refund, payout, transfer or fee.
 // t is its wire form, kept current; the other fields are the server's
@@ -563,18 +674,43 @@ func (l seqList) index(seq uint32) int {
 func (m *merchant) tx(seq uint32) *tx { return m.txList[seq-1] }
 
 // orderIDTaken returns the 1006 error when an order_id is already used by
-// any transaction or checkout of the merchant. The caller holds m.mu; checking and
+// any transaction of the merchant or held by another of its records (a
+// checkout: holdOrderID). The caller holds m.mu; checking and
 // storing in the same critical section is what makes the rule hold under
 // concurrent requests.
 func (m *merchant) orderIDTaken(orderID string) *Error {
 	if orderID == "" {
 		return nil
 	}
-	if m.txByOrderID(orderID) != nil || checkoutHoldsOrderID(m, orderID) {
+	if m.txByOrderID(orderID) != nil || m.heldOrderIDs[orderID] != nil {
 		return errorf(openpay.ErrDuplicateOrderID, descDuplicateOrder)
 	}
 	return nil
 }
+
+// orderHolder is a record other than a transaction that holds an order_id
+// of its merchant (a checkout): no transaction may take it.
+type orderHolder interface {
+	heldOrderID() string
+}
+
+// holdOrderID records that h holds its order_id (nothing when it has
+// none). The caller holds m.mu and has checked the order_id with
+// orderIDTaken in the same critical section.
+func (m *merchant) holdOrderID(h orderHolder) {
+	id := h.heldOrderID()
+	if id == "" {
+		return
+	}
+	if m.heldOrderIDs == nil {
+		m.heldOrderIDs = make(map[string]orderHolder)
+	}
+	m.heldOrderIDs[id] = h
+}
+
+// orderIDHolder returns the record other than a transaction that holds
+// orderID, or nil. The caller holds m.mu.
+func (m *merchant) orderIDHolder(orderID string) orderHolder { return m.heldOrderIDs[orderID] }
 
 // account is a balance that money moves into and out of: the merchant's or
 // a customer's with an account.

@@ -3,12 +3,11 @@ package refserver
 import (
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Subscriptions of a customer to a plan
@@ -253,33 +252,6 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 	return w
 }
 
-// lockWithGroups locks what a merchant's subscriptions need: the groups
-// the merchant belongs to, in id order, then the merchant (the lock order
-// of store.go: groups before merchants; no other code holds two groups at
-// once, so taking them in a fixed order cannot deadlock). It returns the
-// function that releases them.
-func (s *Server) lockWithGroups(m *merchant) (unlock func()) {
-	s.mu.RLock()
-	var gs []*group
-	for _, g := range s.groups {
-		if g.merchants[m.id] { // fixed at the group's creation
-			gs = append(gs, g)
-		}
-	}
-	s.mu.RUnlock()
-	slices.SortFunc(gs, func(a, b *group) int { return strings.Compare(a.id, b.id) })
-	for _, g := range gs {
-		g.mu.Lock()
-	}
-	m.mu.Lock()
-	return func() {
-		m.mu.Unlock()
-		for i := len(gs) - 1; i >= 0; i-- {
-			gs[i].mu.Unlock()
-		}
-	}
-}
-
 // chargeSubscriptionsDue is the clock hook: every merchant's subscriptions,
 // in the order the merchants were added (identifiers stay deterministic).
 func (s *Server) chargeSubscriptionsDue(now time.Time) {
@@ -420,17 +392,17 @@ type subscriptionCardSource struct {
 
 // parseSubscriptionCard checks the source_id and card members (see the
 // rules above); required says one of them must be sent.
-func (s *Server) parseSubscriptionCard(f fields, sourceID string, d *openpay.CardDetails, required bool) (subscriptionCardSource, *Error) {
-	hasSource, hasCard := f.has("source_id"), f.has("card")
+func (s *Server) parseSubscriptionCard(f reqbody.Fields, sourceID string, d *openpay.CardDetails, required bool) (subscriptionCardSource, *Error) {
+	hasSource, hasCard := f.Has("source_id"), f.Has("card")
 	switch {
 	case hasSource && hasCard:
 		return subscriptionCardSource{}, errorf(openpay.ErrBadRequest, "Send either the field 'source_id' or the field 'card', not both")
 	case hasSource:
-		var v checker
-		v.identifier("source_id", sourceID)
-		return subscriptionCardSource{sourceID: sourceID}, v.err
+		var v reqbody.Checker
+		v.Identifier("source_id", sourceID)
+		return subscriptionCardSource{sourceID: sourceID}, v.Err
 	case hasCard:
-		sub := f.object("card")
+		sub := f.Object("card")
 		if sub == nil || d == nil {
 			return subscriptionCardSource{}, errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
@@ -485,14 +457,14 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.SubscriptionRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.required(f, "plan_id")
-	v.identifier("plan_id", req.PlanID)
-	if v.err != nil {
-		return nil, v.err
+	var v reqbody.Checker
+	v.Required(f, "plan_id")
+	v.Identifier("plan_id", req.PlanID)
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	src, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, true)
 	if e != nil {
@@ -514,7 +486,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	}
 	now := s.nowFor(m)
 	today := dayOf(now, zoneOf(m))
-	hasTrialEnd := f.has("trial_end_date")
+	hasTrialEnd := f.Has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
 		if e := checkTrialEnd(trialEnd, today); e != nil {
@@ -590,7 +562,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.SubscriptionUpdateRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	src, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
@@ -608,7 +580,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The subscription '%s' is cancelled and cannot be changed", sub.id)
 	}
 	today := dayOf(s.Now(), zoneOf(m))
-	hasTrialEnd := f.has("trial_end_date")
+	hasTrialEnd := f.Has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd {
 		if sub.status != openpay.SubscriptionStatusTrial {

@@ -28,7 +28,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.TokenRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
 	k, e := s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,

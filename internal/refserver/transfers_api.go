@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Transfers between two customers with an account
@@ -28,23 +29,6 @@ import (
 // directions of its transfers. One transfer.succeeded event carries the out
 // transaction.
 
-// transferState indexes the in side of the merchant's transfers by id (the
-// out side is the merchant's transaction of that id), without a pointer
-// per transfer (see keyIndex).
-type transferState struct {
-	in keyIndex
-}
-
-func newTransferState() *transferState {
-	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
-}
-
-// addTransferIn records the in side of a transfer, stored with addTx. The
-// caller holds m.mu.
-func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
-}
-
 // registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
 	r.add("listTransfers", http.MethodGet, "/v1/{merchant_id}/customers/{customer_id}/transfers", http.StatusOK, s.listTransfers)
@@ -62,18 +46,18 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.TransferRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.required(f, "customer_id")
-	v.identifier("customer_id", req.CustomerID)
+	var v reqbody.Checker
+	v.Required(f, "customer_id")
+	v.Identifier("customer_id", req.CustomerID)
 	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
-	if v.err == nil && req.Amount.Cmp(onePeso) <= 0 {
-		v.failf(openpay.ErrInvalidParameter, "The field 'amount' must be greater than 1.00")
+	if v.Err == nil && req.Amount.Cmp(onePeso) <= 0 {
+		v.Failf(openpay.ErrInvalidParameter, "The field 'amount' must be greater than 1.00")
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	m := c.m
 	m.mu.Lock()

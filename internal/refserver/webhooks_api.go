@@ -17,6 +17,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
 // Webhooks (/v1/{merchant_id}/webhooks): the URLs that receive a merchant's
@@ -154,32 +155,32 @@ func (d *dispatcher) createWebhook(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.WebhookRequest
-	if e := f.into(&req); e != nil {
+	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	var v checker
-	v.required(f, "url", "event_types")
-	v.nonEmpty("url", req.URL)
-	v.maxLen("url", req.URL, maxWebhookURL)
-	v.absoluteURL("url", req.URL)
+	var v reqbody.Checker
+	v.Required(f, "url", "event_types")
+	v.NonEmpty("url", req.URL)
+	v.MaxLen("url", req.URL, maxWebhookURL)
+	v.AbsoluteURL("url", req.URL)
 	if s.Production() {
 		if u, err := url.Parse(req.URL); err == nil && (u.Scheme != "https" || net.ParseIP(u.Hostname()) != nil) {
-			v.failf(openpay.ErrInvalidParameter, "The field 'url' must be an https URL on a domain name")
+			v.Failf(openpay.ErrInvalidParameter, "The field 'url' must be an https URL on a domain name")
 		}
 	}
-	v.maxLen("user", req.User, maxWebhookCredential)
-	v.maxLen("password", req.Password, maxWebhookCredential)
-	if f.has("event_types") && len(req.EventTypes) == 0 {
-		v.failf(openpay.ErrInvalidParameter, "The field 'event_types' must hold at least one event type")
+	v.MaxLen("user", req.User, maxWebhookCredential)
+	v.MaxLen("password", req.Password, maxWebhookCredential)
+	if f.Has("event_types") && len(req.EventTypes) == 0 {
+		v.Failf(openpay.ErrInvalidParameter, "The field 'event_types' must hold at least one event type")
 	}
 	for _, t := range req.EventTypes {
 		if !t.Valid() || !c.m.country.hasEvent(t) {
-			v.failf(openpay.ErrInvalidParameter, "The field 'event_types' holds an unknown event type '%s'", truncateForMessage(string(t)))
+			v.Failf(openpay.ErrInvalidParameter, "The field 'event_types' holds an unknown event type '%s'", truncateForMessage(string(t)))
 			break
 		}
 	}
-	if v.err != nil {
-		return nil, v.err
+	if v.Err != nil {
+		return nil, v.Err
 	}
 	var types []openpay.EventType
 	for _, t := range req.EventTypes {

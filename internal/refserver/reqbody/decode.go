@@ -1,4 +1,4 @@
-package refserver
+package reqbody
 
 import (
 	"bytes"
@@ -16,38 +16,28 @@ import (
 	"unsafe"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/apierr"
 )
 
-// Request bodies are decoded in two steps, so that the server can tell a
-// field that is absent (or null) from one sent with its zero value, and can
-// name the field in every error:
-//
-//  1. readBody reads the body as one JSON object into fields, its members
-//     kept raw (1001 when it is not a JSON object, 1009 when too large);
-//  2. fields.into decodes the members into a wire request type
-//     (openpay.CardRequest, openpay.CardCharge, ...), member by member, so a
-//     member of the wrong type answers 1001 naming it.
-//
-// Then the handler checks presence with fields.has and values with a
-// checker (validate.go): 1001 for what is missing or malformed, 1003 for a
-// value out of range.
-
-// fields is a JSON object body, its members raw, in the order sent. A name
-// sent twice is kept twice and read as its last value, as encoding/json
-// reads it. A body's members are few, so a lookup walks them: cheaper than
-// hashing, and a split costs one allocation of the exact size.
-type fields []field
+// Fields is a request body that is a JSON object: its members raw, in the
+// order sent, for [Fields.Into] to decode and for [Fields.Has] to tell a
+// member absent or null from one sent with its zero value. A name sent
+// twice is kept twice and read as its last value, as encoding/json reads
+// it. A body's members are few, so a lookup walks them: cheaper than
+// hashing, and a split costs one allocation of the exact size. The members
+// share the body's storage, which is never written after the split.
+type Fields []field
 
 // field is one member of a JSON object.
 type field struct {
 	name string
 	raw  json.RawMessage
-	sub  fields // raw split, once asked for when it is an object (field.object)
+	sub  Fields // raw split, once asked for when it is an object (field.object)
 }
 
 // get returns the raw value of the member name (the last one sent when
 // repeated), and whether it is present.
-func (f fields) get(name string) (json.RawMessage, bool) {
+func (f Fields) get(name string) (json.RawMessage, bool) {
 	if i := f.last(name); i >= 0 {
 		return f[i].raw, true
 	}
@@ -55,7 +45,7 @@ func (f fields) get(name string) (json.RawMessage, bool) {
 }
 
 // last returns the index of the last member named name, or -1.
-func (f fields) last(name string) int {
+func (f Fields) last(name string) int {
 	for i := len(f) - 1; i >= 0; i-- {
 		if f[i].name == name {
 			return i
@@ -64,8 +54,8 @@ func (f fields) last(name string) int {
 	return -1
 }
 
-// has reports whether the member is present and not null.
-func (f fields) has(name string) bool {
+// Has reports whether the member is present and not null.
+func (f Fields) Has(name string) bool {
 	raw, ok := f.get(name)
 	return ok && !isNull(raw)
 }
@@ -73,9 +63,10 @@ func (f fields) has(name string) bool {
 // isNull reports whether a member's raw value is null.
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 
-// object returns a member that is a JSON object as fields (nil when absent
-// or not an object).
-func (f fields) object(name string) fields {
+// Object returns a member that is a JSON object as Fields (nil when absent,
+// null or not an object). A nested object is split once, however often it
+// is asked for, and Into decoding it shares the split.
+func (f Fields) Object(name string) Fields {
 	i := f.last(name)
 	if i < 0 || isNull(f[i].raw) {
 		return nil
@@ -87,7 +78,7 @@ func (f fields) object(name string) fields {
 // object splits the member, when it is a JSON object, into its members.
 // The split is kept: decoding a nested object and checking its members
 // afterwards (a card, an address) split it once.
-func (m *field) object() (fields, bool) {
+func (m *field) object() (Fields, bool) {
 	if m.sub == nil {
 		sub, ok := memberFields(m.raw)
 		if !ok {
@@ -98,39 +89,51 @@ func (m *field) object() (fields, bool) {
 	return m.sub, true
 }
 
-// readBody reads the request body as one JSON object. An empty body gives
-// empty fields when optional is true (bodies of capture and refund are
-// optional) and 1001 otherwise.
-func readBody(c *call, optional bool) (fields, *Error) {
+// Read reads the request body as one JSON object (see [Parse]). A body
+// longer than limit bytes answers 1009 ([TooLarge]). The caller bounds
+// what is read: it refuses a longer announced length before reading, and
+// wraps the body in http.MaxBytesReader with the same limit (ServeHTTP
+// does both), so that a long body without a length is cut, not read
+// whole. An announced length sizes the buffer at once.
+func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 	var data []byte
-	if c.r.Body != nil {
+	if r.Body != nil {
 		var err error
-		if n := c.r.ContentLength; n > 0 && n <= c.s.maxBody {
-			// The announced length sizes the buffer at once (ServeHTTP has
-			// refused a larger one; net/http ends the body at it).
+		if n := r.ContentLength; n > 0 && n <= limit {
 			data = make([]byte, n)
-			_, err = io.ReadFull(c.r.Body, data)
+			_, err = io.ReadFull(r.Body, data)
 		} else {
-			data, err = io.ReadAll(c.r.Body)
+			data, err = io.ReadAll(r.Body)
+		}
+		if err == nil && int64(len(data)) > limit {
+			return nil, TooLarge()
 		}
 		if err != nil {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				return nil, errorf(openpay.ErrRequestTooLarge, descBodyTooLarge)
+				return nil, TooLarge()
 			}
-			return nil, errorf(openpay.ErrBadRequest, "The request body could not be read")
+			return nil, apierr.Errorf(openpay.ErrBadRequest, "The request body could not be read")
 		}
 	}
-	return parseBody(data, optional)
+	return Parse(data, optional)
 }
 
-// parseBody parses data as one JSON object (see readBody).
-func parseBody(data []byte, optional bool) (fields, *Error) {
+// TooLarge is the answer to a body longer than the server's limit (1009).
+func TooLarge() *apierr.Error {
+	return apierr.Errorf(openpay.ErrRequestTooLarge, "The request body is too large")
+}
+
+// Parse parses data as one JSON object: 1001 when it is not one (or has
+// data after it). An empty body gives empty Fields when optional is true
+// (bodies of capture and refund are optional) and 1001 otherwise. The
+// Fields share data's storage: data must not change afterwards.
+func Parse(data []byte, optional bool) (Fields, *apierr.Error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		if optional {
-			return fields{}, nil
+			return Fields{}, nil
 		}
-		return nil, errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
+		return nil, apierr.Errorf(openpay.ErrBadRequest, "The request body is required and must be a JSON object")
 	}
 	// One check and one split for a well-formed object; a body that fails
 	// them is read again to tell what is wrong with it.
@@ -140,19 +143,23 @@ func parseBody(data []byte, optional bool) (fields, *Error) {
 	var members map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&members); err != nil || members == nil {
-		return nil, errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
+		return nil, apierr.Errorf(openpay.ErrBadRequest, "The request body is not a valid JSON object")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, errorf(openpay.ErrBadRequest, "The request body has data after the JSON object")
+		return nil, apierr.Errorf(openpay.ErrBadRequest, "The request body has data after the JSON object")
 	}
 	// Not reached for a body objectFields refused; kept so that this
 	// reading answers a body whatever objectFields does.
-	f := make(fields, 0, len(members))
+	f := make(Fields, 0, len(members))
 	for _, name := range slices.Sorted(maps.Keys(members)) {
 		f = append(f, field{name: name, raw: members[name]})
 	}
 	return f, nil
 }
+
+// gatewayZone is the zone of a date-time sent without an offset when the
+// caller names none: Mexico City time, the SDK's own definition of it.
+var gatewayZone = openpay.CountryMexico.Location()
 
 var (
 	typeAmount   = reflect.TypeFor[openpay.Amount]()
@@ -162,25 +169,29 @@ var (
 	unmarshalerT = reflect.TypeFor[json.Unmarshaler]()
 )
 
-// into decodes the members into dst, a pointer to a wire request struct,
+// Into decodes the members into dst, a pointer to a wire request struct,
 // using its json tags, with the loose forms of lenient.go (member aliases
 // are copied into f). Members dst does not know are ignored, as the
 // gateway ignores them. A member of the wrong type answers 1001 naming it
-// (nested members are named with dots: "card.cvv2").
-func (f fields) into(dst any) *Error {
-	return f.intoAt(dst, gatewayZone)
+// (nested members are named with dots: "card.cvv2"). A date-time sent
+// without an offset is read as Mexico City time, the gateway's
+// ([openpay.CountryMexico]); a merchant of another country's request that
+// may carry one is read with IntoAt.
+func (f Fields) Into(dst any) *apierr.Error {
+	return f.IntoAt(dst, gatewayZone)
 }
 
-// intoAt is into for a merchant whose zone is zone: a date-time sent
+// IntoAt is Into for a merchant whose zone is zone: a date-time sent
 // without an offset (a due_date) is read as zone's wall-clock time.
-func (f fields) intoAt(dst any, zone *time.Location) *Error {
+func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
 	v := reflect.ValueOf(dst).Elem()
 	f.applyAliases(v.Type())
 	return f.intoValue(v, "", zone)
 }
 
-// member decodes the one member name into dst, a pointer, as into would.
-func (f fields) member(name string, dst any) *Error {
+// Member decodes the one member name into dst, a pointer, as Into would;
+// an absent or null member leaves dst as it is.
+func (f Fields) Member(name string, dst any) *apierr.Error {
 	m := &field{name: name}
 	if i := f.last(name); i >= 0 {
 		m = &f[i]
@@ -189,7 +200,7 @@ func (f fields) member(name string, dst any) *Error {
 	return decodeMember(m, v, traitsOf(v.Type()), "", gatewayZone)
 }
 
-func (f fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *Error {
+func (f Fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *apierr.Error {
 	for _, m := range jsonMembersOf(v.Type()) {
 		i := f.last(m.name)
 		if i < 0 || isNull(f[i].raw) {
@@ -213,7 +224,7 @@ type jsonMember struct {
 // fixed, and reading their tags on every request costs more than decoding.
 var jsonMembers sync.Map // reflect.Type -> []jsonMember
 
-// jsonMembersOf returns the exported fields of the struct type t that have a
+// jsonMembersOf returns the exported Fields of the struct type t that have a
 // JSON name, in field order.
 func jsonMembersOf(t reflect.Type) []jsonMember {
 	if ms, ok := jsonMembers.Load(t); ok {
@@ -277,10 +288,10 @@ func traitsOf(t reflect.Type) *typeTraits {
 //
 // The member's path is prefix+name ("card." and "cvv2"); it is put together
 // only for an error, or for the members of a nested object.
-func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *Error {
+func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *apierr.Error {
 	raw, name := bytes.TrimSpace(m.raw), m.name
-	bad := func(what string) *Error {
-		return errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
+	bad := func(what string) *apierr.Error {
+		return apierr.Errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
 	}
 	ft := fv.Type()
 	switch {
@@ -395,10 +406,10 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 
 // objectFields splits data, when it is one valid JSON object (surrounding
 // white space allowed), into its members: what json.Unmarshal into a map of
-// raw messages gives (fields.get reads the last of repeated names), without
+// raw messages gives (Fields.get reads the last of repeated names), without
 // decoding the object twice nor copying the members (they share data's
 // storage).
-func objectFields(data []byte) (fields, bool) {
+func objectFields(data []byte) (Fields, bool) {
 	if !json.Valid(data) {
 		return nil, false
 	}
@@ -407,7 +418,7 @@ func objectFields(data []byte) (fields, bool) {
 
 // memberFields is objectFields for a member of a body objectFields has
 // checked: the member is valid JSON, so it is not checked again.
-func memberFields(data []byte) (fields, bool) {
+func memberFields(data []byte) (Fields, bool) {
 	i := skipSpace(data, 0)
 	if i == len(data) {
 		return nil, false
@@ -421,7 +432,7 @@ func memberFields(data []byte) (fields, bool) {
 	members := gathered[:0]
 	i = skipSpace(data, i+1)
 	if data[i] == '}' {
-		return fields{}, true
+		return Fields{}, true
 	}
 	for {
 		end := skipValue(data, i)
@@ -434,7 +445,7 @@ func memberFields(data []byte) (fields, bool) {
 		members = append(members, field{name: name, raw: data[i:end:end]})
 		i = skipSpace(data, end)
 		if data[i] == '}' {
-			return append(make(fields, 0, len(members)), members...), true
+			return append(make(Fields, 0, len(members)), members...), true
 		}
 		i = skipSpace(data, i+1) // past the comma
 	}

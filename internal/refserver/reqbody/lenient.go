@@ -1,4 +1,4 @@
-package refserver
+package reqbody
 
 import (
 	"bytes"
@@ -38,9 +38,9 @@ import (
 //	local-due-date       due_date without a UTC offset               the merchant's time (parseFlexibleTime, decode.go)
 //	relative-redirect    redirect_url "/" or "shop.example.com/back" the URL as sent
 //	iva-number           iva 1900 (Colombia)                         "1900", as written
-//	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (checkoutExpiration)
+//	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (CheckoutExpiration)
 //	                     besides yyyy-MM-dd HH:mm
-//	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (fields.into)
+//	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (Fields.Into)
 //
 // Still refused, as before: a number string that is not exactly a JSON
 // number ("abc", "1,000", " 5") and a fraction for an integer (1.5): 1001; an
@@ -48,7 +48,7 @@ import (
 // form of a boolean ("maybe", "FALSE", 1): 1001; an enum word unknown in
 // every case ("XYZ"): the code of its rule, as before.
 //
-// fields.into and decodeMember (decode.go) apply the member rules, driven
+// Fields.Into and decodeMember (decode.go) apply the member rules, driven
 // by the Go type of the wire field, as they decode each member: no extra
 // pass over the body, and a member in its canonical form is decoded as
 // before.
@@ -82,9 +82,9 @@ var validatorT = reflect.TypeFor[interface{ Valid() bool }]()
 // applyAliases gives each alias member of t's table its canonical name
 // when the canonical member is absent or null: the alias member is renamed,
 // or its value goes to a null canonical member sent after it.
-func (f fields) applyAliases(t reflect.Type) {
+func (f Fields) applyAliases(t reflect.Type) {
 	for alias, name := range memberAliases[t] {
-		if f.has(name) || !f.has(alias) {
+		if f.Has(name) || !f.Has(alias) {
 			continue
 		}
 		a := f.last(alias)
@@ -172,48 +172,48 @@ func foldEnum(fv reflect.Value) {
 	fv.SetString(sent)
 }
 
-// Values of a card charge's confirm member, as chargeConfirm reads them.
+// Values of a card charge's confirm member, as ChargeConfirm reads them.
 const (
-	confirmNo      = "false" // the payment form (RedirectCharge)
-	confirmYes     = "true"  // an ordinary card charge, as when confirm is absent
-	confirmIVR     = "ivr"   // a phone payment (IVRCharge)
-	confirmUnknown = ""
+	ConfirmNo      = "false" // the payment form (RedirectCharge)
+	ConfirmYes     = "true"  // an ordinary card charge, as when confirm is absent
+	ConfirmIVR     = "ivr"   // a phone payment (IVRCharge)
+	ConfirmUnknown = ""      // any other value, for the caller to refuse
 )
 
-// chargeConfirm reads the confirm member of a card charge (confirm-string):
+// ChargeConfirm reads the confirm member of a card charge (confirm-string):
 // the vendor's clients type it as a string, "false", "true" or "ivr", and
-// send true with ordinary charges.
-func chargeConfirm(f fields) string {
-	if !f.has("confirm") {
-		return confirmYes
+// send true with ordinary charges. It returns one of the Confirm values.
+func ChargeConfirm(f Fields) string {
+	if !f.Has("confirm") {
+		return ConfirmYes
 	}
 	raw, _ := f.get("confirm")
 	raw = bytes.TrimSpace(raw)
 	if b, ok := looseBool(raw); ok {
 		return strconv.FormatBool(b)
 	}
-	if string(raw) == `"`+confirmIVR+`"` {
-		return confirmIVR
+	if string(raw) == `"`+ConfirmIVR+`"` {
+		return ConfirmIVR
 	}
-	return confirmUnknown
+	return ConfirmUnknown
 }
 
-// returnURL checks a URL the payer is sent back to (relative-redirect): the
+// ReturnURL checks a URL the payer is sent back to (relative-redirect): the
 // gateway takes a relative one ("/") or one without a scheme
 // ("shop.example.com/back"), so any URL reference passes. Blank text, text
 // with spaces or control characters, and what does not parse answer 1003.
-func (v *checker) returnURL(name, value string) {
+func (v *Checker) ReturnURL(name, value string) {
 	_, err := url.Parse(value)
 	if err != nil || value == "" || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
-		v.failf(openpay.ErrInvalidParameter, "The field '%s' must be a URL", name)
+		v.Failf(openpay.ErrInvalidParameter, "The field '%s' must be a URL", name)
 	}
 }
 
-// checkoutExpiration reads a checkout's expiration_date
+// CheckoutExpiration reads a checkout's expiration_date
 // (checkout-expiration): yyyy-MM-dd HH:mm in the merchant's zone, the form
 // the vendor's READMEs show, or the ISO 8601 forms of parseFlexibleTime
 // (the .NET client sends a DateTime), with a fraction of a second too.
-func checkoutExpiration(s string, zone *time.Location) (time.Time, bool) {
+func CheckoutExpiration(s string, zone *time.Location) (time.Time, bool) {
 	if t, err := time.ParseInLocation("2006-01-02 15:04", s, zone); err == nil {
 		return t, true
 	}

@@ -1,0 +1,438 @@
+package refserver
+
+import (
+	"time"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/shopspring/decimal"
+)
+
+// The charge machine: what makes and moves a charge whoever asks for it:
+// the charge API (charges_api.go, which parses a request into a
+// chargeRequest), a checkout's payment (checkouts_api.go), a subscription's
+// period (subscriptions_api.go), the simulation controls (simulate_api.go)
+// and the hosted pages (pages.go). A checked chargeRequest becomes a stored
+// transaction (newChargeTx) and starts (startCharge): a card is charged at
+// once (chargeCard; chargeStoredCard from inside the server), any other
+// method waits for its payer. completeCharge and cancel end a pending
+// charge. The states a charge goes through are charges_api.go's table.
+
+// Fixed data of the payment instructions the server hands out.
+const (
+	// ivrPhoneNumber is the number the payer of an IVR charge calls.
+	ivrPhoneNumber = "525588969143"
+	// bankAgreement and bankName are the collection agreement and the bank
+	// of bank-transfer charges (the gateway's agreement, the same for every
+	// merchant).
+	bankAgreement = "1411217"
+	bankName      = "BBVA Bancomer"
+	bankCode      = "012"
+	// alipayFeeRate is the share of an Alipay charge the gateway keeps as
+	// its fee (the gateway's example: 2.00 on 2000.00).
+	alipayFeeRate = "0.001"
+)
+
+// Default payment windows of charges sent without a due_date.
+const (
+	storeDueAfter   = 48 * time.Hour
+	bankDueAfter    = 72 * time.Hour
+	pendingDueAfter = 24 * time.Hour // alipay and IVR
+	// pseDueAfter is how long a PSE payer has at the bank; the gateway does
+	// not say, and a bank session is short.
+	pseDueAfter = time.Hour
+)
+
+// chargeRequest is a validated charge request, whatever its variant.
+type chargeRequest struct {
+	kind            chargeKind
+	amount          openpay.Amount
+	currency        openpay.Currency
+	description     string
+	orderID         string
+	customer        *openpay.ChargeCustomer // merchant scope only
+	capture         bool
+	sourceID        string
+	inline          *card // inline card data, checked
+	cvv2            string
+	useCardPoints   openpay.UseCardPoints
+	use3DS          bool
+	redirectURL     string
+	dueDate         time.Time
+	hasPaymentPlan  bool
+	customerAtScope bool
+	metadata        openpay.Metadata // echoed on the charge
+	iva             string           // Colombia; checked, not echoed (the gateway shows no echo)
+	country         *countryRules    // the merchant's
+}
+
+// checkChargeCustomer validates the customer object of a merchant-level
+// charge.
+func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
+	var v reqbody.Checker
+	if f == nil {
+		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
+	}
+	for _, n := range []string{"name", "email"} {
+		if !f.Has(n) {
+			v.Failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
+		}
+	}
+	v.NonEmpty("customer.name", cu.Name)
+	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
+		v.MaxLen("customer."+fld.n, fld.s, 100)
+	}
+	v.Email("customer.email", cu.Email)
+	v.Address("customer.", f, cu.Address)
+	v.CustomerAddress("customer.", f, cu.CustomerAddress)
+	return v.Err
+}
+
+// newChargeTx starts the record of a charge of the given customer (nil at
+// merchant level): id, amount, currency and exchange rate, dates, the
+// payer's e-mail. Its status is for the caller to set.
+func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
+	now := s.Now().In(req.country.zone)
+	t := &tx{kind: req.kind, t: openpay.Transaction{
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: string(req.currency),
+		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
+		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
+		Metadata: req.metadata,
+	}}
+	if cu != nil {
+		t.t.CustomerID = cu.id
+	}
+	if req.redirectURL != "" {
+		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
+	}
+	if req.currency == openpay.CurrencyUSD {
+		rate := s.usdRate
+		if req.country != mexico {
+			rate = openpay.MustDecimal(req.country.usdRate)
+		}
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: string(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
+	}
+	return t
+}
+
+// payerEmail is the e-mail of the charge's payer: the customer's, or the
+// one the request gives at merchant level.
+func payerEmail(cu *customer, req *chargeRequest) string {
+	if cu != nil {
+		return cu.email
+	}
+	if req.customer != nil {
+		return req.customer.Email
+	}
+	return ""
+}
+
+// dueOr returns due, or def when due is zero.
+func dueOr(due, def time.Time) time.Time {
+	if due.IsZero() {
+		return def
+	}
+	return due
+}
+
+// chargeURL is the address of charge t of m on the server at baseURL, under
+// which its payer's pages are (built only for the charges that have them).
+func chargeURL(baseURL string, m *merchant, t *tx) string {
+	return baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
+}
+
+// startCharge carries out a validated charge request of any kind for the
+// customer cu (nil at merchant level), recorded as t (newChargeTx), with
+// the server's address as the merchant sees it: a card is charged
+// (chargeCard); the other kinds start waiting for the payer with their
+// payment instructions. It is the one place charges are made, through the
+// API or a checkout's page. The caller holds m.mu, and the lock of whoever
+// owns cards.
+func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
+	now := t.t.CreationDate
+	echo := func() {
+		if req.customer != nil {
+			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
+				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address,
+				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
+		}
+	}
+
+	switch req.kind {
+	case kindCard:
+		return s.chargeCard(m, cards, cu, req, t, baseURL)
+	case kindRedirect:
+		echo()
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
+	case kindIVR:
+		echo()
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = now.Add(pendingDueAfter)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
+	case kindAlipay:
+		t.t.Method = openpay.TransactionMethodAlipay
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
+		feeAmount, _ := openpay.AmountFromDecimal(fee)
+		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
+	case kindStore:
+		t.t.Method = openpay.TransactionMethodStore
+		m.setStatus(t, openpay.TransactionStatusInProgress)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
+		ref := s.ids.StoreReference(t.t.ID)
+		s.registerBarcodeRef(ref)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
+		if m.country == mexico {
+			// Paybin is a Mexican network; Colombian store charges answer
+			// the reference and its barcode only (facts-vendor.md, section 3).
+			paybin := s.ids.PaybinReference()
+			s.registerBarcodeRef(paybin)
+			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(baseURL, paybin)
+		}
+	case kindPSE:
+		echo()
+		t.t.Method = openpay.TransactionMethodBankAccount
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = now.Add(pseDueAfter)
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+	case kindBank:
+		t.t.Method = openpay.TransactionMethodBankAccount
+		m.setStatus(t, openpay.TransactionStatusInProgress)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
+			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
+	}
+	m.addTx(t)
+	s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+	return t.snapshot(), nil
+}
+
+// chargeCard carries out a charge to a card: a card of cards stored at the
+// scope of cu, a token of the merchant, or inline card data. The caller
+// holds m.mu, and the lock of whoever owns cards.
+func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
+	var k card
+	var stored *card
+	var tk *token
+	switch {
+	case req.inline != nil:
+		k = *req.inline
+	default:
+		if sc := cards.find(cu, req.sourceID); sc != nil {
+			stored, k = sc, *sc
+		} else if m.tokens[req.sourceID] != nil {
+			var e *Error
+			if tk, e = m.unusedToken(req.sourceID); e != nil {
+				return nil, e
+			}
+			k = tk.card
+		} else {
+			return nil, errorf(openpay.ErrNotFound, "The card or token with id '%s' does not exist", truncateForMessage(req.sourceID))
+		}
+		if req.cvv2 != "" && !cardnum.CVVValid(req.cvv2, k.brand) {
+			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
+		}
+	}
+	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !k.points {
+		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
+	}
+	// The security code serves this charge and is then dropped, whatever
+	// the outcome; the token is consumed.
+	if stored != nil {
+		stored.pendingCVV = ""
+	}
+	if tk != nil {
+		tk.used = true
+		tk.card.pendingCVV = ""
+	}
+	// wireCard stays on the stack; a copy goes to the heap only when the
+	// charge cannot share the stored card's.
+	wireCard := k.wire()
+	switch {
+	case stored == nil:
+		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
+		kept := wireCard
+		t.t.Card = &kept
+	case stored.charged != nil && *stored.charged == wireCard:
+		// Charges to a stored card share its wire form while the card does
+		// not change: a stored charge then costs no copy of the card.
+		t.t.Card = stored.charged
+	default:
+		kept := wireCard
+		stored.charged = &kept
+		t.t.Card = &kept
+	}
+
+	now := t.t.CreationDate
+	// The payer's e-mail decides here (the fraud trigger); only a charge
+	// that waits for its payer keeps it (newChargeTx).
+	outcome := cardnum.ChargeOutcome(k.number, payerEmail(cu, req))
+	if outcome.Code != 0 {
+		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
+		if outcome.FraudRule != "" {
+			e.FraudRules = []string{outcome.FraudRule}
+		}
+		m.setStatus(t, openpay.TransactionStatusFailed)
+		t.t.ErrorMessage = e.Description
+		m.addTx(t)
+		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+		return nil, e
+	}
+	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
+		value := openpay.MustAmount(pointsValueMXN)
+		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
+			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
+			m.setStatus(t, openpay.TransactionStatusFailed)
+			t.t.ErrorMessage = e.Description
+			m.addTx(t)
+			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+			return nil, e
+		}
+		used := value
+		if req.amount.Cmp(value) < 0 {
+			used = req.amount
+		}
+		t.t.CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
+			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
+	}
+	if outcome.Requires3DS || req.use3DS {
+		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.captureOnCompletion = req.capture
+		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		m.addTx(t)
+		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		return t.snapshot(), nil
+	}
+	t.t.Authorization = s.ids.AuthorizationNumber()
+	t.t.OperationDate = now
+	m.addTx(t)
+	if !req.capture {
+		t.preauth = true
+		m.setStatus(t, openpay.TransactionStatusInProgress)
+		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		return t.snapshot(), nil
+	}
+	// The event's snapshot is the answer: no second copy.
+	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
+}
+
+// chargeStoredCard charges a card of cards stored at the scope of cu (a
+// merchant card when cu is nil) from inside the server, as subscriptions do
+// on schedule: the same outcome rules as a card charge through the API
+// (test cards, fraud e-mail), recorded the same way. It returns the
+// transaction it recorded (nil when none was, as for a card that does not
+// exist) and, unless the charge completed, the error: a decline's, or 3012
+// for a card that asks for 3-D Secure, whose charge is cancelled at once
+// since no payer is there to authenticate. The caller holds m.mu and the
+// lock of whoever owns cards.
+func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
+	currency openpay.Currency, description string) (*tx, *Error) {
+	if currency == "" {
+		currency = m.country.currency
+	}
+	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
+		capture: true, sourceID: cardID, country: m.country}
+	t := s.newChargeTx(cu, req)
+	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
+		if m.txByID(t.t.ID) == t { // a decline is recorded; a card not found is not
+			return t, e
+		}
+		return nil, e
+	}
+	if t.t.Status == openpay.TransactionStatusCompleted {
+		return t, nil
+	}
+	s.cancel(m, t)
+	return t, errorf(openpay.ErrBankAuthorizationRequired,
+		"The card requires the payer's authentication (3-D Secure) and cannot be charged without the payer")
+}
+
+// declineMessage is the error_message of a declined card charge.
+func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
+
+// completeCharge moves a charge to completed with the given amount and
+// credits the balance it belongs to, and returns the charge.succeeded event.
+// The caller holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Event {
+	now := s.nowFor(m)
+	t.preauth = false
+	m.setAmount(t, amount)
+	m.setStatus(t, openpay.TransactionStatusCompleted)
+	t.t.OperationDate = now
+	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
+		t.t.Authorization = s.ids.AuthorizationNumber()
+	}
+	credit := s.toMXN(t, amount)
+	if t.t.Fee != nil {
+		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
+		t.after().feeCharged = now
+		addFeeCharged(m, t)
+	}
+	if credit.IsPositive() {
+		m.accountFor(t.t.CustomerID).credit(credit)
+		if t.credited.IsZero() {
+			t.credited = credit // no sum to allocate for the usual single credit
+		} else {
+			t.credited = t.credited.Add(credit)
+		}
+	}
+	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
+}
+
+// pending reports whether a charge still waits for the payer or for its
+// capture.
+func (t *tx) pending() bool {
+	switch {
+	case t.t.TransactionType != "charge":
+		return false
+	case t.preauth, t.t.Status == openpay.TransactionStatusChargePending:
+		return true
+	case t.t.Status == openpay.TransactionStatusInProgress && (t.kind == kindStore || t.kind == kindBank):
+		return true
+	}
+	return false
+}
+
+// cancel moves a pending charge to cancelled. The caller holds m.mu.
+func (s *Server) cancel(m *merchant, t *tx) {
+	t.preauth = false
+	m.setStatus(t, openpay.TransactionStatusCancelled)
+	t.t.OperationDate = s.nowFor(m)
+	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
+}
+
+// toMXN converts an amount of the charge's currency to MXN at the charge's
+// exchange rate, to the cent.
+func (s *Server) toMXN(t *tx, a openpay.Amount) openpay.Amount {
+	if t.t.ExchangeRate == nil {
+		return a
+	}
+	mxn, _ := openpay.AmountFromDecimal(a.Decimal().Mul(t.t.ExchangeRate.Value.Decimal()).Round(2))
+	return mxn
+}
+
+// withCharge runs op on a merchant's charge under the merchant's lock and
+// returns the charge as it stands afterwards.
+func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t *tx) *Error) (_ openpay.Transaction, err error) {
+	defer s.durable(&err)()
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return openpay.Transaction{}, errNotFound("merchant", merchantID)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.txByID(chargeID)
+	if t == nil || t.t.TransactionType != "charge" {
+		return openpay.Transaction{}, errNotFound("charge", chargeID)
+	}
+	if e := op(m, t); e != nil {
+		return openpay.Transaction{}, e
+	}
+	m.markTx(t)
+	return t.snapshot(), nil
+}
