@@ -3,6 +3,7 @@ package openpay_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -201,28 +202,44 @@ func TestNewCardAfterDeclineIsNotAnsweredWithTheOldCharge(t *testing.T) {
 	}
 }
 
-// The caller's deadline passes while the SDK waits to retry a charge whose
+// The caller's context ends while the SDK waits to retry a charge whose
 // answer was lost: the lookup by order_id still runs (for a short grace)
-// and finds the charge the gateway made.
+// and finds the charge the gateway made. The context ends as soon as the
+// first attempt has failed (after the server made the charge), so that the
+// test does not race the server; a passed deadline ends it the same way.
 func TestLookupOutlivesTheCallersDeadline(t *testing.T) {
 	t.Parallel()
 	srv := openpaytest.NewServer(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if r.Method == http.MethodPost && err != nil {
+			cancel(context.DeadlineExceeded) // the caller's deadline passes during the backoff
+		}
+		return resp, err
+	})}
 	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.9"),
-		openpay.WithRetryPolicy(openpay.RetryPolicy{MaxRetries: 2, WaitMin: 5 * time.Second, WaitMax: 5 * time.Second}))
+		openpay.WithHTTPClient(hc), openpay.WithRetryPolicy(openpay.RetryPolicy{MaxRetries: 2, WaitMin: 5 * time.Second, WaitMax: 5 * time.Second}))
 	require.NoError(t, err)
 	require.NoError(t, srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges", Drop: openpaytest.DropAfter}))
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
 	var info openpay.ResponseInfo
+	start := time.Now()
 	tx, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("120.00"),
 		Description: "Order 5", OrderID: "order-5"}, openpay.WithResponseInfo(&info))
-	require.NoError(t, err, "the charge exists: the expired deadline must not leave it unknown")
+	require.NoError(t, err, "the charge exists: the ended context must not leave it unknown")
+	assert.Less(t, time.Since(start), 5*time.Second, "the backoff wait ended with the context")
 	assert.Equal(t, "order-5", tx.OrderID)
 	assert.Equal(t, openpay.TransactionStatusCompleted, tx.Status)
 	assert.True(t, info.Reconciled)
-	assert.Equal(t, 1, info.Attempts, "the deadline passed before a retry")
+	assert.Equal(t, 1, info.Attempts, "the context ended before a retry")
 	assert.Len(t, merchantCharges(t, c), 1)
 }
+
+// roundTripFunc is an http.RoundTripper made of a function.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // A recovery job settles later an order whose Create ended unknown: the
 // lookup itself failed then, and GetByOrderID finds the charge.
