@@ -361,6 +361,7 @@ func TestReconcileOwnership(t *testing.T) {
 		{name: "made at the gateway's Date", want: base, found: tpTx, own: true},
 		{name: "made 4s before the Date: clocks to the second", want: base, found: createdAt(tpTx, "2024-03-09T11:59:56-06:00"), own: true},
 		{name: "made a minute before the call", want: base, found: createdAt(tpTx, "2024-03-09T11:59:00-06:00"), conflict: true},
+		{name: "no creation date: not judged by time", want: base, found: strings.Replace(tpTx, `"creation_date":"2024-03-09T12:00:00-06:00",`, "", 1), own: true},
 		{name: "stored card, same id", want: withSource(base, "kvisa", true), found: withCard(tpTx, storedVisa), own: true},
 		{name: "stored card, another id", want: withSource(base, "kother", false), found: withCard(tpTx, storedVisa), conflict: true},
 		{name: "token of the same card", want: withSource(base, "tok1", true), found: withCard(tpTx, visa), more: []step{token("411111XXXXXX1111")}, own: true},

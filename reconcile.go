@@ -308,7 +308,7 @@ func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
 // isOwn reports whether found, the transaction holding the request's
 // order_id, is the one the request made: the same terms, the same source
 // and customer, and created no earlier than the request's first attempt
-// (since, by the gateway's clock; not checked when unknown). why names the
+// (since, by the gateway's clock; not checked when either time is unknown). why names the
 // first difference. A token's card is read from the gateway to be
 // compared; err is that read's failure.
 func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction, since time.Time) (own bool, why string, err error) {
@@ -317,7 +317,7 @@ func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction,
 		return false, "another amount, currency, method or type", nil
 	case w.customer != "" && found.CustomerID != w.customer:
 		return false, "another customer", nil
-	case !since.IsZero() && found.CreationDate.Before(since.Add(-clockAllowance)):
+	case !since.IsZero() && !found.CreationDate.IsZero() && found.CreationDate.Before(since.Add(-clockAllowance)):
 		return false, "made before this call began", nil
 	case w.cardNumber != "" && found.Card != nil && !sameCardNumber(found.Card.CardNumber, w.cardNumber):
 		return false, "another card", nil
