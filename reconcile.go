@@ -308,9 +308,9 @@ func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
 // isOwn reports whether found, the transaction holding the request's
 // order_id, is the one the request made: the same terms, the same source
 // and customer, and created no earlier than the request's first attempt
-// (since, by the gateway's clock; not checked when either time is unknown). why names the
-// first difference. A token's card is read from the gateway to be
-// compared; err is that read's failure.
+// (since, by the gateway's clock; not checked when either time is
+// unknown). why names the first difference. A token's card is read from
+// the gateway to be compared; err is that read's failure.
 func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction, since time.Time) (own bool, why string, err error) {
 	switch {
 	case !w.sameTerms(found):
