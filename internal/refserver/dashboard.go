@@ -320,16 +320,16 @@ func (b dashBackend) Webhooks(merchantID string) (web.DashWebhooks, error) {
 		out.Webhooks = append(out.Webhooks, web.DashWebhook{Webhook: list[i].wire()})
 	}
 	m.mu.Unlock()
-	// The dispatcher's lock is taken after the merchant's is let go.
+	// The delivery queue is asked after the merchant's lock is let go.
 	for i := range out.Webhooks {
 		wh := &out.Webhooks[i]
-		st := b.s.dispatch.stats(wh.Webhook.ID)
+		st := b.s.deliveries.Stats(wh.Webhook.ID)
 		wh.Pending, wh.Dropped, wh.GivenUp = st.Pending, st.Dropped, st.GivenUp
-		log := b.s.dispatch.attemptLog(wh.Webhook.ID)
+		log := b.s.deliveries.Attempts(wh.Webhook.ID)
 		for j := len(log) - 1; j >= 0; j-- {
 			a := log[j]
-			wh.Attempts = append(wh.Attempts, web.DashAttempt{Time: a.at, EventID: a.eventID, TransactionID: a.txID, EventType: a.eventType,
-				Attempt: a.n, StatusCode: a.status, Error: a.err})
+			wh.Attempts = append(wh.Attempts, web.DashAttempt{Time: a.At, EventID: a.Event.ID, TransactionID: a.Event.TransactionID,
+				EventType: a.Event.Type, Attempt: a.N, StatusCode: a.Status, Error: a.Err})
 		}
 	}
 	return out, nil

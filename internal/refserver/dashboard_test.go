@@ -432,7 +432,7 @@ func TestDashboardWebhookAttempts(t *testing.T) {
 	requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 150, "description": "tienda"}), http.StatusOK)
 	<-calls
 	<-calls // a retry
-	require.Eventually(t, func() bool { return len(env.s.dispatch.attemptLog(wh)) >= 3 }, 10*time.Second, 5*time.Millisecond)
+	require.Eventually(t, func() bool { return len(env.s.deliveries.Attempts(wh)) >= 3 }, 10*time.Second, 5*time.Millisecond)
 
 	page := dashClient{env: env}.page("/_dashboard/merchants/" + env.m.ID + "/webhooks")
 	assert.Contains(t, page, wh)
@@ -448,27 +448,6 @@ func TestDashboardWebhookAttempts(t *testing.T) {
 	one := dashClient{env: env}.page(link)
 	assert.Equal(t, 1, strings.Count(one, `class="transaction"`))
 	assert.Contains(t, one, `id="ev-`+ev.ID+`"`)
-}
-
-func TestAttemptLogBounded(t *testing.T) {
-	t.Parallel()
-	s := New(Options{NoDashboard: true})
-	defer s.Close()
-	for i := range maxAttemptsLogged + 7 {
-		s.dispatch.logAttempt("wh1", deliveryAttempt{n: i})
-	}
-	log := s.dispatch.attemptLog("wh1")
-	require.Len(t, log, maxAttemptsLogged)
-	assert.Equal(t, 7, log[0].n, "the oldest are dropped")
-	assert.Equal(t, maxAttemptsLogged+6, log[len(log)-1].n)
-	s.dispatch.forget(&merchant{}, "wh1")
-	assert.Empty(t, s.dispatch.attemptLog("wh1"), "dropped with the webhook")
-}
-
-func TestAttemptError(t *testing.T) {
-	t.Parallel()
-	err := &url.Error{Op: "Post", URL: "https://user:secret@hooks.example/x", Err: fmt.Errorf("dial tcp: connection refused")}
-	assert.Equal(t, "dial tcp: connection refused", attemptError(err))
 }
 
 // BenchmarkScaleDashboard measures the dashboard's transaction page over
@@ -542,32 +521,6 @@ func TestDashboardWhileWriting(t *testing.T) {
 			d.page("/_dashboard/merchants/" + env.m.ID + p)
 		}
 	}
-}
-
-// TestAttemptLogOfDeletedWebhook: an attempt that ends after its webhook
-// was deleted does not bring the webhook's log back.
-func TestAttemptLogOfDeletedWebhook(t *testing.T) {
-	t.Parallel()
-	arrived, release := make(chan struct{}, 1), make(chan struct{})
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if !strings.Contains(string(body), `"verification"`) {
-			arrived <- struct{}{}
-			<-release
-		}
-	}))
-	t.Cleanup(receiver.Close)
-	env := newTestEnv(t, Options{})
-	wh := requireOK(t, env.post("/webhooks", map[string]any{"url": receiver.URL, "event_types": []string{"charge.created"}}),
-		http.StatusCreated)["id"].(string)
-	require.Len(t, env.s.dispatch.attemptLog(wh), 1, "the verification")
-	requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 150, "description": "tienda"}), http.StatusOK)
-	<-arrived
-	r := env.do(http.MethodDelete, env.mp("/webhooks/"+wh), env.m.PrivateKey, nil)
-	require.Equal(t, http.StatusNoContent, r.status)
-	close(release)
-	env.s.dispatch.wg.Wait() // the delivery in flight ends (Close would stop the log itself)
-	assert.Empty(t, env.s.dispatch.attemptLog(wh))
 }
 
 // TestDashboardHistoryWithoutEvent: a change that emits no event (a 3-D

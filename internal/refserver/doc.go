@@ -26,7 +26,10 @@
 // as openapi.yaml lists them; writeJSON and webhook deliveries use it),
 // reqbody (request bodies: read within the body limit, split into members,
 // decoded into the wire types with the loose forms the gateway accepts, the
-// one place that decides them, and the field checker). Here: clock.go.
+// one place that decides them, and the field checker), delivery (webhook
+// delivery: a bounded queue per webhook, retries, the attempt log and
+// counters; webhooks_api.go decides what goes to which webhook and keeps
+// the webhooks). Here: clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
@@ -144,8 +147,9 @@
 // is made, under the owner's lock: m.mark(recPlan, p.ID) (persist_kinds.go
 // says how to add a kind; addTx, setStatus, setAmount, credit, debit,
 // newCustomer and emit mark for themselves). Webhook delivery registers itself with s.onEvent (the hook runs
-// under the merchant's lock: enqueue only) and its stop function with
-// s.onClose; work driven by the clock registers with s.onClockAdvance.
+// under the merchant's lock: it only enqueues, and the queue calls nothing
+// back) and its stop function with s.onClose; work driven by the clock
+// registers with s.onClockAdvance.
 //
 // Nothing in this package logs or returns a full card number, a security
 // code or a key: answers carry the masked number (cardnum.Mask) and the

@@ -214,7 +214,7 @@ func (s *Server) openData(dir string, closeWithServer bool) (restored bool, err 
 	if restored {
 		s.restored.Store(true)
 		s.attachData()
-		s.dispatch.resume()
+		s.deliveries.Resume()
 	}
 	if closeWithServer {
 		s.onClose(func() { _ = db.Close() })

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/delivery"
 )
 
 // The kinds of record the data directory keeps (see persist.go), and for
@@ -350,7 +351,7 @@ func init() {
 			}},
 		recDelivery: {name: "deliveries", merchant: true, background: true,
 			each: func(s *Server, o owner, f func(string)) {
-				for _, seq := range s.dispatch.pendingOf(o.m.id) {
+				for _, seq := range s.deliveries.Pending(o.m.id) {
 					f(deliveryKeyOf(seq))
 				}
 			},
@@ -359,7 +360,12 @@ func init() {
 				if err != nil {
 					return nil, false
 				}
-				return s.dispatch.record(o.m.id, seq)
+				d, ok := s.deliveries.Record(o.m.id, seq)
+				if !ok {
+					return nil, false
+				}
+				return deliveryRecord{WebhookID: d.To.WebhookID, Body: d.Body, Attempts: d.Attempts,
+					EventID: d.Event.ID, EventType: d.Event.Type, TransactionID: d.Event.TransactionID}, true
 			},
 			load: func(s *Server, o owner, id string, data []byte) error {
 				seq, err := strconv.ParseUint(id, 10, 64)
@@ -370,7 +376,14 @@ func init() {
 				if err := json.Unmarshal(data, &r); err != nil {
 					return err
 				}
-				s.dispatch.restore(o.m, seq, r)
+				// A delivery whose webhook is gone keeps no URL: Resume
+				// drops it.
+				d := delivery.Delivery{Owner: o.m.id, To: delivery.Target{WebhookID: r.WebhookID}, Body: r.Body,
+					Attempts: r.Attempts, Event: delivery.Event{ID: r.EventID, TransactionID: r.TransactionID, Type: r.EventType}}
+				if wh := webhooksOf(o.m).byID[r.WebhookID]; wh != nil {
+					d.To = wh.target()
+				}
+				s.deliveries.Restore(seq, d)
 				return nil
 			}},
 		recGroup: {name: "group",
@@ -662,8 +675,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"usdRate":      "configuration",
 		"routes":       "built by New",
 		"pages":        "built by New",
-		"client":       "configuration",
-		"dispatch":     "its pending deliveries are the delivery records; see dispatcher",
+		"deliveries":   "its pending deliveries are the delivery records (Pending, Record, Restore); the rest of package delivery's queue is this run's, as its package doc says",
 		"barcodes":     "rebuilt on load from the customers' store references and the store charges",
 		"advanceMu":    "a lock",
 		"mu":           "a lock",
@@ -767,24 +779,6 @@ var stateFields = map[reflect.Type]map[string]string{
 	},
 	reflect.TypeFor[webhook](): {
 		"w": fieldSaved, "password": fieldSaved, "code": fieldSaved,
-	},
-	reflect.TypeFor[dispatcher](): {
-		"s": "the server", "limit": "configuration", "ctx": "made by New", "cancel": "made by New", "wg": "goroutines of this run",
-		"mu": "a lock", "closed": "this run's", "outbox": "rebuilt by queueing the delivery records again (resume)",
-		"retries": "timers of this run: a restored delivery is tried again at once",
-		"pending": "the delivery records", "lastSeq": "the largest delivery record key",
-		"restored": "what a load read, until resume queues it",
-		"attempts": "the dashboard's log of this run's network calls to receivers, not the gateway's state: it starts empty after a restart, as after a webhook is created",
-	},
-	reflect.TypeFor[outbox](): {
-		"queue": "the delivery records", "running": "goroutines of this run", "pending": "rebuilt by resume",
-		"full":    "this run's (the drop is logged once per filling)",
-		"dropped": "a counter since the start (WebhookDeliveryStats)", "givenUp": "a counter since the start (WebhookDeliveryStats)",
-	},
-	reflect.TypeFor[delivery](): {
-		"to": "from the webhook's record", "body": fieldSaved, "attempts": fieldSaved,
-		"event":      fieldSaved + " (its id, type and transaction id: what the attempt log names)",
-		"merchantID": "the owner bucket's name", "seq": "the record's key",
 	},
 	reflect.TypeFor[checkoutState](): {
 		"byID": "the checkout records", "list": "the checkout records, in creation order",

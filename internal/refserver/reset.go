@@ -116,7 +116,7 @@ func (s *Server) Reset() error {
 		s.barcodes.Store(ref, v)
 		return true
 	})
-	s.dispatch.reset()
+	s.deliveries.Reset()
 	s.faults.clear()
 	s.ids.SetState(fresh.ids.State())
 	s.reqIDs.SetState(fresh.reqIDs.State())

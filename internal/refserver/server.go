@@ -18,6 +18,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
@@ -124,20 +125,20 @@ type GroupConfig struct {
 // merchants with [Server.AddMerchant], and serve it with net/http or
 // httptest. It is safe for concurrent use.
 type Server struct {
-	opts     Options
-	clock    Clock
-	ids      *idgen.Generator // resource ids and references
-	reqIDs   *idgen.Generator // request ids, apart so they do not shift resource ids
-	log      *slog.Logger
-	maxBody  int64
-	usdRate  openpay.Decimal
-	routes   *routeTable
-	pages    *web.Pages     // the hosted pages (pages.go)
-	dash     *web.Dashboard // the dashboard (dashboard.go), nil when turned off
-	client   *http.Client
-	dispatch *dispatcher // webhook deliveries
-	data     *dataStore  // the data directory's store (persist.go), nil without one
-	barcodes sync.Map    // reference -> struct{}: references the server issued
+	opts    Options
+	clock   Clock
+	ids     *idgen.Generator // resource ids and references
+	reqIDs  *idgen.Generator // request ids, apart so they do not shift resource ids
+	log     *slog.Logger
+	maxBody int64
+	usdRate openpay.Decimal
+	routes  *routeTable
+	pages   *web.Pages     // the hosted pages (pages.go)
+	dash    *web.Dashboard // the dashboard (dashboard.go), nil when turned off
+	// deliveries sends the webhooks' events (webhooks_api.go).
+	deliveries *delivery.Queue
+	data       *dataStore // the data directory's store (persist.go), nil without one
+	barcodes   sync.Map   // reference -> struct{}: references the server issued
 
 	// advanceMu makes one AdvanceClock run at a time: the clock stops at
 	// each due instant on its way, and two walks must not interleave.
@@ -183,7 +184,6 @@ func New(opts Options) *Server {
 		log:       opts.Logger,
 		maxBody:   opts.MaxBodyBytes,
 		usdRate:   opts.USDExchangeRate,
-		client:    opts.HTTPClient,
 		merchants: make(map[string]*merchant),
 		groups:    make(map[string]*group),
 	}
@@ -207,9 +207,6 @@ func New(opts Options) *Server {
 	}
 	if s.usdRate.IsZero() {
 		s.usdRate = openpay.MustDecimal(DefaultUSDExchangeRate)
-	}
-	if s.client == nil {
-		s.client = &http.Client{Timeout: 10 * time.Second}
 	}
 	s.routes = s.buildRoutes()
 	s.pages = s.newPages()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -305,9 +306,9 @@ func TestWebhookRetriesAreBounded(t *testing.T) {
 	rc := newReceiver(t, only(http.StatusInternalServerError))
 	requireOK(t, env.post("/webhooks", webhookBody(rc.srv.URL, "charge.succeeded")), http.StatusCreated)
 	chargeOnce(t, env)
-	rc.waitFor(1 + maxDeliveryAttempts)
+	rc.waitFor(1 + delivery.MaxAttempts)
 	time.Sleep(300 * time.Millisecond) // the last delay is 2^6 ms
-	assert.Len(t, rc.requests(), 1+maxDeliveryAttempts)
+	assert.Len(t, rc.requests(), 1+delivery.MaxAttempts)
 }
 
 func TestDeletedWebhookGetsNothingMore(t *testing.T) {
@@ -357,7 +358,7 @@ func TestCloseStopsAHungDelivery(t *testing.T) {
 	go func() { env.s.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(deliveryTimeout / 2):
+	case <-time.After(delivery.Timeout / 2):
 		t.Fatal("Close waited for the hung receiver")
 	}
 	// After Close, events are recorded and not delivered (nothing to wait for).

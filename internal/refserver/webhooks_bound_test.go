@@ -122,5 +122,5 @@ func TestWebhookDeliveryStatsOfUnknownWebhook(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
 	assert.Equal(t, WebhookDeliveryStats{}, env.s.WebhookDeliveryStats("wnosuchwebhook000000"))
-	require.NotNil(t, env.s.dispatch)
+	require.NotNil(t, env.s.deliveries)
 }
