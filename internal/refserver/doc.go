@@ -29,7 +29,10 @@
 // one place that decides them, and the field checker), delivery (webhook
 // delivery: a bounded queue per webhook, retries, the attempt log and
 // counters; webhooks_api.go decides what goes to which webhook and keeps
-// the webhooks). Here: clock.go.
+// the webhooks), datadir (the data directory: bbolt, opening and refusing
+// unusable stores, marks, group commit, replacing and loading the stored
+// state, which the server describes to it through datadir.State). Here:
+// clock.go.
 //
 // Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
 // recovery into error 1000, request id, routing, authentication, body limit,
@@ -59,9 +62,10 @@
 // rules, the transfers' in side, the record of fees taken that the fees
 // report reads), seed.go and seed_decode.go (a starting state read from
 // JSON or YAML, applied through the API), persist.go and persist_kinds.go
-// (the data directory: the records each request changed, written before
-// it is answered; the kinds of record, and what becomes of every field of
-// the state).
+// (the server's side of package datadir: marks, the commit that ends each
+// request, the owners, records and server-wide values it stores; the
+// schema: the kinds of record, and what becomes of every field of the
+// state).
 //
 // Server-wide controls: reset.go (GET /_health, and Reset, which replays
 // the recorded configuration and swaps it in under the request gate) and

@@ -74,16 +74,16 @@ func checkData(t testing.TB, s *Server) {
 	t.Helper()
 	restored, err := s.openData(t.TempDir(), false)
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = s.data.db.Close() })
+	t.Cleanup(func() { _ = s.data.Close() })
 	require.False(t, restored)
 	require.NoError(t, s.SaveData())
 	var mu sync.Mutex
 	var diffs []string
-	s.data.check = func(diff []string) {
+	s.data.SetCheck(func(diff []string) {
 		mu.Lock()
 		defer mu.Unlock()
 		diffs = append(diffs, diff...)
-	}
+	})
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()

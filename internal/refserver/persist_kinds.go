@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 )
 
@@ -37,7 +38,7 @@ import (
 //     the state after every request and names each change left unmarked.
 
 // recKind is a kind of record; its value indexes recKinds.
-type recKind uint8
+type recKind = datadir.Kind
 
 // The kinds, in the order a load reads them.
 const (

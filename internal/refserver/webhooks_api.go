@@ -302,7 +302,7 @@ func (s *Server) deliverEvent(ev *Event) {
 func (s *Server) markDelivery(merchantID string, seq uint64) {
 	if st := s.data; st != nil {
 		if m := s.merchantByID(merchantID); m != nil {
-			st.mark(dirtyRef{owner{m: m}, recDelivery, deliveryKeyOf(seq)})
+			st.Mark(dirtyRef{Owner: owner{m: m}, Kind: recDelivery, ID: deliveryKeyOf(seq)})
 		}
 	}
 }
