@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -44,7 +43,7 @@ func newTestEnv(t testing.TB, opts Options) *testEnv {
 	t.Cleanup(env.srv.Close)
 	t.Cleanup(env.s.Close)
 	env.addMerchants()
-	if os.Getenv("OPENPAY_REFSERVER_DATA_CHECK") != "" {
+	if withDataDir(t) {
 		checkData(t, env.s)
 	}
 	return env
@@ -69,7 +68,7 @@ func (e *testEnv) addMerchants() {
 // checkData makes s persist into a temporary directory and compare, after
 // every request, the store with its whole state written afresh: a change a
 // handler made without marking its record fails the test. The package's
-// tests run so with OPENPAY_REFSERVER_DATA_CHECK=1 (see persist_kinds.go).
+// tests run so under TestWithDataDir (bothways_test.go).
 func checkData(t testing.TB, s *Server) {
 	t.Helper()
 	restored, err := s.openData(t.TempDir(), false)

@@ -33,9 +33,9 @@ import (
 //     every field of every state struct, and every extState type, is
 //     listed;
 //  5. m.mark(recX, id) (g.mark for a group's) wherever a record is created,
-//     changed or removed, under the owner's lock. Running the package's
-//     tests with OPENPAY_REFSERVER_DATA_CHECK=1 compares the store with
-//     the state after every request and names each change left unmarked.
+//     changed or removed, under the owner's lock. TestWithDataDir runs
+//     the package's server tests again comparing the store with the state
+//     after every request, and names each change left unmarked.
 
 // recKind is a kind of record; its value indexes recKinds.
 type recKind = datadir.Kind
