@@ -96,12 +96,6 @@ func (s *Server) openData(dir string, closeWithServer bool) (restored bool, err 
 	}
 	d, restored, err := datadir.Open(dir, kinds, (*dataState)(s))
 	if err != nil {
-		// Nothing half-loaded stays behind.
-		s.mu.Lock()
-		clear(s.merchants)
-		clear(s.groups)
-		s.merchantList = nil
-		s.mu.Unlock()
 		return false, err
 	}
 	s.data = d
@@ -324,7 +318,8 @@ func (d *dataState) Encode(r dirtyRef) []byte {
 
 // Load reads a stored state into the server, which must be empty: the
 // server-wide values, then the owners and their records, kind by kind in
-// the order of recKinds.
+// the order of recKinds. When it fails (or panics, on a page bbolt cannot
+// read), nothing half-loaded stays behind.
 func (d *dataState) Load(r *dataReader) error {
 	s := (*Server)(d)
 	s.mu.RLock()
@@ -333,6 +328,16 @@ func (d *dataState) Load(r *dataReader) error {
 	if busy {
 		return errors.New("the server already has merchants: a stored state loads into an empty server only")
 	}
+	loaded := false
+	defer func() {
+		if !loaded {
+			s.mu.Lock()
+			clear(s.merchants)
+			clear(s.groups)
+			s.merchantList = nil
+			s.mu.Unlock()
+		}
+	}()
 	if err := s.loadMeta(r); err != nil {
 		return err
 	}
@@ -360,6 +365,7 @@ func (d *dataState) Load(r *dataReader) error {
 			return err
 		}
 	}
+	loaded = true
 	return nil
 }
 

@@ -69,7 +69,7 @@ type recordKind struct {
 	merchant bool   // owned by a merchant, else by a group
 	// background: records that work outside requests changes too (a
 	// delivery done with); such changes are written with the next flush,
-	// and the store may lag the state meanwhile (dataDiff does not compare
+	// and the store may lag the state meanwhile (Store.Diff does not compare
 	// them).
 	background bool
 	// each calls f with the id of every record of the owner, in creation

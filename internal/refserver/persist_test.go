@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	bolt "go.etcd.io/bbolt"
 )
 
 // persistBaseURL is the base URL of the persisting servers of these tests:
@@ -431,6 +433,26 @@ func TestDataDirUnusable(t *testing.T) {
 		require.ErrorIs(t, err, ErrDataDir)
 		assert.Contains(t, err.Error(), "refserver.db")
 		assert.False(t, restored)
+		assert.Empty(t, s.merchantsInOrder(), "nothing half-loaded stays")
+	})
+	t.Run("a record that does not decode", func(t *testing.T) {
+		dir := saved(t)
+		db, err := bolt.Open(filepath.Join(dir, datadir.FileName), 0o600, nil)
+		require.NoError(t, err)
+		require.NoError(t, db.Update(func(btx *bolt.Tx) error {
+			var merchant []byte
+			require.NoError(t, btx.Bucket([]byte("merchants")).ForEach(func(id, _ []byte) error {
+				merchant = slices.Clone(id)
+				return nil
+			}))
+			return btx.Bucket(append([]byte("m:"), merchant...)).Bucket([]byte("merchant")).
+				Put([]byte(selfID), []byte("\x00\x00\x00\x00\x00\x00\x00\x01not json"))
+		}))
+		require.NoError(t, db.Close())
+		s := newServer()
+		_, err = s.OpenData(dir)
+		require.ErrorIs(t, err, ErrDataDir)
+		assert.Contains(t, err.Error(), "merchant")
 		assert.Empty(t, s.merchantsInOrder(), "nothing half-loaded stays")
 	})
 	t.Run("saved on a fake clock, opened on the wall clock", func(t *testing.T) {

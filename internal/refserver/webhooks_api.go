@@ -31,9 +31,9 @@ import (
 //   - creation answers 201 after the verification event has been sent to the
 //     url: a POST of {"type":"verification","event_date",
 //     "verification_code"} with the webhook's credentials and a
-//     delivery.VerifyTimeout deadline. A 2xx answer makes the webhook verified at
-//     once; any other answer, a timeout or a connection failure leaves it
-//     unverified, and the creation still succeeds.
+//     delivery.VerifyTimeout deadline. A 2xx answer makes the webhook
+//     verified at once; any other answer, a timeout or a connection failure
+//     leaves it unverified, and the creation still succeeds.
 //   - verify (POST .../verify/{code}) with the code of that event marks the
 //     webhook verified and answers 204; a wrong code answers 1003 and
 //     changes nothing. Verifying a verified webhook with its code answers

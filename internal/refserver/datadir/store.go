@@ -87,7 +87,9 @@ type State[O, M comparable] interface {
 	// The store holds the lock of r's owner.
 	Encode(r Ref[O]) []byte
 	// Load puts a stored state back (see Reader); it runs only when the
-	// store holds one, and an error refuses the directory.
+	// store holds one. An error refuses the directory: Load then leaves
+	// nothing of what it put back (nor when it panics, on a page bbolt
+	// cannot read, which is such an error too).
 	Load(r *Reader[O, M]) error
 }
 
@@ -119,8 +121,7 @@ type Store[O, M comparable] struct {
 
 // Open opens (creating it when needed) the data directory dir, and loads
 // the state it holds through st.Load, reporting whether there was one. An
-// error wraps ErrUnusable; the caller then clears whatever st.Load may
-// have put back.
+// error wraps ErrUnusable.
 func Open[O, M comparable](dir string, kinds []KindSpec, st State[O, M]) (s *Store[O, M], found bool, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrUnusable, err)
