@@ -781,6 +781,15 @@ var stateFields = map[reflect.Type]map[string]string{
 	reflect.TypeFor[webhook](): {
 		"w": fieldSaved, "password": fieldSaved, "code": fieldSaved,
 	},
+	// What package delivery's queue holds of a pending delivery (Record,
+	// Restore); the rest of the queue is this run's (see its package doc).
+	reflect.TypeFor[delivery.Delivery](): {
+		"Owner": "the owner bucket's name", "To": "from the webhook's record (its id saved)",
+		"Event": fieldSaved, "Body": fieldSaved, "Attempts": fieldSaved,
+	},
+	reflect.TypeFor[delivery.Event](): {
+		"ID": fieldSaved, "TransactionID": fieldSaved, "Type": fieldSaved,
+	},
 	reflect.TypeFor[checkoutState](): {
 		"byID": "the checkout records", "list": "the checkout records, in creation order",
 	},
