@@ -100,7 +100,7 @@ type Store[O, M comparable] struct {
 	kinds []KindSpec
 	st    State[O, M]
 
-	mu    sync.Mutex // guards what follows, up to check
+	mu    sync.Mutex // guards what follows, up to afterCommit
 	dirty []Ref[O]   // in the order first marked: creation order within a commit
 	seen  map[Ref[O]]struct{}
 	// marks counts the marks made, done those written: a Commit is done
@@ -114,9 +114,8 @@ type Store[O, M comparable] struct {
 	// commit writes them only when they changed.
 	last M
 
-	// check, set by tests, is called after each commit with Diff's
-	// result.
-	check func(diff []string)
+	// afterCommit, set by tests, is called after each commit.
+	afterCommit func()
 }
 
 // Open opens (creating it when needed) the data directory dir, and loads
@@ -236,8 +235,8 @@ func (s *Store[O, M]) Commit() error {
 	if err != nil {
 		return err
 	}
-	if s.check != nil {
-		s.check(s.Diff())
+	if s.afterCommit != nil {
+		s.afterCommit()
 	}
 	return nil
 }
@@ -301,7 +300,7 @@ func (s *Store[O, M]) flushDone(upto uint64, cur M, err error, dirty []Ref[O]) {
 	s.flushed.Broadcast()
 }
 
-// SetCheck makes every successful Commit call f with Diff's result (none
-// expected): tests use it to find changes left unmarked. Call it before
-// the store is used.
-func (s *Store[O, M]) SetCheck(f func(diff []string)) { s.check = f }
+// AfterCommit makes every successful Commit call f before it returns, on
+// the committing goroutine, holding no lock: tests call Diff there to find
+// changes left unmarked. Call it before the store is used.
+func (s *Store[O, M]) AfterCommit(f func()) { s.afterCommit = f }
