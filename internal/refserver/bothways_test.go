@@ -20,8 +20,9 @@ import (
 // testForStorageBackends runs every test over each backend: as they are,
 // in memory, and once more each under TestWithDataDir, where newTestEnv
 // gives the server a data directory and compares the store with the whole
-// state after every request (checkData), so that a change left unmarked
-// fails the test that makes it. serverTests, the table of the tests that
+// state after each of the first 200 requests that change something, then
+// more sparsely (checkData), so that a change left unmarked fails the test
+// that makes it. serverTests, the table of the tests that
 // start a server with newTestEnv, is generated from the package's source
 // (go generate; TestServerTestsTableIsGenerated fails while it is stale).
 

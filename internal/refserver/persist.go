@@ -23,9 +23,9 @@ import (
 // written, commits (commitData): each marked record is read under its
 // owner's lock and written, with the fake clock and the seeded id
 // generator's state, in one bbolt transaction. A change left unmarked is
-// caught by the tests (Store.Diff, run after every request by
-// TestDataMarksEveryChange, and by every server test run again under
-// TestWithDataDir, bothways_test.go). Pending webhook deliveries are records
+// caught by the tests (Store.Diff, run after each request by
+// TestDataMarksEveryChange and by every server test run again under
+// TestWithDataDir, bothways_test.go: see checkData). Pending webhook deliveries are records
 // too; the delivery queue reports them changed (markDelivery), and the
 // next commit writes that (after a crash a delivery may go out twice, as
 // the gateway's may). Without a data directory (s.data nil) marking is one

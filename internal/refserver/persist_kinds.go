@@ -35,7 +35,8 @@ import (
 //  5. m.mark(recX, id) (g.mark for a group's) wherever a record is created,
 //     changed or removed, under the owner's lock. TestWithDataDir runs
 //     the package's server tests again comparing the store with the state
-//     after every request, and names each change left unmarked.
+//     after their requests (checkData), and names each change left
+//     unmarked.
 
 // recKind is a kind of record; its value indexes recKinds.
 type recKind = datadir.Kind
