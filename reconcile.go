@@ -172,7 +172,7 @@ func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOptio
 		return tx, nil
 	}
 	return nil, &Error{Category: CategoryRequest, Code: ErrNotFound, HTTPStatus: http.StatusNotFound, Method: http.MethodGet,
-		Path:        transport.DisplayPath(strings.TrimPrefix(u, s.c.baseURL)),
+		Path:        s.c.displayPath(u),
 		Description: "no transaction holds this order_id: the gateway made none with it"}
 }
 
@@ -341,12 +341,12 @@ func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction,
 		return false, "another source", nil
 	}
 	// The source may be a token: its card must be the charge's.
-	tokensURL, err := buildURL(c.baseURL, []string{"v1", c.merchantID, "tokens"}, []string{w.source})
+	tokenURL, err := c.merchantScope().url("tokens", w.source)
 	if err != nil {
 		return false, "another source", nil
 	}
 	var tok Token
-	if _, err := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: tokensURL}, "/v1/"+c.merchantID+"/tokens", nil, &tok); err != nil {
+	if _, err := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: tokenURL}, c.displayPath(tokenURL), nil, &tok); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return false, "another source", nil // neither the card shown nor a token
 		}

@@ -131,7 +131,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if ctx == nil {
 		return errors.New("openpay: nil context")
 	}
-	path := transport.DisplayPath(strings.TrimPrefix(r.url, c.baseURL)) // for messages: never the host or query
+	path := c.displayPath(r.url)
 	if c.public && !r.publicKeyOK {
 		return &Error{
 			Category:    CategoryRequest,
@@ -182,6 +182,12 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
 	}
 	return err
+}
+
+// displayPath is the path of u, a URL below the base URL, as messages and
+// logs show it: never the host or the query.
+func (c *Client) displayPath(u string) string {
+	return transport.DisplayPath(strings.TrimPrefix(u, c.baseURL))
 }
 
 // roundTrip sends r with its retries and reads the final answer into out
