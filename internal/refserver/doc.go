@@ -10,80 +10,24 @@
 // It depends on the wire types of package openpay and on nothing else of
 // the client; every answer is encoded from those types.
 //
-// # Files
+// # Layout
 //
-// Building blocks, pure logic, in packages of their own under internal/:
-// cardnum (card numbers: Luhn, brands, masking, expiry; the sandbox test
-// cards and what a charge to each does), clabe (CLABE check digits, masking,
-// the bank-code catalogue), barcode (Code 128 images), storedata (the
-// bundled store data sets of the three countries and the store search), ascii (the digits test they
-// share) and web (the HTML pages and the browser library). Parts of the
-// server with a contract of their own, in packages under internal/refserver/,
-// each stating it in its package doc: apierr (the error object), idgen
-// (identifiers and references, and the state a seeded sequence is saved
-// and restored by), answer (the encoding of answers: the generated encoders
-// of the wire types, and the keys every answer carries, null ones included,
-// as openapi.yaml lists them; writeJSON and webhook deliveries use it),
-// reqbody (request bodies: read within the body limit, split into members,
-// decoded into the wire types with the loose forms the gateway accepts, the
-// one place that decides them, and the field checker), delivery (webhook
-// delivery: a bounded queue per webhook, retries, the attempt log and
-// counters; webhooks_api.go decides what goes to which webhook and keeps
-// the webhooks), datadir (the data directory: bbolt, opening and refusing
-// unusable stores, marks, group commit, replacing and loading the stored
-// state, which the server describes to it through datadir.State). Here:
-// clock.go.
+// Parts with a contract of their own are packages under internal/refserver
+// (apierr, idgen, answer, reqbody, delivery, datadir) and under internal/
+// (cardnum, clabe, barcode, storedata, web); each states its contract and
+// its lock rules in its package doc, so `go doc` on the package is its map.
 //
-// Core: server.go (Options, New, AddMerchant, AddGroup, ServeHTTP: panic
-// recovery into error 1000, request id, routing, authentication, body limit,
-// the strict-mode X-Forwarded-For rule), call.go (the call a handler gets:
-// its body, readBody; its path's locks, c.lock and s.lockWithGroups; the
-// owners it names, c.scopeCustomer, and the token it names, c.unusedToken;
-// the id of what it creates, c.newID), auth.go (the credential rules of
-// each kind of route), country.go (what a merchant's country decides:
-// currencies, payment methods, resources, webhook events, hosts;
-// merchant.acceptsCurrency; which members a country takes, where package
-// reqbody checks their form), browser.go (what browsers may call: CORS on
-// the public-key routes, 1010 for the private key sent from a browser, and
-// the browser library of package web served ahead of the API), dashboard.go
-// (what the dashboard of package web shows and its buttons do, and who may
-// see it), pages.go (the hosted pages' view of the server), routes.go (the
-// route table and its matcher), errors.go (the error object's shared
-// descriptions, and writing it), list.go (paging and filters), store.go
-// (per-merchant state and its indexes: customers, cards and where they are
-// stored, tokens, transactions and the order_ids they and checkouts hold,
-// balances, groups), events.go (the event log and its hooks: onEvent, and
-// onClockAdvance for the work time moves), charging.go (the charge machine
-// every way of charging goes through: newChargeTx, startCharge,
-// chargeStoredCard, completeCharge, cancel, withCharge), cardrules.go (the
-// card rules every way of giving card data goes through: checkCardData,
-// checkTypedCard; a card's points), money.go (what the money movements
-// share: balances, transaction filters, a payout's end, the bank account
-// rules, the transfers' in side, the record of fees taken that the fees
-// report reads), seed.go and seed_decode.go (a starting state read from
-// JSON or YAML, applied through the API), persist.go and persist_kinds.go
-// (the server's side of package datadir: marks, the commit that ends each
-// request, the owners, records and server-wide values it stores; the
-// schema: the kinds of record, and what becomes of every field of the
-// state).
-//
-// Server-wide controls: reset.go (GET /_health, and Reset, which replays
-// the recorded configuration and swaps it in under the request gate) and
-// faults.go (failures armed from outside, acted out in ServeHTTP).
-//
-// Resources, one file each, each with a register function called from
-// buildRoutes (routes.go). A resource file holds its resource only: its
-// handlers, its own types and their methods, and what makes or finds them
-// (other files may use those); a helper that another file needs lives in a
-// core file, and the store uses nothing of a resource file
-// (TestResourceFilesDefineNoSharedHelpers checks both): merchant_api.go, cards_api.go, tokens_api.go,
-// charges_api.go, barcode_api.go, simulate_api.go, customers_api.go,
-// bankaccounts_api.go, payouts_api.go, transfers_api.go, fees_api.go,
-// plans_api.go, subscriptions_api.go, webhooks_api.go, stores_api.go,
-// groups_api.go, antifraud_api.go (the endpoints of the browser library's
-// deviceData.setup), reports_api.go (the fees and payout reports, computed
-// from the stored transactions), checkouts_api.go (payment links, their
-// derived states and the pay control; their hosted page is package web's).
+// This package is the core: the request's path through ServeHTTP (panic
+// recovery into error 1000, request id, faults, routing, authentication,
+// body limit) to a handler, the call a handler gets, the per-merchant store
+// and its indexes, the charge machine and card rules every way of charging
+// shares, events, the clock, persistence's schema, and the server-wide
+// controls. Each resource is one file named after it with the suffix
+// _api.go, holding its handlers, its own types and what makes or finds them,
+// and a register function called from buildRoutes. A helper that another
+// file needs lives in a core file, never in a resource file, and the store
+// calls nothing of a resource file; TestResourceFilesDefineNoSharedHelpers
+// checks both.
 //
 // # Writing a resource file
 //
