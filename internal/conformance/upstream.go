@@ -1,0 +1,63 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/openpay-go/openpay"
+)
+
+// The gateway's hosts by country (facts: api.openpay.mx and
+// sandbox-api.openpay.mx, and the same under .co and .pe).
+var (
+	sandboxHosts = map[string]openpay.Country{
+		"sandbox-api.openpay.mx": openpay.CountryMexico,
+		"sandbox-api.openpay.co": openpay.CountryColombia,
+		"sandbox-api.openpay.pe": openpay.CountryPeru,
+	}
+	productionHosts = map[string]bool{"api.openpay.mx": true, "api.openpay.co": true, "api.openpay.pe": true}
+)
+
+// gatewayHost reports whether host (no port) is one of the gateway's.
+func gatewayHost(host string) bool {
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	_, sandbox := sandboxHosts[host]
+	return sandbox || productionHosts[host]
+}
+
+// ErrProductionUpstream refuses recording against the gateway's production
+// hosts: live payments and real card data have no place in a cassette.
+var ErrProductionUpstream = errors.New("the gateway's production hosts cannot be recorded; record against the sandbox")
+
+// CheckUpstream parses the base URL to record against and returns it with
+// the country it serves. The gateway's sandbox hosts (over https) are
+// accepted; its production hosts never are; any other host only when
+// allowOther is true (a stub upstream in tests, a proxy of the merchant's
+// own), and then the country is unknown ("").
+func CheckUpstream(base string, allowOther bool) (*url.URL, openpay.Country, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return nil, "", fmt.Errorf("upstream: %w", err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return nil, "", fmt.Errorf("upstream %q: want a base URL such as https://sandbox-api.openpay.mx", base)
+	}
+	u.Path = ""
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if productionHosts[host] {
+		return nil, "", ErrProductionUpstream
+	}
+	if c, ok := sandboxHosts[host]; ok {
+		if u.Scheme != "https" {
+			return nil, "", fmt.Errorf("upstream %s: the sandbox is reached over https", host)
+		}
+		return u, c, nil
+	}
+	if !allowOther {
+		return nil, "", fmt.Errorf("upstream %s is not a sandbox host of the gateway (sandbox-api.openpay.mx, .co, .pe); allow it explicitly to record against it", host)
+	}
+	return u, "", nil
+}
