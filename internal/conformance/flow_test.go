@@ -33,6 +33,7 @@ func recordFlow(t *testing.T) string {
 		proxy.Close()
 		rec.Close()
 		f.Close()
+		assertNoSecrets(t, path)
 	})
 	driveFlow(t, proxy.URL, upstream.Merchant)
 	require.NoError(t, rec.Err())
@@ -122,4 +123,18 @@ func TestRecordedFlowReplaysClean(t *testing.T) {
 	require.NoError(t, rep.WriteText(&text))
 	assert.True(t, rep.OK(), text.String())
 	assert.Equal(t, len(cas.Exchanges), rep.Exchanges)
+}
+
+// assertNoSecrets scans a cassette the tests wrote: no card number, security
+// code, key or password.
+func assertNoSecrets(t *testing.T, path string) {
+	t.Helper()
+	found, err := conformance.ScanFile(path)
+	require.NoError(t, err)
+	assert.Empty(t, found, "secrets in %s", path)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	for _, secret := range []string{openpaytest.CardVisa, openpaytest.CardStolen, "5555555555554444", `"123"`, `"321"`, "sk_", "pk_"} {
+		assert.NotContains(t, string(b), secret)
+	}
 }

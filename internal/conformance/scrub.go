@@ -77,10 +77,13 @@ func decodeJSON(b []byte) (any, bool) {
 func scrubValue(v any, path, member string, cards map[string]Card) any {
 	switch x := v.(type) {
 	case map[string]any:
+		out := make(map[string]any, len(x))
 		for k, child := range x {
-			x[k] = scrubValue(child, childPath(path, k), k, cards)
+			// Member names are free text too.
+			sk := scrubText(k)
+			out[sk] = scrubValue(child, childPath(path, sk), k, cards)
 		}
-		return x
+		return out
 	case []any:
 		for i, child := range x {
 			x[i] = scrubValue(child, indexPath(path, i), "", cards)
@@ -236,7 +239,8 @@ func scanValue(v any, path, member string, add func(path, kind string)) {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, child := range x {
-			p := childPath(path, k)
+			// The path names a secret member name by its scrubbed form.
+			p := childPath(path, scrubText(k))
 			scanText(k, p, add)
 			// A cassette's own members holding raw bodies are scanned
 			// as what they hold.
