@@ -58,7 +58,7 @@ func firstDifference(t *testing.T, rep *conformance.Report, op string) conforman
 		if o.Operation == op {
 			require.False(t, o.Agree, text.String())
 			require.NotNil(t, o.First)
-			assert.Contains(t, text.String(), "DIFFER  "+op)
+			assert.Regexp(t, `(?m)^DIFFER\s+`+op+`\s`, text.String())
 			assert.Contains(t, text.String(), o.First.Path)
 			return *o.First
 		}

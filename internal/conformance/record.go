@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -53,18 +52,9 @@ type Recorder struct {
 
 // NewRecorder checks the upstream and writes the cassette's header.
 func NewRecorder(cfg RecorderConfig) (*Recorder, error) {
-	u, hostCountry, err := CheckUpstream(cfg.Upstream, cfg.AllowUpstream)
+	u, country, err := CheckUpstream(cfg.Upstream, cfg.AllowUpstream, cfg.Country)
 	if err != nil {
 		return nil, err
-	}
-	country := cfg.Country
-	switch {
-	case country == "" && hostCountry != "":
-		country = hostCountry
-	case country == "":
-		country = openpay.CountryMexico
-	case hostCountry != "" && country != hostCountry:
-		return nil, fmt.Errorf("country %s does not match upstream %s (%s)", country, u.Host, hostCountry)
 	}
 	client := cfg.Client
 	if client == nil {

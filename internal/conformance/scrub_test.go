@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/openpay-go/openpay"
 )
 
 func TestScrubJSON(t *testing.T) {
@@ -81,24 +83,29 @@ func TestScanFindsSecrets(t *testing.T) {
 
 func TestCheckUpstream(t *testing.T) {
 	for _, ok := range []string{"https://sandbox-api.openpay.mx", "https://sandbox-api.openpay.co/", "https://SANDBOX-API.openpay.pe"} {
-		_, _, err := CheckUpstream(ok, false)
+		_, _, err := CheckUpstream(ok, false, "")
 		assert.NoError(t, err, ok)
 	}
-	_, c, _ := CheckUpstream("https://sandbox-api.openpay.co", false)
+	_, c, _ := CheckUpstream("https://sandbox-api.openpay.co", false, "")
 	assert.Equal(t, "CO", string(c))
 	for _, prod := range []string{"https://api.openpay.mx", "https://api.openpay.co", "https://API.openpay.pe.", "http://api.openpay.mx:443"} {
-		_, _, err := CheckUpstream(prod, true)
+		_, _, err := CheckUpstream(prod, true, "")
 		assert.ErrorIs(t, err, ErrProductionUpstream, "%s is refused even when other hosts are allowed", prod)
 	}
 	for _, bad := range []string{"http://sandbox-api.openpay.mx", "https://sandbox-api.openpay.mx/v1", "ftp://x", "https://user:pw@sandbox-api.openpay.mx"} {
-		_, _, err := CheckUpstream(bad, true)
+		_, _, err := CheckUpstream(bad, true, "")
 		assert.Error(t, err, bad)
 	}
-	_, _, err := CheckUpstream("http://127.0.0.1:8080", false)
+	_, _, err := CheckUpstream("http://127.0.0.1:8080", false, "")
 	assert.Error(t, err, "another host needs to be allowed")
-	_, c, err = CheckUpstream("http://127.0.0.1:8080", true)
+	_, c, err = CheckUpstream("http://127.0.0.1:8080", true, "")
 	assert.NoError(t, err)
-	assert.Empty(t, c)
+	assert.Equal(t, openpay.CountryMexico, c)
+	_, c, err = CheckUpstream("http://127.0.0.1:8080", true, openpay.CountryPeru)
+	assert.NoError(t, err)
+	assert.Equal(t, openpay.CountryPeru, c)
+	_, _, err = CheckUpstream("https://sandbox-api.openpay.pe", false, openpay.CountryMexico)
+	assert.ErrorContains(t, err, "does not match")
 }
 
 // TestRecorderScrubsMemberNames: a key echoed as a member name is scrubbed

@@ -32,11 +32,12 @@ func gatewayHost(host string) bool {
 var ErrProductionUpstream = errors.New("the gateway's production hosts cannot be recorded; record against the sandbox")
 
 // CheckUpstream parses the base URL to record against and returns it with
-// the country it serves. The gateway's sandbox hosts (over https) are
+// the merchant's country. The gateway's sandbox hosts (over https) are
 // accepted; its production hosts never are; any other host only when
 // allowOther is true (a stub upstream in tests, a proxy of the merchant's
-// own), and then the country is unknown ("").
-func CheckUpstream(base string, allowOther bool) (*url.URL, openpay.Country, error) {
+// own). country, when not empty, must be the sandbox host's; empty, it is
+// the host's, or Mexico for another host.
+func CheckUpstream(base string, allowOther bool, country openpay.Country) (*url.URL, openpay.Country, error) {
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, "", fmt.Errorf("upstream: %w", err)
@@ -54,10 +55,16 @@ func CheckUpstream(base string, allowOther bool) (*url.URL, openpay.Country, err
 		if u.Scheme != "https" {
 			return nil, "", fmt.Errorf("upstream %s: the sandbox is reached over https", host)
 		}
+		if country != "" && country != c {
+			return nil, "", fmt.Errorf("country %s does not match upstream %s (%s)", country, host, c)
+		}
 		return u, c, nil
 	}
 	if !allowOther {
 		return nil, "", fmt.Errorf("upstream %s is not a sandbox host of the gateway (sandbox-api.openpay.mx, .co, .pe); allow it explicitly to record against it", host)
 	}
-	return u, "", nil
+	if country == "" {
+		country = openpay.CountryMexico
+	}
+	return u, country, nil
 }
