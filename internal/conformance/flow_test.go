@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,9 +21,9 @@ import (
 // recordFlow records the SDK's calls of a merchant's everyday flow through
 // the recorder, against a reference server standing in for the sandbox, and
 // returns the cassette's path.
-func recordFlow(t *testing.T) string {
+func recordFlow(t *testing.T, opts ...openpaytest.Option) string {
 	t.Helper()
-	upstream := openpaytest.NewServer(t)
+	upstream := openpaytest.NewServer(t, opts...)
 	path := filepath.Join(t.TempDir(), "flows.jsonl")
 	f, err := os.Create(path)
 	require.NoError(t, err)
@@ -137,4 +138,25 @@ func assertNoSecrets(t *testing.T, path string) {
 	for _, secret := range []string{openpaytest.CardVisa, openpaytest.CardStolen, "5555555555554444", `"123"`, `"321"`, "sk_", "pk_"} {
 		assert.NotContains(t, string(b), secret)
 	}
+}
+
+var update = flag.Bool("update", false, "record the example cassette openpaytest/testdata/flows.jsonl again")
+
+// exampleCassette is the recorded flow checked in as an example (and
+// replayed by openpaytest's tests).
+var exampleCassette = filepath.Join("..", "..", "openpaytest", "testdata", "flows.jsonl")
+
+// TestExampleCassette: the checked-in example holds no secret and is a
+// cassette of the flow. With -update it is recorded again.
+func TestExampleCassette(t *testing.T) {
+	if *update {
+		b, err := os.ReadFile(recordFlow(t, openpaytest.Deterministic()))
+		require.NoError(t, err)
+		require.NoError(t, os.MkdirAll(filepath.Dir(exampleCassette), 0o755))
+		require.NoError(t, os.WriteFile(exampleCassette, b, 0o644))
+	}
+	assertNoSecrets(t, exampleCassette)
+	c, err := conformance.ReadCassette(exampleCassette)
+	require.NoError(t, err)
+	assert.Equal(t, 15, len(c.Exchanges))
 }
