@@ -26,7 +26,7 @@ func ReplayWith(opts ...Option) ReplayOption {
 
 // ReplayAllowlist excuses the differences an allowlist file lists: one rule
 // a line, an operationId (or *) and a JSON path as the report shows it
-// ("createCharge $.card.bank_name", "* $.data[*].id", "getCustomer
+// ("createCharge $.card.bank_name", "* $[*].id", "getCustomer
 // @status"); a rule excuses its path and what is under it, # starts a
 // comment.
 func ReplayAllowlist(path string) ReplayOption {

@@ -149,7 +149,7 @@ keys come from --merchant-id, --private-key and --public-key or from
 OPENPAY_MERCHANT_ID, OPENPAY_PRIVATE_KEY and OPENPAY_PUBLIC_KEY.
 
 Allowlist: one rule a line, an operationId (or *) and a JSON path as the
-report shows it ($.card.bank_name, $.data[*].id, @status for the HTTP status);
+report shows it ($.card.bank_name, $[*].id, @status for the HTTP status);
 a rule excuses the path and what is under it; # starts a comment.
 
 Flags:

@@ -12,7 +12,7 @@ import (
 //
 //	# the sandbox's store references are longer than the server's
 //	createCharge     $.payment_method.reference
-//	*                $.data[*].card.bank_name
+//	*                $[*].card.bank_name
 //	getCustomer      @status
 //
 // A rule is an operationId (or * for any) and a path as reports show it.

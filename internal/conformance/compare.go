@@ -17,7 +17,7 @@ type Difference struct {
 	Seq       int    `json:"seq"`
 	Operation string `json:"operation"`
 	// Path is where: a JSON path into the answer ($.card.brand,
-	// $.data[0].id), or StatusPath for the HTTP status.
+	// $[0].id), or StatusPath for the HTTP status.
 	Path string `json:"path"`
 	// Kind is "status", "missing key", "extra key", "type", "value",
 	// "shape", "length" or "not replayed".

@@ -179,7 +179,7 @@ func isAlnum(c byte) bool {
 }
 
 // childPath and indexPath build the JSON paths reports and cassettes use:
-// $.card.card_number, $.data[0].id, $["odd name"].
+// $.card.card_number, $[0].id, $["odd name"].
 func childPath(path, key string) string {
 	if key != "" && strings.IndexFunc(key, func(r rune) bool {
 		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
