@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/openpay-go/openpay/internal/cardnum"
 )
@@ -21,8 +22,8 @@ type Target struct {
 	PrivateKey string
 	// PublicKey authenticates the requests recorded with a public key.
 	PublicKey string
-	// Client sends the requests; nil means http.DefaultClient. Redirects
-	// are never followed.
+	// Client sends the requests; nil means a client with a one-minute
+	// timeout. Redirects are never followed.
 	Client *http.Client
 }
 
@@ -50,7 +51,7 @@ func Replay(ctx context.Context, c *Cassette, t Target, allow *Allowlist) (*Repo
 	}
 	client := t.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = &http.Client{Timeout: time.Minute}
 	}
 	nc := *client
 	nc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
