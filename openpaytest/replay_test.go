@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/openpay-go/openpay/internal/conformance"
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
@@ -45,6 +46,9 @@ func TestReplayReportsDifferences(t *testing.T) {
 	require.NotEqual(t, string(b), altered)
 	path := filepath.Join(t.TempDir(), "altered.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(altered), 0o644))
+	found, err := conformance.ScanFile(path)
+	require.NoError(t, err)
+	assert.Empty(t, found, "the cassette holds no secret")
 
 	fake := &recordingTB{TB: t}
 	openpaytest.Replay(fake, path)

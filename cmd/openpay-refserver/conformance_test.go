@@ -56,15 +56,21 @@ func recordWithCLI(t *testing.T) string {
 	cancel()
 	require.Equal(t, exitOK, <-done, "stderr: %s", stderr.String())
 	assert.Contains(t, stderr.String(), "5 exchanges recorded")
-	found, err := conformance.ScanFile(out)
-	require.NoError(t, err)
-	assert.Empty(t, found, "the cassette holds no secret")
+	assertNoSecrets(t, out)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
 	for _, s := range []string{openpaytest.CardVisa, openpaytest.CardDeclined, upstream.PrivateKey, `"cvv2":"123"`} {
 		assert.NotContains(t, string(b), s)
 	}
 	return out
+}
+
+// assertNoSecrets scans a cassette the test wrote.
+func assertNoSecrets(t *testing.T, path string) {
+	t.Helper()
+	found, err := conformance.ScanFile(path)
+	require.NoError(t, err)
+	assert.Empty(t, found, "secrets in %s", path)
 }
 
 func runCLI(args ...string) (int, string, string) {
@@ -95,6 +101,7 @@ func TestRecordThenReplayCLI(t *testing.T) {
 	require.NoError(t, err)
 	altered := filepath.Join(t.TempDir(), "altered.jsonl")
 	require.NoError(t, os.WriteFile(altered, []byte(strings.Replace(string(b), `"error_code":3001`, `"error_code":3003`, 1)), 0o644))
+	assertNoSecrets(t, altered)
 	code, out, _ = runCLI("replay", "--json", altered)
 	require.Equal(t, exitDiffer, code, out)
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
@@ -117,6 +124,7 @@ func TestRecordThenReplayCLI(t *testing.T) {
 	s := strings.Replace(string(b), `"status":200,"response":{"address":null`, `"status":201,"response":{"adress":null`, 1)
 	require.NotEqual(t, string(b), s)
 	require.NoError(t, os.WriteFile(altered, []byte(s), 0o644))
+	assertNoSecrets(t, altered)
 	code, out, _ = runCLI("replay", altered)
 	assert.Equal(t, exitDiffer, code)
 	assert.Regexp(t, `(?m)^DIFFER\s+createCustomer\s`, out)
