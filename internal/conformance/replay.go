@@ -42,8 +42,9 @@ type Target struct {
 // security code by one that fits that card, and scrubbed webhook
 // credentials by placeholders.
 //
-// The error is for a replay that could not run (a cassette without the
-// target's country support is not one: its differences are reported).
+// The error is for a replay that could not run (a target that is no URL,
+// ctx done); whatever the target answers, or its silence, is reported as
+// differences.
 func Replay(ctx context.Context, c *Cassette, t Target, allow *Allowlist) (*Report, error) {
 	target, err := url.Parse(t.URL)
 	if err != nil || !target.IsAbs() {
@@ -104,7 +105,10 @@ func (r *replayer) one(ctx context.Context, e Exchange) []Difference {
 	if err != nil {
 		return []Difference{{Path: "$", Kind: "not replayed", Recorded: "a request", Replayed: err.Error()}}
 	}
-	u.Path, u.RawPath = r.mapPath(e.Path)
+	// A target with a base path (a server behind a prefix) keeps it.
+	p, raw := r.mapPath(e.Path)
+	base := strings.TrimSuffix(u.Path, "/")
+	u.Path, u.RawPath = base+p, base+raw
 	u.RawQuery = r.mapQuery(e.Query)
 	var body io.Reader
 	switch {
