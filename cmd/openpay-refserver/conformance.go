@@ -139,7 +139,7 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return f.Close()
 }
 
-const replayUsage = `Usage: openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json]
+const replayUsage = `Usage: openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
 
 Replays a cassette's requests in order against a fresh in-process reference
 server (or --target) and compares each answer with the recorded one. Prints a
@@ -164,6 +164,7 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	publicKey := fs.String("public-key", os.Getenv("OPENPAY_PUBLIC_KEY"), "with --target: the merchant's public key")
 	allowFile := fs.String("allow", "", "allowlist file of differences to excuse")
 	asJSON := fs.Bool("json", false, "write the report as JSON (for CI)")
+	balance := fs.String("merchant-balance", "", "opening balance of the in-process server's merchant (your sandbox merchant's funds, for merchant payouts)")
 	// The cassette may come before the flags or after them.
 	var paths []string
 	for {
@@ -194,6 +195,13 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 		var opts []openpaytest.Option
 		if cas.Header.Country != "" {
 			opts = append(opts, openpaytest.WithCountry(openpay.Country(cas.Header.Country)))
+		}
+		if *balance != "" {
+			a, err := openpay.NewAmount(*balance)
+			if err != nil {
+				return exitError, fmt.Errorf("--merchant-balance: %w", err)
+			}
+			opts = append(opts, openpaytest.WithMerchantBalance(a))
 		}
 		srv, err := openpaytest.Start(opts...)
 		if err != nil {

@@ -19,11 +19,11 @@ import (
 )
 
 // recordWithCLI runs `record` against a reference server standing in for
-// the sandbox, makes a few SDK calls through it, stops it and returns the
+// the sandbox, makes SDK calls through it (drive), stops it and returns the
 // cassette's path.
-func recordWithCLI(t *testing.T) string {
+func recordWithCLI(t *testing.T, drive func(c *openpay.Client), opts ...openpaytest.Option) string {
 	t.Helper()
-	upstream := openpaytest.NewServer(t)
+	upstream := openpaytest.NewServer(t, opts...)
 	out := filepath.Join(t.TempDir(), "flows.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
@@ -39,23 +39,11 @@ func recordWithCLI(t *testing.T) string {
 
 	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(strings.TrimSpace(line)), openpay.WithDefaultClientIP("198.51.100.7"))
 	require.NoError(t, err)
-	bg := context.Background()
-	cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
-	require.NoError(t, err)
-	card := openpay.CardDetails{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}
-	ch, err := c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("120.00"), Description: "Order 7", OrderID: "order-7", Card: card})
-	require.NoError(t, err)
-	_, err = c.Customer(cust.ID).Charges.Get(bg, ch.ID)
-	require.NoError(t, err)
-	card.CardNumber = openpaytest.CardDeclined
-	_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("5.00"), Description: "Order 8", OrderID: "order-8", Card: card})
-	require.ErrorIs(t, err, openpay.ErrCardDeclined)
-	_, err = c.Customers.Get(bg, "anosuchcustomer12345")
-	require.Error(t, err)
+	drive(c)
 
 	cancel()
 	require.Equal(t, exitOK, <-done, "stderr: %s", stderr.String())
-	assert.Contains(t, stderr.String(), "5 exchanges recorded")
+	assert.Contains(t, stderr.String(), "exchanges recorded")
 	assertNoSecrets(t, out)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -63,6 +51,26 @@ func recordWithCLI(t *testing.T) string {
 		assert.NotContains(t, string(b), s)
 	}
 	return out
+}
+
+// customerFlow creates a customer, charges a card twice (the second is
+// declined), reads the charge and asks for a customer that does not exist.
+func customerFlow(t *testing.T) func(c *openpay.Client) {
+	return func(c *openpay.Client) {
+		bg := context.Background()
+		cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
+		require.NoError(t, err)
+		card := openpay.CardDetails{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}
+		ch, err := c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("120.00"), Description: "Order 7", OrderID: "order-7", Card: card})
+		require.NoError(t, err)
+		_, err = c.Customer(cust.ID).Charges.Get(bg, ch.ID)
+		require.NoError(t, err)
+		card.CardNumber = openpaytest.CardDeclined
+		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("5.00"), Description: "Order 8", OrderID: "order-8", Card: card})
+		require.ErrorIs(t, err, openpay.ErrCardDeclined)
+		_, err = c.Customers.Get(bg, "anosuchcustomer12345")
+		require.Error(t, err)
+	}
 }
 
 // assertNoSecrets scans a cassette the test wrote.
@@ -80,7 +88,7 @@ func runCLI(args ...string) (int, string, string) {
 }
 
 func TestRecordThenReplayCLI(t *testing.T) {
-	path := recordWithCLI(t)
+	path := recordWithCLI(t, customerFlow(t))
 
 	code, out, errOut := runCLI("replay", path)
 	require.Equal(t, exitOK, code, "%s%s", out, errOut)
@@ -154,10 +162,30 @@ func TestRecordRefusals(t *testing.T) {
 	code, _, errOut := runCLI("replay")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, errOut, "one cassette")
+	code, _, errOut = runCLI("replay", filepath.Join("..", "..", "openpaytest", "testdata", "flows.jsonl"), "--merchant-balance", "ten")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--merchant-balance")
 	code, _, errOut = runCLI("replay", "x.jsonl", "--target", "http://127.0.0.1:1")
 	assert.Equal(t, exitError, code)
 	assert.NotEmpty(t, errOut)
 	code, usage, _ := runCLI("record", "--help")
 	assert.Equal(t, exitOK, code)
 	assert.Contains(t, usage, "-allow-upstream")
+}
+
+// TestReplayMerchantBalance: a merchant payout recorded against a merchant
+// with funds replays clean only when the in-process merchant has funds too.
+func TestReplayMerchantBalance(t *testing.T) {
+	path := recordWithCLI(t, func(c *openpay.Client) {
+		_, err := c.Payouts.Create(context.Background(), openpay.InlineBankAccountPayout{Amount: openpay.MustAmount("300.00"),
+			Description: "Withdrawal", OrderID: "payout-1", BankAccount: openpay.BankAccountRequest{HolderName: "Ana Gil", CLABE: "012680012426485980"}})
+		require.NoError(t, err)
+	}, openpaytest.WithMerchantBalance(openpay.MustAmount("5000.00")))
+
+	code, out, _ := runCLI("replay", path)
+	assert.Equal(t, exitDiffer, code, out)
+	assert.Contains(t, out, "#1 @status: status: 412, recorded 200", "the merchant has no funds: 4001")
+
+	code, out, _ = runCLI("replay", path, "--merchant-balance", "5000.00")
+	assert.Equal(t, exitOK, code, out)
 }
