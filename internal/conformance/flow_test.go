@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -159,4 +160,19 @@ func TestExampleCassette(t *testing.T) {
 	c, err := conformance.ReadCassette(exampleCassette)
 	require.NoError(t, err)
 	assert.Equal(t, 15, len(c.Exchanges))
+}
+
+// TestReplayTargetBehindAPrefix: a target's base path is kept.
+func TestReplayTargetBehindAPrefix(t *testing.T) {
+	cas, err := conformance.ReadCassette(exampleCassette)
+	require.NoError(t, err)
+	srv := openpaytest.NewServer(t)
+	prefixed := httptest.NewServer(http.StripPrefix("/gateway", srv.Handler()))
+	defer prefixed.Close()
+	rep, err := conformance.Replay(context.Background(), cas, conformance.Target{URL: prefixed.URL + "/gateway/", MerchantID: srv.MerchantID,
+		PrivateKey: srv.PrivateKey, PublicKey: srv.PublicKey}, nil)
+	require.NoError(t, err)
+	var text strings.Builder
+	require.NoError(t, rep.WriteText(&text))
+	assert.True(t, rep.OK(), text.String())
 }
