@@ -38,13 +38,11 @@ var ErrProductionUpstream = errors.New("the gateway's production hosts cannot be
 // own). country, when not empty, must be the sandbox host's; empty, it is
 // the host's, or Mexico for another host.
 func CheckUpstream(base string, allowOther bool, country openpay.Country) (*url.URL, openpay.Country, error) {
+	// The messages never repeat what was given: a URL may carry a key.
 	u, err := url.Parse(base)
-	if err != nil {
-		return nil, "", fmt.Errorf("upstream: %w", err)
-	}
-	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return nil, "", fmt.Errorf("upstream %q: want a base URL such as https://sandbox-api.openpay.mx", base)
+		return nil, "", errors.New("upstream: want a base URL with no credentials, path or query, such as https://sandbox-api.openpay.mx")
 	}
 	u.Path = ""
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
