@@ -7,6 +7,12 @@
 //	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
 //	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
+//	openpay-refserver record --out flows.jsonl [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
+//	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
+//
+// record and replay are the conformance recorder (the README's
+// "Conformance recording"): record a merchant's sandbox traffic once, replay
+// it against the reference server in CI.
 //
 // When the server is ready it prints one line on standard output, its base
 // URL (http://127.0.0.1:8080); API paths follow it (/v1/{merchant_id}/...).
@@ -70,8 +76,12 @@ func main() {
 }
 
 // cli runs the command and returns its exit status: 0 when the server shut
-// down cleanly or help was asked for, 2 otherwise, the error on stderr.
+// down cleanly or help was asked for, 2 otherwise, the error on stderr. The
+// subcommands record and replay (conformance.go) have their own.
 func cli(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "record" || args[0] == "replay") {
+		return conformanceCLI(ctx, args[0], args[1:], stdout, stderr)
+	}
 	err := run(ctx, args, stdout, stderr)
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):

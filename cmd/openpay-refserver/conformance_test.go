@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/conformance"
+	"github.com/openpay-go/openpay/openpaytest"
+)
+
+// recordWithCLI runs `record` against a reference server standing in for
+// the sandbox, makes SDK calls through it (drive), stops it and returns the
+// cassette's path.
+func recordWithCLI(t *testing.T, drive func(c *openpay.Client), opts ...openpaytest.Option) string {
+	t.Helper()
+	upstream := openpaytest.NewServer(t, opts...)
+	out := filepath.Join(t.TempDir(), "flows.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- cli(ctx, []string{"record", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out}, pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(strings.TrimSpace(line)), openpay.WithDefaultClientIP("198.51.100.7"))
+	require.NoError(t, err)
+	drive(c)
+
+	cancel()
+	require.Equal(t, exitOK, <-done, "stderr: %s", stderr.String())
+	assert.Contains(t, stderr.String(), "exchanges recorded")
+	assertNoSecrets(t, out)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	for _, s := range []string{openpaytest.CardVisa, openpaytest.CardDeclined, upstream.PrivateKey, `"cvv2":"123"`} {
+		assert.NotContains(t, string(b), s)
+	}
+	return out
+}
+
+// customerFlow creates a customer, charges a card twice (the second is
+// declined), reads the charge and asks for a customer that does not exist.
+func customerFlow(t *testing.T) func(c *openpay.Client) {
+	return func(c *openpay.Client) {
+		bg := context.Background()
+		cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
+		require.NoError(t, err)
+		card := openpay.CardDetails{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}
+		ch, err := c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("120.00"), Description: "Order 7", OrderID: "order-7", Card: card})
+		require.NoError(t, err)
+		_, err = c.Customer(cust.ID).Charges.Get(bg, ch.ID)
+		require.NoError(t, err)
+		card.CardNumber = openpaytest.CardDeclined
+		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("5.00"), Description: "Order 8", OrderID: "order-8", Card: card})
+		require.ErrorIs(t, err, openpay.ErrCardDeclined)
+		_, err = c.Customers.Get(bg, "anosuchcustomer12345")
+		require.Error(t, err)
+	}
+}
+
+// assertNoSecrets scans a cassette the test wrote.
+func assertNoSecrets(t *testing.T, path string) {
+	t.Helper()
+	found, err := conformance.ScanFile(path)
+	require.NoError(t, err)
+	assert.Empty(t, found, "secrets in %s", path)
+}
+
+func runCLI(args ...string) (int, string, string) {
+	var stdout, stderr strings.Builder
+	code := cli(context.Background(), args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestRecordThenReplayCLI(t *testing.T) {
+	path := recordWithCLI(t, customerFlow(t))
+
+	code, out, errOut := runCLI("replay", path)
+	require.Equal(t, exitOK, code, "%s%s", out, errOut)
+	assert.Regexp(t, `(?m)^agree\s+createCustomerCharge\s+2 exchanges`, out)
+	assert.Contains(t, out, "0 differ;")
+
+	// --json, flags after the cassette.
+	code, out, _ = runCLI("replay", path, "--json")
+	require.Equal(t, exitOK, code)
+	var rep conformance.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, 5, rep.Exchanges)
+	assert.Zero(t, rep.Differ)
+
+	// An altered error code: reported with the operation and the path,
+	// exit status 1.
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	altered := filepath.Join(t.TempDir(), "altered.jsonl")
+	require.NoError(t, os.WriteFile(altered, []byte(strings.Replace(string(b), `"error_code":3001`, `"error_code":3003`, 1)), 0o644))
+	assertNoSecrets(t, altered)
+	code, out, _ = runCLI("replay", "--json", altered)
+	require.Equal(t, exitDiffer, code, out)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	var differ []string
+	for _, o := range rep.Operations {
+		if !o.Agree {
+			differ = append(differ, o.Operation+" "+o.First.Path)
+		}
+	}
+	assert.Equal(t, []string{"createCustomerCharge $.error_code"}, differ)
+
+	// The allowlist excuses it.
+	allow := filepath.Join(t.TempDir(), "allow.txt")
+	require.NoError(t, os.WriteFile(allow, []byte("# our declines\ncreateCustomerCharge $.error_code\n"), 0o644))
+	code, out, _ = runCLI("replay", altered, "--allow", allow)
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "1 difference excused")
+
+	// An altered key and status in the text report.
+	s := strings.Replace(string(b), `"status":200,"response":{"address":null`, `"status":201,"response":{"adress":null`, 1)
+	require.NotEqual(t, string(b), s)
+	require.NoError(t, os.WriteFile(altered, []byte(s), 0o644))
+	assertNoSecrets(t, altered)
+	code, out, _ = runCLI("replay", altered)
+	assert.Equal(t, exitDiffer, code)
+	assert.Regexp(t, `(?m)^DIFFER\s+createCustomer\s`, out)
+	assert.Contains(t, out, "#1 @status: status: 200, recorded 201")
+}
+
+func TestRecordRefusals(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.jsonl")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--upstream", "https://api.openpay.mx", "--allow-upstream"}, "production"},
+		{[]string{"--country", "co", "--upstream", "https://api.openpay.co"}, "production"},
+		{[]string{"--upstream", "http://127.0.0.1:1"}, "not a sandbox host"},
+		{[]string{"--listen", "0.0.0.0:0"}, "loopback only"},
+		{[]string{"--country", "xx"}, "--country"},
+		{[]string{"--upstream", "https://sandbox-api.openpay.pe", "--country", "mx", "--listen", "127.0.0.1:0"}, "does not match"},
+	} {
+		code, _, errOut := runCLI(append([]string{"record", "--out", out}, tt.args...)...)
+		assert.Equal(t, exitError, code, "%v", tt.args)
+		assert.Contains(t, errOut, tt.want, "%v", tt.args)
+	}
+	_, err := os.Stat(out)
+	assert.ErrorIs(t, err, os.ErrNotExist, "a refusal leaves no cassette behind")
+
+	code, _, errOut := runCLI("replay")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "one cassette")
+	code, _, errOut = runCLI("replay", filepath.Join("..", "..", "openpaytest", "testdata", "flows.jsonl"), "--merchant-balance", "ten")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--merchant-balance")
+	code, _, errOut = runCLI("replay", "x.jsonl", "--target", "http://127.0.0.1:1")
+	assert.Equal(t, exitError, code)
+	assert.NotEmpty(t, errOut)
+	code, usage, _ := runCLI("record", "--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, usage, "-allow-upstream")
+}
+
+// TestReplayMerchantBalance: a merchant payout recorded against a merchant
+// with funds replays clean only when the in-process merchant has funds too.
+func TestReplayMerchantBalance(t *testing.T) {
+	path := recordWithCLI(t, func(c *openpay.Client) {
+		_, err := c.Payouts.Create(context.Background(), openpay.InlineBankAccountPayout{Amount: openpay.MustAmount("300.00"),
+			Description: "Withdrawal", OrderID: "payout-1", BankAccount: openpay.BankAccountRequest{HolderName: "Ana Gil", CLABE: "012680012426485980"}})
+		require.NoError(t, err)
+	}, openpaytest.WithMerchantBalance(openpay.MustAmount("5000.00")))
+
+	code, out, _ := runCLI("replay", path)
+	assert.Equal(t, exitDiffer, code, out)
+	assert.Contains(t, out, "#1 @status: status: 412, recorded 200", "the merchant has no funds: 4001")
+
+	code, out, _ = runCLI("replay", path, "--merchant-balance", "5000.00")
+	assert.Equal(t, exitOK, code, out)
+}
