@@ -655,7 +655,7 @@ type AlipayCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -725,7 +725,7 @@ type BankCharge struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -771,50 +771,50 @@ type CaptureRequest struct {
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
-// Card A stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack `id` and `creation_date`.
+// Card is a stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack ID and CreationDate.
 type Card struct {
 	Address *Address `json:"address,omitempty"`
 
-	// AllowsCharges Whether the card can be charged.
+	// AllowsCharges says whether the card can be charged.
 	AllowsCharges bool `json:"allows_charges"`
 
-	// AllowsPayouts Whether payouts can be sent to the card.
+	// AllowsPayouts says whether payouts can be sent to the card.
 	AllowsPayouts bool `json:"allows_payouts"`
 
-	// BankCode Issuing bank's code in the bank catalogue.
+	// BankCode is the issuing bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// BankName Issuing bank.
+	// BankName is the issuing bank's name.
 	BankName string `json:"bank_name"`
 
-	// Brand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+	// Brand is the card's network.
 	Brand CardBrand `json:"brand"`
 
-	// CardNumber Masked number; only the last digits (and sometimes the first six) are visible.
+	// CardNumber is the masked number: only the last digits, and sometimes the first six, are visible.
 	//
 	// Example: 411111XXXXXX1111
 	CardNumber   string    `json:"card_number"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 
-	// CustomerID Owner customer; null for a merchant-level card.
+	// CustomerID is the customer that owns the card; empty for a card stored at merchant level.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit month.
+	// ExpirationMonth is the expiration month, two digits.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Two-digit year.
+	// ExpirationYear is the expiration year, two digits.
 	//
 	// Example: 25
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 	ID             string `json:"id,omitempty,omitzero"`
 
-	// PointsCard Whether the card belongs to a reward-points programme.
+	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 
-	// Type Kind of card as the issuer reports it (debit, credit, cash, ...).
+	// Type is the kind of card as the issuer reports it (debit, credit, cash, ...).
 	//
 	// Example: debit
 	Type string `json:"type"`
@@ -851,7 +851,7 @@ type CardBIN struct {
 	Type string `json:"type"`
 }
 
-// CardBrand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+// CardBrand is a card network: visa, mastercard, carnet or american_express. Expect values not listed here.
 type CardBrand string
 
 // CardCharge Charge to a stored card or a token (`source_id`). With `capture` false the charge only authorizes the amount, to be captured or cancelled later. With `use_3d_secure` true and a `redirect_url` the charge waits in `charge_pending` with a redirect `payment_method` and the payer returns to `redirect_url?id=<charge id>`.
@@ -862,10 +862,10 @@ type CardCharge struct {
 	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency TODO
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer *ChargeCustomer `json:"customer,omitempty"`
 
 	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
@@ -878,7 +878,7 @@ type CardCharge struct {
 	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Metadata TODO
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method Always `card` for this variant.
@@ -887,7 +887,7 @@ type CardCharge struct {
 	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+	// PaymentPlan TODO
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -902,13 +902,13 @@ type CardCharge struct {
 	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`). The interface's table types this field as a string; the gateway takes the JSON boolean.
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+	// UseCardPoints TODO
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
 // CardDetails Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
 type CardDetails struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
 	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
@@ -949,28 +949,22 @@ type CardPayout struct {
 
 // CardPoints Reward points used to pay (part of) a charge.
 type CardPoints struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount TODO
 	Amount Amount `json:"amount"`
 
 	// Caption Text the programme asks to print on the receipt.
 	Caption string `json:"caption,omitempty,omitzero"`
 
-	// Remaining An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Remaining TODO
 	Remaining Decimal `json:"remaining"`
 
-	// Used An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Used TODO
 	Used Decimal `json:"used"`
 }
 
 // CardRequest Card to store, from its data. With the public key this is the one operation (with token creation) a browser may call.
 type CardRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
 	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
@@ -1021,10 +1015,10 @@ type CardUpdateResponse map[string]interface{}
 
 // ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress TODO
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1032,7 +1026,7 @@ type ChargeCustomer struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI) in Mexico and a PSE bank payment in Colombia (PSECharge); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
+// ChargeMethod is the payment method of a charge request: card (stored cards, tokens, card data, the payment form and IVR charges), store (cash at a convenience store), bank_account (a SPEI transfer in Mexico, a PSE payment in Colombia) or alipay (the wallet).
 type ChargeMethod string
 
 // ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
@@ -1045,17 +1039,13 @@ type ChargeUpdateRequest struct {
 
 // Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
 type Checkout struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount TODO
 	Amount Amount `json:"amount"`
 
 	// CheckoutLink The hosted page where the payer pays. Its host is the merchant's country's, as in every URL the gateway answers (a Colombian merchant's links are on the `openpay.co` host of the environment, a Peruvian's on `openpay.pe`); no source shows the gateway's own path, so the reference server's is `/checkout/{merchant_id}/{id}` on its own address.
 	CheckoutLink string `json:"checkout_link"`
 
-	// CreationDate A timestamp as checkouts carry it: ISO 8601 with milliseconds and an offset without a colon (`2021-10-15T23:36:00.000-0500`, the gateway's echo of an expiration date), or RFC 3339 with a colon in the offset. Clients accept both; the reference server writes the first.
-	//
-	// Example: 2021-10-15T23:36:00.000-0500
+	// CreationDate TODO
 	CreationDate FlexTime `json:"creation_date"`
 
 	// Currency Currency of the amount (ISO 4217).
@@ -1075,7 +1065,7 @@ type Checkout struct {
 	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+	// Status TODO
 	Status CheckoutStatus `json:"status"`
 
 	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`; a failed one the payer may follow with another attempt; or one that waits for the payer (`charge_pending` on the 3-D Secure or PSE bank page, a store charge `in_progress` with its `payment_method` reference and barcode), while which the checkout takes no other payment and which completes the checkout when it completes.
@@ -1090,7 +1080,7 @@ type CheckoutRequest struct {
 	// Currency Currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise: no USD link, since a store or PSE payment takes the own currency only).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -1115,7 +1105,14 @@ type CheckoutRequest struct {
 	SendEmail *bool `json:"send_email,omitempty"`
 }
 
-// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+// CheckoutStatus is the status of a checkout (payment link):
+//
+//   - available: the link takes a payment
+//   - completed: paid; its transaction is a completed charge (possibly refunded or disputed since)
+//   - expired: its expiration date passed unpaid
+//   - cancelled: the merchant cancelled it
+//
+// An update may set available or cancelled only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Expect values not listed here.
 type CheckoutStatus string
 
 // CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
@@ -1126,7 +1123,7 @@ type CheckoutUpdateRequest struct {
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 }
 
-// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+// Currency is an ISO 4217 currency code. The account's country decides which a charge may use: Mexican accounts take MXN (the default) and USD; Colombian accounts COP (the default), and USD on card charges; Peruvian accounts PEN (the default), and USD on card charges. Any other currency is refused with error 1003. A charge in a currency other than the account's carries an exchange rate.
 type Currency string
 
 // Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
@@ -1140,7 +1137,7 @@ type Customer struct {
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress TODO
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
@@ -1151,10 +1148,10 @@ type Customer struct {
 	Name        string `json:"name"`
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Status Status of a customer. Unknown values must be tolerated.
+	// Status TODO
 	Status CustomerStatus `json:"status,omitempty,omitzero"`
 
-	// Store Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+	// Store TODO
 	Store *StoreReference `json:"store,omitempty"`
 }
 
@@ -1170,10 +1167,10 @@ type CustomerAddress struct {
 
 // CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress TODO
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
@@ -1187,15 +1184,15 @@ type CustomerRequest struct {
 	RequiresAccount bool `json:"requires_account,omitempty,omitzero"`
 }
 
-// CustomerStatus Status of a customer. Unknown values must be tolerated.
+// CustomerStatus is the status of a customer. Expect values not listed here.
 type CustomerStatus string
 
 // CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
 type CustomerUpdateRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress TODO
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1203,96 +1200,57 @@ type CustomerUpdateRequest struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
-// and category, listed in `x-error-codes`. 3007 is not defined. Using
-// `use_card_points` with a card whose `points_card` is false fails with a code
-// the gateway does not document. Clients must tolerate codes not listed here.
+// ErrorCode is a gateway error code (error_code). Each code comes with a fixed HTTP status and category. Expect codes not listed here: using UseCardPoints with a card whose PointsCard is false, for one, fails with a code the gateway does not document.
 //
-// * 1000 (HTTP 500, internal): Internal server error.
-// * 1001 (HTTP 400, request): The body is not valid JSON, a field has the wrong format, or a required field is missing.
-// * 1002 (HTTP 401, request): The request is not authenticated, or the credentials are wrong.
-// * 1003 (HTTP 422, request): A parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
-// * 1004 (HTTP 503, internal): A service the gateway needs is unavailable.
-// * 1005 (HTTP 404, request): A resource the request names does not exist.
-// * 1006 (HTTP 409, request): A transaction with the same order_id already exists.
-// * 1007 (HTTP 402, gateway): The transfer of funds between the bank account or card and the account was rejected.
-// * 1008 (HTTP 423, request): One of the accounts the request needs is deactivated.
-// * 1009 (HTTP 413, request): The request body is too large.
-// * 1010 (HTTP 403, request): The public key was used where the private key is required, or the private key was used from a browser.
-// * 2001 (HTTP 409, request): A bank account with this CLABE is already registered on the customer.
-// * 2002 (HTTP 409, request): A card with this number is already registered on the customer.
-// * 2003 (HTTP 409, request): A customer with this external_id already exists.
-// * 2004 (HTTP 422, request): The card number fails the Luhn check.
-// * 2005 (HTTP 400, request): The card expiration date is in the past.
-// * 2006 (HTTP 400, request): The card security code (CVV2) was not sent.
-// * 2007 (HTTP 412, request): The card number is a test number, valid only in the sandbox.
-// * 2008 (HTTP 412, request): The card is not valid for points.
-// * 2009 (HTTP 412, request): The card security code (CVV2) is not valid.
-// * 3001 (HTTP 402, gateway): The card was declined.
-// * 3002 (HTTP 402, gateway): The card has expired.
-// * 3003 (HTTP 402, gateway): The card has insufficient funds.
-// * 3004 (HTTP 402, gateway): The card was reported stolen.
-// * 3005 (HTTP 402, gateway): The card was rejected by the anti-fraud system.
-// * 3006 (HTTP 412, gateway): The operation is not allowed for this customer or transaction.
-// * 3008 (HTTP 412, gateway): The card does not support online transactions.
-// * 3009 (HTTP 402, gateway): The card was reported lost.
-// * 3010 (HTTP 402, gateway): The bank has restricted the card.
-// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
-// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
-// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
+//   - 1000 (HTTP 500, internal): internal server error.
+//   - 1001 (HTTP 400, request): the body is not valid JSON, a field has the wrong format, or a required field is missing.
+//   - 1002 (HTTP 401, request): the request is not authenticated, or the credentials are wrong.
+//   - 1003 (HTTP 422, request): a parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
+//   - 1004 (HTTP 503, internal): a service the gateway needs is unavailable.
+//   - 1005 (HTTP 404, request): a resource the request names does not exist.
+//   - 1006 (HTTP 409, request): a transaction with the same order_id already exists.
+//   - 1007 (HTTP 402, gateway): the transfer of funds between the bank account or card and the account was rejected.
+//   - 1008 (HTTP 423, request): one of the accounts the request needs is deactivated.
+//   - 1009 (HTTP 413, request): the request body is too large.
+//   - 1010 (HTTP 403, request): the public key was used where the private key is required, or the private key was used from a browser.
+//   - 2001 (HTTP 409, request): a bank account with this CLABE is already registered on the customer.
+//   - 2002 (HTTP 409, request): a card with this number is already registered on the customer.
+//   - 2003 (HTTP 409, request): a customer with this external_id already exists.
+//   - 2004 (HTTP 422, request): the card number fails the Luhn check.
+//   - 2005 (HTTP 400, request): the card expiration date is in the past.
+//   - 2006 (HTTP 400, request): the card security code (CVV2) was not sent.
+//   - 2007 (HTTP 412, request): the card number is a test number, valid only in the sandbox.
+//   - 2008 (HTTP 412, request): the card is not valid for points.
+//   - 2009 (HTTP 412, request): the card security code (CVV2) is not valid.
+//   - 3001 (HTTP 402, gateway): the card was declined.
+//   - 3002 (HTTP 402, gateway): the card has expired.
+//   - 3003 (HTTP 402, gateway): the card has insufficient funds.
+//   - 3004 (HTTP 402, gateway): the card was reported stolen.
+//   - 3005 (HTTP 402, gateway): the card was rejected by the anti-fraud system.
+//   - 3006 (HTTP 412, gateway): the operation is not allowed for this customer or transaction.
+//   - 3008 (HTTP 412, gateway): the card does not support online transactions.
+//   - 3009 (HTTP 402, gateway): the card was reported lost.
+//   - 3010 (HTTP 402, gateway): the bank has restricted the card.
+//   - 3011 (HTTP 402, gateway): the bank asked to retain the card.
+//   - 3012 (HTTP 412, gateway): the bank must authorize this payment (the payer should call the bank).
+//   - 4001 (HTTP 412, request): the account (merchant or customer balance) has insufficient funds.
 type ErrorCode = Code
 
 // ErrorResponse Body of every error response. `http_code` repeats the HTTP status; it is a number in real responses and a string in the field table, so it is read as either.
 type ErrorResponse struct {
-	// Category Class of an error. `request`: caused by the request (invalid data, missing funds, a transfer to a missing account); `internal`: a failure inside the gateway (rare); `gateway`: moving funds between the card or bank and the account failed (card declines).
+	// Category TODO
 	Category Category `json:"category"`
 
 	// Description Human-readable explanation.
 	Description string `json:"description"`
 
-	// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
-	// and category, listed in `x-error-codes`. 3007 is not defined. Using
-	// `use_card_points` with a card whose `points_card` is false fails with a code
-	// the gateway does not document. Clients must tolerate codes not listed here.
-	//
-	// * 1000 (HTTP 500, internal): Internal server error.
-	// * 1001 (HTTP 400, request): The body is not valid JSON, a field has the wrong format, or a required field is missing.
-	// * 1002 (HTTP 401, request): The request is not authenticated, or the credentials are wrong.
-	// * 1003 (HTTP 422, request): A parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
-	// * 1004 (HTTP 503, internal): A service the gateway needs is unavailable.
-	// * 1005 (HTTP 404, request): A resource the request names does not exist.
-	// * 1006 (HTTP 409, request): A transaction with the same order_id already exists.
-	// * 1007 (HTTP 402, gateway): The transfer of funds between the bank account or card and the account was rejected.
-	// * 1008 (HTTP 423, request): One of the accounts the request needs is deactivated.
-	// * 1009 (HTTP 413, request): The request body is too large.
-	// * 1010 (HTTP 403, request): The public key was used where the private key is required, or the private key was used from a browser.
-	// * 2001 (HTTP 409, request): A bank account with this CLABE is already registered on the customer.
-	// * 2002 (HTTP 409, request): A card with this number is already registered on the customer.
-	// * 2003 (HTTP 409, request): A customer with this external_id already exists.
-	// * 2004 (HTTP 422, request): The card number fails the Luhn check.
-	// * 2005 (HTTP 400, request): The card expiration date is in the past.
-	// * 2006 (HTTP 400, request): The card security code (CVV2) was not sent.
-	// * 2007 (HTTP 412, request): The card number is a test number, valid only in the sandbox.
-	// * 2008 (HTTP 412, request): The card is not valid for points.
-	// * 2009 (HTTP 412, request): The card security code (CVV2) is not valid.
-	// * 3001 (HTTP 402, gateway): The card was declined.
-	// * 3002 (HTTP 402, gateway): The card has expired.
-	// * 3003 (HTTP 402, gateway): The card has insufficient funds.
-	// * 3004 (HTTP 402, gateway): The card was reported stolen.
-	// * 3005 (HTTP 402, gateway): The card was rejected by the anti-fraud system.
-	// * 3006 (HTTP 412, gateway): The operation is not allowed for this customer or transaction.
-	// * 3008 (HTTP 412, gateway): The card does not support online transactions.
-	// * 3009 (HTTP 402, gateway): The card was reported lost.
-	// * 3010 (HTTP 402, gateway): The bank has restricted the card.
-	// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
-	// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
-	// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
+	// ErrorCode TODO
 	ErrorCode ErrorCode `json:"error_code"`
 
 	// FraudRules Anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
-	// HTTPCode An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
+	// HTTPCode TODO
 	HTTPCode FlexInt `json:"http_code"`
 
 	// RequestID Identifier of the request, for support.
@@ -1302,23 +1260,21 @@ type ErrorResponse struct {
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
+// EventType is the type of a webhook event. Besides the verification, charge, subscription, payout, transfer, fee, bank receipt (spei.received) and chargeback types, the gateway sends charge.rescored.to.decline, fee.refund.succeeded, the order.* types and transaction.expired (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events, nor fee events in Peru: a webhook of such an account refuses those types with error 1003. The gateway adds types without notice: accept and ignore the types you do not know.
 type EventType string
 
-// ExchangeRate Conversion applied when the charge currency differs from the account currency.
+// ExchangeRate is the conversion applied when a charge's currency differs from the account's.
 type ExchangeRate struct {
-	// Date Day of the rate (yyyy-mm-dd).
+	// Date is the day of the rate (yyyy-mm-dd).
 	Date Date `json:"date"`
 
-	// From Currency converted from (ISO 4217).
+	// From is the currency converted from (ISO 4217).
 	From string `json:"from"`
 
-	// To Currency converted to (ISO 4217).
+	// To is the currency converted to (ISO 4217).
 	To string `json:"to"`
 
-	// Value An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Value is the rate: units of To for one unit of From.
 	Value Decimal `json:"value"`
 }
 
@@ -1343,49 +1299,31 @@ type FeeRequest struct {
 
 // FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
 type FeesSummary struct {
-	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Charged TODO
 	Charged Amount `json:"charged"`
 
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustments TODO
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustmentsTax TODO
 	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
 
-	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedTax TODO
 	ChargedTax Amount `json:"charged_tax"`
 
-	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Refunded TODO
 	Refunded Amount `json:"refunded"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustments TODO
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 
-	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustmentsTax TODO
 	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
 
-	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedTax TODO
 	RefundedTax Amount `json:"refunded_tax"`
 
-	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Total TODO
 	Total Amount `json:"total"`
 }
 
@@ -1409,14 +1347,14 @@ type IVRCharge struct {
 	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
 	Confirm string `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency TODO
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Metadata TODO
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method Always `card` for this variant.
@@ -1434,7 +1372,7 @@ type InlineBankAccountPayout struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// BankAccount Bank account to store on a customer, or to pay out to.
+	// BankAccount TODO
 	BankAccount BankAccountRequest `json:"bank_account"`
 	Description string             `json:"description"`
 
@@ -1453,13 +1391,13 @@ type InlineCardCharge struct {
 	// Capture True (the default) charges at once; false only authorizes the amount.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card TODO
 	Card CardDetails `json:"card"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency TODO
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -1469,7 +1407,7 @@ type InlineCardCharge struct {
 	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Metadata TODO
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method Always `card` for this variant.
@@ -1478,7 +1416,7 @@ type InlineCardCharge struct {
 	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+	// PaymentPlan TODO
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
 	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
@@ -1490,7 +1428,7 @@ type InlineCardCharge struct {
 	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+	// UseCardPoints TODO
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
@@ -1499,7 +1437,7 @@ type InlineCardPayout struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Card Card that receives a payout.
+	// Card TODO
 	Card        PayoutCardDetails `json:"card"`
 	Description string            `json:"description"`
 
@@ -1512,9 +1450,7 @@ type InlineCardPayout struct {
 
 // Merchant The merchant account.
 type Merchant struct {
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Balance TODO
 	Balance Amount `json:"balance"`
 
 	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance; null for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
@@ -1525,17 +1461,17 @@ type Merchant struct {
 	Name         string    `json:"name"`
 	Phone        string    `json:"phone,omitempty,omitzero"`
 
-	// Status Status of the merchant account. A deleted merchant can make no transaction.
+	// Status TODO
 	Status MerchantStatus `json:"status"`
 }
 
-// MerchantStatus Status of the merchant account. A deleted merchant can make no transaction.
+// MerchantStatus is the status of the merchant account. A deleted merchant can make no transaction.
 type MerchantStatus string
 
 // Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 type Metadata map[string]string
 
-// OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
+// OperationType is the effect of a transaction on the balance that owns it: in (a credit) or out (a debit).
 type OperationType string
 
 // PSECharge Colombia: a payment from the payer's bank account through PSE (the ACH network's online bank payments). The answer is `charge_pending` with a redirect `payment_method` whose `url` takes the payer to the bank; the payer then returns to `redirect_url` with `id={charge id}` added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a `transaction.expired` event). It is sent to the charges path with `method` bank_account (as the vendor's Node, Python and Ruby clients do) or to the pse path (the Colombian documentation, the PHP client). Mexican accounts read `bank_account` as a SPEI charge (BankCharge), which takes no `redirect_url`: a PSE body there answers 1003; Peruvian accounts have neither (1003 naming `method`). Clients refuse, before sending, a PSE charge without `redirect_url` or in a currency other than COP. Merchant-level charges carry the payer in `customer`, with a `customer_address`.
@@ -1546,7 +1482,7 @@ type PSECharge struct {
 	// Currency COP, the only currency of PSE (the default when absent).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -1563,49 +1499,54 @@ type PSECharge struct {
 	RedirectURL string `json:"redirect_url"`
 }
 
-// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+// PaymentMethod says what the payer must do to complete a charge that is not paid at once. Type says which fields are set:
+//
+//   - redirect (payment form, 3-D Secure, wallet and PSE charges): URL
+//   - store: Reference and BarcodeURL; in Mexico also PaybinReference and BarcodePaybinURL
+//   - bank_transfer: Agreement, Bank, CLABE and Name
+//   - ivr: PhoneNumber, IVRKey and Attempts
 type PaymentMethod struct {
-	// Agreement (bank_transfer) Collection agreement number.
+	// Agreement is, for a bank transfer, the collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
 
-	// Attempts (ivr) Payment attempts made so far.
+	// Attempts is, for a payment by phone, the number of payment attempts made so far.
 	Attempts int `json:"attempts,omitempty,omitzero"`
 
-	// Bank (bank_transfer) Bank that receives the transfer.
+	// Bank is, for a bank transfer, the bank that receives it.
 	Bank string `json:"bank,omitempty,omitzero"`
 
-	// BarcodePaybinURL (store) Image of the Paybin reference as a Code 128 barcode.
+	// BarcodePaybinURL is, for a store payment, the Paybin reference as a Code 128 barcode image.
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 
-	// BarcodeURL (store) Image of the reference as a Code 128 barcode.
+	// BarcodeURL is, for a store payment, the reference as a Code 128 barcode image.
 	BarcodeURL string `json:"barcode_url,omitempty,omitzero"`
 
-	// CLABE (bank_transfer) Account number (CLABE) to transfer to.
+	// CLABE is, for a bank transfer, the account number (CLABE) to transfer to.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// IVRKey (ivr) Key the payer types during the call.
+	// IVRKey is, for a payment by phone, the key the payer types during the call.
 	IVRKey int64 `json:"ivr_key,omitempty,omitzero"`
 
-	// Name (bank_transfer) Reference the payer must quote with the transfer.
+	// Name is, for a bank transfer, the reference the payer must quote with it.
 	Name string `json:"name,omitempty,omitzero"`
 
-	// PaybinReference (store) Alternative reference for the Paybin network.
+	// PaybinReference is, for a store payment, the reference for the Paybin network.
 	PaybinReference string `json:"paybin_reference,omitempty,omitzero"`
 
-	// PhoneNumber (ivr) Number the payer calls.
+	// PhoneNumber is, for a payment by phone, the number the payer calls.
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Reference (store) Payment reference the payer shows at the store.
+	// Reference is, for a store payment, the reference the payer shows at the store.
 	Reference string `json:"reference,omitempty,omitzero"`
 
-	// Type Which instructions a PaymentMethod object carries.
+	// Type says which instructions this object carries, and so which fields are set.
 	Type PaymentMethodType `json:"type"`
 
-	// URL (redirect) Address where the payer completes the payment: `{base}/v1/{merchant_id}/charges/{id}/card_capture` for a payment-form charge (`confirm` false), `{base}/v1/{merchant_id}/charges/{id}/redirect/` for a 3-D Secure or Alipay charge. The payer's browser opens it (HTML, no credentials); when the payer is done it is sent back to the charge's `redirect_url` with `id={charge id}` added (after `&` when that URL has a query already). These browser pages are not API operations, so no path of this document describes them.
+	// URL is, for a redirect, the page where the payer completes the payment in a browser (no credentials needed). When the payer is done, the browser goes back to the charge's redirect URL with id={charge id} added (after & when that URL has a query already).
 	URL string `json:"url,omitempty,omitzero"`
 }
 
-// PaymentMethodType Which instructions a PaymentMethod object carries.
+// PaymentMethodType says which instructions a PaymentMethod carries.
 type PaymentMethodType string
 
 // PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
@@ -1625,9 +1566,7 @@ type PaynetChain struct {
 	// Logo Logo image.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// MaxAmount TODO
 	MaxAmount Amount `json:"max_amount"`
 	Name      string `json:"name"`
 
@@ -1647,7 +1586,7 @@ type PayoutCardDetails struct {
 	HolderName string `json:"holder_name"`
 }
 
-// PayoutMethod Destination kind of a payout, a bank account or a card. Requests may write it in any case (x-openpay-lenient enum-case).
+// PayoutMethod is where a payout goes: a bank account or a card.
 type PayoutMethod string
 
 // PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
@@ -1655,32 +1594,22 @@ type PayoutReportType string
 
 // PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustments TODO
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// In TODO
 	In Amount `json:"in"`
 
-	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Out TODO
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustments TODO
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 }
 
 // Plan A recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount TODO
 	Amount       Amount    `json:"amount"`
 	CreationDate time.Time `json:"creation_date"`
 
@@ -1692,16 +1621,16 @@ type Plan struct {
 	// RepeatEvery Number of `repeat_unit`s between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+	// RepeatUnit TODO
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
 	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times"`
 
-	// Status Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
+	// Status TODO
 	Status PlanStatus `json:"status"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// StatusAfterRetry TODO
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
 	// TrialDays Trial days given to new subscriptions.
@@ -1713,27 +1642,27 @@ type PlanRequest struct {
 	// Amount Greater than zero, at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency TODO
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
 	// RepeatEvery Number of `repeat_unit`s between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+	// RepeatUnit TODO
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
 	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// StatusAfterRetry TODO
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
 	// TrialDays Trial days given to new subscriptions (0 for none).
 	TrialDays int `json:"trial_days"`
 }
 
-// PlanStatus Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
+// PlanStatus is the status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
 type PlanStatus string
 
 // PlanUpdateRequest Changes to a plan. Only the name and the trial days can change; the members sent change, the others keep their value. A request that also carries other plan members (a whole plan sent back) is accepted when they repeat the plan's values, and refused with 1003 naming the member when they differ. A deleted plan cannot change (1003).
@@ -1766,10 +1695,10 @@ type RedirectCharge struct {
 	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
 	Confirm bool `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency TODO
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -1793,7 +1722,7 @@ type RefundRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+// RepeatUnit is the unit of a plan's charging period.
 type RepeatUnit string
 
 // RiskData Anti-fraud assessment that some error responses (and, for some merchants, card charges) carry.
@@ -1805,28 +1734,28 @@ type RiskData struct {
 	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
-// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+// StatusAfterRetry says what happens to a subscription whose charge still fails after the plan's RetryTimes attempts: it becomes unpaid, or it is cancelled.
 type StatusAfterRetry string
 
 // Store A convenience store that accepts store payments.
 type Store struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Geolocation Position of a store.
+	// Geolocation TODO
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
-	// ID An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
+	// ID TODO
 	ID FlexInt `json:"id"`
 
-	// IDStore A string that may arrive as a JSON number (a store's `id_store` is numeric in real responses); clients send a string and accept both.
+	// IDStore TODO
 	IDStore    FlexString `json:"id_store"`
 	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
 	Name       string     `json:"name"`
 
-	// PaynetChain Store chain of the payment network.
+	// PaynetChain TODO
 	PaynetChain *PaynetChain `json:"paynet_chain,omitempty"`
 
-	// Status Status of a convenience store. Only `active` has been seen; other values must be tolerated.
+	// Status TODO
 	Status StoreStatus `json:"status"`
 }
 
@@ -1838,7 +1767,7 @@ type StoreCharge struct {
 	// Currency The account's own currency (MXN, COP or PEN, its default when absent): a store takes cash in local currency only, so USD is 1003.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer TODO
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
@@ -1863,7 +1792,7 @@ type StoreReference struct {
 	Reference        string `json:"reference"`
 }
 
-// StoreStatus Status of a convenience store. Only `active` has been seen; other values must be tolerated.
+// StoreStatus is the status of a convenience store. Only active has been seen; expect other values.
 type StoreStatus string
 
 // Subscription A customer's subscription to a plan.
@@ -1887,7 +1816,7 @@ type Subscription struct {
 	PeriodEndDate Date   `json:"period_end_date"`
 	PlanID        string `json:"plan_id"`
 
-	// Status Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
+	// Status TODO
 	Status SubscriptionStatus `json:"status"`
 
 	// TrialEndDate Last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
@@ -1896,7 +1825,7 @@ type Subscription struct {
 
 // SubscriptionRequest A new subscription of the customer in the path to a plan, charged to a stored card (`source_id`) or to card data (`card`). Send one of the two.
 type SubscriptionRequest struct {
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card TODO
 	Card   *CardDetails `json:"card,omitempty"`
 	PlanID string       `json:"plan_id"`
 
@@ -1907,7 +1836,14 @@ type SubscriptionRequest struct {
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionStatus Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
+// SubscriptionStatus is the status of a subscription:
+//
+//   - trial: inside the trial period
+//   - active: charging normally
+//   - past_due: a charge failed and is being retried
+//   - unpaid or cancelled: the retries failed (see the plan's StatusAfterRetry), or the subscription was cancelled
+//
+// Expect values not listed here.
 type SubscriptionStatus string
 
 // SubscriptionUpdateRequest Changes to a subscription; only the fields sent change.
@@ -1915,7 +1851,7 @@ type SubscriptionUpdateRequest struct {
 	// CancelAtPeriodEnd True ends the subscription with the current period; false undoes that.
 	CancelAtPeriodEnd *bool `json:"cancel_at_period_end,omitempty"`
 
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card TODO
 	Card *CardDetails `json:"card,omitempty"`
 
 	// SourceID Id of another card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
@@ -1925,7 +1861,7 @@ type SubscriptionUpdateRequest struct {
 
 // Token A single-use card token. Its id is used once, as a charge's `source_id` or a card's `token_id`; a consumed token cannot be used again.
 type Token struct {
-	// Card The tokenized card, masked. Number and security code cannot be retrieved.
+	// Card TODO
 	Card TokenCard `json:"card"`
 	ID   string    `json:"id"`
 }
@@ -1934,7 +1870,7 @@ type Token struct {
 type TokenCard struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Brand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+	// Brand TODO
 	Brand CardBrand `json:"brand"`
 
 	// CardNumber Masked card number.
@@ -1961,7 +1897,7 @@ type TokenCardRequest struct {
 
 // TokenRequest Card data to tokenize. Meant to be sent from the payer's browser or phone with the public key, so that card data never passes through the merchant's server.
 type TokenRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address TODO
 	Address *Address `json:"address,omitempty"`
 
 	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
@@ -1984,126 +1920,130 @@ type TokenRequest struct {
 	HolderName     string `json:"holder_name"`
 }
 
-// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
+// Transaction is a movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources; the fields that only some kinds carry say which. A transaction whose CustomerID is empty belongs to the merchant account.
 type Transaction struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the amount moved, in Currency.
 	Amount Amount `json:"amount"`
 
-	// Authorization Authorization number from the processor; null until there is one.
+	// Authorization is the processor's authorization number; empty until there is one.
 	Authorization string `json:"authorization,omitempty,omitzero"`
 
-	// BankAccount A bank account stored on a customer, or the account used by a payout. The CLABE is masked in responses. Inside transactions the object may lack `id` and may also carry `rfc` and `mobile`.
+	// BankAccount is the bank account a payout went to, or a bank charge came from.
 	BankAccount *BankAccount `json:"bank_account,omitempty"`
 
-	// Card The card charged, or paid by a payout, masked. Inside a transaction the card always carries `address`, null when it has none.
+	// Card is the card charged, or paid by a payout, masked. Inside a transaction the card always carries an address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// CardPoints Reward points used to pay (part of) a charge.
+	// CardPoints says how much of the charge was paid with reward points.
 	CardPoints *CardPoints `json:"card_points,omitempty"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers. Present on the answer to a transfer, together with `store`.
+	// CLABE is the account number (CLABE) for receiving bank transfers. The answer to a transfer carries it, with Store.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// Conciliated Whether the payment has been reconciled. Redirect, 3-D Secure, wallet and IVR charges always carry it; some other transactions do too.
+	// Conciliated says whether the payment has been reconciled. Redirect, 3-D Secure, wallet and IVR charges always carry it; some other transactions do too.
 	Conciliated bool `json:"conciliated,omitempty,omitzero"`
 
-	// CreationDate When the transaction was created.
+	// CreationDate is when the transaction was created.
 	CreationDate time.Time `json:"creation_date"`
 
-	// Currency ISO 4217 currency of the amount. MXN by default; charges also accept USD. Other countries' accounts use their own currency.
+	// Currency is the ISO 4217 currency of the amount: the account's own, or USD on a card charge.
 	//
 	// Example: MXN
 	Currency string `json:"currency"`
 
-	// Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
+	// Customer is the customer data the charge was sent with (merchant-level charges).
 	Customer *Customer `json:"customer,omitempty"`
 
-	// CustomerID The customer that owns the transaction; null or absent for the merchant account.
+	// CustomerID is the customer that owns the transaction; empty for the merchant account.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
-	// Description Free text sent with the request.
+	// Description is the free text sent with the request.
 	Description string `json:"description"`
 
-	// DueDate Deadline for the payer (store, bank, wallet and IVR charges).
+	// DueDate is the payer's deadline on store, bank, wallet and IVR charges.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// ErrorCode The error code of a failed transaction (the code its `error_message` explains). Not in the interface's field table; the vendor's Java client reads it as a field the gateway returns.
+	// ErrorCode is the error code of a failed transaction, the one ErrorMessage explains.
 	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
 
-	// ErrorMessage Why the transaction failed, when its status is `failed`.
+	// ErrorMessage says why the transaction failed, when its status is failed.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
 
-	// ExchangeRate Conversion applied when the charge currency differs from the account currency.
+	// ExchangeRate is the conversion applied when the charge's currency differs from the account's.
 	ExchangeRate *ExchangeRate `json:"exchange_rate,omitempty"`
 
-	// Fee Commission the gateway took on a charge (present on wallet charges).
+	// Fee is the commission the gateway took on the charge (wallet charges carry it).
 	Fee *TransactionFee `json:"fee,omitempty"`
 
-	// ID Identifier assigned by the gateway at creation.
+	// ID is the identifier the gateway assigned at creation.
 	ID string `json:"id"`
 
-	// Metadata The key/value pairs the charge was created with (`metadata` of the request), echoed as the same JSON object of strings. Absent when none were sent. The vendor's clients read it from charge responses.
+	// Metadata holds the key/value pairs the charge was created with (Metadata of the request), as the same JSON object of strings. Absent when none were sent.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Means by which a transaction moved funds. The interface documents `card`, `bank` and `customer` (transfers and fees between balances); responses also carry `store`, `bank_account` and `alipay`. Unknown values must be tolerated.
+	// Method is the means by which the transaction moved funds.
 	Method TransactionMethod `json:"method"`
 
-	// OperationDate When the operation took effect. Present in most responses.
+	// OperationDate is when the operation took effect. Most responses carry it.
 	OperationDate time.Time `json:"operation_date,omitempty,omitzero"`
 
-	// OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
+	// OperationType says whether the transaction credits (in) or debits (out) the balance that owns it.
 	OperationType OperationType `json:"operation_type"`
 
-	// OrderID The merchant's unique order reference, if one was sent.
+	// OrderID is the reference you sent with the request, if any.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+	// PaymentMethod says what the payer must do to complete a charge that is not paid at once: follow a URL, pay at a store, transfer to an account or call a number.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
-	// Refund A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
+	// Refund is the refund of a refunded charge.
 	Refund *Transaction `json:"refund,omitempty"`
 
-	// RiskData The anti-fraud assessment of a card charge, which the gateway returns for some merchants (the vendor's Java client reads it from charges and its tests expect a score and rules).
+	// RiskData is the anti-fraud assessment of a card charge, which the gateway returns for some merchants.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 
-	// Status Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
+	// Status is where the transaction stands; see TransactionStatus.
 	Status TransactionStatus `json:"status"`
 
-	// Store Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+	// Store is the store payment reference of a transfer's receiving customer.
 	Store *StoreReference `json:"store,omitempty"`
 
-	// TransactionType Kind of transaction. A refund appears as a transaction of type `refund` (nested in the refunded charge, or as the answer to a fee refund).
+	// TransactionType is the kind of transaction: charge, payout, transfer, fee or refund.
 	TransactionType TransactionType `json:"transaction_type"`
 }
 
-// TransactionFee Commission the gateway took on a charge (present on wallet charges).
+// TransactionFee is the commission the gateway took on a charge (wallet charges carry it).
 type TransactionFee struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the commission, without tax.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the fee (ISO 4217).
+	// Currency is the currency of the fee (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Tax is the tax on the commission.
 	Tax Amount `json:"tax"`
 }
 
-// TransactionMethod Means by which a transaction moved funds. The interface documents `card`, `bank` and `customer` (transfers and fees between balances); responses also carry `store`, `bank_account` and `alipay`. Unknown values must be tolerated.
+// TransactionMethod is the means by which a transaction moved funds: card, bank, customer (transfers and fees between balances), store, bank_account or alipay. Expect values not listed here.
 type TransactionMethod string
 
-// TransactionStatus Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
+// TransactionStatus is the status of a transaction, lower case in responses:
+//
+//   - in_progress: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent)
+//   - completed: done
+//   - refunded: a charge that was refunded
+//   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the stages of a chargeback
+//   - charge_pending: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges)
+//   - cancelled: not paid and cancelled (also a released authorization or a cancelled payout)
+//   - failed: the payment was attempted and an error occurred (see ErrorMessage)
+//
+// Expect values not listed here.
 type TransactionStatus string
 
-// TransactionStatusFilter Upper-case form of a TransactionStatus, as the `status` list filter takes it.
+// TransactionStatusFilter is the upper-case form of a TransactionStatus.
 type TransactionStatusFilter string
 
-// TransactionType Kind of transaction. A refund appears as a transaction of type `refund` (nested in the refunded charge, or as the answer to a fee refund).
+// TransactionType is the kind of a transaction. A refund is a transaction of type refund, nested in the refunded charge or answering a fee refund.
 type TransactionType string
 
 // TransferRequest Transfer from the customer in the path to another customer. Both customers need a balance. The answer is the origin's `out` transaction; the receiving customer gets a matching `in` transaction.
@@ -2119,7 +2059,7 @@ type TransferRequest struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+// UseCardPoints says whether a card charge is paid with the card's reward points: NONE (the default), ONLY_POINTS, or MIXED (points first, the rest from the card). Only cards whose PointsCard is true accept a value other than NONE; on any other card the charge fails.
 type UseCardPoints string
 
 // Webhook A URL registered to receive events. The password is write-only: the gateway never returns it.
@@ -2130,7 +2070,7 @@ type Webhook struct {
 	// Password Password the gateway sends (HTTP Basic) with each delivery; never returned.
 	Password string `json:"password,omitempty,omitzero"`
 
-	// Status Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
+	// Status TODO
 	Status WebhookStatus `json:"status"`
 	URL    string        `json:"url"`
 
@@ -2151,20 +2091,20 @@ type WebhookRequest struct {
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookStatus Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
+// WebhookStatus says whether the webhook's URL has been verified. A webhook whose URL answers the verification delivery with a 2xx status is verified at once; otherwise it stays unverified until the verify operation is called with the code the URL received.
 type WebhookStatus string
 
-// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountGteParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountLteParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
 //
 // Example: 250.5
 type amountLteParam = Amount
@@ -2175,20 +2115,27 @@ type checkoutEndDateParam = string
 // checkoutStartDateParam defines model for checkoutStartDate.
 type checkoutStartDateParam = string
 
-// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+// checkoutStatusParam is the status of a checkout (payment link):
+//
+//   - available: the link takes a payment
+//   - completed: paid; its transaction is a completed charge (possibly refunded or disputed since)
+//   - expired: its expiration date passed unpaid
+//   - cancelled: the merchant cancelled it
+//
+// An update may set available or cancelled only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
-// creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
 //
 // Example: 2016-01-11
 type creationParam = Date
 
-// creationGteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationGteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
 //
 // Example: 2016-01-11
 type creationGteParam = Date
 
-// creationLteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationLteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
 //
 // Example: 2016-01-11
 type creationLteParam = Date
@@ -2208,7 +2155,7 @@ type orderIDParam = string
 // payoutTypeParam defines model for payoutType.
 type payoutTypeParam = string
 
-// statusParam Upper-case form of a TransactionStatus, as the `status` list filter takes it.
+// statusParam is the upper-case form of a TransactionStatus.
 type statusParam = TransactionStatusFilter
 
 // xForwardedForParam Example: 203.0.113.7
