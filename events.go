@@ -5,10 +5,9 @@ import (
 	"time"
 )
 
-// WebhookEvent is the body of an event delivery (openapi.yaml, schema
-// WebhookEvent). It is written by hand rather than generated so that a
-// decoded event keeps the body as delivered: the gateway adds event types
-// without notice, and for those the body is all there is.
+// WebhookEvent is the body of an event delivery. A decoded event keeps the
+// body as delivered: the gateway adds event types without notice, and for
+// those the body is all there is.
 type WebhookEvent struct {
 	EventDate time.Time `json:"event_date"`
 
@@ -113,9 +112,8 @@ func (*UnknownEvent) eventPayload()            {}
 
 // Payload returns what the event is about, typed by its kind (see
 // [EventPayload]). It never fails: an event it cannot type, because its
-// type is new or its body is not what the type carries (openapi.yaml,
-// x-openpay-event-payloads: no transaction, or one of another kind), comes
-// back as an *UnknownEvent with the body kept.
+// type is new or its body is not what the type carries (no transaction, or
+// one of another kind), comes back as an *UnknownEvent with the body kept.
 func (ev WebhookEvent) Payload() EventPayload {
 	t := ev.Transaction
 	carries := func(typ TransactionType) bool { return t != nil && t.TransactionType == typ }

@@ -629,145 +629,145 @@ func (e WebhookStatus) Valid() bool {
 	}
 }
 
-// Address A postal address (billing address of a card, address of a customer or a store).
+// Address is a postal address: the billing address of a card, or the address of a customer or a store.
 type Address struct {
 	City string `json:"city"`
 
-	// CountryCode ISO 3166-1 alpha-2 country code.
+	// CountryCode is the ISO 3166-1 alpha-2 country code.
 	//
 	// Example: MX
 	CountryCode string `json:"country_code"`
 
-	// Line1 Street and number.
+	// Line1 is the street and number.
 	Line1 string `json:"line1"`
 
-	// Line2 Interior number, suite or county. The gateway refuses more than 50 characters.
+	// Line2 is the interior number, suite or county, at most 50 characters.
 	Line2 string `json:"line2,omitempty,omitzero"`
 
-	// Line3 Neighbourhood.
+	// Line3 is the neighbourhood.
 	Line3      string `json:"line3,omitempty,omitzero"`
 	PostalCode string `json:"postal_code"`
 	State      string `json:"state"`
 }
 
-// AlipayCharge Charge through the Alipay wallet. The answer is `charge_pending` with a redirect `payment_method` and a `fee`. The payer returns to `redirect_url` with the charge id; read the charge to learn the result.
+// AlipayCharge is a charge through the Alipay wallet. The answer is charge_pending with a redirect PaymentMethod and a Fee. The payer returns to RedirectURL with the charge id; read the charge to learn the result.
 type AlipayCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601; without an offset, central Mexico time: x-openpay-lenient local-due-date). A payer already logged in to the wallet may have up to 15 minutes more.
+	// DueDate is the payment deadline, an ISO 8601 timestamp; without a UTC offset it is central Mexico time. A payer already logged in to the wallet may have up to 15 minutes more.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// Method Always `alipay` for this variant.
+	// Method is always alipay for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns; the gateway appends the charge id. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
-// BankAccount A bank account stored on a customer, or the account used by a payout. The CLABE is masked in responses. Inside transactions the object may lack `id` and may also carry `rfc` and `mobile`.
+// BankAccount is a bank account stored on a customer, or the account a payout went to. The CLABE is masked in responses. Inside transactions the object may lack ID and may also carry RFC and Mobile.
 type BankAccount struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
-	// BankCode Bank code from the bank catalogue.
+	// BankCode is the bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// BankName Abbreviated bank name from the bank catalogue.
+	// BankName is the bank's short name from the bank catalogue.
 	BankName string `json:"bank_name"`
 
-	// CLABE Account number (CLABE), masked.
+	// CLABE is the account number (CLABE), masked.
 	CLABE        string    `json:"clabe"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 	HolderName   string    `json:"holder_name"`
 	ID           string    `json:"id,omitempty,omitzero"`
 
-	// Mobile (transactions only) Mobile number associated with the account.
+	// Mobile is the mobile number associated with the account; only transactions carry it.
 	Mobile string `json:"mobile,omitempty,omitzero"`
 
-	// RFC (transactions only) Tax id of the account holder.
+	// RFC is the account holder's tax id; only transactions carry it.
 	RFC string `json:"rfc,omitempty,omitzero"`
 }
 
-// BankAccountPayout Payout to a bank account stored on the customer (`destination_id`).
+// BankAccountPayout is a payout to a bank account stored on the customer (DestinationID).
 type BankAccountPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount      Amount `json:"amount"`
 	Description string `json:"description"`
 
-	// DestinationID Id of a stored bank account.
+	// DestinationID is the id of a stored bank account.
 	DestinationID string `json:"destination_id"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BankAccountRequest Bank account to store on a customer, or to pay out to.
+// BankAccountRequest is a bank account to store on a customer, or to pay out to.
 type BankAccountRequest struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
-	// CLABE Account number (in Mexico the 18-digit CLABE). A CLABE already on the customer answers 2001.
+	// CLABE is the account number: in Mexico the 18-digit CLABE. A CLABE already on the customer answers error 2001.
 	CLABE      string `json:"clabe"`
 	HolderName string `json:"holder_name"`
 }
 
-// BankCharge Mexico: charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to. It takes no `redirect_url`: a body with one is a PSE charge (PSECharge).
+// BankCharge is, in Mexico, a charge paid by bank transfer (SPEI). The answer is in_progress with a bank_transfer PaymentMethod carrying the account and reference to pay to.
 type BankCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BINCardType A BIN's card type, as the Mexican plug-ins' check reads it (`bin` and `type`; the Magento 2 plug-in reads both).
+// BINCardType is the card type of a BIN, as Mexican accounts look it up.
 type BINCardType struct {
 	BIN string `json:"bin"`
 
-	// Type CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// Type is CREDIT or DEBIT, in capitals.
 	Type string `json:"type"`
 }
 
-// BINPromotions What the Peruvian plug-ins' check reads: the card type, the numbers of instalments offered (the Magento 2 plug-in converts each to a number, so a string is possible) and whether they carry interest (null is read as with interest).
+// BINPromotions is what Peruvian accounts learn of a BIN: the card type, the numbers of instalments the card may pay in, and whether they carry interest.
 type BINPromotions struct {
-	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// CardType is CREDIT or DEBIT, in capitals.
 	CardType string `json:"cardType"`
 
-	// Installments Numbers of instalments the card may pay in; empty when none.
+	// Installments lists the numbers of instalments the card may pay in; empty when none.
 	Installments []int `json:"installments"`
 
-	// WithInterest Whether the instalments carry interest (payment_plan.payments_type); null (nil) is with interest, as both plug-ins read it. The reference server always sends true or false.
+	// WithInterest says whether the instalments carry interest (see PaymentPlan.PaymentsType); nil means with interest.
 	WithInterest *bool `json:"withInterest,omitempty"`
 }
 
-// BINValidation A BIN's card type, as the Colombian plug-ins' check reads it.
+// BINValidation is the card type of a BIN, as Colombian accounts look it up.
 type BINValidation struct {
-	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// CardType is CREDIT or DEBIT, in capitals.
 	CardType string `json:"card_type"`
 }
 
-// CaptureRequest Optional body of a capture. Without `amount` the whole authorized amount is charged; with it, that amount (at most the authorized one).
+// CaptureRequest is the optional body of a capture. Without Amount the whole authorized amount is charged; with it, that amount (at most the authorized one).
 type CaptureRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount to charge, at most the authorized one, with at most two decimal places.
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
@@ -820,205 +820,205 @@ type Card struct {
 	Type string `json:"type"`
 }
 
-// CardBIN The data of a BIN (issuer prefix), as the BIN lookup answers it. The members are those the Java SDK's `Bin` reads; the gateway documents none of them.
+// CardBIN is what the gateway knows of a BIN (the first digits of a card number, which identify the issuer).
 type CardBIN struct {
-	// AllowedOnline Whether the cards may pay online.
+	// AllowedOnline says whether the cards may pay online.
 	AllowedOnline bool `json:"allowed_online"`
 
-	// AllowedSantanderPoints Whether the cards may pay with Santander reward points.
+	// AllowedSantanderPoints says whether the cards may pay with Santander reward points.
 	AllowedSantanderPoints bool `json:"allowed_santander_points"`
 
-	// Bank Abbreviated bank name from the bank catalogue.
+	// Bank is the bank's short name from the bank catalogue.
 	Bank string `json:"bank"`
 
-	// BankCode Bank code from the bank catalogue.
+	// BankCode is the bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 	BIN      string `json:"bin"`
 
-	// Brand Card brand, as on cards (visa, mastercard, american_express, carnet).
+	// Brand is the card brand, as on cards (visa, mastercard, american_express, carnet).
 	Brand string `json:"brand"`
 
-	// Category The card's category (product line); the gateway publishes no list of values.
+	// Category is the card's category (product line); the gateway publishes no list of values.
 	Category string `json:"category"`
 
-	// Country Country of the issuer, by name.
+	// Country is the issuer's country, by name.
 	Country string `json:"country"`
 
-	// CountryCode Country of the issuer, ISO 3166-1 alpha-2.
+	// CountryCode is the issuer's country, ISO 3166-1 alpha-2.
 	CountryCode string `json:"country_code"`
 
-	// Type debit or credit.
+	// Type is debit or credit.
 	Type string `json:"type"`
 }
 
 // CardBrand is a card network: visa, mastercard, carnet or american_express. Expect values not listed here.
 type CardBrand string
 
-// CardCharge Charge to a stored card or a token (`source_id`). With `capture` false the charge only authorizes the amount, to be captured or cancelled later. With `use_3d_secure` true and a `redirect_url` the charge waits in `charge_pending` with a redirect `payment_method` and the payer returns to `redirect_url?id=<charge id>`.
+// CardCharge is a charge to a stored card or a token (SourceID). With Capture false the charge only authorizes the amount, to be captured or cancelled later. With Use3DSecure true and a RedirectURL the charge waits in charge_pending with a redirect PaymentMethod, and the payer returns to RedirectURL with id={charge id} added.
 type CardCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
+	// Capture charges at once when true (the default); false only authorizes the amount, which a capture later charges (in full or in part) or a cancel releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency TODO
+	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
 	CVV2        string `json:"cvv2,omitempty,omitzero"`
 	Description string `json:"description"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata TODO
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan TODO
+	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after 3-D Secure authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer about the charge.
+	// SendEmail says whether the gateway e-mails the payer about the charge.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 
-	// SourceID Id of a stored card or of a token.
+	// SourceID is the id of a stored card or of a token.
 	SourceID string `json:"source_id"`
 
-	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`). The interface's table types this field as a string; the gateway takes the JSON boolean.
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints TODO
+	// UseCardPoints says whether the charge is paid with the card's reward points.
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// CardDetails Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+// CardDetails is card data sent in a request, for a charge or subscription without a stored card or token. Sending card data through your server puts that server in scope of card-data security rules; prefer tokens created on the payer's device.
 type CardDetails struct {
-	// Address TODO
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 }
 
-// CardPayout Payout to a stored card (`destination_id`) that allows payouts.
+// CardPayout is a payout to a stored card (DestinationID) that allows payouts.
 type CardPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount      Amount `json:"amount"`
 	Description string `json:"description"`
 
-	// DestinationID Id of a stored card whose `allows_payouts` is true.
+	// DestinationID is the id of a stored card whose AllowsPayouts is true.
 	DestinationID string `json:"destination_id"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// CardPoints Reward points used to pay (part of) a charge.
+// CardPoints is the part of a charge paid with reward points.
 type CardPoints struct {
-	// Amount TODO
+	// Amount is the amount the points paid, in the charge's currency.
 	Amount Amount `json:"amount"`
 
-	// Caption Text the programme asks to print on the receipt.
+	// Caption is the text the programme asks to print on the receipt.
 	Caption string `json:"caption,omitempty,omitzero"`
 
-	// Remaining TODO
+	// Remaining is the number of points left on the card.
 	Remaining Decimal `json:"remaining"`
 
-	// Used TODO
+	// Used is the number of points used.
 	Used Decimal `json:"used"`
 }
 
-// CardRequest Card to store, from its data. With the public key this is the one operation (with token creation) a browser may call.
+// CardRequest is a card to store, from its data. With the public key this is, with token creation, the one operation a browser may call.
 type CardRequest struct {
-	// Address TODO
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 }
 
-// CardUpdateRequest Changes to a stored card; only the fields sent change. The answer is an empty JSON object, which may gain fields later.
+// CardUpdateRequest is a change to a stored card: only the fields sent change.
 type CardUpdateRequest struct {
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
 	CVV2 string `json:"cvv2,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month,omitempty,omitzero"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year,omitempty,omitzero"`
 	HolderName     string `json:"holder_name,omitempty,omitzero"`
 
-	// MerchantID Merchant that uses the card; required when the card belongs to a merchant group.
+	// MerchantID is the merchant that uses the card; required when the card belongs to a merchant group.
 	MerchantID string `json:"merchant_id,omitempty,omitzero"`
 }
 
-// CardUpdateResponse Answer to a card update: an empty object today. The gateway may add fields later, so clients must accept any object.
+// CardUpdateResponse is the answer to a card update: an empty object today. The gateway may add fields later.
 type CardUpdateResponse map[string]interface{}
 
-// ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+// ChargeCustomer is the payer of a charge made at merchant level. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
-	// Address TODO
+	// Address is the payer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress TODO
+	// CustomerAddress is the payer's address in Colombia (department, city and street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1029,79 +1029,79 @@ type ChargeCustomer struct {
 // ChargeMethod is the payment method of a charge request: card (stored cards, tokens, card data, the payment form and IVR charges), store (cash at a convenience store), bank_account (a SPEI transfer in Mexico, a PSE payment in Colombia) or alipay (the wallet).
 type ChargeMethod string
 
-// ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
+// ChargeUpdateRequest is the body of a charge update: the fields sent change, the others stay.
 type ChargeUpdateRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 
-	// OrderID Unique among the merchant's transactions.
+	// OrderID is your reference for the charge, unique among your transactions.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
+// Checkout is a checkout: a payment link. The payer opens CheckoutLink, the gateway's hosted page, and pays the amount there; Transaction is the charge that pays it.
 type Checkout struct {
-	// Amount TODO
+	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink The hosted page where the payer pays. Its host is the merchant's country's, as in every URL the gateway answers (a Colombian merchant's links are on the `openpay.co` host of the environment, a Peruvian's on `openpay.pe`); no source shows the gateway's own path, so the reference server's is `/checkout/{merchant_id}/{id}` on its own address.
+	// CheckoutLink is the hosted page where the payer pays. Its host is that of the merchant's country in the environment (openpay.mx, openpay.co or openpay.pe), as in every URL the gateway answers.
 	CheckoutLink string `json:"checkout_link"`
 
-	// CreationDate TODO
+	// CreationDate is when the checkout was created.
 	CreationDate FlexTime `json:"creation_date"`
 
-	// Currency Currency of the amount (ISO 4217).
+	// Currency is the currency of the amount (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Customer The payer: the customer of the path for a customer's checkout, the `customer` sent at merchant scope (without `id`), or null.
+	// Customer is the payer: the customer of the path for a customer's checkout, the customer data sent at merchant scope (without ID), or nil.
 	Customer    *Customer `json:"customer,omitempty"`
 	Description string    `json:"description"`
 
-	// ExpirationDate When the link stops taking payments, in the account's time zone; null when the checkout was created without one, and then it does not expire.
+	// ExpirationDate is when the link stops taking payments, in the account's time zone; empty when the checkout was created without one, and then it does not expire.
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
-	// IVA The tax (IVA) sent with the checkout, as sent (a number as written); null when none was. It is Colombia's: the charges that pay the checkout carry it as a Colombian charge's `iva`.
+	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was. The charges that pay a Colombian checkout carry it as their IVA.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
+	// OrderID is your reference, unique among your checkouts and transactions; empty when none was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// Status TODO
+	// Status is where the checkout stands.
 	Status CheckoutStatus `json:"status"`
 
-	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`; a failed one the payer may follow with another attempt; or one that waits for the payer (`charge_pending` on the 3-D Secure or PSE bank page, a store charge `in_progress` with its `payment_method` reference and barcode), while which the checkout takes no other payment and which completes the checkout when it completes.
+	// Transaction is the latest charge made to pay the checkout (nil before any attempt): a completed charge when the checkout is completed; a failed one the payer may follow with another attempt; or one that waits for the payer (charge_pending on the 3-D Secure or PSE bank page, a store charge in_progress with its reference and barcode). While a charge waits, the checkout takes no other payment, and that charge completes the checkout when it completes.
 	Transaction *Transaction `json:"transaction,omitempty"`
 }
 
-// CheckoutRequest A new checkout (payment link). At merchant scope the payer may be described by `customer`; at customer scope the path's customer is the payer and `customer` is refused (1003).
+// CheckoutRequest is a new checkout (payment link). At merchant scope the payer may be described by Customer; at customer scope the path's customer is the payer and Customer is refused (1003).
 type CheckoutRequest struct {
-	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise: no USD link, since a store or PSE payment takes the own currency only).
+	// Currency is the currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when empty. Other currencies are refused with error 1003, since a store or PSE payment takes the account's own currency only.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer, at merchant scope. It creates no customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the account's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm in the account's time zone. It must be in the future (1003). Without it the link does not expire.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA Colombia: the tax (IVA) of the amount, a string as the vendor's clients send it (Colombian docs and the Colombian Java client). Checked as on a charge (x-openpay-lenient iva-number): a decimal of zero or more with at most two decimals, 1003 otherwise. The charges that pay the checkout, by card, store or PSE, carry it as their `iva`. Other countries' checkouts check and echo it too, and their charges ignore it, as their charges do.
+	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal string: zero or more, at most two decimal places (1003 otherwise). The charges that pay the checkout, by card, store or PSE, carry it as their IVA. Other countries' checkouts check and echo it too, and their charges ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
+	// OrderID is your reference, unique among your checkouts and transactions (1006). The charges that pay the checkout carry it.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectStorePayment The Java client's flag "do redirect for store payment" (no other source): true sends a payer who picks cash at a store on the page back to `redirect_url` (with `?id={charge id}`) once the store charge is made, for the shop to show its reference, instead of to the charge's receipt. Without a `redirect_url` it changes nothing. Not echoed.
+	// RedirectStorePayment sends a payer who picks cash at a store on the hosted page back to RedirectURL (with id={charge id} added) once the store charge is made, for your shop to show its reference, instead of to the charge's receipt. Without a RedirectURL it changes nothing. Not echoed.
 	RedirectStorePayment bool `json:"redirect_store_payment,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after paying, with id={charge id} added as after other hosted pages. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the link to the payer (true when absent, as the Java client says).
+	// SendEmail says whether the gateway e-mails the link to the payer (true when nil).
 	SendEmail *bool `json:"send_email,omitempty"`
 }
 
@@ -1115,9 +1115,9 @@ type CheckoutRequest struct {
 // An update may set available or cancelled only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Expect values not listed here.
 type CheckoutStatus string
 
-// CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
+// CheckoutUpdateRequest is the body of a checkout update; the status goes in the query. An empty object changes only the status.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the account's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's time zone; empty leaves it unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
@@ -1126,73 +1126,73 @@ type CheckoutUpdateRequest struct {
 // Currency is an ISO 4217 currency code. The account's country decides which a charge may use: Mexican accounts take MXN (the default) and USD; Colombian accounts COP (the default), and USD on card charges; Peruvian accounts PEN (the default), and USD on card charges. Any other currency is refused with error 1003. A charge in a currency other than the account's carries an exchange rate.
 type Currency string
 
-// Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
+// Customer is a customer of the merchant. Charges echo the customer data they were sent with in the same shape, without ID. Customers created with RequiresAccount have a balance, a CLABE and a store reference for receiving funds.
 type Customer struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Balance The customer's balance, for customers with an account (requires_account). Sent only when it is not zero: the gateway's answer to the creation of such a customer carries `store` and `clabe` but no `balance` (customers--create-a-new-customer.json), while a customer holding funds shows it (customers--customer-object.json).
+	// Balance is the customer's balance, for customers with an account (RequiresAccount). The gateway leaves it out while it is zero, as on the answer to the creation of such a customer.
 	Balance Amount `json:"balance,omitempty,omitzero"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the customer's balance.
+	// CLABE is the account number (CLABE) for receiving bank transfers into the customer's balance.
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CustomerAddress TODO
+	// CustomerAddress is the customer's address in Colombia (department, city and street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID Merchant-assigned identifier, unique among the merchant's customers.
+	// ExternalID is your own identifier of the customer, unique among your customers.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	ID          string `json:"id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
 	Name        string `json:"name"`
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Status TODO
+	// Status is the customer's status.
 	Status CustomerStatus `json:"status,omitempty,omitzero"`
 
-	// Store TODO
+	// Store is the reference for paying into the customer's balance at a convenience store (customers with an account).
 	Store *StoreReference `json:"store,omitempty"`
 }
 
-// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+// CustomerAddress is the address of a Colombian customer or payer, which takes the place of Address there: the department, the city and the rest of the address as free text. Peruvian customers send Address, as Mexican ones do; the gateway also takes this form from them.
 type CustomerAddress struct {
-	// Additional Street, number and anything else (the WooCommerce plug-in joins line1 and line2 here).
+	// Additional is the street, number and anything else of the address.
 	Additional string `json:"additional"`
 	City       string `json:"city"`
 
-	// Department Department (departamento), such as Antioquia.
+	// Department is the department (departamento), such as Antioquia.
 	Department string `json:"department"`
 }
 
-// CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
+// CustomerRequest is a new customer. With RequiresAccount true the customer gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
-	// Address TODO
+	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress TODO
+	// CustomerAddress is the customer's address in Colombia (department, city and street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID Merchant-assigned identifier; a repeat answers 2003.
+	// ExternalID is your own identifier of the customer; a repeat answers error 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
 	Name        string `json:"name"`
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// RequiresAccount Whether the customer gets its own balance.
+	// RequiresAccount says whether the customer gets its own balance.
 	RequiresAccount bool `json:"requires_account,omitempty,omitzero"`
 }
 
 // CustomerStatus is the status of a customer. Expect values not listed here.
 type CustomerStatus string
 
-// CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
+// CustomerUpdateRequest is the new data of a customer (ExternalID cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
 type CustomerUpdateRequest struct {
-	// Address TODO
+	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress TODO
+	// CustomerAddress is the customer's address in Colombia (department, city and street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1236,27 +1236,27 @@ type CustomerUpdateRequest struct {
 //   - 4001 (HTTP 412, request): the account (merchant or customer balance) has insufficient funds.
 type ErrorCode = Code
 
-// ErrorResponse Body of every error response. `http_code` repeats the HTTP status; it is a number in real responses and a string in the field table, so it is read as either.
+// ErrorResponse is the body of every error response.
 type ErrorResponse struct {
-	// Category TODO
+	// Category is the class of the error.
 	Category Category `json:"category"`
 
-	// Description Human-readable explanation.
+	// Description is a human-readable explanation.
 	Description string `json:"description"`
 
-	// ErrorCode TODO
+	// ErrorCode is the gateway's error code.
 	ErrorCode ErrorCode `json:"error_code"`
 
-	// FraudRules Anti-fraud rules the request broke, if any.
+	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
-	// HTTPCode TODO
+	// HTTPCode repeats the HTTP status.
 	HTTPCode FlexInt `json:"http_code"`
 
-	// RequestID Identifier of the request, for support.
+	// RequestID identifies the request, for support.
 	RequestID string `json:"request_id"`
 
-	// RiskData Anti-fraud assessment of the refused request, when the gateway gives one.
+	// RiskData is the anti-fraud assessment of the refused request, when the gateway gives one.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
@@ -1274,186 +1274,186 @@ type ExchangeRate struct {
 	// To is the currency converted to (ISO 4217).
 	To string `json:"to"`
 
-	// Value is the rate: units of To for one unit of From.
+	// Value is the rate applied.
 	Value Decimal `json:"value"`
 }
 
-// FeeRefundRequest Body of a fee refund.
+// FeeRefundRequest is the body of a fee refund.
 type FeeRefundRequest struct {
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// FeeReportType A figure of the fees report to detail (the `fee_type` parameter): fees charged, fees given back, and the adjustments of each.
+// FeeReportType is a figure of the fees report to detail: fees charged, fees given back, and the adjustments of each.
 type FeeReportType string
 
-// FeeRequest Fee charged to a customer's balance (the customer must have been created with `requires_account`). The answer is a transaction of type `fee`, method `customer`, operation `out`.
+// FeeRequest is a fee charged to a customer's balance (the customer must have been created with RequiresAccount). The answer is a transaction of type fee, method customer, operation out.
 type FeeRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount      Amount `json:"amount"`
 	CustomerID  string `json:"customer_id"`
 	Description string `json:"description"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
+// FeesSummary is Openpay's commissions on the merchant in one month, each an amount in MXN: the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance of it all (Total).
 type FeesSummary struct {
-	// Charged TODO
+	// Charged is the sum of the fees charged on the month's transactions.
 	Charged Amount `json:"charged"`
 
-	// ChargedAdjustments TODO
+	// ChargedAdjustments is the sum of the fees charged as adjustments.
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// ChargedAdjustmentsTax TODO
+	// ChargedAdjustmentsTax is the tax on those adjustments.
 	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
 
-	// ChargedTax TODO
+	// ChargedTax is the tax on those fees.
 	ChargedTax Amount `json:"charged_tax"`
 
-	// Refunded TODO
+	// Refunded is the sum of the fees given back.
 	Refunded Amount `json:"refunded"`
 
-	// RefundedAdjustments TODO
+	// RefundedAdjustments is the sum of the adjustments given back.
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 
-	// RefundedAdjustmentsTax TODO
+	// RefundedAdjustmentsTax is the tax on the adjustments given back.
 	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
 
-	// RefundedTax TODO
+	// RefundedTax is the tax on the fees given back.
 	RefundedTax Amount `json:"refunded_tax"`
 
-	// Total TODO
+	// Total is what was charged less what was given back; negative when more was given back.
 	Total Amount `json:"total"`
 }
 
-// Geolocation Position of a store.
+// Geolocation is the position of a store.
 type Geolocation struct {
-	// Lat Latitude.
+	// Lat is the latitude.
 	Lat float64 `json:"lat"`
 
-	// Lng Longitude.
+	// Lng is the longitude.
 	Lng float64 `json:"lng"`
 
-	// PlaceID Place identifier of the map provider.
+	// PlaceID is the map provider's identifier of the place.
 	PlaceID string `json:"place_id,omitempty,omitzero"`
 }
 
-// IVRCharge Card charge paid by phone (IVR). The answer is `charge_pending` with an ivr `payment_method` carrying the number to call and the key to type. `customer` is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// IVRCharge is a card charge paid by phone (IVR). The answer is charge_pending with an ivr PaymentMethod carrying the number to call and the key to type. Customer is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
 type IVRCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
+	// Confirm is always ivr for this variant.
 	Confirm string `json:"confirm"`
 
-	// Currency TODO
+	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// Metadata TODO
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer the call instructions.
+	// SendEmail says whether the gateway e-mails the payer the call instructions.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// InlineBankAccountPayout Payout to a bank account given in the request.
+// InlineBankAccountPayout is a payout to a bank account given in the request.
 type InlineBankAccountPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// BankAccount TODO
+	// BankAccount is the bank account to pay to.
 	BankAccount BankAccountRequest `json:"bank_account"`
 	Description string             `json:"description"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// InlineCardCharge Charge to card data sent in the request (`card`) instead of a stored card or token. The other fields behave as in CardCharge.
+// InlineCardCharge is a charge to card data sent in the request (Card) instead of a stored card or token. The other fields behave as in CardCharge.
 type InlineCardCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture True (the default) charges at once; false only authorizes the amount.
+	// Capture charges at once when true (the default); false only authorizes the amount.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Card TODO
+	// Card is the card to charge.
 	Card CardDetails `json:"card"`
 
-	// Currency TODO
+	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata TODO
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan TODO
+	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after 3-D Secure authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer about the charge.
+	// SendEmail says whether the gateway e-mails the payer about the charge.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 
-	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`).
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints TODO
+	// UseCardPoints says whether the charge is paid with the card's reward points.
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// InlineCardPayout Payout to a debit card given in the request.
+// InlineCardPayout is a payout to a debit card given in the request.
 type InlineCardPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Card TODO
+	// Card is the card to pay to.
 	Card        PayoutCardDetails `json:"card"`
 	Description string            `json:"description"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Merchant The merchant account.
+// Merchant is the merchant account.
 type Merchant struct {
-	// Balance TODO
+	// Balance is the merchant account's balance.
 	Balance Amount `json:"balance"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance; null for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
+	// CLABE is the account number (CLABE) for receiving bank transfers into the merchant's balance; empty for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 	Email        string    `json:"email"`
@@ -1461,41 +1461,41 @@ type Merchant struct {
 	Name         string    `json:"name"`
 	Phone        string    `json:"phone,omitempty,omitzero"`
 
-	// Status TODO
+	// Status is the status of the merchant account.
 	Status MerchantStatus `json:"status"`
 }
 
 // MerchantStatus is the status of the merchant account. A deleted merchant can make no transaction.
 type MerchantStatus string
 
-// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with a charge.
 type Metadata map[string]string
 
 // OperationType is the effect of a transaction on the balance that owns it: in (a credit) or out (a debit).
 type OperationType string
 
-// PSECharge Colombia: a payment from the payer's bank account through PSE (the ACH network's online bank payments). The answer is `charge_pending` with a redirect `payment_method` whose `url` takes the payer to the bank; the payer then returns to `redirect_url` with `id={charge id}` added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a `transaction.expired` event). It is sent to the charges path with `method` bank_account (as the vendor's Node, Python and Ruby clients do) or to the pse path (the Colombian documentation, the PHP client). Mexican accounts read `bank_account` as a SPEI charge (BankCharge), which takes no `redirect_url`: a PSE body there answers 1003; Peruvian accounts have neither (1003 naming `method`). Clients refuse, before sending, a PSE charge without `redirect_url` or in a currency other than COP. Merchant-level charges carry the payer in `customer`, with a `customer_address`.
+// PSECharge is, in Colombia, a payment from the payer's bank account through PSE (online bank payments). The answer is charge_pending with a redirect PaymentMethod whose URL takes the payer to the bank; the payer then returns to RedirectURL with id={charge id} added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a transaction.expired event). Mexican accounts read bank_account as a SPEI charge (BankCharge) and refuse a PSE body with error 1003; Peruvian accounts have neither. The SDK refuses, before sending, a PSE charge without RedirectURL or in a currency other than COP. Merchant-level charges carry the payer in Customer, with its CustomerAddress.
 type PSECharge struct {
-	// Amount Greater than zero, at most two decimal places. Vendor clients disagree on decimals in pesos (the Ruby client drops them, the WooCommerce plug-in sends two); the gateway takes both.
+	// Amount is the amount in Colombian pesos, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency COP, the only currency of PSE (the default when absent).
+	// Currency is COP, the only currency of PSE (the default when empty).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// IVA The value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on 10000). The gateway also takes a number.
+	// IVA is the value-added tax (IVA) included in the amount, as a decimal string ("1900" on 10000).
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns from the bank, with `id` added. It may be relative or lack a scheme (x-openpay-lenient relative-redirect); the vendor's tests send `/`.
+	// RedirectURL is where the payer's browser returns from the bank, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
@@ -1549,37 +1549,37 @@ type PaymentMethod struct {
 // PaymentMethodType says which instructions a PaymentMethod carries.
 type PaymentMethodType string
 
-// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+// PaymentPlan asks for monthly instalments on a card charge: without interest in Mexico; in Peru with or without interest (PaymentsType).
 type PaymentPlan struct {
-	// Payments Number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36 (the vendor's WooCommerce plug-in offers those); in Peru as in Mexico (its numbers are not published). Sent as a number; responses may quote it.
+	// Payments is the number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36; in Peru as in Mexico. Responses may write it as a string.
 	Payments FlexInt `json:"payments"`
 
-	// PaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+	// PaymentsType says, in Peru, whether the instalments carry interest. Other countries refuse it with error 1003.
 	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
 }
 
-// PaymentPlanPaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other countries refuse it with error 1003.
 type PaymentPlanPaymentsType string
 
-// PaynetChain Store chain of the payment network.
+// PaynetChain is a chain of stores that take store payments.
 type PaynetChain struct {
-	// Logo Logo image.
+	// Logo is the URL of the chain's logo.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount TODO
+	// MaxAmount is the largest amount a store of the chain accepts in one payment.
 	MaxAmount Amount `json:"max_amount"`
 	Name      string `json:"name"`
 
-	// Thumb Thumbnail image.
+	// Thumb is the URL of a thumbnail of the logo.
 	Thumb string `json:"thumb,omitempty,omitzero"`
 }
 
-// PayoutCardDetails Card that receives a payout.
+// PayoutCardDetails is the card that receives a payout.
 type PayoutCardDetails struct {
-	// BankCode Code of the issuing bank in the bank catalogue.
+	// BankCode is the issuing bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
@@ -1589,135 +1589,141 @@ type PayoutCardDetails struct {
 // PayoutMethod is where a payout goes: a bank account or a card.
 type PayoutMethod string
 
-// PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
+// PayoutReportType is a figure of a payout's report to detail.
 type PayoutReportType string
 
-// PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
+// PayoutSummary is what a payout settled, each figure an amount in MXN:
+//
+//   - In: the transactions that credited the balance it was paid from, since the previous payout from that balance (charges, bank transfers received, transfers and fees received)
+//   - Out: those that debited it, other than payouts (refunds, transfers and fees paid)
+//   - ChargedAdjustments and RefundedAdjustments: the adjustments Openpay made
+//
+// The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
-	// ChargedAdjustments TODO
+	// ChargedAdjustments is the sum of the adjustments Openpay charged.
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In TODO
+	// In is the sum of the transactions that credited the balance since the previous payout.
 	In Amount `json:"in"`
 
-	// Out TODO
+	// Out is the sum of those that debited it, other than payouts.
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments TODO
+	// RefundedAdjustments is the sum of the adjustments Openpay gave back.
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 }
 
-// Plan A recurring-charge plan that subscriptions follow.
+// Plan is a recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount TODO
+	// Amount is the amount charged each period, in Currency.
 	Amount       Amount    `json:"amount"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// Currency Currency of the amount (ISO 4217), MXN by default.
+	// Currency is the currency of the amount (ISO 4217), MXN by default.
 	Currency string `json:"currency"`
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 
-	// RepeatEvery Number of `repeat_unit`s between two charges.
+	// RepeatEvery is the number of RepeatUnit periods between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit TODO
+	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic charge fails and before StatusAfterRetry applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times"`
 
-	// Status TODO
+	// Status is the plan's status.
 	Status PlanStatus `json:"status"`
 
-	// StatusAfterRetry TODO
+	// StatusAfterRetry says what becomes of a subscription whose retries all failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
-	// TrialDays Trial days given to new subscriptions.
+	// TrialDays is the number of trial days given to new subscriptions.
 	TrialDays int `json:"trial_days"`
 }
 
-// PlanRequest A new plan.
+// PlanRequest is a new plan.
 type PlanRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount charged each period, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency TODO
+	// Currency is the currency of the amount; empty means the account's own.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
-	// RepeatEvery Number of `repeat_unit`s between two charges.
+	// RepeatEvery is the number of RepeatUnit periods between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit TODO
+	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic charge fails and before StatusAfterRetry applies (0: the first failure applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
-	// StatusAfterRetry TODO
+	// StatusAfterRetry says what becomes of a subscription whose retries all failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
-	// TrialDays Trial days given to new subscriptions (0 for none).
+	// TrialDays is the number of trial days given to new subscriptions (0 for none).
 	TrialDays int `json:"trial_days"`
 }
 
 // PlanStatus is the status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
 type PlanStatus string
 
-// PlanUpdateRequest Changes to a plan. Only the name and the trial days can change; the members sent change, the others keep their value. A request that also carries other plan members (a whole plan sent back) is accepted when they repeat the plan's values, and refused with 1003 naming the member when they differ. A deleted plan cannot change (1003).
+// PlanUpdateRequest is a change to a plan. Only the name and the trial days can change; the fields sent change, the others keep their value. A request that also carries other plan fields (a whole plan sent back) is accepted when they repeat the plan's values, and refused with error 1003 naming the field when they differ. A deleted plan cannot change (1003).
 type PlanUpdateRequest struct {
 	Name string `json:"name,omitempty,omitzero"`
 
-	// TrialDays New trial days; 0 is a meaningful value (no trial), hence optional rather than zero-omitted.
+	// TrialDays is the new number of trial days; nil leaves it as it is, and 0 means no trial.
 	TrialDays *int `json:"trial_days,omitempty"`
 }
 
-// PointsBalance Reward-points balance of a card under one programme. Both quantities may arrive as JSON numbers or as strings holding numbers.
+// PointsBalance is the reward-points balance of a card under one programme.
 type PointsBalance struct {
-	// PointsType Points programme (issuer).
+	// PointsType is the points programme (issuer).
 	//
 	// Example: santander
 	PointsType string `json:"points_type"`
 
-	// RemainingMXN Value of the remaining points in Mexican pesos, a number or a string holding one.
+	// RemainingMXN is the value of the remaining points in Mexican pesos.
 	RemainingMXN Amount `json:"remaining_mxn"`
 
-	// RemainingPoints Points left, a number or a string holding one.
+	// RemainingPoints is the number of points left.
 	RemainingPoints Decimal `json:"remaining_points"`
 }
 
-// RedirectCharge Card charge through the gateway's payment form (virtual terminal): the answer is `charge_pending` with a redirect `payment_method` whose `url` the payer opens to enter the card; afterwards the payer returns to `redirect_url`. `confirm` must be sent, and must be false. `customer` is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// RedirectCharge is a card charge through the gateway's payment form (virtual terminal): the answer is charge_pending with a redirect PaymentMethod whose URL the payer opens to enter the card; afterwards the payer returns to RedirectURL. Customer is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
 type RedirectCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
+	// Confirm is always false for this variant: it selects the payment form, and it is always sent.
 	Confirm bool `json:"confirm"`
 
-	// Currency TODO
+	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns after completing the form. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after completing the form, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 
-	// SendEmail Whether the gateway e-mails the payer the link to the form.
+	// SendEmail says whether the gateway e-mails the payer the link to the form.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// RefundRequest Optional body of a refund. Without `amount` what is left of the charge is refunded (all of it, when nothing was refunded before); partial refunds are allowed, each up to what is left, and a charge with nothing left answers 1003. Only card charges can be refunded.
+// RefundRequest is the optional body of a refund. Without Amount what is left of the charge is refunded (all of it, when nothing was refunded before); partial refunds are allowed, each up to what is left, and a charge with nothing left answers error 1003. Only card charges can be refunded.
 type RefundRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount to refund, at most what is left of the charge, with at most two decimal places.
 	Amount      Amount `json:"amount,omitempty,omitzero"`
 	Description string `json:"description,omitempty,omitzero"`
 }
@@ -1725,66 +1731,66 @@ type RefundRequest struct {
 // RepeatUnit is the unit of a plan's charging period.
 type RepeatUnit string
 
-// RiskData Anti-fraud assessment that some error responses (and, for some merchants, card charges) carry.
+// RiskData is an anti-fraud assessment, which some error responses and, for some merchants, card charges carry.
 type RiskData struct {
-	// Rules Anti-fraud rules that matched.
+	// Rules lists the anti-fraud rules that matched.
 	Rules []string `json:"rules,omitempty,omitzero"`
 
-	// Score Risk score, kept as the gateway writes it. Its scale and form (number or string) are not documented; the vendor's clients read it as text.
+	// Score is the risk score as the gateway writes it. Its scale is not documented.
 	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
 // StatusAfterRetry says what happens to a subscription whose charge still fails after the plan's RetryTimes attempts: it becomes unpaid, or it is cancelled.
 type StatusAfterRetry string
 
-// Store A convenience store that accepts store payments.
+// Store is a convenience store that takes store payments.
 type Store struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Geolocation TODO
+	// Geolocation is where the store is.
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
-	// ID TODO
+	// ID is the store's number within its chain.
 	ID FlexInt `json:"id"`
 
-	// IDStore TODO
+	// IDStore is the store's unique identifier.
 	IDStore    FlexString `json:"id_store"`
 	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
 	Name       string     `json:"name"`
 
-	// PaynetChain TODO
+	// PaynetChain is the chain the store belongs to.
 	PaynetChain *PaynetChain `json:"paynet_chain,omitempty"`
 
-	// Status TODO
+	// Status is the store's status.
 	Status StoreStatus `json:"status"`
 }
 
-// StoreCharge Charge paid in cash at a convenience store. The answer is `in_progress` with a store `payment_method` carrying the reference and barcodes the payer takes to the store. The interface requires `customer` on merchant-level store charges; the sandbox accepts its absence. Customer-scope charges do not send it.
+// StoreCharge is a charge paid in cash at a convenience store. The answer is in_progress with a store PaymentMethod carrying the reference and barcodes the payer takes to the store. Send Customer on merchant-level store charges; customer-scope charges do not send it.
 type StoreCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount, greater than zero with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency The account's own currency (MXN, COP or PEN, its default when absent): a store takes cash in local currency only, so USD is 1003.
+	// Currency is the account's own currency (MXN, COP or PEN; the default when empty): a store takes cash in local currency only, so USD is refused with error 1003.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer TODO
+	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
 	Customer    *ChargeCustomer `json:"customer,omitempty"`
 	Description string          `json:"description"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Method Always `store` for this variant.
+	// Method is always store for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// StoreReference Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+// StoreReference is a reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only Reference and BarcodeURL.
 type StoreReference struct {
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 	BarcodeURL       string `json:"barcode_url,omitempty,omitzero"`
@@ -1795,44 +1801,44 @@ type StoreReference struct {
 // StoreStatus is the status of a convenience store. Only active has been seen; expect other values.
 type StoreStatus string
 
-// Subscription A customer's subscription to a plan.
+// Subscription is a customer's subscription to a plan.
 type Subscription struct {
-	// CancelAtPeriodEnd Whether the subscription ends when the current period ends instead of renewing.
+	// CancelAtPeriodEnd says whether the subscription ends with the current period instead of renewing.
 	CancelAtPeriodEnd bool `json:"cancel_at_period_end"`
 
-	// Card The card the subscription charges, masked. It always carries `address`, null when it has none.
+	// Card is the card the subscription charges, masked. It always carries an address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// ChargeDate Day of the next charge (yyyy-mm-dd).
+	// ChargeDate is the day of the next charge (yyyy-mm-dd).
 	ChargeDate   Date      `json:"charge_date"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CurrentPeriodNumber Number of periods charged so far (0 during the trial).
+	// CurrentPeriodNumber is the number of periods charged so far (0 during the trial).
 	CurrentPeriodNumber int    `json:"current_period_number"`
 	CustomerID          string `json:"customer_id"`
 	ID                  string `json:"id"`
 
-	// PeriodEndDate Last day of the current period, the day before the next charge (yyyy-mm-dd).
+	// PeriodEndDate is the last day of the current period, the day before the next charge (yyyy-mm-dd).
 	PeriodEndDate Date   `json:"period_end_date"`
 	PlanID        string `json:"plan_id"`
 
-	// Status TODO
+	// Status is where the subscription stands.
 	Status SubscriptionStatus `json:"status"`
 
-	// TrialEndDate Last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionRequest A new subscription of the customer in the path to a plan, charged to a stored card (`source_id`) or to card data (`card`). Send one of the two.
+// SubscriptionRequest is a new subscription of the customer in the path to a plan, charged to a stored card (SourceID) or to card data (Card). Send one of the two.
 type SubscriptionRequest struct {
-	// Card TODO
+	// Card is the card to charge, when no stored card is named.
 	Card   *CardDetails `json:"card,omitempty"`
 	PlanID string       `json:"plan_id"`
 
-	// SourceID Id of a card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
+	// SourceID is the id of a card stored on the customer.
 	SourceID string `json:"source_id,omitempty,omitzero"`
 
-	// TrialEndDate Last day of the trial (yyyy-mm-dd); a past day means no trial. Defaults to the plan's trial days.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); a past day means no trial. Without it the plan's trial days apply.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
@@ -1846,74 +1852,74 @@ type SubscriptionRequest struct {
 // Expect values not listed here.
 type SubscriptionStatus string
 
-// SubscriptionUpdateRequest Changes to a subscription; only the fields sent change.
+// SubscriptionUpdateRequest is a change to a subscription: only the fields sent change.
 type SubscriptionUpdateRequest struct {
-	// CancelAtPeriodEnd True ends the subscription with the current period; false undoes that.
+	// CancelAtPeriodEnd ends the subscription with the current period when true; false undoes that.
 	CancelAtPeriodEnd *bool `json:"cancel_at_period_end,omitempty"`
 
-	// Card TODO
+	// Card is another card to charge, as card data.
 	Card *CardDetails `json:"card,omitempty"`
 
-	// SourceID Id of another card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
+	// SourceID is the id of another card stored on the customer.
 	SourceID     string `json:"source_id,omitempty,omitzero"`
 	TrialEndDate Date   `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// Token A single-use card token. Its id is used once, as a charge's `source_id` or a card's `token_id`; a consumed token cannot be used again.
+// Token is a single-use card token. Its ID is used once, as a charge's SourceID or a card's TokenID; a used token cannot be used again.
 type Token struct {
-	// Card TODO
+	// Card is the tokenized card, masked.
 	Card TokenCard `json:"card"`
 	ID   string    `json:"id"`
 }
 
-// TokenCard The tokenized card, masked. Number and security code cannot be retrieved.
+// TokenCard is a tokenized card, masked: its number and security code cannot be read back.
 type TokenCard struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Brand TODO
+	// Brand is the card's network.
 	Brand CardBrand `json:"brand"`
 
-	// CardNumber Masked card number.
+	// CardNumber is the masked card number.
 	CardNumber   string    `json:"card_number"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit month.
+	// ExpirationMonth is the expiration month, two digits.
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Two-digit year.
+	// ExpirationYear is the expiration year, two digits.
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 
-	// PointsCard Whether the card belongs to a reward-points programme.
+	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 }
 
-// TokenCardRequest Card to store, from a token (which is consumed).
+// TokenCardRequest is a card to store, from a token, which is used up.
 type TokenCardRequest struct {
-	// DeviceSessionID Session id generated on the payer's device by the anti-fraud script.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device.
 	DeviceSessionID string `json:"device_session_id"`
 	TokenID         string `json:"token_id"`
 }
 
-// TokenRequest Card data to tokenize. Meant to be sent from the payer's browser or phone with the public key, so that card data never passes through the merchant's server.
+// TokenRequest is card data to tokenize. It is meant to be sent from the payer's browser or phone with the public key, so that card data never passes through your server.
 type TokenRequest struct {
-	// Address TODO
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
@@ -2046,48 +2052,48 @@ type TransactionStatusFilter string
 // TransactionType is the kind of a transaction. A refund is a transaction of type refund, nested in the refunded charge or answering a fee refund.
 type TransactionType string
 
-// TransferRequest Transfer from the customer in the path to another customer. Both customers need a balance. The answer is the origin's `out` transaction; the receiving customer gets a matching `in` transaction.
+// TransferRequest is a transfer from the customer in the path to another customer. Both customers need a balance. The answer is the origin's out transaction; the receiving customer gets a matching in transaction.
 type TransferRequest struct {
-	// Amount Amount to move; it must be more than one peso.
+	// Amount is the amount to move, more than one peso, with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// CustomerID Id of the receiving customer.
+	// CustomerID is the id of the receiving customer.
 	CustomerID  string `json:"customer_id"`
 	Description string `json:"description"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
 // UseCardPoints says whether a card charge is paid with the card's reward points: NONE (the default), ONLY_POINTS, or MIXED (points first, the rest from the card). Only cards whose PointsCard is true accept a value other than NONE; on any other card the charge fails.
 type UseCardPoints string
 
-// Webhook A URL registered to receive events. The password is write-only: the gateway never returns it.
+// Webhook is a URL registered to receive events. Its password is never returned.
 type Webhook struct {
 	EventTypes []EventType `json:"event_types"`
 	ID         string      `json:"id"`
 
-	// Password Password the gateway sends (HTTP Basic) with each delivery; never returned.
+	// Password is the password the gateway sends (HTTP Basic) with each delivery; never returned.
 	Password string `json:"password,omitempty,omitzero"`
 
-	// Status TODO
+	// Status says whether the URL has been verified.
 	Status WebhookStatus `json:"status"`
 	URL    string        `json:"url"`
 
-	// User User name the gateway sends (HTTP Basic) with each delivery.
+	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookRequest A webhook to register. Production URLs must be https on a domain name; the sandbox also accepts plain http.
+// WebhookRequest is a webhook to register. In production the URL must be https on a domain name; the sandbox also takes plain http.
 type WebhookRequest struct {
-	// EventTypes Event types to deliver.
+	// EventTypes lists the event types to deliver.
 	EventTypes []EventType `json:"event_types"`
 
-	// Password Password sent (HTTP Basic) with each delivery.
+	// Password is the password the gateway sends (HTTP Basic) with each delivery.
 	Password string `json:"password,omitempty,omitzero"`
 	URL      string `json:"url"`
 
-	// User User name sent (HTTP Basic) with each delivery.
+	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
 }
 
