@@ -629,7 +629,8 @@ func (e WebhookStatus) Valid() bool {
 	}
 }
 
-// Address is a postal address: the billing address of a card, or the address of a customer or a store.
+// Address is a postal address: the billing address of a card, or the address
+// of a customer or a store.
 type Address struct {
 	City string `json:"city"`
 
@@ -650,29 +651,47 @@ type Address struct {
 	State      string `json:"state"`
 }
 
-// AlipayCharge is a charge through the Alipay wallet. The answer is charge_pending with a redirect PaymentMethod and a Fee. The payer returns to RedirectURL with the charge id; read the charge to learn the result.
+// AlipayCharge is a charge through the Alipay wallet. The answer is
+// charge_pending with a redirect PaymentMethod and a Fee. The payer returns to
+// RedirectURL with the charge id; read the charge to learn the result.
 type AlipayCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate is the payment deadline, an ISO 8601 timestamp; without a UTC offset it is central Mexico time. A payer already logged in to the wallet may have up to 15 minutes more.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp; without a UTC offset
+	// it is central Mexico time. A payer already logged in to the wallet may have
+	// up to 15 minutes more.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method is always alipay for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL is where the payer's browser returns, with the charge id added. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns, with the charge id added.
+	// A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
-// BankAccount is a bank account stored on a customer, or the account a payout went to. The CLABE is masked in responses. Inside transactions the object may lack ID and may also carry RFC and Mobile.
+// BankAccount is a bank account stored on a customer, or the account a payout
+// went to. The CLABE is masked in responses. Inside transactions the object
+// may lack ID and may also carry RFC and Mobile.
 type BankAccount struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
@@ -688,17 +707,22 @@ type BankAccount struct {
 	HolderName   string    `json:"holder_name"`
 	ID           string    `json:"id,omitempty,omitzero"`
 
-	// Mobile is the mobile number associated with the account; only transactions carry it.
+	// Mobile is the mobile number associated with the account; only transactions
+	// carry it.
 	Mobile string `json:"mobile,omitempty,omitzero"`
 
 	// RFC is the account holder's tax id; only transactions carry it.
 	RFC string `json:"rfc,omitempty,omitzero"`
 }
 
-// BankAccountPayout is a payout to a bank account stored on the customer (DestinationID).
+// BankAccountPayout is a payout to a bank account stored on the customer
+// (DestinationID).
 type BankAccountPayout struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
-	Amount      Amount `json:"amount"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount Amount `json:"amount"`
+
+	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
 
 	// DestinationID is the id of a stored bank account.
@@ -707,35 +731,57 @@ type BankAccountPayout struct {
 	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BankAccountRequest is a bank account to store on a customer, or to pay out to.
+// BankAccountRequest is a bank account to store on a customer, or to pay out
+// to.
 type BankAccountRequest struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
-	// CLABE is the account number: in Mexico the 18-digit CLABE. A CLABE already on the customer answers error 2001.
+	// CLABE is the account number: in Mexico the 18-digit CLABE. A CLABE already
+	// on the customer answers error 2001.
 	CLABE      string `json:"clabe"`
 	HolderName string `json:"holder_name"`
 }
 
-// BankCharge is, in Mexico, a charge paid by bank transfer (SPEI). The answer is in_progress with a bank_transfer PaymentMethod carrying the account and reference to pay to.
+// BankCharge is, in Mexico, a charge paid by bank transfer (SPEI). The answer
+// is in_progress with a bank_transfer PaymentMethod carrying the account and
+// reference to pay to.
 type BankCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the account's time zone; without a UTC offset it is read in that zone.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the
+	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -747,15 +793,18 @@ type BINCardType struct {
 	Type string `json:"type"`
 }
 
-// BINPromotions is what Peruvian accounts learn of a BIN: the card type, the numbers of instalments the card may pay in, and whether they carry interest.
+// BINPromotions is what Peruvian accounts learn of a BIN: the card type, the
+// numbers of instalments the card may pay in, and whether they carry interest.
 type BINPromotions struct {
 	// CardType is CREDIT or DEBIT, in capitals.
 	CardType string `json:"cardType"`
 
-	// Installments lists the numbers of instalments the card may pay in; empty when none.
+	// Installments lists the numbers of instalments the card may pay in; empty
+	// when none.
 	Installments []int `json:"installments"`
 
-	// WithInterest says whether the instalments carry interest (see PaymentPlan.PaymentsType); nil means with interest.
+	// WithInterest says whether the instalments carry interest (see
+	// PaymentPlan.PaymentsType); nil means with interest.
 	WithInterest *bool `json:"withInterest,omitempty"`
 }
 
@@ -765,13 +814,18 @@ type BINValidation struct {
 	CardType string `json:"card_type"`
 }
 
-// CaptureRequest is the optional body of a capture. Without Amount the whole authorized amount is charged; with it, that amount (at most the authorized one).
+// CaptureRequest is the optional body of a capture. Without Amount the whole
+// authorized amount is charged; with it, that amount (at most the authorized
+// one).
 type CaptureRequest struct {
-	// Amount is the amount to charge, at most the authorized one, with at most two decimal places.
+	// Amount is the amount to charge, at most the authorized one, with at most two
+	// decimal places.
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
-// Card is a stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack ID and CreationDate.
+// Card is a stored card, or the card used by a transaction. The number is
+// masked and the security code is never returned. Cards inside transactions
+// may lack ID and CreationDate.
 type Card struct {
 	Address *Address `json:"address,omitempty"`
 
@@ -790,13 +844,15 @@ type Card struct {
 	// Brand is the card's network.
 	Brand CardBrand `json:"brand"`
 
-	// CardNumber is the masked number: only the last digits, and sometimes the first six, are visible.
+	// CardNumber is the masked number: only the last digits, and sometimes the
+	// first six, are visible.
 	//
 	// Example: 411111XXXXXX1111
 	CardNumber   string    `json:"card_number"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 
-	// CustomerID is the customer that owns the card; empty for a card stored at merchant level.
+	// CustomerID is the customer that owns the card; empty for a card stored at
+	// merchant level.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
 	// ExpirationMonth is the expiration month, two digits.
@@ -814,18 +870,21 @@ type Card struct {
 	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 
-	// Type is the kind of card as the issuer reports it (debit, credit, cash, ...).
+	// Type is the kind of card as the issuer reports it (debit, credit, cash,
+	// ...).
 	//
 	// Example: debit
 	Type string `json:"type"`
 }
 
-// CardBIN is what the gateway knows of a BIN (the first digits of a card number, which identify the issuer).
+// CardBIN is what the gateway knows of a BIN (the first digits of a card
+// number, which identify the issuer).
 type CardBIN struct {
 	// AllowedOnline says whether the cards may pay online.
 	AllowedOnline bool `json:"allowed_online"`
 
-	// AllowedSantanderPoints says whether the cards may pay with Santander reward points.
+	// AllowedSantanderPoints says whether the cards may pay with Santander reward
+	// points.
 	AllowedSantanderPoints bool `json:"allowed_santander_points"`
 
 	// Bank is the bank's short name from the bank catalogue.
@@ -835,10 +894,12 @@ type CardBIN struct {
 	BankCode string `json:"bank_code"`
 	BIN      string `json:"bin"`
 
-	// Brand is the card brand, as on cards (visa, mastercard, american_express, carnet).
+	// Brand is the card brand, as on cards (visa, mastercard, american_express,
+	// carnet).
 	Brand string `json:"brand"`
 
-	// Category is the card's category (product line); the gateway publishes no list of values.
+	// Category is the card's category (product line); the gateway publishes no
+	// list of values.
 	Category string `json:"category"`
 
 	// Country is the issuer's country, by name.
@@ -851,46 +912,72 @@ type CardBIN struct {
 	Type string `json:"type"`
 }
 
-// CardBrand is a card network: visa, mastercard, carnet or american_express. Expect values not listed here.
+// CardBrand is a card network: visa, mastercard, carnet or american_express.
+// Expect values not listed here.
 type CardBrand string
 
-// CardCharge is a charge to a stored card or a token (SourceID). With Capture false the charge only authorizes the amount, to be captured or cancelled later. With Use3DSecure true and a RedirectURL the charge waits in charge_pending with a redirect PaymentMethod, and the payer returns to RedirectURL with id={charge id} added.
+// CardCharge is a charge to a stored card or a token (SourceID). With Capture
+// false the charge only authorizes the amount, to be captured or cancelled
+// later. With Use3DSecure true and a RedirectURL the charge waits in
+// charge_pending with a redirect PaymentMethod, and the payer returns to
+// RedirectURL with id={charge id} added.
 type CardCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture charges at once when true (the default); false only authorizes the amount, which a capture later charges (in full or in part) or a cancel releases.
+	// Capture says whether to charge at once (true, the default) or only to
+	// authorize the amount (false), which a capture later charges, in full or in
+	// part, or a cancel releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
 	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
-	CVV2        string `json:"cvv2,omitempty,omitzero"`
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
+	CVV2 string `json:"cvv2,omitempty,omitzero"`
+
+	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description"`
 
-	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL is where the payer's browser returns after 3-D Secure authentication, with the charge id added. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns after 3-D Secure
+	// authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
 	// SendEmail says whether the gateway e-mails the payer about the charge.
@@ -899,24 +986,31 @@ type CardCharge struct {
 	// SourceID is the id of a stored card or of a token.
 	SourceID string `json:"source_id"`
 
-	// Use3DSecure asks for 3-D Secure authentication of the payer when true (requires RedirectURL).
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true
+	// (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
 	// UseCardPoints says whether the charge is paid with the card's reward points.
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// CardDetails is card data sent in a request, for a charge or subscription without a stored card or token. Sending card data through your server puts that server in scope of card-data security rules; prefer tokens created on the payer's device.
+// CardDetails is card data sent in a request, for a charge or subscription
+// without a stored card or token. Sending card data through your server puts
+// that server in scope of card-data security rules; prefer tokens created on
+// the payer's device.
 type CardDetails struct {
 	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
 	// ExpirationMonth is the expiration month, two digits from 01 to 12.
@@ -933,8 +1027,11 @@ type CardDetails struct {
 
 // CardPayout is a payout to a stored card (DestinationID) that allows payouts.
 type CardPayout struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
-	Amount      Amount `json:"amount"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount Amount `json:"amount"`
+
+	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
 
 	// DestinationID is the id of a stored card whose AllowsPayouts is true.
@@ -943,7 +1040,13 @@ type CardPayout struct {
 	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -962,20 +1065,26 @@ type CardPoints struct {
 	Used Decimal `json:"used"`
 }
 
-// CardRequest is a card to store, from its data. With the public key this is, with token creation, the one operation a browser may call.
+// CardRequest is a card to store, from its data. With the public key this is,
+// with token creation, the one operation a browser may call.
 type CardRequest struct {
 	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
 	// ExpirationMonth is the expiration month, two digits from 01 to 12.
@@ -992,7 +1101,8 @@ type CardRequest struct {
 
 // CardUpdateRequest is a change to a stored card: only the fields sent change.
 type CardUpdateRequest struct {
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2,omitempty,omitzero"`
 
 	// ExpirationMonth is the expiration month, two digits from 01 to 12.
@@ -1006,19 +1116,24 @@ type CardUpdateRequest struct {
 	ExpirationYear string `json:"expiration_year,omitempty,omitzero"`
 	HolderName     string `json:"holder_name,omitempty,omitzero"`
 
-	// MerchantID is the merchant that uses the card; required when the card belongs to a merchant group.
+	// MerchantID is the merchant that uses the card; required when the card
+	// belongs to a merchant group.
 	MerchantID string `json:"merchant_id,omitempty,omitzero"`
 }
 
-// CardUpdateResponse is the answer to a card update: an empty object today. The gateway may add fields later.
+// CardUpdateResponse is the answer to a card update: an empty object today.
+// The gateway may add fields later.
 type CardUpdateResponse map[string]interface{}
 
-// ChargeCustomer is the payer of a charge made at merchant level. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+// ChargeCustomer is the payer of a charge made at merchant level. It is echoed
+// on the charge but creates no customer. Customer-scope charges do not take
+// it.
 type ChargeCustomer struct {
 	// Address is the payer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress is the payer's address in Colombia (department, city and street).
+	// CustomerAddress is the payer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1026,23 +1141,32 @@ type ChargeCustomer struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod is the payment method of a charge request: card (stored cards, tokens, card data, the payment form and IVR charges), store (cash at a convenience store), bank_account (a SPEI transfer in Mexico, a PSE payment in Colombia) or alipay (the wallet).
+// ChargeMethod is the payment method of a charge request: card (stored cards,
+// tokens, card data, the payment form and IVR charges), store (cash at a
+// convenience store), bank_account (a SPEI transfer in Mexico, a PSE payment
+// in Colombia) or alipay (the wallet).
 type ChargeMethod string
 
-// ChargeUpdateRequest is the body of a charge update: the fields sent change, the others stay.
+// ChargeUpdateRequest is the body of a charge update: the fields sent change,
+// the others stay.
 type ChargeUpdateRequest struct {
+	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 
 	// OrderID is your reference for the charge, unique among your transactions.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Checkout is a checkout: a payment link. The payer opens CheckoutLink, the gateway's hosted page, and pays the amount there; Transaction is the charge that pays it.
+// Checkout is a checkout: a payment link. The payer opens CheckoutLink, the
+// gateway's hosted page, and pays the amount there; Transaction is the charge
+// that pays it.
 type Checkout struct {
 	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink is the hosted page where the payer pays. Its host is that of the merchant's country in the environment (openpay.mx, openpay.co or openpay.pe), as in every URL the gateway answers.
+	// CheckoutLink is the hosted page where the payer pays. Its host is that of
+	// the merchant's country in the environment (openpay.mx, openpay.co or
+	// openpay.pe), as in every URL the gateway answers.
 	CheckoutLink string `json:"checkout_link"`
 
 	// CreationDate is when the checkout was created.
@@ -1051,97 +1175,151 @@ type Checkout struct {
 	// Currency is the currency of the amount (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Customer is the payer: the customer of the path for a customer's checkout, the customer data sent at merchant scope (without ID), or nil.
-	Customer    *Customer `json:"customer,omitempty"`
-	Description string    `json:"description"`
+	// Customer is the payer: the customer of the path for a customer's checkout,
+	// the customer data sent at merchant scope (without ID), or nil.
+	Customer *Customer `json:"customer,omitempty"`
 
-	// ExpirationDate is when the link stops taking payments, in the account's time zone; empty when the checkout was created without one, and then it does not expire.
+	// Description is your description of the payment link.
+	Description string `json:"description"`
+
+	// ExpirationDate is when the link stops taking payments, in the account's time
+	// zone; empty when the checkout was created without one, and then it does not
+	// expire.
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
-	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was. The charges that pay a Colombian checkout carry it as their IVA.
+	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
+	// The charges that pay a Colombian checkout carry it as their IVA.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID is your reference, unique among your checkouts and transactions; empty when none was sent.
+	// OrderID is your reference, unique among your checkouts and transactions;
+	// empty when none was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// Status is where the checkout stands.
 	Status CheckoutStatus `json:"status"`
 
-	// Transaction is the latest charge made to pay the checkout (nil before any attempt): a completed charge when the checkout is completed; a failed one the payer may follow with another attempt; or one that waits for the payer (charge_pending on the 3-D Secure or PSE bank page, a store charge in_progress with its reference and barcode). While a charge waits, the checkout takes no other payment, and that charge completes the checkout when it completes.
+	// Transaction is the latest charge made to pay the checkout (nil before any
+	// attempt): a completed charge when the checkout is completed; a failed one
+	// the payer may follow with another attempt; or one that waits for the payer
+	// (charge_pending on the 3-D Secure or PSE bank page, a store charge
+	// in_progress with its reference and barcode). While a charge waits, the
+	// checkout takes no other payment, and that charge completes the checkout when
+	// it completes.
 	Transaction *Transaction `json:"transaction,omitempty"`
 }
 
-// CheckoutRequest is a new checkout (payment link). At merchant scope the payer may be described by Customer; at customer scope the path's customer is the payer and Customer is refused (1003).
+// CheckoutRequest is a new checkout (payment link). At merchant scope the
+// payer may be described by Customer; at customer scope the path's customer is
+// the payer and Customer is refused (1003).
 type CheckoutRequest struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency is the currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when empty. Other currencies are refused with error 1003, since a store or PSE payment takes the account's own currency only.
+	// Currency is the currency of the link: the account's own (MXN in Mexico, COP
+	// in Colombia, PEN in Peru), which is the default when empty. Other currencies
+	// are refused with error 1003, since a store or PSE payment takes the
+	// account's own currency only.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
 	// Customer is the payer, at merchant scope. It creates no customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm in the account's time zone. It must be in the future (1003). Without it the link does not expire.
+	// Description is your description of the payment link, at most 250 characters.
+	Description string `json:"description"`
+
+	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm
+	// in the account's time zone. It must be in the future (1003). Without it the
+	// link does not expire.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal string: zero or more, at most two decimal places (1003 otherwise). The charges that pay the checkout, by card, store or PSE, carry it as their IVA. Other countries' checkouts check and echo it too, and their charges ignore it.
+	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
+	// string: zero or more, at most two decimal places (1003 otherwise). The
+	// charges that pay the checkout, by card, store or PSE, carry it as their IVA.
+	// Other countries' checkouts check and echo it too, and their charges ignore
+	// it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID is your reference, unique among your checkouts and transactions (1006). The charges that pay the checkout carry it.
+	// OrderID is your reference, unique among your checkouts and transactions
+	// (1006). The charges that pay the checkout carry it.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectStorePayment sends a payer who picks cash at a store on the hosted page back to RedirectURL (with id={charge id} added) once the store charge is made, for your shop to show its reference, instead of to the charge's receipt. Without a RedirectURL it changes nothing. Not echoed.
+	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
+	// page back to RedirectURL (with id={charge id} added) once the store charge
+	// is made, for your shop to show its reference, instead of to the charge's
+	// receipt. Without a RedirectURL it changes nothing. Not echoed.
 	RedirectStorePayment bool `json:"redirect_store_payment,omitempty,omitzero"`
 
-	// RedirectURL is where the payer's browser returns after paying, with id={charge id} added as after other hosted pages. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns after paying, with
+	// id={charge id} added as after other hosted pages. A relative URL is
+	// accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail says whether the gateway e-mails the link to the payer (true when nil).
+	// SendEmail says whether the gateway e-mails the link to the payer (true when
+	// nil).
 	SendEmail *bool `json:"send_email,omitempty"`
 }
 
 // CheckoutStatus is the status of a checkout (payment link):
 //
 //   - available: the link takes a payment
-//   - completed: paid; its transaction is a completed charge (possibly refunded or disputed since)
+//   - completed: paid; its transaction is a completed charge (possibly
+//     refunded or disputed since)
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A store or PSE
+// payment completes the checkout when its charge completes, even after the
+// link's expiration (the payer paid in time at the store or bank); a store
+// charge made from a link is due at the link's expiration when that is sooner
+// than a store charge's 48 hours. Expect values not listed here.
 type CheckoutStatus string
 
-// CheckoutUpdateRequest is the body of a checkout update; the status goes in the query. An empty object changes only the status.
+// CheckoutUpdateRequest is the body of a checkout update; the status goes in
+// the query. An empty object changes only the status.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's time zone; empty leaves it unchanged.
+	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's
+	// time zone; empty leaves it unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 }
 
-// Currency is an ISO 4217 currency code. The account's country decides which a charge may use: Mexican accounts take MXN (the default) and USD; Colombian accounts COP (the default), and USD on card charges; Peruvian accounts PEN (the default), and USD on card charges. Any other currency is refused with error 1003. A charge in a currency other than the account's carries an exchange rate.
+// Currency is an ISO 4217 currency code. The account's country decides which a
+// charge may use: Mexican accounts take MXN (the default) and USD; Colombian
+// accounts COP (the default), and USD on card charges; Peruvian accounts PEN
+// (the default), and USD on card charges. Any other currency is refused with
+// error 1003. A charge in a currency other than the account's carries an
+// exchange rate.
 type Currency string
 
-// Customer is a customer of the merchant. Charges echo the customer data they were sent with in the same shape, without ID. Customers created with RequiresAccount have a balance, a CLABE and a store reference for receiving funds.
+// Customer is a customer of the merchant. Charges echo the customer data they
+// were sent with in the same shape, without ID. Customers created with
+// RequiresAccount have a balance, a CLABE and a store reference for receiving
+// funds.
 type Customer struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Balance is the customer's balance, for customers with an account (RequiresAccount). The gateway leaves it out while it is zero, as on the answer to the creation of such a customer.
+	// Balance is the customer's balance, for customers with an account
+	// (RequiresAccount). The gateway leaves it out while it is zero, as on the
+	// answer to the creation of such a customer.
 	Balance Amount `json:"balance,omitempty,omitzero"`
 
-	// CLABE is the account number (CLABE) for receiving bank transfers into the customer's balance.
+	// CLABE is the account number (CLABE) for receiving bank transfers into the
+	// customer's balance.
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CustomerAddress is the customer's address in Colombia (department, city and street).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID is your own identifier of the customer, unique among your customers.
+	// ExternalID is your own identifier of the customer, unique among your
+	// customers.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	ID          string `json:"id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
@@ -1151,11 +1329,15 @@ type Customer struct {
 	// Status is the customer's status.
 	Status CustomerStatus `json:"status,omitempty,omitzero"`
 
-	// Store is the reference for paying into the customer's balance at a convenience store (customers with an account).
+	// Store is the reference for paying into the customer's balance at a
+	// convenience store (customers with an account).
 	Store *StoreReference `json:"store,omitempty"`
 }
 
-// CustomerAddress is the address of a Colombian customer or payer, which takes the place of Address there: the department, the city and the rest of the address as free text. Peruvian customers send Address, as Mexican ones do; the gateway also takes this form from them.
+// CustomerAddress is the address of a Colombian customer or payer, which takes
+// the place of Address there: the department, the city and the rest of the
+// address as free text. Peruvian customers send Address, as Mexican ones do;
+// the gateway also takes this form from them.
 type CustomerAddress struct {
 	// Additional is the street, number and anything else of the address.
 	Additional string `json:"additional"`
@@ -1165,16 +1347,19 @@ type CustomerAddress struct {
 	Department string `json:"department"`
 }
 
-// CustomerRequest is a new customer. With RequiresAccount true the customer gets a balance, a CLABE and a store reference for receiving funds.
+// CustomerRequest is a new customer. With RequiresAccount true the customer
+// gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
 	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress is the customer's address in Colombia (department, city and street).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID is your own identifier of the customer; a repeat answers error 2003.
+	// ExternalID is your own identifier of the customer; a repeat answers error
+	// 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
 	Name        string `json:"name"`
@@ -1187,12 +1372,15 @@ type CustomerRequest struct {
 // CustomerStatus is the status of a customer. Expect values not listed here.
 type CustomerStatus string
 
-// CustomerUpdateRequest is the new data of a customer (ExternalID cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
+// CustomerUpdateRequest is the new data of a customer (ExternalID cannot
+// change). The gateway replaces the customer's data with what is sent, so send
+// every field to keep.
 type CustomerUpdateRequest struct {
 	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress is the customer's address in Colombia (department, city and street).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1200,40 +1388,58 @@ type CustomerUpdateRequest struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ErrorCode is a gateway error code (error_code). Each code comes with a fixed HTTP status and category. Expect codes not listed here: using UseCardPoints with a card whose PointsCard is false, for one, fails with a code the gateway does not document.
+// ErrorCode is a gateway error code (error_code). Each code comes with a fixed
+// HTTP status and category. Expect codes not listed here: using UseCardPoints
+// with a card whose PointsCard is false, for one, fails with a code the
+// gateway does not document.
 //
 //   - 1000 (HTTP 500, internal): internal server error.
-//   - 1001 (HTTP 400, request): the body is not valid JSON, a field has the wrong format, or a required field is missing.
-//   - 1002 (HTTP 401, request): the request is not authenticated, or the credentials are wrong.
-//   - 1003 (HTTP 422, request): a parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
+//   - 1001 (HTTP 400, request): the body is not valid JSON, a field has the
+//     wrong format, or a required field is missing.
+//   - 1002 (HTTP 401, request): the request is not authenticated, or the
+//     credentials are wrong.
+//   - 1003 (HTTP 422, request): a parameter has an incorrect value (also: the
+//     charge is in a final status and cannot be captured).
 //   - 1004 (HTTP 503, internal): a service the gateway needs is unavailable.
 //   - 1005 (HTTP 404, request): a resource the request names does not exist.
-//   - 1006 (HTTP 409, request): a transaction with the same order_id already exists.
-//   - 1007 (HTTP 402, gateway): the transfer of funds between the bank account or card and the account was rejected.
-//   - 1008 (HTTP 423, request): one of the accounts the request needs is deactivated.
+//   - 1006 (HTTP 409, request): a transaction with the same order_id already
+//     exists.
+//   - 1007 (HTTP 402, gateway): the transfer of funds between the bank account
+//     or card and the account was rejected.
+//   - 1008 (HTTP 423, request): one of the accounts the request needs is
+//     deactivated.
 //   - 1009 (HTTP 413, request): the request body is too large.
-//   - 1010 (HTTP 403, request): the public key was used where the private key is required, or the private key was used from a browser.
-//   - 2001 (HTTP 409, request): a bank account with this CLABE is already registered on the customer.
-//   - 2002 (HTTP 409, request): a card with this number is already registered on the customer.
-//   - 2003 (HTTP 409, request): a customer with this external_id already exists.
+//   - 1010 (HTTP 403, request): the public key was used where the private key
+//     is required, or the private key was used from a browser.
+//   - 2001 (HTTP 409, request): a bank account with this CLABE is already
+//     registered on the customer.
+//   - 2002 (HTTP 409, request): a card with this number is already registered
+//     on the customer.
+//   - 2003 (HTTP 409, request): a customer with this external_id already
+//     exists.
 //   - 2004 (HTTP 422, request): the card number fails the Luhn check.
 //   - 2005 (HTTP 400, request): the card expiration date is in the past.
 //   - 2006 (HTTP 400, request): the card security code (CVV2) was not sent.
-//   - 2007 (HTTP 412, request): the card number is a test number, valid only in the sandbox.
+//   - 2007 (HTTP 412, request): the card number is a test number, valid only
+//     in the sandbox.
 //   - 2008 (HTTP 412, request): the card is not valid for points.
 //   - 2009 (HTTP 412, request): the card security code (CVV2) is not valid.
 //   - 3001 (HTTP 402, gateway): the card was declined.
 //   - 3002 (HTTP 402, gateway): the card has expired.
 //   - 3003 (HTTP 402, gateway): the card has insufficient funds.
 //   - 3004 (HTTP 402, gateway): the card was reported stolen.
-//   - 3005 (HTTP 402, gateway): the card was rejected by the anti-fraud system.
-//   - 3006 (HTTP 412, gateway): the operation is not allowed for this customer or transaction.
+//   - 3005 (HTTP 402, gateway): the card was rejected by the anti-fraud
+//     system.
+//   - 3006 (HTTP 412, gateway): the operation is not allowed for this customer
+//     or transaction.
 //   - 3008 (HTTP 412, gateway): the card does not support online transactions.
 //   - 3009 (HTTP 402, gateway): the card was reported lost.
 //   - 3010 (HTTP 402, gateway): the bank has restricted the card.
 //   - 3011 (HTTP 402, gateway): the bank asked to retain the card.
-//   - 3012 (HTTP 412, gateway): the bank must authorize this payment (the payer should call the bank).
-//   - 4001 (HTTP 412, request): the account (merchant or customer balance) has insufficient funds.
+//   - 3012 (HTTP 412, gateway): the bank must authorize this payment (the
+//     payer should call the bank).
+//   - 4001 (HTTP 412, request): the account (merchant or customer balance) has
+//     insufficient funds.
 type ErrorCode = Code
 
 // ErrorResponse is the body of every error response.
@@ -1250,20 +1456,30 @@ type ErrorResponse struct {
 	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
-	// HTTPCode repeats the HTTP status.
+	// HTTPCode is the HTTP status, repeated.
 	HTTPCode FlexInt `json:"http_code"`
 
 	// RequestID identifies the request, for support.
 	RequestID string `json:"request_id"`
 
-	// RiskData is the anti-fraud assessment of the refused request, when the gateway gives one.
+	// RiskData is the anti-fraud assessment of the refused request, when the
+	// gateway gives one.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType is the type of a webhook event. Besides the verification, charge, subscription, payout, transfer, fee, bank receipt (spei.received) and chargeback types, the gateway sends charge.rescored.to.decline, fee.refund.succeeded, the order.* types and transaction.expired (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events, nor fee events in Peru: a webhook of such an account refuses those types with error 1003. The gateway adds types without notice: accept and ignore the types you do not know.
+// EventType is the type of a webhook event. Besides the verification, charge,
+// subscription, payout, transfer, fee, bank receipt (spei.received) and
+// chargeback types, the gateway sends charge.rescored.to.decline,
+// fee.refund.succeeded, the order.* types and transaction.expired (a Colombian
+// PSE charge left unpaid past its deadline, which is then cancelled). Accounts
+// outside Mexico have no payout, transfer, bank receipt or order events, nor
+// fee events in Peru: a webhook of such an account refuses those types with
+// error 1003. The gateway adds types without notice: accept and ignore the
+// types you do not know.
 type EventType string
 
-// ExchangeRate is the conversion applied when a charge's currency differs from the account's.
+// ExchangeRate is the conversion applied when a charge's currency differs from
+// the account's.
 type ExchangeRate struct {
 	// Date is the day of the rate (yyyy-mm-dd).
 	Date Date `json:"date"`
@@ -1280,24 +1496,40 @@ type ExchangeRate struct {
 
 // FeeRefundRequest is the body of a fee refund.
 type FeeRefundRequest struct {
+	// Description is your description of the refund, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// FeeReportType is a figure of the fees report to detail: fees charged, fees given back, and the adjustments of each.
+// FeeReportType is a figure of the fees report to detail: fees charged, fees
+// given back, and the adjustments of each.
 type FeeReportType string
 
-// FeeRequest is a fee charged to a customer's balance (the customer must have been created with RequiresAccount). The answer is a transaction of type fee, method customer, operation out.
+// FeeRequest is a fee charged to a customer's balance (the customer must have
+// been created with RequiresAccount). The answer is a transaction of type fee,
+// method customer, operation out.
 type FeeRequest struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
-	Amount      Amount `json:"amount"`
-	CustomerID  string `json:"customer_id"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount     Amount `json:"amount"`
+	CustomerID string `json:"customer_id"`
+
+	// Description is your description of the fee, at most 250 characters.
 	Description string `json:"description"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// FeesSummary is Openpay's commissions on the merchant in one month, each an amount in MXN: the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance of it all (Total).
+// FeesSummary is Openpay's commissions on the merchant in one month, each an
+// amount in MXN: the fees charged on its transactions and their tax, fees
+// charged as adjustments and their tax, the same given back, and the balance
+// of it all (Total).
 type FeesSummary struct {
 	// Charged is the sum of the fees charged on the month's transactions.
 	Charged Amount `json:"charged"`
@@ -1323,7 +1555,8 @@ type FeesSummary struct {
 	// RefundedTax is the tax on the fees given back.
 	RefundedTax Amount `json:"refunded_tax"`
 
-	// Total is what was charged less what was given back; negative when more was given back.
+	// Total is what was charged less what was given back; negative when more was
+	// given back.
 	Total Amount `json:"total"`
 }
 
@@ -1339,28 +1572,44 @@ type Geolocation struct {
 	PlaceID string `json:"place_id,omitempty,omitzero"`
 }
 
-// IVRCharge is a card charge paid by phone (IVR). The answer is charge_pending with an ivr PaymentMethod carrying the number to call and the key to type. Customer is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// IVRCharge is a card charge paid by phone (IVR). The answer is charge_pending
+// with an ivr PaymentMethod carrying the number to call and the key to type.
+// Customer is required on merchant-level charges; customer-scope charges take
+// the customer from the path and do not send it.
 type IVRCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
 	// Confirm is always ivr for this variant.
 	Confirm string `json:"confirm"`
 
-	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// SendEmail says whether the gateway e-mails the payer the call instructions.
@@ -1369,63 +1618,93 @@ type IVRCharge struct {
 
 // InlineBankAccountPayout is a payout to a bank account given in the request.
 type InlineBankAccountPayout struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
 	// BankAccount is the bank account to pay to.
 	BankAccount BankAccountRequest `json:"bank_account"`
-	Description string             `json:"description"`
+
+	// Description is your description of the payout, at most 250 characters.
+	Description string `json:"description"`
 
 	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// InlineCardCharge is a charge to card data sent in the request (Card) instead of a stored card or token. The other fields behave as in CardCharge.
+// InlineCardCharge is a charge to card data sent in the request (Card) instead
+// of a stored card or token. The other fields behave as in CardCharge.
 type InlineCardCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture charges at once when true (the default); false only authorizes the amount.
+	// Capture says whether to charge at once (true, the default) or only to
+	// authorize the amount (false).
 	Capture *bool `json:"capture,omitempty"`
 
 	// Card is the card to charge.
 	Card CardDetails `json:"card"`
 
-	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device. Send it with every card charge: production anti-fraud rules may decline a charge without it.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with the charge and echoed on it.
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL is where the payer's browser returns after 3-D Secure authentication, with the charge id added. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns after 3-D Secure
+	// authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
 	// SendEmail says whether the gateway e-mails the payer about the charge.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 
-	// Use3DSecure asks for 3-D Secure authentication of the payer when true (requires RedirectURL).
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true
+	// (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
 	// UseCardPoints says whether the charge is paid with the card's reward points.
@@ -1434,17 +1713,26 @@ type InlineCardCharge struct {
 
 // InlineCardPayout is a payout to a debit card given in the request.
 type InlineCardPayout struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
 	// Card is the card to pay to.
-	Card        PayoutCardDetails `json:"card"`
-	Description string            `json:"description"`
+	Card PayoutCardDetails `json:"card"`
+
+	// Description is your description of the payout, at most 250 characters.
+	Description string `json:"description"`
 
 	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
@@ -1453,7 +1741,9 @@ type Merchant struct {
 	// Balance is the merchant account's balance.
 	Balance Amount `json:"balance"`
 
-	// CLABE is the account number (CLABE) for receiving bank transfers into the merchant's balance; empty for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
+	// CLABE is the account number (CLABE) for receiving bank transfers into the
+	// merchant's balance; empty for Colombian and Peruvian merchants (the CLABE is
+	// a Mexican account number).
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 	Email        string    `json:"email"`
@@ -1465,60 +1755,90 @@ type Merchant struct {
 	Status MerchantStatus `json:"status"`
 }
 
-// MerchantStatus is the status of the merchant account. A deleted merchant can make no transaction.
+// MerchantStatus is the status of the merchant account. A deleted merchant can
+// make no transaction.
 type MerchantStatus string
 
-// Metadata holds custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+// system with a charge.
 type Metadata map[string]string
 
-// OperationType is the effect of a transaction on the balance that owns it: in (a credit) or out (a debit).
+// OperationType is the effect of a transaction on the balance that owns it: in
+// (a credit) or out (a debit).
 type OperationType string
 
-// PSECharge is, in Colombia, a payment from the payer's bank account through PSE (online bank payments). The answer is charge_pending with a redirect PaymentMethod whose URL takes the payer to the bank; the payer then returns to RedirectURL with id={charge id} added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a transaction.expired event). Mexican accounts read bank_account as a SPEI charge (BankCharge) and refuse a PSE body with error 1003; Peruvian accounts have neither. The SDK refuses, before sending, a PSE charge without RedirectURL or in a currency other than COP. Merchant-level charges carry the payer in Customer, with its CustomerAddress.
+// PSECharge is, in Colombia, a payment from the payer's bank account through
+// PSE (online bank payments). The answer is charge_pending with a redirect
+// PaymentMethod whose URL takes the payer to the bank; the payer then returns
+// to RedirectURL with id={charge id} added, and the charge ends completed,
+// failed or cancelled (an unpaid charge past its deadline is cancelled and
+// announced with a transaction.expired event). Mexican accounts read
+// bank_account as a SPEI charge (BankCharge) and refuse a PSE body with error
+// 1003; Peruvian accounts have neither. The SDK refuses, before sending, a PSE
+// charge without RedirectURL or in a currency other than COP. Merchant-level
+// charges carry the payer in Customer, with its CustomerAddress.
 type PSECharge struct {
-	// Amount is the amount in Colombian pesos, greater than zero with at most two decimal places.
+	// Amount is the amount in Colombian pesos, greater than zero with at most two
+	// decimal places.
 	Amount Amount `json:"amount"`
 
 	// Currency is COP, the only currency of PSE (the default when empty).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// IVA is the value-added tax (IVA) included in the amount, as a decimal string ("1900" on 10000).
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// IVA is the value-added tax (IVA) included in the amount, as a decimal string
+	// ("1900" on 10000).
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL is where the payer's browser returns from the bank, with the charge id added. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns from the bank, with the
+	// charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
-// PaymentMethod says what the payer must do to complete a charge that is not paid at once. Type says which fields are set:
+// PaymentMethod says what the payer must do to complete a charge that is not
+// paid at once. Type says which fields are set:
 //
 //   - redirect (payment form, 3-D Secure, wallet and PSE charges): URL
-//   - store: Reference and BarcodeURL; in Mexico also PaybinReference and BarcodePaybinURL
+//   - store: Reference and BarcodeURL; in Mexico also PaybinReference and
+//     BarcodePaybinURL
 //   - bank_transfer: Agreement, Bank, CLABE and Name
 //   - ivr: PhoneNumber, IVRKey and Attempts
 type PaymentMethod struct {
 	// Agreement is, for a bank transfer, the collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
 
-	// Attempts is, for a payment by phone, the number of payment attempts made so far.
+	// Attempts is, for a payment by phone, the number of payment attempts made so
+	// far.
 	Attempts int `json:"attempts,omitempty,omitzero"`
 
 	// Bank is, for a bank transfer, the bank that receives it.
 	Bank string `json:"bank,omitempty,omitzero"`
 
-	// BarcodePaybinURL is, for a store payment, the Paybin reference as a Code 128 barcode image.
+	// BarcodePaybinURL is, for a store payment, the Paybin reference as a Code 128
+	// barcode image.
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 
-	// BarcodeURL is, for a store payment, the reference as a Code 128 barcode image.
+	// BarcodeURL is, for a store payment, the reference as a Code 128 barcode
+	// image.
 	BarcodeURL string `json:"barcode_url,omitempty,omitzero"`
 
 	// CLABE is, for a bank transfer, the account number (CLABE) to transfer to.
@@ -1530,35 +1850,46 @@ type PaymentMethod struct {
 	// Name is, for a bank transfer, the reference the payer must quote with it.
 	Name string `json:"name,omitempty,omitzero"`
 
-	// PaybinReference is, for a store payment, the reference for the Paybin network.
+	// PaybinReference is, for a store payment, the reference for the Paybin
+	// network.
 	PaybinReference string `json:"paybin_reference,omitempty,omitzero"`
 
 	// PhoneNumber is, for a payment by phone, the number the payer calls.
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Reference is, for a store payment, the reference the payer shows at the store.
+	// Reference is, for a store payment, the reference the payer shows at the
+	// store.
 	Reference string `json:"reference,omitempty,omitzero"`
 
-	// Type says which instructions this object carries, and so which fields are set.
+	// Type says which instructions this object carries, and so which fields are
+	// set.
 	Type PaymentMethodType `json:"type"`
 
-	// URL is, for a redirect, the page where the payer completes the payment in a browser (no credentials needed). When the payer is done, the browser goes back to the charge's redirect URL with id={charge id} added (after & when that URL has a query already).
+	// URL is, for a redirect, the page where the payer completes the payment in a
+	// browser (no credentials needed). When the payer is done, the browser goes
+	// back to the charge's redirect URL with id={charge id} added (after & when
+	// that URL has a query already).
 	URL string `json:"url,omitempty,omitzero"`
 }
 
 // PaymentMethodType says which instructions a PaymentMethod carries.
 type PaymentMethodType string
 
-// PaymentPlan asks for monthly instalments on a card charge: without interest in Mexico; in Peru with or without interest (PaymentsType).
+// PaymentPlan asks for monthly instalments on a card charge: without interest
+// in Mexico; in Peru with or without interest (PaymentsType).
 type PaymentPlan struct {
-	// Payments is the number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36; in Peru as in Mexico. Responses may write it as a string.
+	// Payments is the number of monthly instalments: in Mexico 3, 6, 9, 12 or 18;
+	// in Colombia 2 to 36; in Peru as in Mexico. Responses may write it as a
+	// string.
 	Payments FlexInt `json:"payments"`
 
-	// PaymentsType says, in Peru, whether the instalments carry interest. Other countries refuse it with error 1003.
+	// PaymentsType says, in Peru, whether the instalments carry interest. Other
+	// countries refuse it with error 1003.
 	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
 }
 
-// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other countries refuse it with error 1003.
+// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other
+// countries refuse it with error 1003.
 type PaymentPlanPaymentsType string
 
 // PaynetChain is a chain of stores that take store payments.
@@ -1579,7 +1910,9 @@ type PayoutCardDetails struct {
 	// BankCode is the issuing bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
@@ -1594,8 +1927,11 @@ type PayoutReportType string
 
 // PayoutSummary is what a payout settled, each figure an amount in MXN:
 //
-//   - In: the transactions that credited the balance it was paid from, since the previous payout from that balance (charges, bank transfers received, transfers and fees received)
-//   - Out: those that debited it, other than payouts (refunds, transfers and fees paid)
+//   - In: the transactions that credited the balance it was paid from, since
+//     the previous payout from that balance (charges, bank transfers received,
+//     transfers and fees received)
+//   - Out: those that debited it, other than payouts (refunds, transfers and
+//     fees paid)
 //   - ChargedAdjustments and RefundedAdjustments: the adjustments Openpay made
 //
 // The report's detail lists the transactions behind each figure.
@@ -1603,7 +1939,8 @@ type PayoutSummary struct {
 	// ChargedAdjustments is the sum of the adjustments Openpay charged.
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In is the sum of the transactions that credited the balance since the previous payout.
+	// In is the sum of the transactions that credited the balance since the
+	// previous payout.
 	In Amount `json:"in"`
 
 	// Out is the sum of those that debited it, other than payouts.
@@ -1630,13 +1967,16 @@ type Plan struct {
 	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes is the number of further attempts, one a day, after a periodic charge fails and before StatusAfterRetry applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic
+	// charge fails and before StatusAfterRetry applies (0: the first failure
+	// applies it).
 	RetryTimes int `json:"retry_times"`
 
 	// Status is the plan's status.
 	Status PlanStatus `json:"status"`
 
-	// StatusAfterRetry says what becomes of a subscription whose retries all failed.
+	// StatusAfterRetry says what becomes of a subscription whose retries all
+	// failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
 	// TrialDays is the number of trial days given to new subscriptions.
@@ -1645,7 +1985,8 @@ type Plan struct {
 
 // PlanRequest is a new plan.
 type PlanRequest struct {
-	// Amount is the amount charged each period, greater than zero with at most two decimal places.
+	// Amount is the amount charged each period, greater than zero with at most two
+	// decimal places.
 	Amount Amount `json:"amount"`
 
 	// Currency is the currency of the amount; empty means the account's own.
@@ -1658,24 +1999,34 @@ type PlanRequest struct {
 	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes is the number of further attempts, one a day, after a periodic charge fails and before StatusAfterRetry applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic
+	// charge fails and before StatusAfterRetry applies (0: the first failure
+	// applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
-	// StatusAfterRetry says what becomes of a subscription whose retries all failed.
+	// StatusAfterRetry says what becomes of a subscription whose retries all
+	// failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
-	// TrialDays is the number of trial days given to new subscriptions (0 for none).
+	// TrialDays is the number of trial days given to new subscriptions (0 for
+	// none).
 	TrialDays int `json:"trial_days"`
 }
 
-// PlanStatus is the status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
+// PlanStatus is the status of a plan. A deleted plan takes no new
+// subscriptions; the existing ones keep being charged.
 type PlanStatus string
 
-// PlanUpdateRequest is a change to a plan. Only the name and the trial days can change; the fields sent change, the others keep their value. A request that also carries other plan fields (a whole plan sent back) is accepted when they repeat the plan's values, and refused with error 1003 naming the field when they differ. A deleted plan cannot change (1003).
+// PlanUpdateRequest is a change to a plan. Only the name and the trial days
+// can change; the fields sent change, the others keep their value. A request
+// that also carries other plan fields (a whole plan sent back) is accepted
+// when they repeat the plan's values, and refused with error 1003 naming the
+// field when they differ. A deleted plan cannot change (1003).
 type PlanUpdateRequest struct {
 	Name string `json:"name,omitempty,omitzero"`
 
-	// TrialDays is the new number of trial days; nil leaves it as it is, and 0 means no trial.
+	// TrialDays is the new number of trial days; nil leaves it as it is, and 0
+	// means no trial.
 	TrialDays *int `json:"trial_days,omitempty"`
 }
 
@@ -1693,54 +2044,82 @@ type PointsBalance struct {
 	RemainingPoints Decimal `json:"remaining_points"`
 }
 
-// RedirectCharge is a card charge through the gateway's payment form (virtual terminal): the answer is charge_pending with a redirect PaymentMethod whose URL the payer opens to enter the card; afterwards the payer returns to RedirectURL. Customer is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// RedirectCharge is a card charge through the gateway's payment form (virtual
+// terminal): the answer is charge_pending with a redirect PaymentMethod whose
+// URL the payer opens to enter the card; afterwards the payer returns to
+// RedirectURL. Customer is required on merchant-level charges; customer-scope
+// charges take the customer from the path and do not send it.
 type RedirectCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm is always false for this variant: it selects the payment form, and it is always sent.
+	// Confirm is always false for this variant: it selects the payment form, and
+	// it is always sent.
 	Confirm bool `json:"confirm"`
 
-	// Currency is the currency of the charge; empty means the account's own currency (MXN, COP or PEN).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
+
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
 
 	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL is where the payer's browser returns after completing the form, with the charge id added. A relative URL is accepted.
+	// RedirectURL is where the payer's browser returns after completing the form,
+	// with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 
 	// SendEmail says whether the gateway e-mails the payer the link to the form.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// RefundRequest is the optional body of a refund. Without Amount what is left of the charge is refunded (all of it, when nothing was refunded before); partial refunds are allowed, each up to what is left, and a charge with nothing left answers error 1003. Only card charges can be refunded.
+// RefundRequest is the optional body of a refund. Without Amount what is left
+// of the charge is refunded (all of it, when nothing was refunded before);
+// partial refunds are allowed, each up to what is left, and a charge with
+// nothing left answers error 1003. Only card charges can be refunded.
 type RefundRequest struct {
-	// Amount is the amount to refund, at most what is left of the charge, with at most two decimal places.
-	Amount      Amount `json:"amount,omitempty,omitzero"`
+	// Amount is the amount to refund, at most what is left of the charge, with at
+	// most two decimal places.
+	Amount Amount `json:"amount,omitempty,omitzero"`
+
+	// Description is your description of the refund, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 }
 
 // RepeatUnit is the unit of a plan's charging period.
 type RepeatUnit string
 
-// RiskData is an anti-fraud assessment, which some error responses and, for some merchants, card charges carry.
+// RiskData is an anti-fraud assessment, which some error responses and, for
+// some merchants, card charges carry.
 type RiskData struct {
 	// Rules lists the anti-fraud rules that matched.
 	Rules []string `json:"rules,omitempty,omitzero"`
 
-	// Score is the risk score as the gateway writes it. Its scale is not documented.
+	// Score is the risk score as the gateway writes it. Its scale is not
+	// documented.
 	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
-// StatusAfterRetry says what happens to a subscription whose charge still fails after the plan's RetryTimes attempts: it becomes unpaid, or it is cancelled.
+// StatusAfterRetry says what happens to a subscription whose charge still
+// fails after the plan's RetryTimes attempts: it becomes unpaid, or it is
+// cancelled.
 type StatusAfterRetry string
 
 // Store is a convenience store that takes store payments.
@@ -1765,32 +2144,53 @@ type Store struct {
 	Status StoreStatus `json:"status"`
 }
 
-// StoreCharge is a charge paid in cash at a convenience store. The answer is in_progress with a store PaymentMethod carrying the reference and barcodes the payer takes to the store. Send Customer on merchant-level store charges; customer-scope charges do not send it.
+// StoreCharge is a charge paid in cash at a convenience store. The answer is
+// in_progress with a store PaymentMethod carrying the reference and barcodes
+// the payer takes to the store. Send Customer on merchant-level store charges;
+// customer-scope charges do not send it.
 type StoreCharge struct {
-	// Amount is the amount, greater than zero with at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency is the account's own currency (MXN, COP or PEN; the default when empty): a store takes cash in local currency only, so USD is refused with error 1003.
+	// Currency is the account's own currency (MXN, COP or PEN; the default when
+	// empty): a store takes cash in local currency only, so USD is refused with
+	// error 1003.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer is the payer of a charge made at merchant level, echoed on the charge (it creates no customer). Leave it out on customer-scope charges, whose payer is the path's customer.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the account's time zone; without a UTC offset it is read in that zone.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the
+	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a decimal string ("1900" on an amount of 10000). The gateway does not echo it; other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// Method is always store for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// StoreReference is a reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only Reference and BarcodeURL.
+// StoreReference is a reference for paying at a convenience store, with its
+// barcode images (Code 128). Customers with an account carry only Reference
+// and BarcodeURL.
 type StoreReference struct {
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 	BarcodeURL       string `json:"barcode_url,omitempty,omitzero"`
@@ -1798,38 +2198,46 @@ type StoreReference struct {
 	Reference        string `json:"reference"`
 }
 
-// StoreStatus is the status of a convenience store. Only active has been seen; expect other values.
+// StoreStatus is the status of a convenience store. Only active has been seen;
+// expect other values.
 type StoreStatus string
 
 // Subscription is a customer's subscription to a plan.
 type Subscription struct {
-	// CancelAtPeriodEnd says whether the subscription ends with the current period instead of renewing.
+	// CancelAtPeriodEnd says whether the subscription ends with the current period
+	// instead of renewing.
 	CancelAtPeriodEnd bool `json:"cancel_at_period_end"`
 
-	// Card is the card the subscription charges, masked. It always carries an address key, null when it has none.
+	// Card is the card the subscription charges, masked. It always carries an
+	// address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
 	// ChargeDate is the day of the next charge (yyyy-mm-dd).
 	ChargeDate   Date      `json:"charge_date"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CurrentPeriodNumber is the number of periods charged so far (0 during the trial).
+	// CurrentPeriodNumber is the number of periods charged so far (0 during the
+	// trial).
 	CurrentPeriodNumber int    `json:"current_period_number"`
 	CustomerID          string `json:"customer_id"`
 	ID                  string `json:"id"`
 
-	// PeriodEndDate is the last day of the current period, the day before the next charge (yyyy-mm-dd).
+	// PeriodEndDate is the last day of the current period, the day before the next
+	// charge (yyyy-mm-dd).
 	PeriodEndDate Date   `json:"period_end_date"`
 	PlanID        string `json:"plan_id"`
 
 	// Status is where the subscription stands.
 	Status SubscriptionStatus `json:"status"`
 
-	// TrialEndDate is the last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); the first charge is
+	// on the day after. Absent when there was no trial.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionRequest is a new subscription of the customer in the path to a plan, charged to a stored card (SourceID) or to card data (Card). Send one of the two.
+// SubscriptionRequest is a new subscription of the customer in the path to a
+// plan, charged to a stored card (SourceID) or to card data (Card). Send one
+// of the two.
 type SubscriptionRequest struct {
 	// Card is the card to charge, when no stored card is named.
 	Card   *CardDetails `json:"card,omitempty"`
@@ -1838,7 +2246,8 @@ type SubscriptionRequest struct {
 	// SourceID is the id of a card stored on the customer.
 	SourceID string `json:"source_id,omitempty,omitzero"`
 
-	// TrialEndDate is the last day of the trial (yyyy-mm-dd); a past day means no trial. Without it the plan's trial days apply.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); a past day means no
+	// trial. Without it the plan's trial days apply.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
@@ -1847,14 +2256,17 @@ type SubscriptionRequest struct {
 //   - trial: inside the trial period
 //   - active: charging normally
 //   - past_due: a charge failed and is being retried
-//   - unpaid or cancelled: the retries failed (see the plan's StatusAfterRetry), or the subscription was cancelled
+//   - unpaid or cancelled: the retries failed (see the plan's
+//     StatusAfterRetry), or the subscription was cancelled
 //
 // Expect values not listed here.
 type SubscriptionStatus string
 
-// SubscriptionUpdateRequest is a change to a subscription: only the fields sent change.
+// SubscriptionUpdateRequest is a change to a subscription: only the fields
+// sent change.
 type SubscriptionUpdateRequest struct {
-	// CancelAtPeriodEnd ends the subscription with the current period when true; false undoes that.
+	// CancelAtPeriodEnd says whether the subscription ends with the current period
+	// (true) or renews (false, which undoes an earlier true).
 	CancelAtPeriodEnd *bool `json:"cancel_at_period_end,omitempty"`
 
 	// Card is another card to charge, as card data.
@@ -1865,14 +2277,16 @@ type SubscriptionUpdateRequest struct {
 	TrialEndDate Date   `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// Token is a single-use card token. Its ID is used once, as a charge's SourceID or a card's TokenID; a used token cannot be used again.
+// Token is a single-use card token. Its ID is used once, as a charge's
+// SourceID or a card's TokenID; a used token cannot be used again.
 type Token struct {
 	// Card is the tokenized card, masked.
 	Card TokenCard `json:"card"`
 	ID   string    `json:"id"`
 }
 
-// TokenCard is a tokenized card, masked: its number and security code cannot be read back.
+// TokenCard is a tokenized card, masked: its number and security code cannot
+// be read back.
 type TokenCard struct {
 	Address *Address `json:"address,omitempty"`
 
@@ -1896,22 +2310,28 @@ type TokenCard struct {
 
 // TokenCardRequest is a card to store, from a token, which is used up.
 type TokenCardRequest struct {
-	// DeviceSessionID is the session id that the gateway's anti-fraud script generated on the payer's device.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device.
 	DeviceSessionID string `json:"device_session_id"`
 	TokenID         string `json:"token_id"`
 }
 
-// TokenRequest is card data to tokenize. It is meant to be sent from the payer's browser or phone with the public key, so that card data never passes through your server.
+// TokenRequest is card data to tokenize. It is meant to be sent from the
+// payer's browser or phone with the public key, so that card data never passes
+// through your server.
 type TokenRequest struct {
 	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for American Express (numbers starting with 34 or 37). A number that fails the Luhn check is refused with error 2004.
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway never stores nor returns it.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
 	// ExpirationMonth is the expiration month, two digits from 01 to 12.
@@ -1926,41 +2346,53 @@ type TokenRequest struct {
 	HolderName     string `json:"holder_name"`
 }
 
-// Transaction is a movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources; the fields that only some kinds carry say which. A transaction whose CustomerID is empty belongs to the merchant account.
+// Transaction is a movement of funds: a charge, payout, transfer, fee or
+// refund. The same object answers every operation on those resources; the
+// fields that only some kinds carry say which. A transaction whose CustomerID
+// is empty belongs to the merchant account.
 type Transaction struct {
 	// Amount is the amount moved, in Currency.
 	Amount Amount `json:"amount"`
 
-	// Authorization is the processor's authorization number; empty until there is one.
+	// Authorization is the processor's authorization number; empty until there is
+	// one.
 	Authorization string `json:"authorization,omitempty,omitzero"`
 
-	// BankAccount is the bank account a payout went to, or a bank charge came from.
+	// BankAccount is the bank account a payout went to, or a bank charge came
+	// from.
 	BankAccount *BankAccount `json:"bank_account,omitempty"`
 
-	// Card is the card charged, or paid by a payout, masked. Inside a transaction the card always carries an address key, null when it has none.
+	// Card is the card charged, or paid by a payout, masked. Inside a transaction
+	// the card always carries an address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
 	// CardPoints says how much of the charge was paid with reward points.
 	CardPoints *CardPoints `json:"card_points,omitempty"`
 
-	// CLABE is the account number (CLABE) for receiving bank transfers. The answer to a transfer carries it, with Store.
+	// CLABE is the account number (CLABE) for receiving bank transfers. The answer
+	// to a transfer carries it, with Store.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// Conciliated says whether the payment has been reconciled. Redirect, 3-D Secure, wallet and IVR charges always carry it; some other transactions do too.
+	// Conciliated says whether the payment has been reconciled. Redirect, 3-D
+	// Secure, wallet and IVR charges always carry it; some other transactions do
+	// too.
 	Conciliated bool `json:"conciliated,omitempty,omitzero"`
 
 	// CreationDate is when the transaction was created.
 	CreationDate time.Time `json:"creation_date"`
 
-	// Currency is the ISO 4217 currency of the amount: the account's own, or USD on a card charge.
+	// Currency is the ISO 4217 currency of the amount: the account's own, or USD
+	// on a card charge.
 	//
 	// Example: MXN
 	Currency string `json:"currency"`
 
-	// Customer is the customer data the charge was sent with (merchant-level charges).
+	// Customer is the customer data the charge was sent with (merchant-level
+	// charges).
 	Customer *Customer `json:"customer,omitempty"`
 
-	// CustomerID is the customer that owns the transaction; empty for the merchant account.
+	// CustomerID is the customer that owns the transaction; empty for the merchant
+	// account.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
 	// Description is the free text sent with the request.
@@ -1969,22 +2401,27 @@ type Transaction struct {
 	// DueDate is the payer's deadline on store, bank, wallet and IVR charges.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// ErrorCode is the error code of a failed transaction, the one ErrorMessage explains.
+	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
+	// explains.
 	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage says why the transaction failed, when its status is failed.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
 
-	// ExchangeRate is the conversion applied when the charge's currency differs from the account's.
+	// ExchangeRate is the conversion applied when the charge's currency differs
+	// from the account's.
 	ExchangeRate *ExchangeRate `json:"exchange_rate,omitempty"`
 
-	// Fee is the commission the gateway took on the charge (wallet charges carry it).
+	// Fee is the commission the gateway took on the charge (wallet charges carry
+	// it).
 	Fee *TransactionFee `json:"fee,omitempty"`
 
 	// ID is the identifier the gateway assigned at creation.
 	ID string `json:"id"`
 
-	// Metadata holds the key/value pairs the charge was created with (Metadata of the request), as the same JSON object of strings. Absent when none were sent.
+	// Metadata holds the key/value pairs the charge was created with (Metadata of
+	// the request), as the same JSON object of strings. Absent when none were
+	// sent.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
 	// Method is the means by which the transaction moved funds.
@@ -1993,19 +2430,23 @@ type Transaction struct {
 	// OperationDate is when the operation took effect. Most responses carry it.
 	OperationDate time.Time `json:"operation_date,omitempty,omitzero"`
 
-	// OperationType says whether the transaction credits (in) or debits (out) the balance that owns it.
+	// OperationType says whether the transaction credits (in) or debits (out) the
+	// balance that owns it.
 	OperationType OperationType `json:"operation_type"`
 
 	// OrderID is the reference you sent with the request, if any.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentMethod says what the payer must do to complete a charge that is not paid at once: follow a URL, pay at a store, transfer to an account or call a number.
+	// PaymentMethod says what the payer must do to complete a charge that is not
+	// paid at once: follow a URL, pay at a store, transfer to an account or call a
+	// number.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
 	// Refund is the refund of a refunded charge.
 	Refund *Transaction `json:"refund,omitempty"`
 
-	// RiskData is the anti-fraud assessment of a card charge, which the gateway returns for some merchants.
+	// RiskData is the anti-fraud assessment of a card charge, which the gateway
+	// returns for some merchants.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 
 	// Status is where the transaction stands; see TransactionStatus.
@@ -2014,11 +2455,13 @@ type Transaction struct {
 	// Store is the store payment reference of a transfer's receiving customer.
 	Store *StoreReference `json:"store,omitempty"`
 
-	// TransactionType is the kind of transaction: charge, payout, transfer, fee or refund.
+	// TransactionType is the kind of transaction: charge, payout, transfer, fee or
+	// refund.
 	TransactionType TransactionType `json:"transaction_type"`
 }
 
-// TransactionFee is the commission the gateway took on a charge (wallet charges carry it).
+// TransactionFee is the commission the gateway took on a charge (wallet
+// charges carry it).
 type TransactionFee struct {
 	// Amount is the commission, without tax.
 	Amount Amount `json:"amount"`
@@ -2030,18 +2473,25 @@ type TransactionFee struct {
 	Tax Amount `json:"tax"`
 }
 
-// TransactionMethod is the means by which a transaction moved funds: card, bank, customer (transfers and fees between balances), store, bank_account or alipay. Expect values not listed here.
+// TransactionMethod is the means by which a transaction moved funds: card,
+// bank, customer (transfers and fees between balances), store, bank_account or
+// alipay. Expect values not listed here.
 type TransactionMethod string
 
 // TransactionStatus is the status of a transaction, lower case in responses:
 //
-//   - in_progress: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent)
+//   - in_progress: accepted and not yet settled (store and bank charges
+//     waiting for the payer, payouts being sent)
 //   - completed: done
 //   - refunded: a charge that was refunded
-//   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the stages of a chargeback
-//   - charge_pending: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges)
-//   - cancelled: not paid and cancelled (also a released authorization or a cancelled payout)
-//   - failed: the payment was attempted and an error occurred (see ErrorMessage)
+//   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the
+//     stages of a chargeback
+//   - charge_pending: waiting for the payer to act (redirect, 3-D Secure,
+//     wallet and IVR charges)
+//   - cancelled: not paid and cancelled (also a released authorization or a
+//     cancelled payout)
+//   - failed: the payment was attempted and an error occurred (see
+//     ErrorMessage)
 //
 // Expect values not listed here.
 type TransactionStatus string
@@ -2049,31 +2499,48 @@ type TransactionStatus string
 // TransactionStatusFilter is the upper-case form of a TransactionStatus.
 type TransactionStatusFilter string
 
-// TransactionType is the kind of a transaction. A refund is a transaction of type refund, nested in the refunded charge or answering a fee refund.
+// TransactionType is the kind of a transaction. A refund is a transaction of
+// type refund, nested in the refunded charge or answering a fee refund.
 type TransactionType string
 
-// TransferRequest is a transfer from the customer in the path to another customer. Both customers need a balance. The answer is the origin's out transaction; the receiving customer gets a matching in transaction.
+// TransferRequest is a transfer from the customer in the path to another
+// customer. Both customers need a balance. The answer is the origin's out
+// transaction; the receiving customer gets a matching in transaction.
 type TransferRequest struct {
-	// Amount is the amount to move, more than one peso, with at most two decimal places.
+	// Amount is the amount to move, more than one peso, with at most two decimal
+	// places.
 	Amount Amount `json:"amount"`
 
 	// CustomerID is the id of the receiving customer.
-	CustomerID  string `json:"customer_id"`
+	CustomerID string `json:"customer_id"`
+
+	// Description is your description of the transfer, at most 250 characters.
 	Description string `json:"description"`
 
-	// OrderID is your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// UseCardPoints says whether a card charge is paid with the card's reward points: NONE (the default), ONLY_POINTS, or MIXED (points first, the rest from the card). Only cards whose PointsCard is true accept a value other than NONE; on any other card the charge fails.
+// UseCardPoints says whether a card charge is paid with the card's reward
+// points: NONE (the default), ONLY_POINTS, or MIXED (points first, the rest
+// from the card). Only cards whose PointsCard is true accept a value other
+// than NONE; on any other card the charge fails.
 type UseCardPoints string
 
-// Webhook is a URL registered to receive events. Its password is never returned.
+// Webhook is a URL registered to receive events. Its password is never
+// returned.
 type Webhook struct {
 	EventTypes []EventType `json:"event_types"`
 	ID         string      `json:"id"`
 
-	// Password is the password the gateway sends (HTTP Basic) with each delivery; never returned.
+	// Password is the password the gateway sends (HTTP Basic) with each delivery;
+	// never returned.
 	Password string `json:"password,omitempty,omitzero"`
 
 	// Status says whether the URL has been verified.
@@ -2084,7 +2551,8 @@ type Webhook struct {
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookRequest is a webhook to register. In production the URL must be https on a domain name; the sandbox also takes plain http.
+// WebhookRequest is a webhook to register. In production the URL must be https
+// on a domain name; the sandbox also takes plain http.
 type WebhookRequest struct {
 	// EventTypes lists the event types to deliver.
 	EventTypes []EventType `json:"event_types"`
@@ -2097,20 +2565,29 @@ type WebhookRequest struct {
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookStatus says whether the webhook's URL has been verified. A webhook whose URL answers the verification delivery with a 2xx status is verified at once; otherwise it stays unverified until the verify operation is called with the code the URL received.
+// WebhookStatus says whether the webhook's URL has been verified. A webhook
+// whose URL answers the verification delivery with a 2xx status is verified at
+// once; otherwise it stays unverified until the verify operation is called
+// with the code the URL received.
 type WebhookStatus string
 
-// amountParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
+// amountParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
+// amountGteParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam is an amount of money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Amounts sent in requests must be greater than zero.
+// amountLteParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountLteParam = Amount
@@ -2124,24 +2601,35 @@ type checkoutStartDateParam = string
 // checkoutStatusParam is the status of a checkout (payment link):
 //
 //   - available: the link takes a payment
-//   - completed: paid; its transaction is a completed charge (possibly refunded or disputed since)
+//   - completed: paid; its transaction is a completed charge (possibly
+//     refunded or disputed since)
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A store or PSE
+// payment completes the checkout when its charge completes, even after the
+// link's expiration (the payer paid in time at the store or bank); a store
+// charge made from a link is due at the link's expiration when that is sooner
+// than a store charge's 48 hours. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
-// creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
+// creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationParam = Date
 
-// creationGteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
+// creationGteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationGteParam = Date
 
-// creationLteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients send yyyy-mm-dd; when reading they also accept a full timestamp and keep the day as written.
+// creationLteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationLteParam = Date
