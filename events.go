@@ -90,8 +90,9 @@ type FeeEvent struct{ Fee *Transaction }
 type FeeRefundEvent struct{ Refund *Transaction }
 
 // UnknownEvent is an event the SDK cannot type: an event type it does not
-// know (the order.* types, whose payload no source shows, and any type the
-// gateway adds), or a known type whose body lacks what that type carries.
+// know (the order.* types, whose payload Openpay does not document, and any
+// type the gateway adds), or a known type whose body lacks what that type
+// carries.
 // Raw is the body as delivered.
 type UnknownEvent struct {
 	Type        EventType
