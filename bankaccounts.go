@@ -8,8 +8,8 @@ import (
 
 // BankAccountsService registers bank accounts (CLABE), the destinations of
 // payouts: a customer's at Client.Customer(id).BankAccounts, the merchant's
-// own at Client.BankAccounts (not in the public reference; the Java SDK
-// marks its create and delete deprecated).
+// own at Client.BankAccounts. Openpay's API reference does not describe the
+// merchant's own bank accounts.
 type BankAccountsService struct{ s scope }
 
 // Create registers a bank account; the same CLABE twice on one customer

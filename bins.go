@@ -6,11 +6,11 @@ import (
 	"net/url"
 )
 
-// BINsService looks up the issuer of a card prefix (Client.BINs). The
-// public reference does not document it; the Java and PHP SDKs call it.
-// CardType, Promotions and Validate are the per-country checks the vendor's
-// shop plug-ins make while the payer types a card number, to decide whether
-// to offer instalments.
+// BINsService looks up the issuer of a card prefix (Client.BINs).
+// Openpay's API reference does not describe these operations. CardType,
+// Promotions and Validate are the per-country checks a checkout page makes
+// while the payer types a card number, to decide whether to offer
+// instalments.
 type BINsService struct{ s scope }
 
 // Get returns what the gateway knows of the cards whose numbers start with
@@ -21,24 +21,24 @@ func (bs *BINsService) Get(ctx context.Context, bin string, opts ...CallOption) 
 }
 
 // CardType returns whether the cards of bin (six to eight digits) are CREDIT
-// or DEBIT cards: the Mexican plug-ins' check (GET bines/man/{bin}, with the
-// private key). An unknown BIN gives [ErrNotFound].
+// or DEBIT cards, as Mexican accounts check it (GET bines/man/{bin}, with
+// the private key). An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) CardType(ctx context.Context, bin string, opts ...CallOption) (*BINCardType, error) {
 	return call[BINCardType](ctx, scopeOf(bs), apiRequest{opts: opts, method: http.MethodGet}, "bines", "man", bin)
 }
 
 // Promotions returns the card type of bin (six to eight digits) and the
 // numbers of instalments, with or without interest, its cards may pay this
-// merchant's charges in: the Peruvian plug-ins' check (GET
-// bines/{bin}/promotions), sent without credentials as they send it. An
-// unknown BIN gives [ErrNotFound].
+// merchant's charges in, as Peruvian accounts check it (GET
+// bines/{bin}/promotions, sent without credentials). An unknown BIN gives
+// [ErrNotFound].
 func (bs *BINsService) Promotions(ctx context.Context, bin string, opts ...CallOption) (*BINPromotions, error) {
 	return call[BINPromotions](ctx, scopeOf(bs), apiRequest{opts: opts, method: http.MethodGet, noAuth: true, publicKeyOK: true},
 		"bines", bin, "promotions")
 }
 
 // Validate returns whether the cards of bin (six to eight digits) are
-// CREDIT or DEBIT cards: the Colombian plug-ins' check (GET
+// CREDIT or DEBIT cards, as Colombian accounts check it (GET
 // /v1/cards/validate-bin?bin=, a path without the merchant, sent without
 // credentials). An unknown BIN gives [ErrNotFound].
 func (bs *BINsService) Validate(ctx context.Context, bin string, opts ...CallOption) (*BINValidation, error) {

@@ -56,8 +56,8 @@ func (r BankCharge) chargeRequest() (any, txExpectation) {
 }
 
 // chargeRequest sends a PSE charge to the charges path, with method
-// bank_account, as four of the vendor's five clients do (the PHP client
-// alone uses /pse; the gateway takes both). PSE has one currency, so an
+// bank_account (the gateway also takes the /pse path; see
+// docs/how-we-know.md). PSE has one currency, so an
 // empty Currency is sent as COP: the expectation that reconciles a lost
 // answer then names it.
 func (r PSECharge) chargeRequest() (any, txExpectation) {
@@ -71,7 +71,7 @@ func (r PSECharge) chargeRequest() (any, txExpectation) {
 // ErrInvalidPSECharge is returned (wrapped), before anything is sent, for a
 // PSE charge that cannot be one: without a RedirectURL (the bank has
 // nowhere to send the payer back) or in a currency other than COP (PSE
-// moves Colombian pesos only). Every vendor client sends both.
+// moves Colombian pesos only).
 var ErrInvalidPSECharge = errors.New("openpay: invalid PSE charge")
 
 // check refuses what no PSE charge can be (ErrInvalidPSECharge).
@@ -177,9 +177,8 @@ func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListP
 
 // Update changes a charge's description or order ID (the members of req
 // that are not empty); a new order ID must be unused, else
-// [ErrDuplicateOrderID]. The public reference does not document it; the
-// Java SDK and the PrestaShop module call it. At the merchant level it also
-// finds a customer's charge.
+// [ErrDuplicateOrderID]. Openpay's API reference does not describe this
+// operation. At the merchant level it also finds a customer's charge.
 func (cs *ChargesService) Update(ctx context.Context, chargeID string, req ChargeUpdateRequest, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "charges", chargeID)
 }

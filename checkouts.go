@@ -41,8 +41,8 @@ func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opt
 	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
 }
 
-// Get returns a checkout by its id or, failing that, by its order_id (the
-// gateway looks up both, as the vendor's Java client says).
+// Get returns a checkout by its id or, failing that, by its order_id: the
+// gateway looks up both.
 func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string, opts ...CallOption) (*Checkout, error) {
 	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
 }

@@ -46,9 +46,8 @@ func ParseDate(s string) (Date, error) {
 }
 
 // dateTimeLayouts are the other forms in which the gateway writes days:
-// a full timestamp, with or without a zone (the vendor's Java client reads
-// both, and echoes such as 2021-10-15T23:36:00.000-0500 appear). Only the
-// day as written is kept.
+// a full timestamp, with or without a zone (echoes such as
+// 2021-10-15T23:36:00.000-0500 appear). Only the day as written is kept.
 var dateTimeLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999Z0700",

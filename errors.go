@@ -148,8 +148,8 @@ func (c Category) Error() string { return string(c) }
 // whether err is an [*Error] with that code.
 type Code int
 
-// The documented error codes. openapi.yaml lists the same codes with their
-// HTTP statuses (a test keeps the two in step).
+// The documented error codes, each with the HTTP status the gateway answers
+// it with.
 const (
 	ErrInternalServer            Code = 1000 // HTTP 500: internal server error
 	ErrBadRequest                Code = 1001 // HTTP 400: invalid JSON, wrong format or missing fields

@@ -5,10 +5,9 @@ import (
 	"time"
 )
 
-// WebhookEvent is the body of an event delivery (openapi.yaml, schema
-// WebhookEvent). It is written by hand rather than generated so that a
-// decoded event keeps the body as delivered: the gateway adds event types
-// without notice, and for those the body is all there is.
+// WebhookEvent is the body of an event delivery. A decoded event keeps the
+// body as delivered: the gateway adds event types without notice, and for
+// those the body is all there is.
 type WebhookEvent struct {
 	EventDate time.Time `json:"event_date"`
 
@@ -91,8 +90,9 @@ type FeeEvent struct{ Fee *Transaction }
 type FeeRefundEvent struct{ Refund *Transaction }
 
 // UnknownEvent is an event the SDK cannot type: an event type it does not
-// know (the order.* types, whose payload no source shows, and any type the
-// gateway adds), or a known type whose body lacks what that type carries.
+// know (the order.* types, whose payload Openpay does not document, and any
+// type the gateway adds), or a known type whose body lacks what that type
+// carries.
 // Raw is the body as delivered.
 type UnknownEvent struct {
 	Type        EventType
@@ -113,9 +113,8 @@ func (*UnknownEvent) eventPayload()            {}
 
 // Payload returns what the event is about, typed by its kind (see
 // [EventPayload]). It never fails: an event it cannot type, because its
-// type is new or its body is not what the type carries (openapi.yaml,
-// x-openpay-event-payloads: no transaction, or one of another kind), comes
-// back as an *UnknownEvent with the body kept.
+// type is new or its body is not what the type carries (no transaction, or
+// one of another kind), comes back as an *UnknownEvent with the body kept.
 func (ev WebhookEvent) Payload() EventPayload {
 	t := ev.Transaction
 	carries := func(typ TransactionType) bool { return t != nil && t.TransactionType == typ }

@@ -12,8 +12,7 @@ import (
 
 // ReportsService reads the merchant's statements of account
 // (Client.Reports): Openpay's fees by month and what each payout settled.
-// The public reference does not document these operations; the Java and
-// .NET SDKs call them.
+// Openpay's API reference does not describe these operations.
 type ReportsService struct{ s scope }
 
 // PageParams page a report's detail, which takes no other filter. The

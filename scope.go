@@ -182,8 +182,7 @@ func iterInOrder[T any](ctx context.Context, s scope, q neturl.Values, err error
 // customers and their cards, and charges and subscriptions made through the
 // group for its merchants. Build the Client with the group's credentials and
 // get a scope with [Client.Group]. The gateway's group API has fewer
-// operations than a merchant's, and the group services offer only those
-// (openapi.yaml, operations named ...Group...).
+// operations than a merchant's, and the group services offer only those.
 type GroupScope struct {
 	// ID is the group's id.
 	ID string

@@ -35,7 +35,7 @@ func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...Cal
 
 // List iterates over the merchant's tokens matching params, newest first,
 // consumed ones included. Their cards are masked as in [TokensService.Get].
-// The public reference does not document it; the Node SDK calls it.
+// Openpay's API reference does not describe this operation.
 func (ts *TokensService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Token, error] {
 	q, err := params.query()
 	return iterOf[Token](ctx, scopeOf(ts), q, err, opts, "tokens")

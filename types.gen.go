@@ -629,402 +629,511 @@ func (e WebhookStatus) Valid() bool {
 	}
 }
 
-// Address A postal address (billing address of a card, address of a customer or a store).
+// Address is a postal address: the billing address of a card, or the address
+// of a customer or a store.
 type Address struct {
 	City string `json:"city"`
 
-	// CountryCode ISO 3166-1 alpha-2 country code.
+	// CountryCode is the ISO 3166-1 alpha-2 country code.
 	//
 	// Example: MX
 	CountryCode string `json:"country_code"`
 
-	// Line1 Street and number.
+	// Line1 is the street and number.
 	Line1 string `json:"line1"`
 
-	// Line2 Interior number, suite or county. The gateway refuses more than 50 characters.
+	// Line2 is the interior number, suite or county, at most 50 characters.
 	Line2 string `json:"line2,omitempty,omitzero"`
 
-	// Line3 Neighbourhood.
+	// Line3 is the neighbourhood.
 	Line3      string `json:"line3,omitempty,omitzero"`
 	PostalCode string `json:"postal_code"`
 	State      string `json:"state"`
 }
 
-// AlipayCharge Charge through the Alipay wallet. The answer is `charge_pending` with a redirect `payment_method` and a `fee`. The payer returns to `redirect_url` with the charge id; read the charge to learn the result.
+// AlipayCharge is a charge through the Alipay wallet. The answer is
+// charge_pending with a redirect PaymentMethod and a Fee. The payer returns to
+// RedirectURL with the charge id; read the charge to learn the result.
 type AlipayCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate Payment deadline (ISO 8601; without an offset, central Mexico time: x-openpay-lenient local-due-date). A payer already logged in to the wallet may have up to 15 minutes more.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp; without a UTC offset
+	// it is central Mexico time. A payer already logged in to the wallet may have
+	// up to 15 minutes more.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// Method Always `alipay` for this variant.
+	// Method is always alipay for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns; the gateway appends the charge id. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns, with the charge id added.
+	// A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
-// BankAccount A bank account stored on a customer, or the account used by a payout. The CLABE is masked in responses. Inside transactions the object may lack `id` and may also carry `rfc` and `mobile`.
+// BankAccount is a bank account stored on a customer, or the account a payout
+// went to. The CLABE is masked in responses. Inside transactions the object
+// may lack ID and may also carry RFC and Mobile.
 type BankAccount struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
-	// BankCode Bank code from the bank catalogue.
+	// BankCode is the bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// BankName Abbreviated bank name from the bank catalogue.
+	// BankName is the bank's short name from the bank catalogue.
 	BankName string `json:"bank_name"`
 
-	// CLABE Account number (CLABE), masked.
+	// CLABE is the account number (CLABE), masked.
 	CLABE        string    `json:"clabe"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 	HolderName   string    `json:"holder_name"`
 	ID           string    `json:"id,omitempty,omitzero"`
 
-	// Mobile (transactions only) Mobile number associated with the account.
+	// Mobile is the mobile number associated with the account; only transactions
+	// carry it.
 	Mobile string `json:"mobile,omitempty,omitzero"`
 
-	// RFC (transactions only) Tax id of the account holder.
+	// RFC is the account holder's tax id; only transactions carry it.
 	RFC string `json:"rfc,omitempty,omitzero"`
 }
 
-// BankAccountPayout Payout to a bank account stored on the customer (`destination_id`).
+// BankAccountPayout is a payout to a bank account stored on the customer
+// (DestinationID).
 type BankAccountPayout struct {
-	// Amount Greater than zero, at most two decimal places.
-	Amount      Amount `json:"amount"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount Amount `json:"amount"`
+
+	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
 
-	// DestinationID Id of a stored bank account.
+	// DestinationID is the id of a stored bank account.
 	DestinationID string `json:"destination_id"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BankAccountRequest Bank account to store on a customer, or to pay out to.
+// BankAccountRequest is a bank account to store on a customer, or to pay out
+// to.
 type BankAccountRequest struct {
 	Alias string `json:"alias,omitempty,omitzero"`
 
-	// CLABE Account number (in Mexico the 18-digit CLABE). A CLABE already on the customer answers 2001.
+	// CLABE is the account number: in Mexico the 18-digit CLABE. A CLABE already
+	// on the customer answers error 2001.
 	CLABE      string `json:"clabe"`
 	HolderName string `json:"holder_name"`
 }
 
-// BankCharge Mexico: charge paid by bank transfer (SPEI). The answer is `in_progress` with a bank_transfer `payment_method` carrying the account and reference to pay to. It takes no `redirect_url`: a body with one is a PSE charge (PSECharge).
+// BankCharge is, in Mexico, a charge paid by bank transfer (SPEI). The answer
+// is in_progress with a bank_transfer PaymentMethod carrying the account and
+// reference to pay to.
 type BankCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the
+	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BINCardType A BIN's card type, as the Mexican plug-ins' check reads it (`bin` and `type`; the Magento 2 plug-in reads both).
+// BINCardType is the card type of a BIN, as Mexican accounts look it up.
 type BINCardType struct {
 	BIN string `json:"bin"`
 
-	// Type CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// Type is CREDIT or DEBIT, in capitals.
 	Type string `json:"type"`
 }
 
-// BINPromotions What the Peruvian plug-ins' check reads: the card type, the numbers of instalments offered (the Magento 2 plug-in converts each to a number, so a string is possible) and whether they carry interest (null is read as with interest).
+// BINPromotions is what Peruvian accounts learn of a BIN: the card type, the
+// numbers of instalments the card may pay in, and whether they carry interest.
 type BINPromotions struct {
-	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// CardType is CREDIT or DEBIT, in capitals.
 	CardType string `json:"cardType"`
 
-	// Installments Numbers of instalments the card may pay in; empty when none.
+	// Installments lists the numbers of instalments the card may pay in; empty
+	// when none.
 	Installments []int `json:"installments"`
 
-	// WithInterest Whether the instalments carry interest (payment_plan.payments_type); null (nil) is with interest, as both plug-ins read it. The reference server always sends true or false.
+	// WithInterest says whether the instalments carry interest (see
+	// PaymentPlan.PaymentsType); nil means with interest.
 	WithInterest *bool `json:"withInterest,omitempty"`
 }
 
-// BINValidation A BIN's card type, as the Colombian plug-ins' check reads it.
+// BINValidation is the card type of a BIN, as Colombian accounts look it up.
 type BINValidation struct {
-	// CardType CREDIT or DEBIT (in capitals, as the plug-ins compare it).
+	// CardType is CREDIT or DEBIT, in capitals.
 	CardType string `json:"card_type"`
 }
 
-// CaptureRequest Optional body of a capture. Without `amount` the whole authorized amount is charged; with it, that amount (at most the authorized one).
+// CaptureRequest is the optional body of a capture. Without Amount the whole
+// authorized amount is charged; with it, that amount (at most the authorized
+// one).
 type CaptureRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount to charge, at most the authorized one, with at most two
+	// decimal places.
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
-// Card A stored card, or the card used by a transaction. The number is masked and the security code is never returned. Cards inside transactions may lack `id` and `creation_date`.
+// Card is a stored card, or the card used by a transaction. The number is
+// masked and the security code is never returned. Cards inside transactions
+// may lack ID and CreationDate.
 type Card struct {
 	Address *Address `json:"address,omitempty"`
 
-	// AllowsCharges Whether the card can be charged.
+	// AllowsCharges says whether the card can be charged.
 	AllowsCharges bool `json:"allows_charges"`
 
-	// AllowsPayouts Whether payouts can be sent to the card.
+	// AllowsPayouts says whether payouts can be sent to the card.
 	AllowsPayouts bool `json:"allows_payouts"`
 
-	// BankCode Issuing bank's code in the bank catalogue.
+	// BankCode is the issuing bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// BankName Issuing bank.
+	// BankName is the issuing bank's name.
 	BankName string `json:"bank_name"`
 
-	// Brand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+	// Brand is the card's network.
 	Brand CardBrand `json:"brand"`
 
-	// CardNumber Masked number; only the last digits (and sometimes the first six) are visible.
+	// CardNumber is the masked number: only the last digits, and sometimes the
+	// first six, are visible.
 	//
 	// Example: 411111XXXXXX1111
 	CardNumber   string    `json:"card_number"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 
-	// CustomerID Owner customer; null for a merchant-level card.
+	// CustomerID is the customer that owns the card; empty for a card stored at
+	// merchant level.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit month.
+	// ExpirationMonth is the expiration month, two digits.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Two-digit year.
+	// ExpirationYear is the expiration year, two digits.
 	//
 	// Example: 25
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 	ID             string `json:"id,omitempty,omitzero"`
 
-	// PointsCard Whether the card belongs to a reward-points programme.
+	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 
-	// Type Kind of card as the issuer reports it (debit, credit, cash, ...).
+	// Type is the kind of card as the issuer reports it (debit, credit, cash,
+	// ...).
 	//
 	// Example: debit
 	Type string `json:"type"`
 }
 
-// CardBIN The data of a BIN (issuer prefix), as the BIN lookup answers it. The members are those the Java SDK's `Bin` reads; the gateway documents none of them.
+// CardBIN is what the gateway knows of a BIN (the first digits of a card
+// number, which identify the issuer).
 type CardBIN struct {
-	// AllowedOnline Whether the cards may pay online.
+	// AllowedOnline says whether the cards may pay online.
 	AllowedOnline bool `json:"allowed_online"`
 
-	// AllowedSantanderPoints Whether the cards may pay with Santander reward points.
+	// AllowedSantanderPoints says whether the cards may pay with Santander reward
+	// points.
 	AllowedSantanderPoints bool `json:"allowed_santander_points"`
 
-	// Bank Abbreviated bank name from the bank catalogue.
+	// Bank is the bank's short name from the bank catalogue.
 	Bank string `json:"bank"`
 
-	// BankCode Bank code from the bank catalogue.
+	// BankCode is the bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 	BIN      string `json:"bin"`
 
-	// Brand Card brand, as on cards (visa, mastercard, american_express, carnet).
+	// Brand is the card brand, as on cards (visa, mastercard, american_express,
+	// carnet).
 	Brand string `json:"brand"`
 
-	// Category The card's category (product line); the gateway publishes no list of values.
+	// Category is the card's category (product line); the gateway publishes no
+	// list of values.
 	Category string `json:"category"`
 
-	// Country Country of the issuer, by name.
+	// Country is the issuer's country, by name.
 	Country string `json:"country"`
 
-	// CountryCode Country of the issuer, ISO 3166-1 alpha-2.
+	// CountryCode is the issuer's country, ISO 3166-1 alpha-2.
 	CountryCode string `json:"country_code"`
 
-	// Type debit or credit.
+	// Type is debit or credit.
 	Type string `json:"type"`
 }
 
-// CardBrand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+// CardBrand is a card network: visa, mastercard, carnet or american_express.
+// Expect values not listed here.
 type CardBrand string
 
-// CardCharge Charge to a stored card or a token (`source_id`). With `capture` false the charge only authorizes the amount, to be captured or cancelled later. With `use_3d_secure` true and a `redirect_url` the charge waits in `charge_pending` with a redirect `payment_method` and the payer returns to `redirect_url?id=<charge id>`.
+// CardCharge is a charge to a stored card or a token (SourceID). With Capture
+// false the charge only authorizes the amount, to be captured or cancelled
+// later. With Use3DSecure true and a RedirectURL the charge waits in
+// charge_pending with a redirect PaymentMethod, and the payer returns to
+// RedirectURL with id={charge id} added.
 type CardCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture True (the default) charges at once; false only authorizes the amount, which the capture operation later charges (in full or in part) or the cancel operation releases.
+	// Capture says whether to charge at once (true, the default) or only to
+	// authorize the amount (false), which a capture later charges, in full or in
+	// part, or a cancel releases.
 	Capture *bool `json:"capture,omitempty"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
 	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
-	CVV2        string `json:"cvv2,omitempty,omitzero"`
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
+	CVV2 string `json:"cvv2,omitempty,omitzero"`
+
+	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after 3-D Secure
+	// authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer about the charge.
+	// SendEmail says whether the gateway e-mails the payer about the charge.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 
-	// SourceID Id of a stored card or of a token.
+	// SourceID is the id of a stored card or of a token.
 	SourceID string `json:"source_id"`
 
-	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`). The interface's table types this field as a string; the gateway takes the JSON boolean.
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true
+	// (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+	// UseCardPoints says whether the charge is paid with the card's reward points.
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// CardDetails Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+// CardDetails is card data sent in a request, for a charge or subscription
+// without a stored card or token. Sending card data through your server puts
+// that server in scope of card-data security rules; prefer tokens created on
+// the payer's device.
 type CardDetails struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 }
 
-// CardPayout Payout to a stored card (`destination_id`) that allows payouts.
+// CardPayout is a payout to a stored card (DestinationID) that allows payouts.
 type CardPayout struct {
-	// Amount Greater than zero, at most two decimal places.
-	Amount      Amount `json:"amount"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount Amount `json:"amount"`
+
+	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
 
-	// DestinationID Id of a stored card whose `allows_payouts` is true.
+	// DestinationID is the id of a stored card whose AllowsPayouts is true.
 	DestinationID string `json:"destination_id"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// CardPoints Reward points used to pay (part of) a charge.
+// CardPoints is the part of a charge paid with reward points.
 type CardPoints struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the amount the points paid, in the charge's currency.
 	Amount Amount `json:"amount"`
 
-	// Caption Text the programme asks to print on the receipt.
+	// Caption is the text the programme asks to print on the receipt.
 	Caption string `json:"caption,omitempty,omitzero"`
 
-	// Remaining An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Remaining is the number of points left on the card.
 	Remaining Decimal `json:"remaining"`
 
-	// Used An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Used is the number of points used.
 	Used Decimal `json:"used"`
 }
 
-// CardRequest Card to store, from its data. With the public key this is the one operation (with token creation) a browser may call.
+// CardRequest is a card to store, from its data. With the public key this is,
+// with token creation, the one operation a browser may call.
 type CardRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 }
 
-// CardUpdateRequest Changes to a stored card; only the fields sent change. The answer is an empty JSON object, which may gain fields later.
+// CardUpdateRequest is a change to a stored card: only the fields sent change.
 type CardUpdateRequest struct {
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month,omitempty,omitzero"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year,omitempty,omitzero"`
 	HolderName     string `json:"holder_name,omitempty,omitzero"`
 
-	// MerchantID Merchant that uses the card; required when the card belongs to a merchant group.
+	// MerchantID is the merchant that uses the card; required when the card
+	// belongs to a merchant group.
 	MerchantID string `json:"merchant_id,omitempty,omitzero"`
 }
 
-// CardUpdateResponse Answer to a card update: an empty object today. The gateway may add fields later, so clients must accept any object.
+// CardUpdateResponse is the answer to a card update: an empty object today.
+// The gateway may add fields later.
 type CardUpdateResponse map[string]interface{}
 
-// ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
+// ChargeCustomer is the payer of a charge made at merchant level. It is echoed
+// on the charge but creates no customer. Customer-scope charges do not take
+// it.
 type ChargeCustomer struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the payer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress is the payer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1032,170 +1141,246 @@ type ChargeCustomer struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ChargeMethod Payment method of a charge request. `card` covers saved cards, tokens, inline card data, the redirect (virtual terminal) form and IVR charges; `store` a convenience-store payment; `bank_account` a bank transfer (SPEI) in Mexico and a PSE bank payment in Colombia (PSECharge); `alipay` the wallet redirect. Requests may write it in any case (x-openpay-lenient enum-case).
+// ChargeMethod is the payment method of a charge request: card (stored cards,
+// tokens, card data, the payment form and IVR charges), store (cash at a
+// convenience store), bank_account (a SPEI transfer in Mexico, a PSE payment
+// in Colombia) or alipay (the wallet).
 type ChargeMethod string
 
-// ChargeUpdateRequest Body of a charge update: the members sent change, the others stay.
+// ChargeUpdateRequest is the body of a charge update: the fields sent change,
+// the others stay.
 type ChargeUpdateRequest struct {
+	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 
-	// OrderID Unique among the merchant's transactions.
+	// OrderID is your reference for the charge, unique among your transactions.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
+// Checkout is a checkout: a payment link. The payer opens CheckoutLink, the
+// gateway's hosted page, and pays the amount there; Transaction is the charge
+// that pays it.
 type Checkout struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink The hosted page where the payer pays. Its host is the merchant's country's, as in every URL the gateway answers (a Colombian merchant's links are on the `openpay.co` host of the environment, a Peruvian's on `openpay.pe`); no source shows the gateway's own path, so the reference server's is `/checkout/{merchant_id}/{id}` on its own address.
+	// CheckoutLink is the hosted page where the payer pays. Its host is that of
+	// the merchant's country in the environment (openpay.mx, openpay.co or
+	// openpay.pe), as in every URL the gateway answers.
 	CheckoutLink string `json:"checkout_link"`
 
-	// CreationDate A timestamp as checkouts carry it: ISO 8601 with milliseconds and an offset without a colon (`2021-10-15T23:36:00.000-0500`, the gateway's echo of an expiration date), or RFC 3339 with a colon in the offset. Clients accept both; the reference server writes the first.
-	//
-	// Example: 2021-10-15T23:36:00.000-0500
+	// CreationDate is when the checkout was created.
 	CreationDate FlexTime `json:"creation_date"`
 
-	// Currency Currency of the amount (ISO 4217).
+	// Currency is the currency of the amount (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Customer The payer: the customer of the path for a customer's checkout, the `customer` sent at merchant scope (without `id`), or null.
-	Customer    *Customer `json:"customer,omitempty"`
-	Description string    `json:"description"`
+	// Customer is the payer: the customer of the path for a customer's checkout,
+	// the customer data sent at merchant scope (without ID), or nil.
+	Customer *Customer `json:"customer,omitempty"`
 
-	// ExpirationDate When the link stops taking payments, in the account's time zone; null when the checkout was created without one, and then it does not expire.
+	// Description is your description of the payment link.
+	Description string `json:"description"`
+
+	// ExpirationDate is when the link stops taking payments, in the account's time
+	// zone; empty when the checkout was created without one, and then it does not
+	// expire.
 	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
 	ID             string   `json:"id"`
 
-	// IVA The tax (IVA) sent with the checkout, as sent (a number as written); null when none was. It is Colombia's: the charges that pay the checkout carry it as a Colombian charge's `iva`.
+	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
+	// The charges that pay a Colombian checkout carry it as their IVA.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID The merchant's reference, unique among its checkouts and transactions; null when none was sent.
+	// OrderID is your reference, unique among your checkouts and transactions;
+	// empty when none was sent.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// Status Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+	// Status is where the checkout stands.
 	Status CheckoutStatus `json:"status"`
 
-	// Transaction The latest charge made to pay the checkout (null before any attempt): a completed charge when the checkout is `completed`; a failed one the payer may follow with another attempt; or one that waits for the payer (`charge_pending` on the 3-D Secure or PSE bank page, a store charge `in_progress` with its `payment_method` reference and barcode), while which the checkout takes no other payment and which completes the checkout when it completes.
+	// Transaction is the latest charge made to pay the checkout (nil before any
+	// attempt): a completed charge when the checkout is completed; a failed one
+	// the payer may follow with another attempt; or one that waits for the payer
+	// (charge_pending on the 3-D Secure or PSE bank page, a store charge
+	// in_progress with its reference and barcode). While a charge waits, the
+	// checkout takes no other payment, and that charge completes the checkout when
+	// it completes.
 	Transaction *Transaction `json:"transaction,omitempty"`
 }
 
-// CheckoutRequest A new checkout (payment link). At merchant scope the payer may be described by `customer`; at customer scope the path's customer is the payer and `customer` is refused (1003).
+// CheckoutRequest is a new checkout (payment link). At merchant scope the
+// payer may be described by Customer; at customer scope the path's customer is
+// the payer and Customer is refused (1003).
 type CheckoutRequest struct {
-	// Amount Greater than zero, at most two decimal places (x-openpay-lenient number-strings).
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the link: the account's own (MXN in Mexico, COP in Colombia, PEN in Peru), which is the default when absent (the Java client's default is MXN, a Mexican account's). The reference server takes the account's own currency only (1003 otherwise: no USD link, since a store or PSE payment takes the own currency only).
+	// Currency is the currency of the link: the account's own (MXN in Mexico, COP
+	// in Colombia, PEN in Peru), which is the default when empty. Other currencies
+	// are refused with error 1003, since a store or PSE payment takes the
+	// account's own currency only.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer, at merchant scope. It creates no customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// ExpirationDate When the link stops taking payments: `yyyy-MM-dd HH:mm` in the account's time zone (the form every vendor README shows; x-openpay-lenient checkout-expiration for the ISO forms). It must be in the future (1003). Without it the link does not expire.
+	// Description is your description of the payment link, at most 250 characters.
+	Description string `json:"description"`
+
+	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm
+	// in the account's time zone. It must be in the future (1003). Without it the
+	// link does not expire.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA Colombia: the tax (IVA) of the amount, a string as the vendor's clients send it (Colombian docs and the Colombian Java client). Checked as on a charge (x-openpay-lenient iva-number): a decimal of zero or more with at most two decimals, 1003 otherwise. The charges that pay the checkout, by card, store or PSE, carry it as their `iva`. Other countries' checkouts check and echo it too, and their charges ignore it, as their charges do.
+	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
+	// string: zero or more, at most two decimal places (1003 otherwise). The
+	// charges that pay the checkout, by card, store or PSE, carry it as their IVA.
+	// Other countries' checkouts check and echo it too, and their charges ignore
+	// it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// OrderID The merchant's reference: unique among the merchant's checkouts and transactions (1006). The charges that pay the checkout carry it.
+	// OrderID is your reference, unique among your checkouts and transactions
+	// (1006). The charges that pay the checkout carry it.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectStorePayment The Java client's flag "do redirect for store payment" (no other source): true sends a payer who picks cash at a store on the page back to `redirect_url` (with `?id={charge id}`) once the store charge is made, for the shop to show its reference, instead of to the charge's receipt. Without a `redirect_url` it changes nothing. Not echoed.
+	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
+	// page back to RedirectURL (with id={charge id} added) once the store charge
+	// is made, for your shop to show its reference, instead of to the charge's
+	// receipt. Without a RedirectURL it changes nothing. Not echoed.
 	RedirectStorePayment bool `json:"redirect_store_payment,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns after paying, with `?id={charge id}` added as after other hosted pages. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after paying, with
+	// id={charge id} added as after other hosted pages. A relative URL is
+	// accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the link to the payer (true when absent, as the Java client says).
+	// SendEmail says whether the gateway e-mails the link to the payer (true when
+	// nil).
 	SendEmail *bool `json:"send_email,omitempty"`
 }
 
-// CheckoutStatus Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+// CheckoutStatus is the status of a checkout (payment link):
+//
+//   - available: the link takes a payment
+//   - completed: paid; its transaction is a completed charge (possibly
+//     refunded or disputed since)
+//   - expired: its expiration date passed unpaid
+//   - cancelled: the merchant cancelled it
+//
+// An update may set available or cancelled only. A store or PSE
+// payment completes the checkout when its charge completes, even after the
+// link's expiration (the payer paid in time at the store or bank); a store
+// charge made from a link is due at the link's expiration when that is sooner
+// than a store charge's 48 hours. Expect values not listed here.
 type CheckoutStatus string
 
-// CheckoutUpdateRequest The body of a checkout update; the status goes in the query (parameter `status`). An empty object changes only the status.
+// CheckoutUpdateRequest is the body of a checkout update; the status goes in
+// the query. An empty object changes only the status.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate The new expiration: `yyyy-MM-dd HH:mm` in the account's time zone (x-openpay-lenient checkout-expiration). Empty: unchanged.
+	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's
+	// time zone; empty leaves it unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
 }
 
-// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+// Currency is an ISO 4217 currency code. The account's country decides which a
+// charge may use: Mexican accounts take MXN (the default) and USD; Colombian
+// accounts COP (the default), and USD on card charges; Peruvian accounts PEN
+// (the default), and USD on card charges. Any other currency is refused with
+// error 1003. A charge in a currency other than the account's carries an
+// exchange rate.
 type Currency string
 
-// Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
+// Customer is a customer of the merchant. Charges echo the customer data they
+// were sent with in the same shape, without ID. Customers created with
+// RequiresAccount have a balance, a CLABE and a store reference for receiving
+// funds.
 type Customer struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Balance The customer's balance, for customers with an account (requires_account). Sent only when it is not zero: the gateway's answer to the creation of such a customer carries `store` and `clabe` but no `balance` (customers--create-a-new-customer.json), while a customer holding funds shows it (customers--customer-object.json).
+	// Balance is the customer's balance, for customers with an account
+	// (RequiresAccount). The gateway leaves it out while it is zero, as on the
+	// answer to the creation of such a customer.
 	Balance Amount `json:"balance,omitempty,omitzero"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the customer's balance.
+	// CLABE is the account number (CLABE) for receiving bank transfers into the
+	// customer's balance.
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID Merchant-assigned identifier, unique among the merchant's customers.
+	// ExternalID is your own identifier of the customer, unique among your
+	// customers.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	ID          string `json:"id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
 	Name        string `json:"name"`
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Status Status of a customer. Unknown values must be tolerated.
+	// Status is the customer's status.
 	Status CustomerStatus `json:"status,omitempty,omitzero"`
 
-	// Store Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+	// Store is the reference for paying into the customer's balance at a
+	// convenience store (customers with an account).
 	Store *StoreReference `json:"store,omitempty"`
 }
 
-// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+// CustomerAddress is the address of a Colombian customer or payer, which takes
+// the place of Address there: the department, the city and the rest of the
+// address as free text. Peruvian customers send Address, as Mexican ones do;
+// the gateway also takes this form from them.
 type CustomerAddress struct {
-	// Additional Street, number and anything else (the WooCommerce plug-in joins line1 and line2 here).
+	// Additional is the street, number and anything else of the address.
 	Additional string `json:"additional"`
 	City       string `json:"city"`
 
-	// Department Department (departamento), such as Antioquia.
+	// Department is the department (departamento), such as Antioquia.
 	Department string `json:"department"`
 }
 
-// CustomerRequest A new customer. With `requires_account` true the customer gets a balance, a CLABE and a store reference for receiving funds.
+// CustomerRequest is a new customer. With RequiresAccount true the customer
+// gets a balance, a CLABE and a store reference for receiving funds.
 type CustomerRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 
-	// ExternalID Merchant-assigned identifier; a repeat answers 2003.
+	// ExternalID is your own identifier of the customer; a repeat answers error
+	// 2003.
 	ExternalID  string `json:"external_id,omitempty,omitzero"`
 	LastName    string `json:"last_name,omitempty,omitzero"`
 	Name        string `json:"name"`
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// RequiresAccount Whether the customer gets its own balance.
+	// RequiresAccount says whether the customer gets its own balance.
 	RequiresAccount bool `json:"requires_account,omitempty,omitzero"`
 }
 
-// CustomerStatus Status of a customer. Unknown values must be tolerated.
+// CustomerStatus is the status of a customer. Expect values not listed here.
 type CustomerStatus string
 
-// CustomerUpdateRequest New data of a customer (external_id cannot change). The gateway replaces the customer's data with what is sent, so send every field to keep.
+// CustomerUpdateRequest is the new data of a customer (ExternalID cannot
+// change). The gateway replaces the customer's data with what is sent, so send
+// every field to keep.
 type CustomerUpdateRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the customer's address (Mexico and Peru).
 	Address *Address `json:"address,omitempty"`
 
-	// CustomerAddress The address of a Colombian customer or payer, which takes the place of `address` there (the vendor's Node and Ruby clients and WooCommerce plug-in send it on customers and on PSE charges): the department, the city and the rest of the address as free text. Peruvian customers send `address`, as Mexican ones do; the gateway also takes `customer_address` from them (the Ruby client's Peruvian customer has it).
+	// CustomerAddress is the customer's address in Colombia (department, city and
+	// street).
 	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
 	Email           string           `json:"email"`
 	LastName        string           `json:"last_name,omitempty,omitzero"`
@@ -1203,321 +1388,362 @@ type CustomerUpdateRequest struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
-// and category, listed in `x-error-codes`. 3007 is not defined. Using
-// `use_card_points` with a card whose `points_card` is false fails with a code
-// the gateway does not document. Clients must tolerate codes not listed here.
+// ErrorCode is a gateway error code (error_code). Each code comes with a fixed
+// HTTP status and category. Expect codes not listed here: using UseCardPoints
+// with a card whose PointsCard is false, for one, fails with a code the
+// gateway does not document.
 //
-// * 1000 (HTTP 500, internal): Internal server error.
-// * 1001 (HTTP 400, request): The body is not valid JSON, a field has the wrong format, or a required field is missing.
-// * 1002 (HTTP 401, request): The request is not authenticated, or the credentials are wrong.
-// * 1003 (HTTP 422, request): A parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
-// * 1004 (HTTP 503, internal): A service the gateway needs is unavailable.
-// * 1005 (HTTP 404, request): A resource the request names does not exist.
-// * 1006 (HTTP 409, request): A transaction with the same order_id already exists.
-// * 1007 (HTTP 402, gateway): The transfer of funds between the bank account or card and the account was rejected.
-// * 1008 (HTTP 423, request): One of the accounts the request needs is deactivated.
-// * 1009 (HTTP 413, request): The request body is too large.
-// * 1010 (HTTP 403, request): The public key was used where the private key is required, or the private key was used from a browser.
-// * 2001 (HTTP 409, request): A bank account with this CLABE is already registered on the customer.
-// * 2002 (HTTP 409, request): A card with this number is already registered on the customer.
-// * 2003 (HTTP 409, request): A customer with this external_id already exists.
-// * 2004 (HTTP 422, request): The card number fails the Luhn check.
-// * 2005 (HTTP 400, request): The card expiration date is in the past.
-// * 2006 (HTTP 400, request): The card security code (CVV2) was not sent.
-// * 2007 (HTTP 412, request): The card number is a test number, valid only in the sandbox.
-// * 2008 (HTTP 412, request): The card is not valid for points.
-// * 2009 (HTTP 412, request): The card security code (CVV2) is not valid.
-// * 3001 (HTTP 402, gateway): The card was declined.
-// * 3002 (HTTP 402, gateway): The card has expired.
-// * 3003 (HTTP 402, gateway): The card has insufficient funds.
-// * 3004 (HTTP 402, gateway): The card was reported stolen.
-// * 3005 (HTTP 402, gateway): The card was rejected by the anti-fraud system.
-// * 3006 (HTTP 412, gateway): The operation is not allowed for this customer or transaction.
-// * 3008 (HTTP 412, gateway): The card does not support online transactions.
-// * 3009 (HTTP 402, gateway): The card was reported lost.
-// * 3010 (HTTP 402, gateway): The bank has restricted the card.
-// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
-// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
-// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
+//   - 1000 (HTTP 500, internal): internal server error.
+//   - 1001 (HTTP 400, request): the body is not valid JSON, a field has the
+//     wrong format, or a required field is missing.
+//   - 1002 (HTTP 401, request): the request is not authenticated, or the
+//     credentials are wrong.
+//   - 1003 (HTTP 422, request): a parameter has an incorrect value (also: the
+//     charge is in a final status and cannot be captured).
+//   - 1004 (HTTP 503, internal): a service the gateway needs is unavailable.
+//   - 1005 (HTTP 404, request): a resource the request names does not exist.
+//   - 1006 (HTTP 409, request): a transaction with the same order_id already
+//     exists.
+//   - 1007 (HTTP 402, gateway): the transfer of funds between the bank account
+//     or card and the account was rejected.
+//   - 1008 (HTTP 423, request): one of the accounts the request needs is
+//     deactivated.
+//   - 1009 (HTTP 413, request): the request body is too large.
+//   - 1010 (HTTP 403, request): the public key was used where the private key
+//     is required, or the private key was used from a browser.
+//   - 2001 (HTTP 409, request): a bank account with this CLABE is already
+//     registered on the customer.
+//   - 2002 (HTTP 409, request): a card with this number is already registered
+//     on the customer.
+//   - 2003 (HTTP 409, request): a customer with this external_id already
+//     exists.
+//   - 2004 (HTTP 422, request): the card number fails the Luhn check.
+//   - 2005 (HTTP 400, request): the card expiration date is in the past.
+//   - 2006 (HTTP 400, request): the card security code (CVV2) was not sent.
+//   - 2007 (HTTP 412, request): the card number is a test number, valid only
+//     in the sandbox.
+//   - 2008 (HTTP 412, request): the card is not valid for points.
+//   - 2009 (HTTP 412, request): the card security code (CVV2) is not valid.
+//   - 3001 (HTTP 402, gateway): the card was declined.
+//   - 3002 (HTTP 402, gateway): the card has expired.
+//   - 3003 (HTTP 402, gateway): the card has insufficient funds.
+//   - 3004 (HTTP 402, gateway): the card was reported stolen.
+//   - 3005 (HTTP 402, gateway): the card was rejected by the anti-fraud
+//     system.
+//   - 3006 (HTTP 412, gateway): the operation is not allowed for this customer
+//     or transaction.
+//   - 3008 (HTTP 412, gateway): the card does not support online transactions.
+//   - 3009 (HTTP 402, gateway): the card was reported lost.
+//   - 3010 (HTTP 402, gateway): the bank has restricted the card.
+//   - 3011 (HTTP 402, gateway): the bank asked to retain the card.
+//   - 3012 (HTTP 412, gateway): the bank must authorize this payment (the
+//     payer should call the bank).
+//   - 4001 (HTTP 412, request): the account (merchant or customer balance) has
+//     insufficient funds.
 type ErrorCode = Code
 
-// ErrorResponse Body of every error response. `http_code` repeats the HTTP status; it is a number in real responses and a string in the field table, so it is read as either.
+// ErrorResponse is the body of every error response.
 type ErrorResponse struct {
-	// Category Class of an error. `request`: caused by the request (invalid data, missing funds, a transfer to a missing account); `internal`: a failure inside the gateway (rare); `gateway`: moving funds between the card or bank and the account failed (card declines).
+	// Category is the class of the error.
 	Category Category `json:"category"`
 
-	// Description Human-readable explanation.
+	// Description is a human-readable explanation.
 	Description string `json:"description"`
 
-	// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
-	// and category, listed in `x-error-codes`. 3007 is not defined. Using
-	// `use_card_points` with a card whose `points_card` is false fails with a code
-	// the gateway does not document. Clients must tolerate codes not listed here.
-	//
-	// * 1000 (HTTP 500, internal): Internal server error.
-	// * 1001 (HTTP 400, request): The body is not valid JSON, a field has the wrong format, or a required field is missing.
-	// * 1002 (HTTP 401, request): The request is not authenticated, or the credentials are wrong.
-	// * 1003 (HTTP 422, request): A parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
-	// * 1004 (HTTP 503, internal): A service the gateway needs is unavailable.
-	// * 1005 (HTTP 404, request): A resource the request names does not exist.
-	// * 1006 (HTTP 409, request): A transaction with the same order_id already exists.
-	// * 1007 (HTTP 402, gateway): The transfer of funds between the bank account or card and the account was rejected.
-	// * 1008 (HTTP 423, request): One of the accounts the request needs is deactivated.
-	// * 1009 (HTTP 413, request): The request body is too large.
-	// * 1010 (HTTP 403, request): The public key was used where the private key is required, or the private key was used from a browser.
-	// * 2001 (HTTP 409, request): A bank account with this CLABE is already registered on the customer.
-	// * 2002 (HTTP 409, request): A card with this number is already registered on the customer.
-	// * 2003 (HTTP 409, request): A customer with this external_id already exists.
-	// * 2004 (HTTP 422, request): The card number fails the Luhn check.
-	// * 2005 (HTTP 400, request): The card expiration date is in the past.
-	// * 2006 (HTTP 400, request): The card security code (CVV2) was not sent.
-	// * 2007 (HTTP 412, request): The card number is a test number, valid only in the sandbox.
-	// * 2008 (HTTP 412, request): The card is not valid for points.
-	// * 2009 (HTTP 412, request): The card security code (CVV2) is not valid.
-	// * 3001 (HTTP 402, gateway): The card was declined.
-	// * 3002 (HTTP 402, gateway): The card has expired.
-	// * 3003 (HTTP 402, gateway): The card has insufficient funds.
-	// * 3004 (HTTP 402, gateway): The card was reported stolen.
-	// * 3005 (HTTP 402, gateway): The card was rejected by the anti-fraud system.
-	// * 3006 (HTTP 412, gateway): The operation is not allowed for this customer or transaction.
-	// * 3008 (HTTP 412, gateway): The card does not support online transactions.
-	// * 3009 (HTTP 402, gateway): The card was reported lost.
-	// * 3010 (HTTP 402, gateway): The bank has restricted the card.
-	// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
-	// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
-	// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
+	// ErrorCode is the gateway's error code.
 	ErrorCode ErrorCode `json:"error_code"`
 
-	// FraudRules Anti-fraud rules the request broke, if any.
+	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
-	// HTTPCode An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
+	// HTTPCode is the HTTP status, repeated.
 	HTTPCode FlexInt `json:"http_code"`
 
-	// RequestID Identifier of the request, for support.
+	// RequestID identifies the request, for support.
 	RequestID string `json:"request_id"`
 
-	// RiskData Anti-fraud assessment of the refused request, when the gateway gives one.
+	// RiskData is the anti-fraud assessment of the refused request, when the
+	// gateway gives one.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 }
 
-// EventType Type of a webhook event. The interface lists the verification, charge, subscription, payout, transfer, fee, bank receipt (`spei.received`) and chargeback types; the gateway also emits `charge.rescored.to.decline`, `fee.refund.succeeded`, the `order.*` types and `transaction.expired` (a Colombian PSE charge left unpaid past its deadline, which is then cancelled). Accounts outside Mexico have no payout, transfer, bank receipt or order events (nor fee events in Peru): a webhook of such an account refuses those types with 1003. The gateway adds types without notice: receivers must accept and ignore types they do not know. Webhook requests may write them in any case (x-openpay-lenient enum-case).
+// EventType is the type of a webhook event. Besides the verification, charge,
+// subscription, payout, transfer, fee, bank receipt (spei.received) and
+// chargeback types, the gateway sends charge.rescored.to.decline,
+// fee.refund.succeeded, the order.* types and transaction.expired (a Colombian
+// PSE charge left unpaid past its deadline, which is then cancelled). Accounts
+// outside Mexico have no payout, transfer, bank receipt or order events, nor
+// fee events in Peru: a webhook of such an account refuses those types with
+// error 1003. The gateway adds types without notice: accept and ignore the
+// types you do not know.
 type EventType string
 
-// ExchangeRate Conversion applied when the charge currency differs from the account currency.
+// ExchangeRate is the conversion applied when a charge's currency differs from
+// the account's.
 type ExchangeRate struct {
-	// Date Day of the rate (yyyy-mm-dd).
+	// Date is the day of the rate (yyyy-mm-dd).
 	Date Date `json:"date"`
 
-	// From Currency converted from (ISO 4217).
+	// From is the currency converted from (ISO 4217).
 	From string `json:"from"`
 
-	// To Currency converted to (ISO 4217).
+	// To is the currency converted to (ISO 4217).
 	To string `json:"to"`
 
-	// Value An exact decimal number of any precision (exchange rates, reward points, invoice quantities and rates).
-	//
-	// Example: 19.3542
+	// Value is the rate applied.
 	Value Decimal `json:"value"`
 }
 
-// FeeRefundRequest Body of a fee refund.
+// FeeRefundRequest is the body of a fee refund.
 type FeeRefundRequest struct {
+	// Description is your description of the refund, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// FeeReportType A figure of the fees report to detail (the `fee_type` parameter): fees charged, fees given back, and the adjustments of each.
+// FeeReportType is a figure of the fees report to detail: fees charged, fees
+// given back, and the adjustments of each.
 type FeeReportType string
 
-// FeeRequest Fee charged to a customer's balance (the customer must have been created with `requires_account`). The answer is a transaction of type `fee`, method `customer`, operation `out`.
+// FeeRequest is a fee charged to a customer's balance (the customer must have
+// been created with RequiresAccount). The answer is a transaction of type fee,
+// method customer, operation out.
 type FeeRequest struct {
-	// Amount Greater than zero, at most two decimal places.
-	Amount      Amount `json:"amount"`
-	CustomerID  string `json:"customer_id"`
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
+	Amount     Amount `json:"amount"`
+	CustomerID string `json:"customer_id"`
+
+	// Description is your description of the fee, at most 250 characters.
 	Description string `json:"description"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
+// FeesSummary is Openpay's commissions on the merchant in one month, each an
+// amount in MXN: the fees charged on its transactions and their tax, fees
+// charged as adjustments and their tax, the same given back, and the balance
+// of it all (Total).
 type FeesSummary struct {
-	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Charged is the sum of the fees charged on the month's transactions.
 	Charged Amount `json:"charged"`
 
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustments is the sum of the fees charged as adjustments.
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustmentsTax is the tax on those adjustments.
 	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
 
-	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedTax is the tax on those fees.
 	ChargedTax Amount `json:"charged_tax"`
 
-	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Refunded is the sum of the fees given back.
 	Refunded Amount `json:"refunded"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustments is the sum of the adjustments given back.
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 
-	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustmentsTax is the tax on the adjustments given back.
 	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
 
-	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedTax is the tax on the fees given back.
 	RefundedTax Amount `json:"refunded_tax"`
 
-	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Total is what was charged less what was given back; negative when more was
+	// given back.
 	Total Amount `json:"total"`
 }
 
-// Geolocation Position of a store.
+// Geolocation is the position of a store.
 type Geolocation struct {
-	// Lat Latitude.
+	// Lat is the latitude.
 	Lat float64 `json:"lat"`
 
-	// Lng Longitude.
+	// Lng is the longitude.
 	Lng float64 `json:"lng"`
 
-	// PlaceID Place identifier of the map provider.
+	// PlaceID is the map provider's identifier of the place.
 	PlaceID string `json:"place_id,omitempty,omitzero"`
 }
 
-// IVRCharge Card charge paid by phone (IVR). The answer is `charge_pending` with an ivr `payment_method` carrying the number to call and the key to type. `customer` is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// IVRCharge is a card charge paid by phone (IVR). The answer is charge_pending
+// with an ivr PaymentMethod carrying the number to call and the key to type.
+// Customer is required on merchant-level charges; customer-scope charges take
+// the customer from the path and do not send it.
 type IVRCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always `ivr` for this variant. The vendor's clients type `confirm` as a string (x-openpay-lenient confirm-string).
+	// Confirm is always ivr for this variant.
 	Confirm string `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer the call instructions.
+	// SendEmail says whether the gateway e-mails the payer the call instructions.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// InlineBankAccountPayout Payout to a bank account given in the request.
+// InlineBankAccountPayout is a payout to a bank account given in the request.
 type InlineBankAccountPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// BankAccount Bank account to store on a customer, or to pay out to.
+	// BankAccount is the bank account to pay to.
 	BankAccount BankAccountRequest `json:"bank_account"`
-	Description string             `json:"description"`
 
-	// Method Always `bank_account` for this variant.
+	// Description is your description of the payout, at most 250 characters.
+	Description string `json:"description"`
+
+	// Method is always bank_account for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// InlineCardCharge Charge to card data sent in the request (`card`) instead of a stored card or token. The other fields behave as in CardCharge.
+// InlineCardCharge is a charge to card data sent in the request (Card) instead
+// of a stored card or token. The other fields behave as in CardCharge.
 type InlineCardCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Capture True (the default) charges at once; false only authorizes the amount.
+	// Capture says whether to charge at once (true, the default) or only to
+	// authorize the amount (false).
 	Capture *bool `json:"capture,omitempty"`
 
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card is the card to charge.
 	Card CardDetails `json:"card"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DeviceSessionID Session id generated on the payer's device by the gateway's anti-fraud script. The interface makes it required for card charges (one passage says 32 characters, the limits table 255); the sandbox accepts its absence, but production anti-fraud rules may decline a charge without it.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device. Send it with every card charge: production
+	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Always `card` for this variant.
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+	// PaymentPlan asks for monthly instalments (see PaymentPlan).
 	PaymentPlan *PaymentPlan `json:"payment_plan,omitempty"`
 
-	// RedirectURL Where the payer returns after 3-D Secure authentication. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after 3-D Secure
+	// authentication, with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url,omitempty,omitzero"`
 
-	// SendEmail Whether the gateway e-mails the payer about the charge.
+	// SendEmail says whether the gateway e-mails the payer about the charge.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 
-	// Use3DSecure True to authenticate the payer with 3-D Secure (requires `redirect_url`).
+	// Use3DSecure asks for 3-D Secure authentication of the payer when true
+	// (requires RedirectURL).
 	Use3DSecure bool `json:"use_3d_secure,omitempty,omitzero"`
 
-	// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+	// UseCardPoints says whether the charge is paid with the card's reward points.
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// InlineCardPayout Payout to a debit card given in the request.
+// InlineCardPayout is a payout to a debit card given in the request.
 type InlineCardPayout struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Card Card that receives a payout.
-	Card        PayoutCardDetails `json:"card"`
-	Description string            `json:"description"`
+	// Card is the card to pay to.
+	Card PayoutCardDetails `json:"card"`
 
-	// Method Always `card` for this variant.
+	// Description is your description of the payout, at most 250 characters.
+	Description string `json:"description"`
+
+	// Method is always card for this variant.
 	Method PayoutMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// Merchant The merchant account.
+// Merchant is the merchant account.
 type Merchant struct {
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Balance is the merchant account's balance.
 	Balance Amount `json:"balance"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers into the merchant's balance; null for Colombian and Peruvian merchants (the CLABE is a Mexican account number).
+	// CLABE is the account number (CLABE) for receiving bank transfers into the
+	// merchant's balance; empty for Colombian and Peruvian merchants (the CLABE is
+	// a Mexican account number).
 	CLABE        string    `json:"clabe,omitempty,omitzero"`
 	CreationDate time.Time `json:"creation_date"`
 	Email        string    `json:"email"`
@@ -1525,337 +1751,446 @@ type Merchant struct {
 	Name         string    `json:"name"`
 	Phone        string    `json:"phone,omitempty,omitzero"`
 
-	// Status Status of the merchant account. A deleted merchant can make no transaction.
+	// Status is the status of the merchant account.
 	Status MerchantStatus `json:"status"`
 }
 
-// MerchantStatus Status of the merchant account. A deleted merchant can make no transaction.
+// MerchantStatus is the status of the merchant account. A deleted merchant can
+// make no transaction.
 type MerchantStatus string
 
-// Metadata Custom key/value pairs (strings) sent to the anti-fraud system with a charge.
+// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
+// system with a charge.
 type Metadata map[string]string
 
-// OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
+// OperationType is the effect of a transaction on the balance that owns it: in
+// (a credit) or out (a debit).
 type OperationType string
 
-// PSECharge Colombia: a payment from the payer's bank account through PSE (the ACH network's online bank payments). The answer is `charge_pending` with a redirect `payment_method` whose `url` takes the payer to the bank; the payer then returns to `redirect_url` with `id={charge id}` added, and the charge ends completed, failed or cancelled (an unpaid charge past its deadline is cancelled and announced with a `transaction.expired` event). It is sent to the charges path with `method` bank_account (as the vendor's Node, Python and Ruby clients do) or to the pse path (the Colombian documentation, the PHP client). Mexican accounts read `bank_account` as a SPEI charge (BankCharge), which takes no `redirect_url`: a PSE body there answers 1003; Peruvian accounts have neither (1003 naming `method`). Clients refuse, before sending, a PSE charge without `redirect_url` or in a currency other than COP. Merchant-level charges carry the payer in `customer`, with a `customer_address`.
+// PSECharge is, in Colombia, a payment from the payer's bank account through
+// PSE (online bank payments). The answer is charge_pending with a redirect
+// PaymentMethod whose URL takes the payer to the bank; the payer then returns
+// to RedirectURL with id={charge id} added, and the charge ends completed,
+// failed or cancelled (an unpaid charge past its deadline is cancelled and
+// announced with a transaction.expired event). Mexican accounts read
+// bank_account as a SPEI charge (BankCharge) and refuse a PSE body with error
+// 1003; Peruvian accounts have neither. The SDK refuses, before sending, a PSE
+// charge without RedirectURL or in a currency other than COP. Merchant-level
+// charges carry the payer in Customer, with its CustomerAddress.
 type PSECharge struct {
-	// Amount Greater than zero, at most two decimal places. Vendor clients disagree on decimals in pesos (the Ruby client drops them, the WooCommerce plug-in sends two); the gateway takes both.
+	// Amount is the amount in Colombian pesos, greater than zero with at most two
+	// decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency COP, the only currency of PSE (the default when absent).
+	// Currency is COP, the only currency of PSE (the default when empty).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// IVA The value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on 10000). The gateway also takes a number.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// IVA is the value-added tax (IVA) included in the amount, as a decimal string
+	// ("1900" on 10000).
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Method Always `bank_account` for this variant.
+	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns from the bank, with `id` added. It may be relative or lack a scheme (x-openpay-lenient relative-redirect); the vendor's tests send `/`.
+	// RedirectURL is where the payer's browser returns from the bank, with the
+	// charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 }
 
-// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+// PaymentMethod says what the payer must do to complete a charge that is not
+// paid at once. Type says which fields are set:
+//
+//   - redirect (payment form, 3-D Secure, wallet and PSE charges): URL
+//   - store: Reference and BarcodeURL; in Mexico also PaybinReference and
+//     BarcodePaybinURL
+//   - bank_transfer: Agreement, Bank, CLABE and Name
+//   - ivr: PhoneNumber, IVRKey and Attempts
 type PaymentMethod struct {
-	// Agreement (bank_transfer) Collection agreement number.
+	// Agreement is, for a bank transfer, the collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
 
-	// Attempts (ivr) Payment attempts made so far.
+	// Attempts is, for a payment by phone, the number of payment attempts made so
+	// far.
 	Attempts int `json:"attempts,omitempty,omitzero"`
 
-	// Bank (bank_transfer) Bank that receives the transfer.
+	// Bank is, for a bank transfer, the bank that receives it.
 	Bank string `json:"bank,omitempty,omitzero"`
 
-	// BarcodePaybinURL (store) Image of the Paybin reference as a Code 128 barcode.
+	// BarcodePaybinURL is, for a store payment, the Paybin reference as a Code 128
+	// barcode image.
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 
-	// BarcodeURL (store) Image of the reference as a Code 128 barcode.
+	// BarcodeURL is, for a store payment, the reference as a Code 128 barcode
+	// image.
 	BarcodeURL string `json:"barcode_url,omitempty,omitzero"`
 
-	// CLABE (bank_transfer) Account number (CLABE) to transfer to.
+	// CLABE is, for a bank transfer, the account number (CLABE) to transfer to.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// IVRKey (ivr) Key the payer types during the call.
+	// IVRKey is, for a payment by phone, the key the payer types during the call.
 	IVRKey int64 `json:"ivr_key,omitempty,omitzero"`
 
-	// Name (bank_transfer) Reference the payer must quote with the transfer.
+	// Name is, for a bank transfer, the reference the payer must quote with it.
 	Name string `json:"name,omitempty,omitzero"`
 
-	// PaybinReference (store) Alternative reference for the Paybin network.
+	// PaybinReference is, for a store payment, the reference for the Paybin
+	// network.
 	PaybinReference string `json:"paybin_reference,omitempty,omitzero"`
 
-	// PhoneNumber (ivr) Number the payer calls.
+	// PhoneNumber is, for a payment by phone, the number the payer calls.
 	PhoneNumber string `json:"phone_number,omitempty,omitzero"`
 
-	// Reference (store) Payment reference the payer shows at the store.
+	// Reference is, for a store payment, the reference the payer shows at the
+	// store.
 	Reference string `json:"reference,omitempty,omitzero"`
 
-	// Type Which instructions a PaymentMethod object carries.
+	// Type says which instructions this object carries, and so which fields are
+	// set.
 	Type PaymentMethodType `json:"type"`
 
-	// URL (redirect) Address where the payer completes the payment: `{base}/v1/{merchant_id}/charges/{id}/card_capture` for a payment-form charge (`confirm` false), `{base}/v1/{merchant_id}/charges/{id}/redirect/` for a 3-D Secure or Alipay charge. The payer's browser opens it (HTML, no credentials); when the payer is done it is sent back to the charge's `redirect_url` with `id={charge id}` added (after `&` when that URL has a query already). These browser pages are not API operations, so no path of this document describes them.
+	// URL is, for a redirect, the page where the payer completes the payment in a
+	// browser (no credentials needed). When the payer is done, the browser goes
+	// back to the charge's redirect URL with id={charge id} added (after & when
+	// that URL has a query already).
 	URL string `json:"url,omitempty,omitzero"`
 }
 
-// PaymentMethodType Which instructions a PaymentMethod object carries.
+// PaymentMethodType says which instructions a PaymentMethod carries.
 type PaymentMethodType string
 
-// PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
+// PaymentPlan asks for monthly instalments on a card charge: without interest
+// in Mexico; in Peru with or without interest (PaymentsType).
 type PaymentPlan struct {
-	// Payments Number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36 (the vendor's WooCommerce plug-in offers those); in Peru as in Mexico (its numbers are not published). Sent as a number; responses may quote it.
+	// Payments is the number of monthly instalments: in Mexico 3, 6, 9, 12 or 18;
+	// in Colombia 2 to 36; in Peru as in Mexico. Responses may write it as a
+	// string.
 	Payments FlexInt `json:"payments"`
 
-	// PaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+	// PaymentsType says, in Peru, whether the instalments carry interest. Other
+	// countries refuse it with error 1003.
 	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
 }
 
-// PaymentPlanPaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
+// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other
+// countries refuse it with error 1003.
 type PaymentPlanPaymentsType string
 
-// PaynetChain Store chain of the payment network.
+// PaynetChain is a chain of stores that take store payments.
 type PaynetChain struct {
-	// Logo Logo image.
+	// Logo is the URL of the chain's logo.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// MaxAmount is the largest amount a store of the chain accepts in one payment.
 	MaxAmount Amount `json:"max_amount"`
 	Name      string `json:"name"`
 
-	// Thumb Thumbnail image.
+	// Thumb is the URL of a thumbnail of the logo.
 	Thumb string `json:"thumb,omitempty,omitzero"`
 }
 
-// PayoutCardDetails Card that receives a payout.
+// PayoutCardDetails is the card that receives a payout.
 type PayoutCardDetails struct {
-	// BankCode Code of the issuing bank in the bank catalogue.
+	// BankCode is the issuing bank's code in the bank catalogue.
 	BankCode string `json:"bank_code"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 	HolderName string `json:"holder_name"`
 }
 
-// PayoutMethod Destination kind of a payout, a bank account or a card. Requests may write it in any case (x-openpay-lenient enum-case).
+// PayoutMethod is where a payout goes: a bank account or a card.
 type PayoutMethod string
 
-// PayoutReportType A figure of a payout's report to detail (the `detail_type` parameter).
+// PayoutReportType is a figure of a payout's report to detail.
 type PayoutReportType string
 
-// PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
+// PayoutSummary is what a payout settled, each figure an amount in MXN:
+//
+//   - In: the transactions that credited the balance it was paid from, since
+//     the previous payout from that balance (charges, bank transfers received,
+//     transfers and fees received)
+//   - Out: those that debited it, other than payouts (refunds, transfers and
+//     fees paid)
+//   - ChargedAdjustments and RefundedAdjustments: the adjustments Openpay made
+//
+// The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// ChargedAdjustments is the sum of the adjustments Openpay charged.
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// In is the sum of the transactions that credited the balance since the
+	// previous payout.
 	In Amount `json:"in"`
 
-	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Out is the sum of those that debited it, other than payouts.
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// RefundedAdjustments is the sum of the adjustments Openpay gave back.
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 }
 
-// Plan A recurring-charge plan that subscriptions follow.
+// Plan is a recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the amount charged each period, in Currency.
 	Amount       Amount    `json:"amount"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// Currency Currency of the amount (ISO 4217), MXN by default.
+	// Currency is the currency of the amount (ISO 4217), MXN by default.
 	Currency string `json:"currency"`
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 
-	// RepeatEvery Number of `repeat_unit`s between two charges.
+	// RepeatEvery is the number of RepeatUnit periods between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic
+	// charge fails and before StatusAfterRetry applies (0: the first failure
+	// applies it).
 	RetryTimes int `json:"retry_times"`
 
-	// Status Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
+	// Status is the plan's status.
 	Status PlanStatus `json:"status"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// StatusAfterRetry says what becomes of a subscription whose retries all
+	// failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
-	// TrialDays Trial days given to new subscriptions.
+	// TrialDays is the number of trial days given to new subscriptions.
 	TrialDays int `json:"trial_days"`
 }
 
-// PlanRequest A new plan.
+// PlanRequest is a new plan.
 type PlanRequest struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount charged each period, greater than zero with at most two
+	// decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency is the currency of the amount; empty means the account's own.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 	Name     string   `json:"name"`
 
-	// RepeatEvery Number of `repeat_unit`s between two charges.
+	// RepeatEvery is the number of RepeatUnit periods between two charges.
 	RepeatEvery int `json:"repeat_every"`
 
-	// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+	// RepeatUnit is the unit of the charging period.
 	RepeatUnit RepeatUnit `json:"repeat_unit"`
 
-	// RetryTimes Further attempts, one a day, after a failed periodic charge before `status_after_retry` applies (0: the first failure applies it).
+	// RetryTimes is the number of further attempts, one a day, after a periodic
+	// charge fails and before StatusAfterRetry applies (0: the first failure
+	// applies it).
 	RetryTimes int `json:"retry_times,omitempty,omitzero"`
 
-	// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// StatusAfterRetry says what becomes of a subscription whose retries all
+	// failed.
 	StatusAfterRetry StatusAfterRetry `json:"status_after_retry"`
 
-	// TrialDays Trial days given to new subscriptions (0 for none).
+	// TrialDays is the number of trial days given to new subscriptions (0 for
+	// none).
 	TrialDays int `json:"trial_days"`
 }
 
-// PlanStatus Status of a plan. A deleted plan takes no new subscriptions; the existing ones keep being charged.
+// PlanStatus is the status of a plan. A deleted plan takes no new
+// subscriptions; the existing ones keep being charged.
 type PlanStatus string
 
-// PlanUpdateRequest Changes to a plan. Only the name and the trial days can change; the members sent change, the others keep their value. A request that also carries other plan members (a whole plan sent back) is accepted when they repeat the plan's values, and refused with 1003 naming the member when they differ. A deleted plan cannot change (1003).
+// PlanUpdateRequest is a change to a plan. Only the name and the trial days
+// can change; the fields sent change, the others keep their value. A request
+// that also carries other plan fields (a whole plan sent back) is accepted
+// when they repeat the plan's values, and refused with error 1003 naming the
+// field when they differ. A deleted plan cannot change (1003).
 type PlanUpdateRequest struct {
 	Name string `json:"name,omitempty,omitzero"`
 
-	// TrialDays New trial days; 0 is a meaningful value (no trial), hence optional rather than zero-omitted.
+	// TrialDays is the new number of trial days; nil leaves it as it is, and 0
+	// means no trial.
 	TrialDays *int `json:"trial_days,omitempty"`
 }
 
-// PointsBalance Reward-points balance of a card under one programme. Both quantities may arrive as JSON numbers or as strings holding numbers.
+// PointsBalance is the reward-points balance of a card under one programme.
 type PointsBalance struct {
-	// PointsType Points programme (issuer).
+	// PointsType is the points programme (issuer).
 	//
 	// Example: santander
 	PointsType string `json:"points_type"`
 
-	// RemainingMXN Value of the remaining points in Mexican pesos, a number or a string holding one.
+	// RemainingMXN is the value of the remaining points in Mexican pesos.
 	RemainingMXN Amount `json:"remaining_mxn"`
 
-	// RemainingPoints Points left, a number or a string holding one.
+	// RemainingPoints is the number of points left.
 	RemainingPoints Decimal `json:"remaining_points"`
 }
 
-// RedirectCharge Card charge through the gateway's payment form (virtual terminal): the answer is `charge_pending` with a redirect `payment_method` whose `url` the payer opens to enter the card; afterwards the payer returns to `redirect_url`. `confirm` must be sent, and must be false. `customer` is required on merchant-level charges; customer-scope charges take the customer from the path and do not send it.
+// RedirectCharge is a card charge through the gateway's payment form (virtual
+// terminal): the answer is charge_pending with a redirect PaymentMethod whose
+// URL the payer opens to enter the card; afterwards the payer returns to
+// RedirectURL. Customer is required on merchant-level charges; customer-scope
+// charges take the customer from the path and do not send it.
 type RedirectCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm Always false for this variant; it selects the payment form. Being required, it is always sent. The gateway also takes the string `"false"`; true or `"true"` makes an ordinary card charge (x-openpay-lenient confirm-string).
+	// Confirm is always false for this variant: it selects the payment form, and
+	// it is always sent.
 	Confirm bool `json:"confirm"`
 
-	// Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
+	// Currency is the currency of the charge; empty means the account's own
+	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// Method Always `card` for this variant.
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// Method is always card for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// RedirectURL Where the payer returns after completing the form. It may be relative or lack a scheme (x-openpay-lenient relative-redirect).
+	// RedirectURL is where the payer's browser returns after completing the form,
+	// with the charge id added. A relative URL is accepted.
 	RedirectURL string `json:"redirect_url"`
 
-	// SendEmail Whether the gateway e-mails the payer the link to the form.
+	// SendEmail says whether the gateway e-mails the payer the link to the form.
 	SendEmail bool `json:"send_email,omitempty,omitzero"`
 }
 
-// RefundRequest Optional body of a refund. Without `amount` what is left of the charge is refunded (all of it, when nothing was refunded before); partial refunds are allowed, each up to what is left, and a charge with nothing left answers 1003. Only card charges can be refunded.
+// RefundRequest is the optional body of a refund. Without Amount what is left
+// of the charge is refunded (all of it, when nothing was refunded before);
+// partial refunds are allowed, each up to what is left, and a charge with
+// nothing left answers error 1003. Only card charges can be refunded.
 type RefundRequest struct {
-	// Amount Greater than zero, at most two decimal places.
-	Amount      Amount `json:"amount,omitempty,omitzero"`
+	// Amount is the amount to refund, at most what is left of the charge, with at
+	// most two decimal places.
+	Amount Amount `json:"amount,omitempty,omitzero"`
+
+	// Description is your description of the refund, at most 250 characters.
 	Description string `json:"description,omitempty,omitzero"`
 }
 
-// RepeatUnit Unit of a plan's charging period. Requests may write it in any case (x-openpay-lenient enum-case).
+// RepeatUnit is the unit of a plan's charging period.
 type RepeatUnit string
 
-// RiskData Anti-fraud assessment that some error responses (and, for some merchants, card charges) carry.
+// RiskData is an anti-fraud assessment, which some error responses and, for
+// some merchants, card charges carry.
 type RiskData struct {
-	// Rules Anti-fraud rules that matched.
+	// Rules lists the anti-fraud rules that matched.
 	Rules []string `json:"rules,omitempty,omitzero"`
 
-	// Score Risk score, kept as the gateway writes it. Its scale and form (number or string) are not documented; the vendor's clients read it as text.
+	// Score is the risk score as the gateway writes it. Its scale is not
+	// documented.
 	Score FlexString `json:"score,omitempty,omitzero"`
 }
 
-// StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
+// StatusAfterRetry says what happens to a subscription whose charge still
+// fails after the plan's RetryTimes attempts: it becomes unpaid, or it is
+// cancelled.
 type StatusAfterRetry string
 
-// Store A convenience store that accepts store payments.
+// Store is a convenience store that takes store payments.
 type Store struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Geolocation Position of a store.
+	// Geolocation is where the store is.
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
-	// ID An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
+	// ID is the store's number within its chain.
 	ID FlexInt `json:"id"`
 
-	// IDStore A string that may arrive as a JSON number (a store's `id_store` is numeric in real responses); clients send a string and accept both.
+	// IDStore is the store's unique identifier.
 	IDStore    FlexString `json:"id_store"`
 	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
 	Name       string     `json:"name"`
 
-	// PaynetChain Store chain of the payment network.
+	// PaynetChain is the chain the store belongs to.
 	PaynetChain *PaynetChain `json:"paynet_chain,omitempty"`
 
-	// Status Status of a convenience store. Only `active` has been seen; other values must be tolerated.
+	// Status is the store's status.
 	Status StoreStatus `json:"status"`
 }
 
-// StoreCharge Charge paid in cash at a convenience store. The answer is `in_progress` with a store `payment_method` carrying the reference and barcodes the payer takes to the store. The interface requires `customer` on merchant-level store charges; the sandbox accepts its absence. Customer-scope charges do not send it.
+// StoreCharge is a charge paid in cash at a convenience store. The answer is
+// in_progress with a store PaymentMethod carrying the reference and barcodes
+// the payer takes to the store. Send Customer on merchant-level store charges;
+// customer-scope charges do not send it.
 type StoreCharge struct {
-	// Amount Greater than zero, at most two decimal places.
+	// Amount is the amount in units of the currency (not cents), greater than zero
+	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency The account's own currency (MXN, COP or PEN, its default when absent): a store takes cash in local currency only, so USD is 1003.
+	// Currency is the account's own currency (MXN, COP or PEN; the default when
+	// empty): a store takes cash in local currency only, so USD is refused with
+	// error 1003.
 	Currency Currency `json:"currency,omitempty,omitzero"`
 
-	// Customer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
-	Customer    *ChargeCustomer `json:"customer,omitempty"`
-	Description string          `json:"description"`
+	// Customer is the payer of a charge made at merchant level, echoed on the
+	// charge (it creates no customer). Leave it out on customer-scope charges,
+	// whose payer is the path's customer.
+	Customer *ChargeCustomer `json:"customer,omitempty"`
 
-	// DueDate Payment deadline (ISO 8601); the gateway converts it to the account's time zone (x-openpay-countries). Without an offset it is the account's time (x-openpay-lenient local-due-date).
+	// Description is your description of the charge, at most 250 characters.
+	Description string `json:"description"`
+
+	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the
+	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// IVA Colombia: the value-added tax (IVA) included in the amount, as a decimal string (`"1900"` on an amount of 10000). The vendor's clients send a string; the gateway also takes a number (x-openpay-lenient number-strings). Whether it is a percentage or an amount is not documented; the gateway does not echo it. Other countries ignore it.
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
+	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
+	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
-	// Method Always `store` for this variant.
+	// Method is always store for this variant.
 	Method ChargeMethod `json:"method"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// StoreReference Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+// StoreReference is a reference for paying at a convenience store, with its
+// barcode images (Code 128). Customers with an account carry only Reference
+// and BarcodeURL.
 type StoreReference struct {
 	BarcodePaybinURL string `json:"barcode_paybin_url,omitempty,omitzero"`
 	BarcodeURL       string `json:"barcode_url,omitempty,omitzero"`
@@ -1863,308 +2198,396 @@ type StoreReference struct {
 	Reference        string `json:"reference"`
 }
 
-// StoreStatus Status of a convenience store. Only `active` has been seen; other values must be tolerated.
+// StoreStatus is the status of a convenience store. Only active has been seen;
+// expect other values.
 type StoreStatus string
 
-// Subscription A customer's subscription to a plan.
+// Subscription is a customer's subscription to a plan.
 type Subscription struct {
-	// CancelAtPeriodEnd Whether the subscription ends when the current period ends instead of renewing.
+	// CancelAtPeriodEnd says whether the subscription ends with the current period
+	// instead of renewing.
 	CancelAtPeriodEnd bool `json:"cancel_at_period_end"`
 
-	// Card The card the subscription charges, masked. It always carries `address`, null when it has none.
+	// Card is the card the subscription charges, masked. It always carries an
+	// address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// ChargeDate Day of the next charge (yyyy-mm-dd).
+	// ChargeDate is the day of the next charge (yyyy-mm-dd).
 	ChargeDate   Date      `json:"charge_date"`
 	CreationDate time.Time `json:"creation_date"`
 
-	// CurrentPeriodNumber Number of periods charged so far (0 during the trial).
+	// CurrentPeriodNumber is the number of periods charged so far (0 during the
+	// trial).
 	CurrentPeriodNumber int    `json:"current_period_number"`
 	CustomerID          string `json:"customer_id"`
 	ID                  string `json:"id"`
 
-	// PeriodEndDate Last day of the current period, the day before the next charge (yyyy-mm-dd).
+	// PeriodEndDate is the last day of the current period, the day before the next
+	// charge (yyyy-mm-dd).
 	PeriodEndDate Date   `json:"period_end_date"`
 	PlanID        string `json:"plan_id"`
 
-	// Status Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
+	// Status is where the subscription stands.
 	Status SubscriptionStatus `json:"status"`
 
-	// TrialEndDate Last day of the trial (yyyy-mm-dd); the first charge is on the day after. Absent when there was no trial.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); the first charge is
+	// on the day after. Absent when there was no trial.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionRequest A new subscription of the customer in the path to a plan, charged to a stored card (`source_id`) or to card data (`card`). Send one of the two.
+// SubscriptionRequest is a new subscription of the customer in the path to a
+// plan, charged to a stored card (SourceID) or to card data (Card). Send one
+// of the two.
 type SubscriptionRequest struct {
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card is the card to charge, when no stored card is named.
 	Card   *CardDetails `json:"card,omitempty"`
 	PlanID string       `json:"plan_id"`
 
-	// SourceID Id of a card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
+	// SourceID is the id of a card stored on the customer.
 	SourceID string `json:"source_id,omitempty,omitzero"`
 
-	// TrialEndDate Last day of the trial (yyyy-mm-dd); a past day means no trial. Defaults to the plan's trial days.
+	// TrialEndDate is the last day of the trial (yyyy-mm-dd); a past day means no
+	// trial. Without it the plan's trial days apply.
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionStatus Status of a subscription: `trial` (inside the trial period), `active` (charging normally), `past_due` (a charge failed and is being retried), `unpaid` or `cancelled` (see the plan's `status_after_retry`). Unknown values must be tolerated.
+// SubscriptionStatus is the status of a subscription:
+//
+//   - trial: inside the trial period
+//   - active: charging normally
+//   - past_due: a charge failed and is being retried
+//   - unpaid or cancelled: the retries failed (see the plan's
+//     StatusAfterRetry), or the subscription was cancelled
+//
+// Expect values not listed here.
 type SubscriptionStatus string
 
-// SubscriptionUpdateRequest Changes to a subscription; only the fields sent change.
+// SubscriptionUpdateRequest is a change to a subscription: only the fields
+// sent change.
 type SubscriptionUpdateRequest struct {
-	// CancelAtPeriodEnd True ends the subscription with the current period; false undoes that.
+	// CancelAtPeriodEnd says whether the subscription ends with the current period
+	// (true) or renews (false, which undoes an earlier true).
 	CancelAtPeriodEnd *bool `json:"cancel_at_period_end,omitempty"`
 
-	// Card Card data sent inline (a charge or subscription without a stored card or token). Sending card data through a merchant's server puts that server in scope of card-data rules; prefer tokens created on the payer's device.
+	// Card is another card to charge, as card data.
 	Card *CardDetails `json:"card,omitempty"`
 
-	// SourceID Id of another card stored on the customer. The gateway also takes it as `card_id` (x-openpay-lenient member-aliases).
+	// SourceID is the id of another card stored on the customer.
 	SourceID     string `json:"source_id,omitempty,omitzero"`
 	TrialEndDate Date   `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// Token A single-use card token. Its id is used once, as a charge's `source_id` or a card's `token_id`; a consumed token cannot be used again.
+// Token is a single-use card token. Its ID is used once, as a charge's
+// SourceID or a card's TokenID; a used token cannot be used again.
 type Token struct {
-	// Card The tokenized card, masked. Number and security code cannot be retrieved.
+	// Card is the tokenized card, masked.
 	Card TokenCard `json:"card"`
 	ID   string    `json:"id"`
 }
 
-// TokenCard The tokenized card, masked. Number and security code cannot be retrieved.
+// TokenCard is a tokenized card, masked: its number and security code cannot
+// be read back.
 type TokenCard struct {
 	Address *Address `json:"address,omitempty"`
 
-	// Brand Card network. The interface names visa, mastercard, carnet and american express; responses spell the last one `american_express`. Unknown values must be tolerated.
+	// Brand is the card's network.
 	Brand CardBrand `json:"brand"`
 
-	// CardNumber Masked card number.
+	// CardNumber is the masked card number.
 	CardNumber   string    `json:"card_number"`
 	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
 
-	// ExpirationMonth Two-digit month.
+	// ExpirationMonth is the expiration month, two digits.
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Two-digit year.
+	// ExpirationYear is the expiration year, two digits.
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 
-	// PointsCard Whether the card belongs to a reward-points programme.
+	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 }
 
-// TokenCardRequest Card to store, from a token (which is consumed).
+// TokenCardRequest is a card to store, from a token, which is used up.
 type TokenCardRequest struct {
-	// DeviceSessionID Session id generated on the payer's device by the anti-fraud script.
+	// DeviceSessionID is the session id that the gateway's anti-fraud script
+	// generated on the payer's device.
 	DeviceSessionID string `json:"device_session_id"`
 	TokenID         string `json:"token_id"`
 }
 
-// TokenRequest Card data to tokenize. Meant to be sent from the payer's browser or phone with the public key, so that card data never passes through the merchant's server.
+// TokenRequest is card data to tokenize. It is meant to be sent from the
+// payer's browser or phone with the public key, so that card data never passes
+// through your server.
 type TokenRequest struct {
-	// Address A postal address (billing address of a card, address of a customer or a store).
+	// Address is the billing address of the card.
 	Address *Address `json:"address,omitempty"`
 
-	// CardNumber Full card number, digits only. The interface states 16 or 19 digits; American Express numbers have 15 (the sandbox's own test list has 345678000000007 and 343434343434343), so 15 digits are accepted when the number starts with 34 or 37. The gateway also checks the Luhn digit (error 2004).
+	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
+	// American Express (numbers starting with 34 or 37). A number that fails the
+	// Luhn check is refused with error 2004.
 	//
 	// Example: 4111111111111111
 	CardNumber string `json:"card_number"`
 
-	// CVV2 Card security code, 3 digits (4 on American Express). Never stored or returned.
+	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
+	// never stores nor returns it.
 	CVV2 string `json:"cvv2"`
 
-	// ExpirationMonth Two-digit expiration month, 01 to 12.
+	// ExpirationMonth is the expiration month, two digits from 01 to 12.
 	//
 	// Example: 12
 	ExpirationMonth string `json:"expiration_month"`
 
-	// ExpirationYear Last two digits of the expiration year.
+	// ExpirationYear is the last two digits of the expiration year.
 	//
 	// Example: 29
 	ExpirationYear string `json:"expiration_year"`
 	HolderName     string `json:"holder_name"`
 }
 
-// Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
+// Transaction is a movement of funds: a charge, payout, transfer, fee or
+// refund. The same object answers every operation on those resources; the
+// fields that only some kinds carry say which. A transaction whose CustomerID
+// is empty belongs to the merchant account.
 type Transaction struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the amount moved, in Currency.
 	Amount Amount `json:"amount"`
 
-	// Authorization Authorization number from the processor; null until there is one.
+	// Authorization is the processor's authorization number; empty until there is
+	// one.
 	Authorization string `json:"authorization,omitempty,omitzero"`
 
-	// BankAccount A bank account stored on a customer, or the account used by a payout. The CLABE is masked in responses. Inside transactions the object may lack `id` and may also carry `rfc` and `mobile`.
+	// BankAccount is the bank account a payout went to, or a bank charge came
+	// from.
 	BankAccount *BankAccount `json:"bank_account,omitempty"`
 
-	// Card The card charged, or paid by a payout, masked. Inside a transaction the card always carries `address`, null when it has none.
+	// Card is the card charged, or paid by a payout, masked. Inside a transaction
+	// the card always carries an address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// CardPoints Reward points used to pay (part of) a charge.
+	// CardPoints says how much of the charge was paid with reward points.
 	CardPoints *CardPoints `json:"card_points,omitempty"`
 
-	// CLABE Account number (CLABE) for receiving bank transfers. Present on the answer to a transfer, together with `store`.
+	// CLABE is the account number (CLABE) for receiving bank transfers. The answer
+	// to a transfer carries it, with Store.
 	CLABE string `json:"clabe,omitempty,omitzero"`
 
-	// Conciliated Whether the payment has been reconciled. Redirect, 3-D Secure, wallet and IVR charges always carry it; some other transactions do too.
+	// Conciliated says whether the payment has been reconciled. Redirect, 3-D
+	// Secure, wallet and IVR charges always carry it; some other transactions do
+	// too.
 	Conciliated bool `json:"conciliated,omitempty,omitzero"`
 
-	// CreationDate When the transaction was created.
+	// CreationDate is when the transaction was created.
 	CreationDate time.Time `json:"creation_date"`
 
-	// Currency ISO 4217 currency of the amount. MXN by default; charges also accept USD. Other countries' accounts use their own currency.
+	// Currency is the ISO 4217 currency of the amount: the account's own, or USD
+	// on a card charge.
 	//
 	// Example: MXN
 	Currency string `json:"currency"`
 
-	// Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
+	// Customer is the customer data the charge was sent with (merchant-level
+	// charges).
 	Customer *Customer `json:"customer,omitempty"`
 
-	// CustomerID The customer that owns the transaction; null or absent for the merchant account.
+	// CustomerID is the customer that owns the transaction; empty for the merchant
+	// account.
 	CustomerID string `json:"customer_id,omitempty,omitzero"`
 
-	// Description Free text sent with the request.
+	// Description is the free text sent with the request.
 	Description string `json:"description"`
 
-	// DueDate Deadline for the payer (store, bank, wallet and IVR charges).
+	// DueDate is the payer's deadline on store, bank, wallet and IVR charges.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// ErrorCode The error code of a failed transaction (the code its `error_message` explains). Not in the interface's field table; the vendor's Java client reads it as a field the gateway returns.
+	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
+	// explains.
 	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
 
-	// ErrorMessage Why the transaction failed, when its status is `failed`.
+	// ErrorMessage says why the transaction failed, when its status is failed.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
 
-	// ExchangeRate Conversion applied when the charge currency differs from the account currency.
+	// ExchangeRate is the conversion applied when the charge's currency differs
+	// from the account's.
 	ExchangeRate *ExchangeRate `json:"exchange_rate,omitempty"`
 
-	// Fee Commission the gateway took on a charge (present on wallet charges).
+	// Fee is the commission the gateway took on the charge (wallet charges carry
+	// it).
 	Fee *TransactionFee `json:"fee,omitempty"`
 
-	// ID Identifier assigned by the gateway at creation.
+	// ID is the identifier the gateway assigned at creation.
 	ID string `json:"id"`
 
-	// Metadata The key/value pairs the charge was created with (`metadata` of the request), echoed as the same JSON object of strings. Absent when none were sent. The vendor's clients read it from charge responses.
+	// Metadata holds the key/value pairs the charge was created with (Metadata of
+	// the request), as the same JSON object of strings. Absent when none were
+	// sent.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
 
-	// Method Means by which a transaction moved funds. The interface documents `card`, `bank` and `customer` (transfers and fees between balances); responses also carry `store`, `bank_account` and `alipay`. Unknown values must be tolerated.
+	// Method is the means by which the transaction moved funds.
 	Method TransactionMethod `json:"method"`
 
-	// OperationDate When the operation took effect. Present in most responses.
+	// OperationDate is when the operation took effect. Most responses carry it.
 	OperationDate time.Time `json:"operation_date,omitempty,omitzero"`
 
-	// OperationType Effect of a transaction on the balance that owns it, `in` (credit) or `out` (debit).
+	// OperationType says whether the transaction credits (in) or debits (out) the
+	// balance that owns it.
 	OperationType OperationType `json:"operation_type"`
 
-	// OrderID The merchant's unique order reference, if one was sent.
+	// OrderID is the reference you sent with the request, if any.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
-	// PaymentMethod What the payer must do to complete a charge that is not paid at once. One flat object for all kinds: `type` says which fields are present. `redirect` (redirect, 3-D Secure, wallet and PSE charges) carries `url`; `store` carries `reference` and `barcode_url`, and in Mexico also `paybin_reference` and `barcode_paybin_url` (Colombian store charges answer without them); `bank_transfer` carries `agreement`, `bank`, `clabe` and `name`; `ivr` carries `phone_number`, `ivr_key` and `attempts`.
+	// PaymentMethod says what the payer must do to complete a charge that is not
+	// paid at once: follow a URL, pay at a store, transfer to an account or call a
+	// number.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
-	// Refund A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
+	// Refund is the refund of a refunded charge.
 	Refund *Transaction `json:"refund,omitempty"`
 
-	// RiskData The anti-fraud assessment of a card charge, which the gateway returns for some merchants (the vendor's Java client reads it from charges and its tests expect a score and rules).
+	// RiskData is the anti-fraud assessment of a card charge, which the gateway
+	// returns for some merchants.
 	RiskData *RiskData `json:"risk_data,omitempty"`
 
-	// Status Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
+	// Status is where the transaction stands; see TransactionStatus.
 	Status TransactionStatus `json:"status"`
 
-	// Store Reference for paying at a convenience store, with its barcode images (Code 128). Customers with an account carry only `reference` and `barcode_url`.
+	// Store is the store payment reference of a transfer's receiving customer.
 	Store *StoreReference `json:"store,omitempty"`
 
-	// TransactionType Kind of transaction. A refund appears as a transaction of type `refund` (nested in the refunded charge, or as the answer to a fee refund).
+	// TransactionType is the kind of transaction: charge, payout, transfer, fee or
+	// refund.
 	TransactionType TransactionType `json:"transaction_type"`
 }
 
-// TransactionFee Commission the gateway took on a charge (present on wallet charges).
+// TransactionFee is the commission the gateway took on a charge (wallet
+// charges carry it).
 type TransactionFee struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Amount is the commission, without tax.
 	Amount Amount `json:"amount"`
 
-	// Currency Currency of the fee (ISO 4217).
+	// Currency is the currency of the fee (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
-	//
-	// Example: 250.5
+	// Tax is the tax on the commission.
 	Tax Amount `json:"tax"`
 }
 
-// TransactionMethod Means by which a transaction moved funds. The interface documents `card`, `bank` and `customer` (transfers and fees between balances); responses also carry `store`, `bank_account` and `alipay`. Unknown values must be tolerated.
+// TransactionMethod is the means by which a transaction moved funds: card,
+// bank, customer (transfers and fees between balances), store, bank_account or
+// alipay. Expect values not listed here.
 type TransactionMethod string
 
-// TransactionStatus Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
+// TransactionStatus is the status of a transaction, lower case in responses:
+//
+//   - in_progress: accepted and not yet settled (store and bank charges
+//     waiting for the payer, payouts being sent)
+//   - completed: done
+//   - refunded: a charge that was refunded
+//   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the
+//     stages of a chargeback
+//   - charge_pending: waiting for the payer to act (redirect, 3-D Secure,
+//     wallet and IVR charges)
+//   - cancelled: not paid and cancelled (also a released authorization or a
+//     cancelled payout)
+//   - failed: the payment was attempted and an error occurred (see
+//     ErrorMessage)
+//
+// Expect values not listed here.
 type TransactionStatus string
 
-// TransactionStatusFilter Upper-case form of a TransactionStatus, as the `status` list filter takes it.
+// TransactionStatusFilter is the upper-case form of a TransactionStatus.
 type TransactionStatusFilter string
 
-// TransactionType Kind of transaction. A refund appears as a transaction of type `refund` (nested in the refunded charge, or as the answer to a fee refund).
+// TransactionType is the kind of a transaction. A refund is a transaction of
+// type refund, nested in the refunded charge or answering a fee refund.
 type TransactionType string
 
-// TransferRequest Transfer from the customer in the path to another customer. Both customers need a balance. The answer is the origin's `out` transaction; the receiving customer gets a matching `in` transaction.
+// TransferRequest is a transfer from the customer in the path to another
+// customer. Both customers need a balance. The answer is the origin's out
+// transaction; the receiving customer gets a matching in transaction.
 type TransferRequest struct {
-	// Amount Amount to move; it must be more than one peso.
+	// Amount is the amount to move, more than one peso, with at most two decimal
+	// places.
 	Amount Amount `json:"amount"`
 
-	// CustomerID Id of the receiving customer.
-	CustomerID  string `json:"customer_id"`
+	// CustomerID is the id of the receiving customer.
+	CustomerID string `json:"customer_id"`
+
+	// Description is your description of the transfer, at most 250 characters.
 	Description string `json:"description"`
 
-	// OrderID Your reference for this payment attempt, unique among all your transactions (a repeat answers error 1006). The transaction keeps it whatever its outcome: a declined charge holds it too, so when the payer tries again (another card, another way of paying) send a new one, such as the order number with an attempt number (order-42-2). Optional, and strongly advised: with it the SDK finds out, after a lost answer, whether the request was carried out, and never pays twice.
+	// OrderID is your reference for this payment attempt, unique among all your
+	// transactions (a repeat answers error 1006). The transaction keeps it
+	// whatever its outcome: a declined charge holds it too, so when the payer
+	// tries again (another card, another way of paying) send a new one, such as
+	// the order number with an attempt number (order-42-2). Optional, and strongly
+	// advised: with it the SDK finds out, after a lost answer, whether the request
+	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// UseCardPoints Whether a card charge is paid with the card's reward points: `NONE` (the default), `ONLY_POINTS` or `MIXED` (points first, the rest from the card). Only cards whose `points_card` is true accept a value other than `NONE`; any other card makes the charge fail. Requests may write it in any case, or send the older boolean: true or `"true"` is `MIXED`, false or `"false"` is `NONE` (x-openpay-lenient enum-case, card-points-boolean).
+// UseCardPoints says whether a card charge is paid with the card's reward
+// points: NONE (the default), ONLY_POINTS, or MIXED (points first, the rest
+// from the card). Only cards whose PointsCard is true accept a value other
+// than NONE; on any other card the charge fails.
 type UseCardPoints string
 
-// Webhook A URL registered to receive events. The password is write-only: the gateway never returns it.
+// Webhook is a URL registered to receive events. Its password is never
+// returned.
 type Webhook struct {
 	EventTypes []EventType `json:"event_types"`
 	ID         string      `json:"id"`
 
-	// Password Password the gateway sends (HTTP Basic) with each delivery; never returned.
+	// Password is the password the gateway sends (HTTP Basic) with each delivery;
+	// never returned.
 	Password string `json:"password,omitempty,omitzero"`
 
-	// Status Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
+	// Status says whether the URL has been verified.
 	Status WebhookStatus `json:"status"`
 	URL    string        `json:"url"`
 
-	// User User name the gateway sends (HTTP Basic) with each delivery.
+	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookRequest A webhook to register. Production URLs must be https on a domain name; the sandbox also accepts plain http.
+// WebhookRequest is a webhook to register. In production the URL must be https
+// on a domain name; the sandbox also takes plain http.
 type WebhookRequest struct {
-	// EventTypes Event types to deliver.
+	// EventTypes lists the event types to deliver.
 	EventTypes []EventType `json:"event_types"`
 
-	// Password Password sent (HTTP Basic) with each delivery.
+	// Password is the password the gateway sends (HTTP Basic) with each delivery.
 	Password string `json:"password,omitempty,omitzero"`
 	URL      string `json:"url"`
 
-	// User User name sent (HTTP Basic) with each delivery.
+	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
 }
 
-// WebhookStatus Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
+// WebhookStatus says whether the webhook's URL has been verified. A webhook
+// whose URL answers the verification delivery with a 2xx status is verified at
+// once; otherwise it stays unverified until the verify operation is called
+// with the code the URL received.
 type WebhookStatus string
 
-// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountGteParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountLteParam is an amount of money: a JSON number with at most two decimal places,
+// held exactly (never as binary floating point). Amounts sent in requests must
+// be greater than zero.
 //
 // Example: 250.5
 type amountLteParam = Amount
@@ -2175,20 +2598,38 @@ type checkoutEndDateParam = string
 // checkoutStartDateParam defines model for checkoutStartDate.
 type checkoutStartDateParam = string
 
-// checkoutStatusParam Status of a checkout (payment link). The vendor's sources show only `available`; the others are the reference server's: `available` (the link takes a payment), `completed` (paid: its `transaction` is a completed charge, or one completed and then refunded or disputed), `expired` (its `expiration_date` passed unpaid), `cancelled` (the merchant set it). An update may set `available` or `cancelled` only. A store or PSE payment completes the checkout when its charge completes, even after the link's expiration (the payer paid in time at the store or bank); a store charge made from a link is due at the link's expiration when that is sooner than a store charge's 48 hours. Unknown values must be tolerated.
+// checkoutStatusParam is the status of a checkout (payment link):
+//
+//   - available: the link takes a payment
+//   - completed: paid; its transaction is a completed charge (possibly
+//     refunded or disputed since)
+//   - expired: its expiration date passed unpaid
+//   - cancelled: the merchant cancelled it
+//
+// An update may set available or cancelled only. A store or PSE
+// payment completes the checkout when its charge completes, even after the
+// link's expiration (the payer paid in time at the store or bank); a store
+// charge made from a link is due at the link's expiration when that is sooner
+// than a store charge's 48 hours. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
-// creationParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationParam = Date
 
-// creationGteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationGteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationGteParam = Date
 
-// creationLteParam A calendar day, yyyy-mm-dd, with no time of day or zone. Clients send yyyy-mm-dd; on reading they also accept a full timestamp (of which the day as written is kept), as the vendor's clients do.
+// creationLteParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients
+// send yyyy-mm-dd; when reading they also accept a full timestamp and keep the
+// day as written.
 //
 // Example: 2016-01-11
 type creationLteParam = Date
@@ -2208,7 +2649,7 @@ type orderIDParam = string
 // payoutTypeParam defines model for payoutType.
 type payoutTypeParam = string
 
-// statusParam Upper-case form of a TransactionStatus, as the `status` list filter takes it.
+// statusParam is the upper-case form of a TransactionStatus.
 type statusParam = TransactionStatusFilter
 
 // xForwardedForParam Example: 203.0.113.7

@@ -1,6 +1,6 @@
 package cfdi
 
-// The catalogues of section 2.10. Each is a string type whose constants are
+// The catalogues of the invoice fields. Each is a string type whose constants are
 // the codes sent on the wire; Description gives the meaning of a code and
 // Valid says whether the code belongs to the catalogue. A value outside the
 // catalogue decodes without error (the gateway may add codes) and is reported

@@ -7,8 +7,8 @@
 // The gateway publishes no endpoint for invoices, so the package is about
 // getting the data right before it leaves the merchant's program, which is
 // where invoices fail in practice: [GenerationRequest.Validate] checks every
-// rule of the interface and the arithmetic the tax authority checks, to the
-// cent, and reports every violation at once with the JSON path of the field.
+// rule Openpay states for the invoice fields and the arithmetic the tax
+// authority checks, to the cent, and reports every violation at once with the JSON path of the field.
 //
 // An income invoice for a completed charge of 1392.00 (1200.00 plus IVA):
 //

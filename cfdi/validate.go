@@ -112,9 +112,9 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Validate checks the request against every rule of the interface (section
-// 2.10) and the arithmetic the tax authority checks, and returns nil or a
-// *[ValidationError] listing every violation at once.
+// Validate checks the request against every rule Openpay states for the
+// invoice fields and the arithmetic the tax authority checks, and returns nil
+// or a *[ValidationError] listing every violation at once.
 //
 // The rules, beyond required fields, lengths and catalogues:
 //
@@ -126,7 +126,7 @@ func (e *ValidationError) Error() string {
 //   - rfc: three letters (company) or four (person), a valid date YYMMDD and a
 //     three-character homoclave, in upper case: 12 or 13 characters. The
 //     check digit is not verified.
-//   - pais is optional (section 2.10), an ISO 3166-1 alpha-3 country, and
+//   - pais is optional, an ISO 3166-1 alpha-3 country, and
 //     may be sent only with the foreign generic RFC [RFCExtranjero]: a
 //     registered RFC or the national generic RFC [RFCPublicoEnGeneral] must
 //     not carry it.

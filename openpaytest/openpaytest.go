@@ -132,8 +132,9 @@ func WithSeed(seed int64) Option { return func(c *config) { c.opts.IDSeed = &see
 // only with AdvanceClock.
 func WithClock(start time.Time) Option { return func(c *config) { c.start = &start } }
 
-// DefaultStart is where the fake clock of [Deterministic] stands at first.
-var DefaultStart = time.Date(2026, time.January, 5, 10, 0, 0, 0, refserver.GatewayZone())
+// DefaultStart is where the fake clock of [Deterministic] stands at first:
+// Monday 5 January 2026, 10:00 in Mexico City (UTC-06:00).
+var DefaultStart = time.Date(2026, time.January, 5, 10, 0, 0, 0, openpay.CountryMexico.Location())
 
 // Deterministic is WithSeed(1) and WithClock(DefaultStart): identical runs
 // give identical ids and timestamps.
@@ -163,9 +164,8 @@ func WithWebhookRetryDelay(d time.Duration) Option {
 }
 
 // WithWebhookQueueLimit bounds each webhook's queue of pending deliveries
-// (in flight and waiting retries included; default
-// [refserver.DefaultWebhookQueueLimit], 1,000): an event that finds the
-// queue full is dropped for that webhook and counted in
+// (in flight and waiting retries included; default 1,000): an event that
+// finds the queue full is dropped for that webhook and counted in
 // [Server.WebhookDeliveryStats].
 func WithWebhookQueueLimit(n int) Option { return func(c *config) { c.opts.WebhookQueueLimit = n } }
 
