@@ -2,6 +2,10 @@ package openpaytest_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/openpay-go/openpay"
@@ -44,4 +48,35 @@ func TestWithDataDirKeepsTheState(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusCompleted, gotCharge.Status)
 	assert.Equal(t, balance.String(), again.Balance().String())
+}
+
+// A data directory whose store has a damaged meta page (page 0 or 1,
+// zeros or random bytes) is an error of Start, never a panic.
+func TestWithDataDirDamagedMetaPage(t *testing.T) {
+	t.Parallel()
+	const id, key = "mdatadir000000000002", "sk_00000000000000000000000000000002"
+	for page := range 2 {
+		for _, random := range []bool{false, true} {
+			t.Run(fmt.Sprintf("page %d random %v", page, random), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				srv, err := openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
+				require.NoError(t, err)
+				srv.Close()
+				buf := make([]byte, os.Getpagesize()) // bbolt's page size
+				if random {
+					_, _ = rand.NewChaCha8([32]byte{byte(page)}).Read(buf)
+				}
+				f, err := os.OpenFile(filepath.Join(dir, "refserver.db"), os.O_WRONLY, 0)
+				require.NoError(t, err)
+				_, err = f.WriteAt(buf, int64(page*len(buf)))
+				require.NoError(t, err)
+				require.NoError(t, f.Close())
+
+				_, err = openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), fmt.Sprintf("meta page %d is damaged", page))
+			})
+		}
+	}
 }
