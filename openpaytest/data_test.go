@@ -3,12 +3,11 @@ package openpaytest_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/openpay-go/openpay/openpaytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -63,15 +62,7 @@ func TestWithDataDirDamagedMetaPage(t *testing.T) {
 				srv, err := openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
 				require.NoError(t, err)
 				srv.Close()
-				buf := make([]byte, os.Getpagesize()) // bbolt's page size
-				if random {
-					_, _ = rand.NewChaCha8([32]byte{byte(page)}).Read(buf)
-				}
-				f, err := os.OpenFile(filepath.Join(dir, "refserver.db"), os.O_WRONLY, 0)
-				require.NoError(t, err)
-				_, err = f.WriteAt(buf, int64(page*len(buf)))
-				require.NoError(t, err)
-				require.NoError(t, f.Close())
+				require.NoError(t, datadirtest.OverwritePage(filepath.Join(dir, "refserver.db"), page, random))
 
 				_, err = openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
 				require.Error(t, err)

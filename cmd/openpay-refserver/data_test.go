@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -243,7 +243,7 @@ func TestDataDirUnusableExits2(t *testing.T) {
 	}
 	for page := range 2 {
 		for _, random := range []bool{false, true} {
-			dir := damaged(func(store string) { overwritePage(t, store, page, random) })
+			dir := damaged(func(store string) { require.NoError(t, datadirtest.OverwritePage(store, page, random)) })
 			cases[fmt.Sprintf("meta page %d overwritten, random %v", page, random)] = unusable{dir, fmt.Sprintf("meta page %d is damaged", page)}
 		}
 	}
@@ -273,19 +273,4 @@ func TestDataDirUnusableExits2(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %s", stderr.String())
 		})
 	}
-}
-
-// overwritePage overwrites page id of the bbolt file at path (whose pages
-// are the OS page size) with zeros or random bytes.
-func overwritePage(t *testing.T, path string, id int, random bool) {
-	t.Helper()
-	buf := make([]byte, os.Getpagesize())
-	if random {
-		_, _ = rand.NewChaCha8([32]byte{byte(id)}).Read(buf)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt(buf, int64(id*len(buf)))
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }

@@ -3,7 +3,6 @@ package datadir
 import (
 	"bytes"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -364,7 +364,7 @@ func TestUnusable(t *testing.T) {
 				wants string
 			}{fmt.Sprintf("meta page %d overwritten with %s", page, fill), func(t *testing.T) string {
 				dir := saved(t, "v")
-				damagePage(t, filepath.Join(dir, FileName), page, fill == "random bytes")
+				require.NoError(t, datadirtest.OverwritePage(filepath.Join(dir, FileName), page, fill == "random bytes"))
 				return dir
 			}, fmt.Sprintf("meta page %d is damaged", page)})
 		}
@@ -390,21 +390,6 @@ func TestMetaWriterKeepsFormat(t *testing.T) {
 		assert.Error(t, MetaWriter{b}.Put("format", []byte("2")))
 		return nil
 	}))
-}
-
-// damagePage overwrites page id of the store file at path (bbolt's page
-// size, the OS's) with zeros or random bytes.
-func damagePage(t *testing.T, path string, id int, random bool) {
-	t.Helper()
-	buf := make([]byte, os.Getpagesize())
-	if random {
-		_, _ = rand.NewChaCha8([32]byte{byte(id)}).Read(buf)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	require.NoError(t, err)
-	_, err = f.WriteAt(buf, int64(id*len(buf)))
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
 }
 
 // replaceOnce replaces the one occurrence of old in the file at path by
