@@ -32,8 +32,8 @@ const markerText = "An openpay-refserver store was created in this directory (" 
 const Format = "1"
 
 // ErrUnusable is the error Open returns, wrapped, for a data directory that
-// cannot be used: unreadable, corrupted, of an unknown format, or held by
-// another process.
+// cannot be used: unreadable, corrupted, its store lost, of an unknown
+// format, or held by another process.
 var ErrUnusable = errors.New("refserver: data directory unusable")
 
 // Kind numbers a kind of record: it indexes the kinds given to Open.
