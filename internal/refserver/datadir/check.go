@@ -255,6 +255,9 @@ func (c *checker) tree(id uint64, lo, hi []byte) (last []byte, err error) {
 	switch order.Uint16(p[8:]) {
 	case pageBranch:
 		n := int(order.Uint16(p[10:]))
+		if n == 0 {
+			return nil, fmt.Errorf("page %d is a branch page with no children", id)
+		}
 		keys := make([][]byte, n)
 		for i := range n {
 			if keys[i], _, err = element(p, i, false); err != nil {
