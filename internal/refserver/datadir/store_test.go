@@ -404,7 +404,8 @@ func replaceOnce(t *testing.T, path, old, new string) {
 
 // A new directory, and one whose store file is empty and that has no
 // marker (bbolt's creation stopped before it wrote anything), start a new
-// store and get the marker.
+// store and get the marker; a store saved before markers existed gets it
+// at its next open.
 func TestNewStoreWritesMarker(t *testing.T) {
 	t.Parallel()
 	fresh := filepath.Join(t.TempDir(), "data")
@@ -416,6 +417,16 @@ func TestNewStoreWritesMarker(t *testing.T) {
 		assert.FileExists(t, filepath.Join(dir, MarkerName))
 		require.NoError(t, f.store.Close())
 	}
+
+	f, _ := open(t, fresh)
+	f.newOwner("a").put(kindNote, "n", "v")
+	require.NoError(t, f.store.Replace())
+	require.NoError(t, f.store.Close())
+	require.NoError(t, os.Remove(filepath.Join(fresh, MarkerName)))
+	f, found := open(t, fresh)
+	assert.True(t, found)
+	assert.FileExists(t, filepath.Join(fresh, MarkerName))
+	require.NoError(t, f.store.Close())
 }
 
 // Every 8 bytes of the start of each page of a saved store (its header,
