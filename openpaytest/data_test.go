@@ -2,9 +2,12 @@ package openpaytest_test
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/openpay-go/openpay/openpaytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -44,4 +47,27 @@ func TestWithDataDirKeepsTheState(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusCompleted, gotCharge.Status)
 	assert.Equal(t, balance.String(), again.Balance().String())
+}
+
+// A data directory whose store has a damaged meta page (page 0 or 1,
+// zeros or random bytes) is an error of Start, never a panic.
+func TestWithDataDirDamagedMetaPage(t *testing.T) {
+	t.Parallel()
+	const id, key = "mdatadir000000000002", "sk_00000000000000000000000000000002"
+	for page := range 2 {
+		for _, random := range []bool{false, true} {
+			t.Run(fmt.Sprintf("page %d random %v", page, random), func(t *testing.T) {
+				t.Parallel()
+				dir := t.TempDir()
+				srv, err := openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
+				require.NoError(t, err)
+				srv.Close()
+				require.NoError(t, datadirtest.OverwritePage(filepath.Join(dir, "refserver.db"), page, random))
+
+				_, err = openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, key, ""))
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), fmt.Sprintf("meta page %d is damaged", page))
+			})
+		}
+	}
 }

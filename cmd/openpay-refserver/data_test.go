@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -211,26 +212,65 @@ func TestKillAndRestartKeepsEveryAnsweredObject(t *testing.T) {
 }
 
 // A data directory that cannot be used stops the command with exit status
-// 2 and a message naming the problem; it never starts empty.
+// 2 and a one-line message naming the problem, never a panic's trace; it
+// never starts empty.
 func TestDataDirUnusableExits2(t *testing.T) {
 	t.Parallel()
 	garbage := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(garbage, "refserver.db"), bytes.Repeat([]byte("not a store "), 2000), 0o600))
 	held := t.TempDir()
 	startProcess(t, "--addr", "127.0.0.1:0", "--data", held)
-
-	for name, dir := range map[string]string{"corrupted": garbage, "held by another process": held} {
+	// saved is a directory a server wrote and was killed on; each case
+	// damages a copy.
+	saved := t.TempDir()
+	p := startProcess(t, "--addr", "127.0.0.1:0", "--data", saved)
+	require.NoError(t, p.cmd.Process.Kill())
+	_ = p.cmd.Wait()
+	damaged := func(damage func(store string)) string {
+		dir := t.TempDir()
+		require.NoError(t, os.CopyFS(dir, os.DirFS(saved)))
+		damage(filepath.Join(dir, "refserver.db"))
+		return dir
+	}
+	type unusable struct{ dir, says string }
+	cases := map[string]unusable{
+		"corrupted":               {garbage, "refserver.db"},
+		"held by another process": {held, "in use by another process"},
+		"store emptied": {damaged(func(store string) { require.NoError(t, os.Truncate(store, 0)) }),
+			"the store is empty (0 bytes)"},
+		"store deleted": {damaged(func(store string) { require.NoError(t, os.Remove(store)) }),
+			"the store is missing"},
+	}
+	for page := range 2 {
+		for _, random := range []bool{false, true} {
+			dir := damaged(func(store string) { require.NoError(t, datadirtest.OverwritePage(store, page, random)) })
+			cases[fmt.Sprintf("meta page %d overwritten, random %v", page, random)] = unusable{dir, fmt.Sprintf("meta page %d is damaged", page)}
+		}
+	}
+	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cmd := command(t, "--addr", "127.0.0.1:0", "--data", dir)
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
+			cmd := command(t, "--addr", "127.0.0.1:0", "--data", c.dir)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, cmd.Start())
+			// A server that starts prints its URL: the test fails then,
+			// rather than wait for an exit that does not come.
+			url, _ := bufio.NewReader(out).ReadString('\n')
+			if url != "" {
+				_ = cmd.Process.Kill()
+			}
+			err = cmd.Wait()
+			require.Empty(t, url, "no URL: the server must not start")
 			var ee *exec.ExitError
-			require.True(t, errors.As(err, &ee), "the command must fail: %v; stdout %s", err, stdout.String())
-			assert.Equal(t, 2, ee.ExitCode())
+			require.True(t, errors.As(err, &ee), "the command must fail: %v", err)
+			assert.Equal(t, 2, ee.ExitCode(), stderr.String())
 			assert.Contains(t, stderr.String(), "data directory unusable")
-			assert.Empty(t, stdout.String(), "no URL: the server did not start")
+			assert.Contains(t, stderr.String(), c.says)
+			assert.NotContains(t, stderr.String(), "goroutine")
+			assert.Equal(t, 1, strings.Count(stderr.String(), "\n"), "one line: %s", stderr.String())
 		})
 	}
 }

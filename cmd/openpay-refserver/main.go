@@ -25,8 +25,8 @@
 // bbolt store) and written before each answer, so a restart, even after
 // kill -9, finds every object it answered; a DIR that holds a state is
 // loaded and the seed (flags and file) is not applied again. A DIR that
-// cannot be used (unreadable, corrupted, held by another process) is an
-// error, exit status 2. SIGINT or SIGTERM shut the server down gracefully. --help
+// cannot be used (unreadable, damaged, its store lost, held by another
+// process: the README says when) is an error, exit status 2. SIGINT or SIGTERM shut the server down gracefully. --help
 // (or -h) prints the flags on standard output and exits 0.
 //
 // Simulation controls, apart from the API and authenticated with the

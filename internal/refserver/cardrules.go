@@ -80,7 +80,7 @@ func (s *Server) checkCardData(f reqbody.Fields, prefix string, d cardData) (car
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
 	k := card{
-		number: d.number, holder: d.holder, expMonth: month, expYear: year, address: d.address,
+		masked: cardnum.Mask(d.number), outcome: cardnum.NumberOutcome(d.number), holder: d.holder, expMonth: month, expYear: year, address: d.address,
 		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
 		pendingCVV: d.cvv,
 	}

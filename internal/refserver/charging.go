@@ -271,7 +271,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	now := t.t.CreationDate
 	// The payer's e-mail decides here (the fraud trigger); only a charge
 	// that waits for its payer keeps it (newChargeTx).
-	outcome := cardnum.ChargeOutcome(k.number, payerEmail(cu, req))
+	outcome := k.outcome.ForPayer(payerEmail(cu, req))
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
 		if outcome.FraudRule != "" {

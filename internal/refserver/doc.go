@@ -99,7 +99,9 @@
 // back) and its stop function with s.onClose; work driven by the clock
 // registers with s.onClockAdvance.
 //
-// Nothing in this package logs or returns a full card number, a security
-// code or a key: answers carry the masked number (cardnum.Mask) and the
-// log records the operation, never the path, query or body.
+// Nothing in this package logs, returns or stores a full card number, a
+// security code or a key: answers carry the masked number (cardnum.Mask),
+// a card keeps only that and what its number decides (card.outcome), not
+// the number itself, and the log records the operation, never the path,
+// query or body.
 package refserver

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/storedata"
 	"github.com/openpay-go/openpay/internal/web"
 )
@@ -82,7 +81,7 @@ func (b pageBackend) Charge(merchantID, chargeID string) (web.PageCharge, error)
 }
 
 // EnterCard implements web.PageBackend: the card rules of card creation
-// (checkCardData) and the test-card table (ChargeOutcome, with the payer's
+// (checkCardData) and what a charge to the card does (its outcome, with the payer's
 // e-mail) decide; a valid card is shown on the charge, as on a card charge.
 func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (web.CardOutcome, error) {
 	k, e := b.s.checkTypedCard(typedCard(c))
@@ -102,7 +101,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.later != nil {
 			email = t.later.email
 		}
-		o := cardnum.ChargeOutcome(k.number, email)
+		o := k.outcome.ForPayer(email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
 		k.pendingCVV = ""
 		wireCard := k.wire()

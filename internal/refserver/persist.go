@@ -37,8 +37,8 @@ import (
 // changes state.
 
 // ErrDataDir is the error OpenData returns, wrapped, for a data directory
-// that cannot be used: unreadable, corrupted, of an unknown format, or held
-// by another process. The server never starts empty over such a directory.
+// that cannot be used: unreadable, corrupted, its store lost, of an unknown
+// format, or held by another process. The server never starts empty over such a directory.
 var ErrDataDir = datadir.ErrUnusable
 
 // The engine's types as the server instantiates them: concrete, on the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 )
@@ -527,20 +528,22 @@ type customerRecord struct {
 type cardRecord struct {
 	ID, CustomerID                      string
 	Created                             time.Time
-	Number, Holder, ExpMonth, ExpYear   string
+	Masked                              string // never the full number
+	Outcome                             cardnum.Outcome
+	Holder, ExpMonth, ExpYear           string
 	Address                             *openpay.Address
 	Brand, CardType, BankName, BankCode string
 	Points, Deleted                     bool
 }
 
 func newCardRecord(k *card) cardRecord {
-	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Number: k.number, Holder: k.holder,
+	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Masked: k.masked, Outcome: k.outcome, Holder: k.holder,
 		ExpMonth: k.expMonth, ExpYear: k.expYear, Address: k.address, Brand: k.brand, CardType: k.cardType,
 		BankName: k.bankName, BankCode: k.bankCode, Points: k.points, Deleted: k.deleted}
 }
 
 func (r cardRecord) card() card {
-	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), number: r.Number, holder: r.Holder,
+	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), masked: r.Masked, outcome: r.Outcome, holder: r.Holder,
 		expMonth: r.ExpMonth, expYear: r.ExpYear, address: r.Address, brand: r.Brand, cardType: r.CardType,
 		bankName: r.BankName, bankCode: r.BankCode, points: r.Points, deleted: r.Deleted}
 }
@@ -737,7 +740,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"deactivated": fieldSaved,
 	},
 	reflect.TypeFor[card](): {
-		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "number": fieldSaved, "holder": fieldSaved,
+		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "outcome": fieldSaved, "holder": fieldSaved,
 		"expMonth": fieldSaved, "expYear": fieldSaved, "address": fieldSaved, "brand": fieldSaved,
 		"cardType": fieldSaved, "bankName": fieldSaved, "bankCode": fieldSaved, "points": fieldSaved,
 		"deleted":    fieldSaved,

@@ -1,10 +1,12 @@
 package refserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
 	gotoken "go/token"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -558,4 +560,72 @@ func TestDataResetAfterRestoreIsRefused(t *testing.T) {
 	var list []map[string]any
 	require.NoError(t, json.Unmarshal(again.get("/customers?limit=100").body, &list))
 	assert.Len(t, list, 1, "the restored customer is still there")
+}
+
+// The data directory holds no card number and no security code, of a live
+// card, a deleted one or a token's; after a restart the cards answer as
+// before, their charges decline or succeed as before, and a card saved
+// again on its customer is still a duplicate.
+func TestDataKeepsNoCardNumber(t *testing.T) {
+	t.Parallel()
+	const (
+		declined = "4000000000030017" // a test card: its charges fail with 3001
+		plain    = "4532015112830366" // no test card: its charges succeed
+		deleted  = "4111111111111111"
+		token    = "5555555555554444"
+		cvv      = "918"
+	)
+	dir := t.TempDir()
+	env := openPersistEnv(t, dir, nil, testStart)
+	cu := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), http.StatusOK)["id"].(string)
+	save := func(env *testEnv, number string) resp {
+		card := validCard(number)
+		card["cvv2"] = cvv
+		return env.post("/customers/"+cu+"/cards", card)
+	}
+	ids := map[string]string{}
+	for _, n := range []string{declined, plain, deleted} {
+		ids[n] = requireOK(t, save(env, n), http.StatusOK)["id"].(string)
+	}
+	require.Equal(t, http.StatusNoContent, env.del("/customers/"+cu+"/cards/"+ids[deleted]).status)
+	tk := validCard(token)
+	tk["cvv2"] = cvv
+	requireOK(t, env.post("/tokens", tk), http.StatusOK)
+	charge := func(env *testEnv, number string) resp {
+		return env.post("/customers/"+cu+"/charges", map[string]any{"method": "card", "source_id": ids[number],
+			"amount": 10, "description": "c"})
+	}
+	requireError(t, charge(env, declined), 3001)
+	assert.Equal(t, "completed", requireOK(t, charge(env, plain), http.StatusOK)["status"])
+	before := map[string]string{}
+	for _, n := range []string{declined, plain} {
+		before[n] = string(env.get("/customers/" + cu + "/cards/" + ids[n]).body)
+	}
+	env.srv.Close()
+	env.s.Close()
+
+	files := 0
+	require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		for _, n := range []string{declined, plain, deleted, token} {
+			assert.False(t, bytes.Contains(data, []byte(n)), "%s holds the card number %s", path, n)
+		}
+		assert.False(t, bytes.Contains(data, []byte(`"`+cvv+`"`)), "%s holds the security code", path)
+		return nil
+	}))
+	require.Positive(t, files)
+
+	again := openPersistEnv(t, dir, env, testStart)
+	for _, n := range []string{declined, plain} {
+		assert.JSONEq(t, before[n], string(again.get("/customers/"+cu+"/cards/"+ids[n]).body))
+	}
+	requireError(t, again.get("/customers/"+cu+"/cards/"+ids[deleted]), 1005)
+	requireError(t, charge(again, declined), 3001)
+	assert.Equal(t, "completed", requireOK(t, charge(again, plain), http.StatusOK)["status"])
+	requireError(t, save(again, plain), 2002)
 }

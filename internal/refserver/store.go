@@ -330,24 +330,33 @@ func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) 
 	return cu.wire(s.opts.BaseURL), nil
 }
 
-// card is a stored card. The full number is kept in memory only, to decide
-// charges and detect duplicates; every answer shows the masked form. The
-// security code is kept only until the next charge to the card uses it.
+// card is a stored card. Its full number is not kept, in memory or in the
+// data directory, once the card data is checked: what the server needs of
+// it after that is kept instead (the masked number, the brand, type and
+// bank, and what a charge to it does). The security code is kept only
+// until the next charge to the card uses it.
 type card struct {
 	id         string
 	customerID string // "" for a merchant-level card
 	created    time.Time
-	number     string
-	holder     string
-	expMonth   string // two digits
-	expYear    string // two digits
-	address    *openpay.Address
-	brand      string
-	cardType   string
-	bankName   string
-	bankCode   string
-	points     bool
-	deleted    bool
+	// masked is the number as answers show it: the first six and last
+	// four digits, X's between (cardnum.Mask). Two live cards of a
+	// customer with the same masked number are the same card (2002).
+	masked string
+	// outcome is what a charge to the card does by its number (a sandbox
+	// test card's decline or 3-D Secure; success for any other card),
+	// before the payer's e-mail is looked at (cardnum.Outcome.ForPayer).
+	outcome  cardnum.Outcome
+	holder   string
+	expMonth string // two digits
+	expYear  string // two digits
+	address  *openpay.Address
+	brand    string
+	cardType string
+	bankName string
+	bankCode string
+	points   bool
+	deleted  bool
 	// pendingCVV is the security code sent with the card or its last
 	// update, used by the next charge and then dropped.
 	pendingCVV string
@@ -361,7 +370,7 @@ type card struct {
 func (k *card) wire() openpay.Card {
 	return openpay.Card{
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
-		CardNumber: cardnum.Mask(k.number), HolderName: k.holder,
+		CardNumber: k.masked, HolderName: k.holder,
 		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
 		Brand: openpay.CardBrand(k.brand), Type: k.cardType, BankName: k.bankName, BankCode: k.bankCode,
 		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
@@ -431,7 +440,7 @@ type token struct {
 // wire returns the token's wire form, number masked.
 func (tk *token) wire() openpay.Token {
 	return openpay.Token{ID: tk.id, Card: openpay.TokenCard{
-		CardNumber: cardnum.Mask(tk.card.number), HolderName: tk.card.holder,
+		CardNumber: tk.card.masked, HolderName: tk.card.holder,
 		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
 	}}

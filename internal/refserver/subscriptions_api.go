@@ -433,7 +433,7 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		return k, false, nil
 	}
 	for _, other := range *cards.list {
-		if !other.deleted && other.customerID == cu.id && other.number == src.inline.number {
+		if !other.deleted && other.customerID == cu.id && other.masked == src.inline.masked {
 			return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 		}
 	}

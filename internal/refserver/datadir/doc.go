@@ -23,12 +23,34 @@
 // Contract:
 //   - [Open] creates the directory and the file [FileName] when needed and
 //     loads what the file holds through State.Load. A directory that cannot
-//     be used gives an error wrapping [ErrUnusable], never an empty start:
-//     unreadable, a file bbolt cannot read or whose pages do not check
-//     (every page is checked before anything is believed, and a fault of
-//     the memory map or a panic of bbolt is such an error), data without a
-//     format record, another [Format], or held by another process (one
-//     second's wait).
+//     be used gives an error wrapping [ErrUnusable], never an empty start
+//     and never a panic: unreadable; a file bbolt cannot read or whose
+//     pages do not check; data without a format record; another [Format];
+//     held by another process (one second's wait); or a missing or empty
+//     file where a store was created (below).
+//   - Before bbolt opens the file, Open checks it with code of its own
+//     (check.go): both meta pages (magic, version, page size, checksum,
+//     page header), then every page reachable from the current one (in
+//     bounds, of its type, reached once, keys in order, inline buckets)
+//     and the freelist page when there is one: what bbolt's checker finds.
+//     bbolt's checker cannot be used for it: it walks the memory map in a
+//     goroutine of its own (Tx.Check), and bbolt.Open rebuilds the
+//     freelist with a walk whose findings panic another goroutine, so a
+//     damaged file would kill the process where no recover reaches. A
+//     fault of the memory map or a panic of bbolt in the opening goroutine
+//     after the check is an error too.
+//   - One damaged meta page is refused, though bbolt would open the file
+//     from the other: the damaged page may be the newer, and the other then
+//     lacks the last commit, which the server answered. A crash cannot tear
+//     a meta page (a few dozen bytes written in one piece, synced before
+//     the commit returns), so a damaged one is damage to report.
+//   - A store created in a directory leaves the marker [MarkerName] next
+//     to it (written and synced once the store file is). Where the marker
+//     is, a missing or empty (0 bytes) store file is refused: the store
+//     was lost, and starting over empty would hide it. Without the marker
+//     (a new directory, or bbolt's creation stopped before writing) a new
+//     store starts; a directory whose store predates the marker gets it at
+//     its next open.
 //   - Every record belongs to an owner and is of a [Kind], keyed by its id
 //     ([Ref]). Code that changes a record marks it ([Store.Mark]); [Store.Commit]
 //     reads each marked record under its owner's lock (State.Encode: nil

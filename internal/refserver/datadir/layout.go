@@ -109,16 +109,12 @@ func ownerBucket(btx *bolt.Tx, p Place) (*bolt.Bucket, error) {
 }
 
 // load reads the stored state through State.Load, reporting whether there
-// was one. A store page bbolt cannot read panics inside bbolt; that is an
-// error here, never a crash or an empty start.
+// was one. Its pages were checked before bbolt opened the file
+// (checkFile); a panic of bbolt or a memory fault meanwhile is an error
+// here too, never a crash or an empty start.
 func (s *Store[O, M]) load() (found bool, err error) {
 	defer panicOnFault(&err)()
 	err = s.db.View(func(btx *bolt.Tx) error {
-		// Every page is checked before anything is believed: the load
-		// reads everything anyway.
-		for err := range btx.Check() {
-			return err
-		}
 		meta := btx.Bucket(bucketMeta)
 		if meta == nil {
 			// A new store, or one whose first save never committed: bbolt

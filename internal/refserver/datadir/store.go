@@ -3,6 +3,7 @@ package datadir
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -17,13 +18,22 @@ import (
 // FileName is the file the store keeps in the data directory.
 const FileName = "refserver.db"
 
+// MarkerName is the file written next to FileName when the store is
+// created: while it exists, a missing or empty FileName is refused rather
+// than started over empty.
+const MarkerName = "refserver.db.created"
+
+// markerText is what the marker says to whoever opens it.
+const markerText = "An openpay-refserver store was created in this directory (" + FileName + ").\n" +
+	"While this file exists, the server refuses to start when " + FileName + " is missing or empty.\n"
+
 // Format is the layout version written in meta; a store of another version
 // is refused rather than misread.
 const Format = "1"
 
 // ErrUnusable is the error Open returns, wrapped, for a data directory that
-// cannot be used: unreadable, corrupted, of an unknown format, or held by
-// another process.
+// cannot be used: unreadable, corrupted, its store lost, of an unknown
+// format, or held by another process.
 var ErrUnusable = errors.New("refserver: data directory unusable")
 
 // Kind numbers a kind of record: it indexes the kinds given to Open.
@@ -126,6 +136,10 @@ func Open[O, M comparable](dir string, kinds []KindSpec, st State[O, M]) (s *Sto
 		return nil, false, fmt.Errorf("%w: %v", ErrUnusable, err)
 	}
 	path := filepath.Join(dir, FileName)
+	created, err := checkDir(dir)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %v", ErrUnusable, path, err)
+	}
 	db, err := openBolt(path)
 	if err != nil {
 		if errors.Is(err, berrors.ErrTimeout) {
@@ -139,7 +153,66 @@ func Open[O, M comparable](dir string, kinds []KindSpec, st State[O, M]) (s *Sto
 		_ = db.Close()
 		return nil, false, fmt.Errorf("%w: %s: %v", ErrUnusable, path, err)
 	}
+	if !created {
+		if err := writeMarker(dir); err != nil {
+			_ = db.Close()
+			return nil, false, fmt.Errorf("%w: %v", ErrUnusable, err)
+		}
+	}
 	return s, found, nil
+}
+
+// checkDir checks the store of dir before bbolt opens it, and reports
+// whether dir has the marker of a store created there. A missing or empty
+// store file is a new store only in a directory without the marker: with
+// it, the store was lost, and starting over empty would hide that. A store
+// file with data must check (checkFile).
+func checkDir(dir string) (created bool, err error) {
+	switch _, err := os.Stat(filepath.Join(dir, MarkerName)); {
+	case err == nil:
+		created = true
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	info, err := os.Stat(filepath.Join(dir, FileName))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && created:
+		return false, fmt.Errorf("the store is missing, though %s says one was created in this directory", MarkerName)
+	case errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case err != nil:
+		return false, err
+	case info.Size() == 0 && created:
+		return false, fmt.Errorf("the store is empty (0 bytes), though %s says one was created in this directory", MarkerName)
+	case info.Size() == 0:
+		return false, nil // bbolt's creation stopped before writing anything
+	}
+	return created, checkFile(filepath.Join(dir, FileName))
+}
+
+// writeMarker writes the marker of a store created in dir, once the store
+// file is on disk, and syncs the directory so that both entries are.
+func writeMarker(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, MarkerName), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(markerText)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // openBolt opens the store file. bbolt reads it through a memory map: a

@@ -1,6 +1,7 @@
 package datadir
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/refserver/datadir/datadirtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	bolt "go.etcd.io/bbolt"
@@ -336,6 +338,36 @@ func TestUnusable(t *testing.T) {
 			return dir
 		}, "no format record"},
 		{"a record the state refuses", func(t *testing.T) string { return saved(t, "refuse") }, `o:a notes "n": refused`},
+		{"store missing where one was created", func(t *testing.T) string {
+			dir := saved(t, "v")
+			require.NoError(t, os.Remove(filepath.Join(dir, FileName)))
+			return dir
+		}, "the store is missing, though " + MarkerName + " says one was created"},
+		{"store empty where one was created", func(t *testing.T) string {
+			dir := saved(t, "v")
+			require.NoError(t, os.Truncate(filepath.Join(dir, FileName), 0))
+			return dir
+		}, "the store is empty (0 bytes), though " + MarkerName + " says one was created"},
+		{"a key out of order", func(t *testing.T) string {
+			dir := saved(t, "v")
+			// The root's keys are "meta", "o:a", "owners": renamed
+			// "p:a", the owner's bucket comes after "owners".
+			replaceOnce(t, filepath.Join(dir, FileName), "o:a", "p:a")
+			return dir
+		}, "does not come after"},
+	}
+	for page := range 2 {
+		for _, fill := range []string{"zeros", "random bytes"} {
+			cases = append(cases, struct {
+				name  string
+				dir   func(t *testing.T) string
+				wants string
+			}{fmt.Sprintf("meta page %d overwritten with %s", page, fill), func(t *testing.T) string {
+				dir := saved(t, "v")
+				require.NoError(t, datadirtest.OverwritePage(filepath.Join(dir, FileName), page, fill == "random bytes"))
+				return dir
+			}, fmt.Sprintf("meta page %d is damaged", page)})
+		}
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -358,4 +390,79 @@ func TestMetaWriterKeepsFormat(t *testing.T) {
 		assert.Error(t, MetaWriter{b}.Put("format", []byte("2")))
 		return nil
 	}))
+}
+
+// replaceOnce replaces the one occurrence of old in the file at path by
+// new, of the same length.
+func replaceOnce(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, 1, bytes.Count(data, []byte(old)), "%q in the store", old)
+	require.NoError(t, os.WriteFile(path, bytes.Replace(data, []byte(old), []byte(new), 1), 0o600))
+}
+
+// A new directory, and one whose store file is empty and that has no
+// marker (bbolt's creation stopped before it wrote anything), start a new
+// store and get the marker; a store saved before markers existed gets it
+// at its next open.
+func TestNewStoreWritesMarker(t *testing.T) {
+	t.Parallel()
+	fresh := filepath.Join(t.TempDir(), "data")
+	emptyFile := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(emptyFile, FileName), nil, 0o600))
+	for _, dir := range []string{fresh, emptyFile} {
+		f, found := open(t, dir)
+		assert.False(t, found)
+		assert.FileExists(t, filepath.Join(dir, MarkerName))
+		require.NoError(t, f.store.Close())
+	}
+
+	f, _ := open(t, fresh)
+	f.newOwner("a").put(kindNote, "n", "v")
+	require.NoError(t, f.store.Replace())
+	require.NoError(t, f.store.Close())
+	require.NoError(t, os.Remove(filepath.Join(fresh, MarkerName)))
+	f, found := open(t, fresh)
+	assert.True(t, found)
+	assert.FileExists(t, filepath.Join(fresh, MarkerName))
+	require.NoError(t, f.store.Close())
+}
+
+// Every 8 bytes of the start of each page of a saved store (its header,
+// its elements, its first keys and values), damaged in turn, never panic
+// the process: Open either loads the store or refuses it.
+func TestDamageNeverPanics(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	f, _ := open(t, dir)
+	for i := range 3 {
+		o := f.newOwner(fmt.Sprint("owner", i))
+		for j := range 40 {
+			o.put(kindNote, fmt.Sprintf("note%02d", j), strings.Repeat("x", 100))
+		}
+		o.put(kindTag, "t", "inline")
+	}
+	require.NoError(t, f.store.Replace())
+	require.NoError(t, f.store.Close())
+	path := filepath.Join(dir, FileName)
+	good, err := os.ReadFile(path)
+	require.NoError(t, err)
+	damaged := t.TempDir()
+	ps := os.Getpagesize()
+	for page := 0; page < len(good)/ps; page++ {
+		for off := page * ps; off < page*ps+512; off += 8 {
+			data := slices.Clone(good)
+			for i := off; i < off+8; i++ {
+				data[i] ^= 0xA5
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(damaged, FileName), data, 0o600))
+			s, _, err := Open(damaged, fakeKinds, State[*fakeOwner, fakeMeta](&fakeState{}))
+			if err == nil {
+				require.NoError(t, s.Close())
+				continue
+			}
+			require.ErrorIs(t, err, ErrUnusable, "bytes %d-%d", off, off+8)
+		}
+	}
 }
