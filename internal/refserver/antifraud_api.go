@@ -38,7 +38,7 @@ func (s *Server) getAntifraudComponents(c *call) (any, *Error) {
 	if s.merchantByID(c.param("merchant_id")) == nil {
 		return nil, errNotFound("merchant", c.param("merchant_id"))
 	}
-	session := c.r.URL.Query().Get("s")
+	session := c.query.Get("s")
 	if session == "" {
 		return nil, errorf(openpay.ErrBadRequest, "The s parameter (the device session id) is required")
 	}

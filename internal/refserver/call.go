@@ -2,9 +2,11 @@ package refserver
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -32,6 +34,26 @@ type call struct {
 	// which allocates a map per request); paramBuf is their storage.
 	params   []string
 	paramBuf [4]string
+	// query is the request's query string, parsed whole by parseQuery
+	// before anything reads it (nil when there is none). Handlers read
+	// it, never r.URL.Query(), which drops what it cannot parse.
+	query url.Values
+}
+
+// parseQuery parses the request's query string once, whole: a query that
+// cannot be parsed (a bad escape, a semicolon, more parameters than
+// net/url takes) is refused with 1001 rather than read in part, which
+// would drop filters and answer a list unfiltered.
+func (c *call) parseQuery() *Error {
+	if c.r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(c.r.URL.RawQuery)
+	if err != nil {
+		return errorf(openpay.ErrBadRequest, "The query string could not be read")
+	}
+	c.query = q
+	return nil
 }
 
 // readBody reads the call's body as one JSON object within the server's

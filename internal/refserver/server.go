@@ -458,6 +458,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	// Every reader of the query (handlers, pages, the dashboard) reads a
+	// query that parsed whole.
+	if e := c.parseQuery(); e != nil {
+		writeError(sw, c.requestID, e)
+		return
+	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
 	if f := s.faults.take(rt, r); f != nil {
 		if s.applyFault(f, c, w, sw) {

@@ -1,0 +1,58 @@
+package refserver
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A query that net/url cannot parse whole (here, more parameters than it
+// takes) is refused with 1001, never read in part: read in part, the bad
+// filter at its end would be dropped and the list answered unfiltered.
+func TestQueryParsedWholeOrRefused(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	requireOK(t, env.post("/customers", customerBody("Ana")), http.StatusOK)
+	var b strings.Builder
+	for i := range 10001 {
+		b.WriteString("x" + strconv.Itoa(i) + "=1&")
+	}
+	requireError(t, env.get("/customers?"+b.String()+"limit=abc"), 1001)
+	requireError(t, env.get("/charges?"+b.String()+"status=nope"), 1001)
+	requireError(t, env.get("/customers?limit=%zz"), 1001)
+	// A query that parses is read as before.
+	requireError(t, env.get("/customers?x=1&limit=abc"), 1003)
+	require.Len(t, listIDs(t, env.get("/customers?limit=1")), 1)
+	// The hosted pages and the dashboard get the same refusal.
+	r := env.do(http.MethodGet, "/_dashboard/?"+b.String(), "", nil)
+	assert.Equal(t, http.StatusBadRequest, r.status)
+}
+
+// redirect_url takes an http or https URL or a relative one; any other
+// scheme (which the 3-D Secure page would send the payer's browser to) is
+// a malformed field, 1001, on every request that takes one.
+func TestRedirectURLSchemes(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	card := storedCard(t, env, "", "4111111111111111")
+	for _, bad := range []string{"javascript:alert(document.domain)//", "JAVASCRIPT:alert(1)", "data:text/html,x",
+		"vbscript:x", "http:/no-host", "shop.example.com:8080/back"} {
+		desc := requireError(t, env.post("/charges", cardCharge(card, "use_3d_secure", true, "redirect_url", bad)), 1001)
+		assert.Contains(t, desc, "redirect_url", bad)
+		requireError(t, env.post("/charges", map[string]any{"method": "alipay", "amount": 20, "description": "x", "redirect_url": bad}), 1001)
+		requireError(t, env.post("/checkouts", map[string]any{"amount": 10, "description": "x", "redirect_url": bad}), 1001)
+	}
+	for _, good := range []string{"https://shop.example/back", "http://localhost:8080/back", "/", "shop.example.com/back"} {
+		o := requireOK(t, env.post("/charges", cardCharge(card, "use_3d_secure", true, "redirect_url", good)), http.StatusOK)
+		pageURL := o["payment_method"].(map[string]any)["url"].(string)
+		page := browse(t, env, pageURL, nil)
+		res := browse(t, env, pageURL, url.Values{"token": {page.token(t)}, "action": {"approve"}})
+		require.Equal(t, http.StatusSeeOther, res.status, res.body)
+		assert.Contains(t, res.location, good+"?id="+o["id"].(string))
+	}
+}
