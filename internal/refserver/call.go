@@ -29,6 +29,9 @@ type call struct {
 	g *group
 	// key is the kind of key that authenticated the request.
 	key keyKind
+	// admin: the admin key (Options.AdminKey) authenticated a server-wide
+	// control, which then acts for the whole server (c.m is nil).
+	admin bool
 	// params are the values of the route's path parameters, in the order
 	// of route.params (kept here rather than with Request.SetPathValue,
 	// which allocates a map per request); paramBuf is their storage.
@@ -61,6 +64,25 @@ func (c *call) parseQuery() *Error {
 // An empty body is empty fields when optional is true.
 func readBody(c *call, optional bool) (reqbody.Fields, *Error) {
 	return reqbody.Read(c.r, c.s.maxBody, optional)
+}
+
+// controlOwner is whose state a server-wide control (reset, faults) acts
+// on: the merchant whose key authenticated it, or "" for the admin key
+// (the whole server).
+func (c *call) controlOwner() string {
+	if c.admin {
+		return ""
+	}
+	return c.m.id // set by authenticateAnyMerchant otherwise
+}
+
+// faultOwner is whose faults a fault control lists and disarms: the
+// merchant's (controlOwner), or nil, every fault, for the admin key.
+func (c *call) faultOwner() *string {
+	if c.admin {
+		return nil
+	}
+	return &c.m.id
 }
 
 // param returns the path parameter with the given name ("" when absent).

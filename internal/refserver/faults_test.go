@@ -112,7 +112,7 @@ func TestFaultDrop(t *testing.T) {
 }
 
 // The controls refuse incomplete faults and faults on no API route, take
-// any merchant's private key, and DELETE disarms everything.
+// any merchant's private key, and DELETE disarms what that key armed.
 func TestFaultControl(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
@@ -149,11 +149,20 @@ func TestFaultControl(t *testing.T) {
 		map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "drop": "after", "count": 3}), http.StatusCreated)
 	_, err = env.s.InjectFault(Fault{Method: "GET", Path: "/v1/{merchant_id}/charges", Delay: time.Second})
 	require.NoError(t, err)
-	list := env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t)
-	require.Len(t, list, 2)
+	// A merchant's key lists and disarms its own faults; the Go methods
+	// see them all.
+	assert.Empty(t, env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t))
+	list := env.do(http.MethodGet, "/_simulate/faults", env.other.PrivateKey, nil).arr(t)
+	require.Len(t, list, 1)
 	assert.Equal(t, "after", list[0]["drop"])
-	assert.Equal(t, 1000.0, list[1]["delay_ms"])
+	all := env.s.Faults()
+	require.Len(t, all, 2)
+	assert.Equal(t, time.Second, all[1].Delay)
 	requireOK(t, env.do(http.MethodDelete, "/_simulate/faults", env.m.PrivateKey, nil), http.StatusNoContent)
+	assert.Len(t, env.s.Faults(), 2)
+	requireOK(t, env.do(http.MethodDelete, "/_simulate/faults", env.other.PrivateKey, nil), http.StatusNoContent)
+	assert.Len(t, env.s.Faults(), 1)
+	env.s.ClearFaults()
 	assert.Empty(t, env.s.Faults())
 	listIDs(t, env.get("/charges"))
 }

@@ -83,6 +83,13 @@ type Options struct {
 	// NoDashboard turns off the dashboard at /_dashboard/ (its paths then
 	// answer as unknown API paths).
 	NoDashboard bool
+	// AdminKey, when set, is the credential of the server-wide controls
+	// (HTTP Basic user, empty password, like a merchant's key): with it
+	// POST /_simulate/reset puts the whole server back to its
+	// configuration and /_simulate/faults arms, lists and disarms faults
+	// for every merchant. A merchant's key acts on that merchant alone
+	// (reset.go, faults.go). Empty: no request acts for the whole server.
+	AdminKey string
 }
 
 // DefaultUSDExchangeRate is the MXN value of one US dollar the server applies
@@ -151,11 +158,13 @@ type Server struct {
 	hooksMu sync.Mutex
 	// eventHooks is replaced, never changed in place (under hooksMu), so
 	// that emit, called for every transaction, reads it without a lock.
-	eventHooks   atomic.Pointer[[]func(*Event)]
-	clockWork    []clockWork
-	closers      []func()
-	closeOnce    sync.Once
-	merchantList []string // ids in creation order
+	eventHooks atomic.Pointer[[]func(*Event)]
+	clockWork  []clockWork
+	// merchantResetHooks run when ResetMerchant replaces a merchant.
+	merchantResetHooks []func(old *merchant)
+	closers            []func()
+	closeOnce          sync.Once
+	merchantList       []string // ids in creation order
 
 	// gate makes Reset atomic for requests: each request holds it for
 	// reading while it is answered, Reset for writing while it swaps the
@@ -465,7 +474,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
-	if f := s.faults.take(rt, r); f != nil {
+	if f := s.faults.take(rt, params, r); f != nil {
 		if s.applyFault(f, c, w, sw) {
 			return
 		}
