@@ -76,6 +76,7 @@ var serverTests = []serverTest{
 	{"TestDashboardOff", TestDashboardOff},
 	{"TestDashboardPages", TestDashboardPages},
 	{"TestDashboardRefusesCrossSiteRequests", TestDashboardRefusesCrossSiteRequests},
+	{"TestDashboardSessionsAreApart", TestDashboardSessionsAreApart},
 	{"TestDashboardTransactionPages", TestDashboardTransactionPages},
 	{"TestDashboardWebhookAttempts", TestDashboardWebhookAttempts},
 	{"TestDashboardWhileWriting", TestDashboardWhileWriting},

@@ -2,8 +2,10 @@ package refserver
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -98,4 +100,42 @@ func TestMerchantIsolationOfTheControls(t *testing.T) {
 	assert.Empty(t, asB(http.MethodGet, "/_simulate/faults", nil).arr(t), "B's faults are disarmed by its reset")
 	assert.Len(t, env.s.Faults(), 0, "A's fault was taken by its request above")
 	requireOK(t, asB(http.MethodGet, "/v1/"+b.ID, nil), http.StatusOK) // B's keys still work
+}
+
+// Off loopback, a merchant signed in to the dashboard cannot move the
+// clock every merchant shares (it may on a server where it is alone), and
+// its form token is its own: another merchant's session does not take it.
+func TestDashboardSessionsAreApart(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{ListenAddr: "0.0.0.0:8080"})
+	a := dashClient{env: env, user: env.m.ID, pass: env.m.PrivateKey}
+	b := dashClient{env: env, user: env.other.ID, pass: env.other.PrivateKey}
+	tokenA, tokenB := a.token(), b.token()
+	assert.NotEqual(t, tokenA, tokenB)
+
+	r := b.press("/_dashboard/clock/advance", tokenB, "seconds", "3600")
+	assert.Equal(t, http.StatusConflict, r.status, "%s", r.body)
+	assert.Contains(t, string(r.body), "shared by every merchant")
+	assert.Equal(t, testStart, env.s.Now(), "the clock did not move")
+
+	// A's token in B's session is refused.
+	charge := requireOK(t, env.do(http.MethodPost, "/v1/"+env.other.ID+"/charges", env.other.PrivateKey,
+		map[string]any{"method": "store", "amount": 150, "description": "tienda"}), http.StatusOK)["id"].(string)
+	r = b.press("/_dashboard/merchants/"+env.other.ID+"/transactions/"+charge+"/pay", tokenA)
+	assert.Equal(t, http.StatusForbidden, r.status)
+	r = b.press("/_dashboard/merchants/"+env.other.ID+"/transactions/"+charge+"/pay", tokenB)
+	assert.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
+
+	// Alone on its server, a merchant moves the clock.
+	solo := &testEnv{t: t, clock: NewFakeClock(testStart)}
+	solo.s = New(Options{Clock: solo.clock, ListenAddr: "0.0.0.0:8080"})
+	solo.srv = httptest.NewServer(solo.s)
+	t.Cleanup(solo.srv.Close)
+	t.Cleanup(solo.s.Close)
+	m, err := solo.s.AddMerchant(MerchantConfig{})
+	require.NoError(t, err)
+	d := dashClient{env: solo, user: m.ID, pass: m.PrivateKey}
+	r = d.press("/_dashboard/clock/advance", d.token(), "seconds", "3600")
+	require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
+	assert.Equal(t, testStart.Add(time.Hour), solo.s.Now())
 }
