@@ -136,6 +136,7 @@ var serverTests = []serverTest{
 	{"TestMoneyMovementsLeaveNoCardDataInTheLog", TestMoneyMovementsLeaveNoCardDataInTheLog},
 	{"TestNestedAddressesAreCheckedWhereTheyAre", TestNestedAddressesAreCheckedWhereTheyAre},
 	{"TestOrderIDIsUniqueAcrossTheMerchant", TestOrderIDIsUniqueAcrossTheMerchant},
+	{"TestOriginNullNeverWithCredentials", TestOriginNullNeverWithCredentials},
 	{"TestPSEFlow", TestPSEFlow},
 	{"TestPageAlipay", TestPageAlipay},
 	{"TestPageBadInput", TestPageBadInput},

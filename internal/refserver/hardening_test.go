@@ -56,3 +56,20 @@ func TestRedirectURLSchemes(t *testing.T) {
 		assert.Contains(t, res.location, good+"?id="+o["id"].(string))
 	}
 }
+
+// The opaque origin "null", which any page can take (a sandboxed frame),
+// is never let read an answer with credentials; a real origin still is.
+func TestOriginNullNeverWithCredentials(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, r := range []resp{
+		env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111"), "Origin", "null"),
+		env.do(http.MethodOptions, env.mp("/tokens"), "", nil, "Origin", "null", "Access-Control-Request-Method", "POST"),
+		env.do(http.MethodGet, "/antifraud/"+env.m.ID+"/components?s=x", "", nil, "Origin", "null"),
+	} {
+		assert.Empty(t, r.header.Get("Access-Control-Allow-Credentials"))
+		assert.NotEqual(t, "*", r.header.Get("Access-Control-Allow-Origin"))
+	}
+	r := env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111"), "Origin", testOrigin)
+	assert.Equal(t, "true", r.header.Get("Access-Control-Allow-Credentials"))
+}
