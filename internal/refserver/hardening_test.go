@@ -73,3 +73,26 @@ func TestOriginNullNeverWithCredentials(t *testing.T) {
 	r := env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111"), "Origin", testOrigin)
 	assert.Equal(t, "true", r.header.Get("Access-Control-Allow-Credentials"))
 }
+
+// JSON answers, errors included, carry X-Content-Type-Options: nosniff;
+// the hosted pages carry a Content-Security-Policy that allows no script.
+func TestAnswersCarryNosniffAndPagesACSP(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	for _, r := range []resp{env.get("/customers"), env.get("/customers/nope"), env.do(http.MethodGet, "/_health", "", nil),
+		env.do(http.MethodGet, "/antifraud/"+env.m.ID+"/components?s=x", "", nil)} {
+		assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), "%s", r.body)
+	}
+	card := storedCard(t, env, "", "4111111111111111")
+	o := requireOK(t, env.post("/charges", cardCharge(card, "use_3d_secure", true, "redirect_url", "https://shop.example/back")), http.StatusOK)
+	checkout := requireOK(t, env.post("/checkouts", map[string]any{"amount": 10, "description": "x"}), http.StatusOK)
+	for _, page := range []string{o["payment_method"].(map[string]any)["url"].(string), checkout["checkout_link"].(string),
+		env.srv.URL + "/v1/" + env.m.ID + "/charges/nope/redirect/"} {
+		r := browse(t, env, page, nil)
+		csp := r.header.Get("Content-Security-Policy")
+		assert.Contains(t, csp, "default-src 'none'", page)
+		assert.NotContains(t, csp, "script-src", page)
+		assert.Contains(t, csp, "frame-ancestors 'none'", page)
+		assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"), page)
+	}
+}

@@ -546,6 +546,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sw.WriteHeader(rt.status)
 	case rawBody:
 		sw.Header().Set("Content-Type", b.contentType)
+		sw.Header()["X-Content-Type-Options"] = nosniff
 		sw.Header().Set("Cache-Control", "no-store")
 		sw.WriteHeader(rt.status)
 		_, _ = sw.Write(b.data)
@@ -649,6 +650,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = nosniff // a browser never reads an answer as another type
 	// Without a length, an answer larger than net/http's buffer goes out
 	// chunked and clients cannot size their read. A smaller one gets its
 	// length from net/http (documented at ResponseWriter.Write), which spares
@@ -665,8 +667,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 const smallAnswer = 2048
 
 // jsonContentType is the Content-Type of JSON answers, one shared value so
-// that every answer does not allocate its own (net/http only reads it).
-var jsonContentType = []string{"application/json"}
+// that every answer does not allocate its own (net/http only reads it);
+// nosniff is their X-Content-Type-Options, and that of the raw answers.
+var (
+	jsonContentType = []string{"application/json"}
+	nosniff         = []string{"nosniff"}
+)
 
 // answerBuffer is writeJSON's storage, reused from answer to answer so that
 // a large answer (a page of 100 transactions) does not grow fresh buffers
