@@ -402,5 +402,6 @@ func (b dashBackend) AdvanceClock(v web.Viewer, d time.Duration) error {
 }
 
 // Reset implements web.DashboardBackend: the button does what POST
-// /_simulate/reset does (reset.go), every merchant back to its seed.
+// /_simulate/reset does with the admin key (reset.go), every merchant back
+// to its seed; package web offers it to the loopback viewer only.
 func (b dashBackend) Reset() error { return b.s.Reset() }
