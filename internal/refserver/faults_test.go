@@ -166,3 +166,29 @@ func TestFaultControl(t *testing.T) {
 	assert.Empty(t, env.s.Faults())
 	listIDs(t, env.get("/charges"))
 }
+
+// BenchmarkFaultCheck is the fault check of one merchant's request: with
+// no fault armed, and with another merchant holding as many faults as it
+// may (which the request must not look at).
+//
+//	go test ./internal/refserver -run '^$' -bench BenchmarkFaultCheck
+func BenchmarkFaultCheck(b *testing.B) {
+	env := newTestEnv(b, Options{})
+	req, err := http.NewRequest(http.MethodGet, env.srv.URL+env.mp("/customers"), nil)
+	require.NoError(b, err)
+	rt, _, params := env.s.routes.match(req.Method, req.URL, nil)
+	require.NotNil(b, rt)
+	run := func(b *testing.B) {
+		for b.Loop() {
+			if env.s.faults.take(rt, params, req) != nil {
+				b.Fatal("a fault applied")
+			}
+		}
+	}
+	b.Run("none armed", run)
+	for range maxFaultsPerMerchant {
+		requireOK(b, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey,
+			map[string]any{"method": "GET", "path": "/v1/{merchant_id}/customers", "error_code": 1000}), http.StatusCreated)
+	}
+	b.Run("another merchant's faults armed", run)
+}
