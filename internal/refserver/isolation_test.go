@@ -139,3 +139,16 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
 	assert.Equal(t, testStart.Add(time.Hour), solo.s.Now())
 }
+
+// The admin key is no merchant's: a merchant whose key it is is refused.
+func TestAdminKeyIsNoMerchantsKey(t *testing.T) {
+	t.Parallel()
+	s := New(Options{AdminKey: testAdminKey})
+	t.Cleanup(s.Close)
+	_, err := s.AddMerchant(MerchantConfig{PrivateKey: testAdminKey})
+	require.Error(t, err)
+	_, err = s.AddMerchant(MerchantConfig{PublicKey: testAdminKey})
+	require.Error(t, err)
+	_, err = s.AddMerchant(MerchantConfig{})
+	require.NoError(t, err)
+}

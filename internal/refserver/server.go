@@ -333,6 +333,9 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 			return cfg, errors.New("refserver: a key of this merchant is already used by another merchant")
 		}
 	}
+	if admin := sha256.Sum256([]byte(s.opts.AdminKey)); s.opts.AdminKey != "" && (admin == m.privHash || admin == m.pubHash) {
+		return cfg, errors.New("refserver: a key of this merchant is the server's admin key")
+	}
 	s.merchants[cfg.ID] = m
 	s.merchantList = append(s.merchantList, cfg.ID)
 	if s.data != nil {
