@@ -7,6 +7,7 @@
 //	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
 //	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
+//	                  [--admin-key KEY]
 //	openpay-refserver record --out flows.jsonl [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
 //	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
 //
@@ -46,9 +47,11 @@
 // and shows that merchant. --no-dashboard turns it off.
 //
 // Server-wide controls: GET /_health (no credentials) answers {"status":
-// "ok"}; POST /_simulate/reset puts every merchant back to its seed;
-// POST, GET and DELETE /_simulate/faults arm, list and disarm injected
-// failures. Reset and faults take any merchant's private key.
+// "ok"}; POST /_simulate/reset puts a merchant back to its seed; POST, GET
+// and DELETE /_simulate/faults arm, list and disarm injected failures.
+// Reset and faults take any merchant's private key and act on that
+// merchant alone; with --admin-key, that key resets every merchant and
+// acts on every merchant's faults.
 package main
 
 import (
@@ -129,6 +132,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	country := fs.String("country", "mx", "country of the merchants that do not name one (mx, co or pe): currencies, payment methods, resources, stores and hosts follow it")
 	noDashboard := fs.Bool("no-dashboard", false, "turn off the dashboard at /_dashboard/ (off loopback it asks for a merchant's id and private key)")
 	dataDir := fs.String("data", "", "keep the whole state in this directory across restarts, written before each answer (created when missing; a saved state is loaded and the seed is not applied again)")
+	adminKey := fs.String("admin-key", "", "key (HTTP Basic user) of the whole-server controls: POST /_simulate/reset with it resets every merchant, /_simulate/faults acts for every merchant; a merchant's key acts on that merchant alone")
 	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
 	// Usage is printed here rather than by Parse: asked for, it goes to
 	// stdout (the command succeeds); after a bad flag, to stderr.
@@ -174,7 +178,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	baseURL := "http://" + ln.Addr().String()
 	opts := refserver.Options{Strict: *strict, Production: *production, Logger: logger, BaseURL: baseURL, WebhookQueueLimit: *queueLimit,
-		Country: cc, ListenAddr: ln.Addr().String(), NoDashboard: *noDashboard}
+		Country: cc, ListenAddr: ln.Addr().String(), NoDashboard: *noDashboard, AdminKey: *adminKey}
 	if *seed != 0 {
 		opts.IDSeed = seed
 	}

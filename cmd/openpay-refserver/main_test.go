@@ -418,13 +418,15 @@ func TestDashboardFlag(t *testing.T) {
 	require.NoError(t, stop())
 }
 
-// The health check answers without credentials; a reset brings back the
-// seed file and the merchant of the flags (with its generated keys), and
-// forgets what was made since, so an order_id is free again.
+// The health check answers without credentials; a reset with the admin
+// key brings back the seed file and the merchant of the flags (with its
+// generated keys), and forgets what was made since, so an order_id is free
+// again.
 func TestHealthAndReset(t *testing.T) {
 	t.Parallel()
+	const adminKey = "sk_admin_of_the_test"
 	url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--seed-file", "seed.example.yaml",
-		"--fake-clock", "2026-01-05T10:00:00-06:00", "--merchant-id", "mextra00000000000002")
+		"--fake-clock", "2026-01-05T10:00:00-06:00", "--merchant-id", "mextra00000000000002", "--admin-key", adminKey)
 	status, h := get(t, url+"/_health", "")
 	require.Equal(t, http.StatusOK, status)
 	assert.Equal(t, map[string]any{"status": "ok"}, h)
@@ -444,13 +446,21 @@ func TestHealthAndReset(t *testing.T) {
 	status, cu := call(t, http.MethodPost, api+"/customers", exKey, `{"name": "Nueva", "email": "nueva@example.com"}`)
 	require.Equal(t, http.StatusOK, status)
 
-	req, err := http.NewRequest(http.MethodPost, url+"/_simulate/reset", nil)
-	require.NoError(t, err)
-	req.SetBasicAuth(extraKey, "")
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	res.Body.Close()
-	require.Equal(t, http.StatusNoContent, res.StatusCode)
+	reset := func(key string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url+"/_simulate/reset", nil)
+		require.NoError(t, err)
+		req.SetBasicAuth(key, "")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		require.Equal(t, http.StatusNoContent, res.StatusCode)
+	}
+	// The other merchant's key resets that merchant alone.
+	reset(extraKey)
+	status, _ = get(t, api+"/customers/"+cu["id"].(string), exKey)
+	require.Equal(t, http.StatusOK, status, "another merchant's reset leaves this one")
+	reset(adminKey)
 
 	status, _ = get(t, api+"/customers/"+cu["id"].(string), exKey)
 	assert.Equal(t, http.StatusNotFound, status, "made since the start")

@@ -33,12 +33,11 @@ func (s *Server) getAntifraudKeys(*call) (any, *Error) {
 
 // getAntifraudComponents answers the device-data request: an HTML fragment
 // for the page, naming the session it was asked for. The session id is
-// required; the merchant must exist.
+// required. The route takes no credentials, so its answer does not depend
+// on the merchant id of the path: an unknown merchant gets the same
+// fragment as a real one, and the route tells nobody which ids exist.
 func (s *Server) getAntifraudComponents(c *call) (any, *Error) {
-	if s.merchantByID(c.param("merchant_id")) == nil {
-		return nil, errNotFound("merchant", c.param("merchant_id"))
-	}
-	session := c.r.URL.Query().Get("s")
+	session := c.query.Get("s")
 	if session == "" {
 		return nil, errorf(openpay.ErrBadRequest, "The s parameter (the device session id) is required")
 	}

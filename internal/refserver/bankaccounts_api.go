@@ -154,7 +154,7 @@ func (s *Server) deleteBankAccount(c *call) (any, *Error) {
 // listBankAccounts lists the bank accounts of the customer, or of the
 // merchant, newest first.
 func (s *Server) listBankAccounts(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	p, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

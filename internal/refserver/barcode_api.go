@@ -24,7 +24,7 @@ func (s *Server) getBarcode(c *call) (any, *Error) {
 	if _, ok := s.barcodes.Load(ref); !ok {
 		return nil, errorf(openpay.ErrNotFound, "The barcode reference does not exist")
 	}
-	q := c.r.URL.Query()
+	q := c.query
 	size := func(name string, def, max int) (int, *Error) {
 		v, ok := queryValue(q, name)
 		if !ok {

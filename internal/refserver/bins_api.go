@@ -84,7 +84,7 @@ func (s *Server) getBINCardType(c *call) (any, *Error) {
 // validateBIN answers the Colombian plug-ins' check (no merchant, no
 // credentials).
 func (s *Server) validateBIN(c *call) (any, *Error) {
-	tc, e := binCard(c.r.URL.Query().Get("bin"), pluginBINDigits)
+	tc, e := binCard(c.query.Get("bin"), pluginBINDigits)
 	if e != nil {
 		return nil, e
 	}

@@ -30,6 +30,9 @@ const corsMaxAge = 600
 func fromBrowser(r *http.Request) bool { return r.Header.Get("Origin") != "" }
 
 // allowOrigin lets the request's origin read the answer, with credentials.
+// The opaque origin "null" (sandboxed frames, file: pages, data: URLs,
+// redirects across origins) is one any page can take, so it is let read
+// the answer to its own request only: never with credentials.
 func allowOrigin(h http.Header, r *http.Request) {
 	h.Add("Vary", "Origin")
 	origin := r.Header.Get("Origin")
@@ -37,7 +40,9 @@ func allowOrigin(h http.Header, r *http.Request) {
 		return
 	}
 	h.Set("Access-Control-Allow-Origin", origin)
-	h.Set("Access-Control-Allow-Credentials", "true")
+	if origin != "null" {
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
 }
 
 // preflight answers a CORS preflight for a route open to browsers and

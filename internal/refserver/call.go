@@ -2,9 +2,11 @@ package refserver
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
+	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -27,11 +29,34 @@ type call struct {
 	g *group
 	// key is the kind of key that authenticated the request.
 	key keyKind
+	// admin: the admin key (Options.AdminKey) authenticated a server-wide
+	// control, which then acts for the whole server (c.m is nil).
+	admin bool
 	// params are the values of the route's path parameters, in the order
 	// of route.params (kept here rather than with Request.SetPathValue,
 	// which allocates a map per request); paramBuf is their storage.
 	params   []string
 	paramBuf [4]string
+	// query is the request's query string, parsed whole by parseQuery
+	// before anything reads it (nil when there is none). Handlers read
+	// it, never r.URL.Query(), which drops what it cannot parse.
+	query url.Values
+}
+
+// parseQuery parses the request's query string once, whole: a query that
+// cannot be parsed (a bad escape, a semicolon, more parameters than
+// net/url takes) is refused with 1001 rather than read in part, which
+// would drop filters and answer a list unfiltered.
+func (c *call) parseQuery() *Error {
+	if c.r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(c.r.URL.RawQuery)
+	if err != nil {
+		return errorf(openpay.ErrBadRequest, "The query string could not be read")
+	}
+	c.query = q
+	return nil
 }
 
 // readBody reads the call's body as one JSON object within the server's
@@ -39,6 +64,25 @@ type call struct {
 // An empty body is empty fields when optional is true.
 func readBody(c *call, optional bool) (reqbody.Fields, *Error) {
 	return reqbody.Read(c.r, c.s.maxBody, optional)
+}
+
+// controlOwner is whose state a server-wide control (reset, faults) acts
+// on: the merchant whose key authenticated it, or "" for the admin key
+// (the whole server).
+func (c *call) controlOwner() string {
+	if c.admin {
+		return ""
+	}
+	return c.m.id // set by authenticateAnyMerchant otherwise
+}
+
+// faultOwner is whose faults a fault control lists and disarms: the
+// merchant's (controlOwner), or nil, every fault, for the admin key.
+func (c *call) faultOwner() *string {
+	if c.admin {
+		return nil
+	}
+	return &c.m.id
 }
 
 // param returns the path parameter with the given name ("" when absent).

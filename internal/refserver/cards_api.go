@@ -219,7 +219,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 
 // listCards lists the cards of the scope, newest first.
 func (s *Server) listCards(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	p, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -366,7 +366,7 @@ func (s *Server) getCharge(c *call) (any, *Error) {
 // listCharges lists the charges of the scope, newest first, with the
 // common filters and order_id, amount, amount[gte], amount[lte], status.
 func (s *Server) listCharges(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
+	flt, e := parseTxFilter(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -287,7 +287,7 @@ func (s *Server) getCheckout(c *call) (any, *Error) {
 // customer, newest first. startDate and endDate (yyyyMMdd, the vendor
 // clients' filters) narrow the days with the common creation filters.
 func (s *Server) listCheckouts(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	p, e := parseListParams(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
@@ -321,7 +321,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 // updateCheckout sets a checkout's status (query status) and expiration
 // (body).
 func (s *Server) updateCheckout(c *call) (any, *Error) {
-	status, sent := queryValue(c.r.URL.Query(), "status")
+	status, sent := queryValue(c.query, "status")
 	status = strings.ToLower(status) // x-openpay-lenient enum-case
 	if sent && status != string(openpay.CheckoutStatusAvailable) && status != string(openpay.CheckoutStatusCancelled) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'status' must be available or cancelled")

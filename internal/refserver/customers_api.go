@@ -188,7 +188,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 // listCustomers lists the merchant's customers, newest first, with the
 // common filters and external_id.
 func (s *Server) listCustomers(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	p, e := parseListParams(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e

@@ -379,8 +379,21 @@ func (s *Server) isPayout(merchantID, transactionID string) bool {
 }
 
 // AdvanceClock implements web.DashboardBackend with the clock control.
-func (b dashBackend) AdvanceClock(d time.Duration) error {
-	_, err := b.s.AdvanceClock(d)
+// The clock is the server's, one for every merchant (Now, creation dates,
+// due dates and subscription work all read it; a clock per merchant would
+// thread the merchant through every one of them), so a merchant signed in
+// off loopback may move it only on a server where it is the one merchant:
+// otherwise it would move the others' time too.
+func (b dashBackend) AdvanceClock(v web.Viewer, d time.Duration) error {
+	b.s.mu.RLock()
+	shared := len(b.s.merchants) > 1
+	b.s.mu.RUnlock()
+	var err error
+	if shared && !v.All {
+		err = errorf(openpay.ErrInvalidParameter, "The clock is shared by every merchant of this server; only the loopback dashboard may move it")
+	} else {
+		_, err = b.s.AdvanceClock(d)
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return errors.New(e.Description)
@@ -389,5 +402,6 @@ func (b dashBackend) AdvanceClock(d time.Duration) error {
 }
 
 // Reset implements web.DashboardBackend: the button does what POST
-// /_simulate/reset does (reset.go), every merchant back to its seed.
+// /_simulate/reset does with the admin key (reset.go), every merchant back
+// to its seed; package web offers it to the loopback viewer only.
 func (b dashBackend) Reset() error { return b.s.Reset() }

@@ -18,8 +18,9 @@
 // its lock rules in its package doc, so `go doc` on the package is its map.
 //
 // This package is the core: the request's path through ServeHTTP (panic
-// recovery into error 1000, request id, faults, routing, authentication,
-// body limit) to a handler, the call a handler gets, the per-merchant store
+// recovery into error 1000, request id, the query parsed whole (c.query;
+// never r.URL.Query()), faults, routing, authentication, body limit) to a
+// handler, the call a handler gets, the per-merchant store
 // and its indexes, the charge machine and card rules every way of charging
 // shares, events, the clock, persistence's schema, and the server-wide
 // controls. Each resource is one file named after it with the suffix
@@ -47,7 +48,9 @@
 // under /v1/groups/{group_id} with the group's key, noAuth routes with
 // nothing. needsClientIP applies the strict-mode X-Forwarded-For rule.
 // Simulation controls go under /_simulate/{merchant_id}/... with
-// r.simulate.
+// r.simulate. The server-wide controls (reset.go, faults.go) act on the
+// merchant whose key called them (c.controlOwner) and on the whole server
+// only for the admin key: no merchant's key reaches another merchant.
 //
 // A handler gets a *call (c.m is the authenticated merchant, c.g the group
 // on group paths, c.param reads path parameters, c.baseURL the server's
@@ -96,7 +99,8 @@
 // says how to add a kind; addTx, setStatus, setAmount, credit, debit,
 // newCustomer and emit mark for themselves). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: it only enqueues, and the queue calls nothing
-// back) and its stop function with s.onClose; work driven by the clock
+// back), its stop function with s.onClose and the dropping of a reset
+// merchant's deliveries with s.onMerchantReset; work driven by the clock
 // registers with s.onClockAdvance.
 //
 // Nothing in this package logs, returns or stores a full card number, a

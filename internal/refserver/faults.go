@@ -16,18 +16,32 @@ import (
 // Faults: failures a test arms from outside, so that a client's handling of
 // them can be tried against a server that otherwise behaves. A fault names
 // a method and a path, either a route pattern of the API
-// (/v1/{merchant_id}/charges: every merchant) or a concrete path
-// (/v1/m123.../charges: that merchant only), and how many requests it
-// takes; each matching request, from the first one that arrives, fails its
-// way and counts one, and after the last one the fault is gone. When
-// several faults match, the one armed first applies. A fault acts before
-// authentication, as a failing gateway front would, on any request to the
-// API; the server's own controls (/_simulate/..., /_health) are never
-// failed.
+// (/v1/{merchant_id}/charges) or a concrete path (/v1/m123.../charges:
+// that merchant only), and how many requests it takes; each matching
+// request, from the first one that arrives, fails its way and counts one,
+// and after the last one the fault is gone. When several faults match, the
+// one armed first applies. A fault acts before authentication, as a
+// failing gateway front would, on any request to the API; the server's own
+// controls (/_simulate/..., /_health) are never failed.
 //
 //	POST /_simulate/faults  {"method": "POST", "path": "/v1/{merchant_id}/charges", "count": 1, <one kind>}  201, the fault with its id
 //	GET  /_simulate/faults                                                                                   the armed faults, "count" what is left
 //	DELETE /_simulate/faults                                                                                 204, all disarmed
+//
+// Whose. Over HTTP a merchant's private key arms, lists and disarms the
+// faults of its own paths only: a pattern it arms matches its own requests
+// (the {merchant_id} of the request is its id), a concrete path must be one
+// of its own (another's answers 1003, as a path of no operation does), and
+// the list and DELETE cover its faults alone. The admin key
+// (Options.AdminKey) acts for the whole server, as the Go methods do: a
+// pattern armed so, or with [Server.InjectFault], matches every merchant.
+//
+// Bounds. At most maxFaults faults are armed on the server and
+// maxFaultsPerMerchant on one merchant's paths; a path is at most
+// maxFaultPath bytes. A fault past a bound answers 1003. A request pays for
+// faults only when some are armed (an atomic count, read without a lock),
+// and then looks at the server-wide ones and those of the merchant its
+// path names, never at another merchant's.
 //
 // The kinds, exactly one per fault:
 //
@@ -56,6 +70,14 @@ const maxFaultDelay = 5 * time.Minute
 
 // maxFaultCount bounds how many requests one fault takes.
 const maxFaultCount = 1000
+
+// The bounds on armed faults (see above): far more than a test arms, and
+// small enough that the list and the check stay cheap.
+const (
+	maxFaults            = 1000
+	maxFaultsPerMerchant = 100
+	maxFaultPath         = 1024
+)
 
 // Fault is a failure armed with [Server.InjectFault] for the next requests
 // that match Method and Path. Exactly one of ErrorCode, Delay and Drop says
@@ -113,16 +135,87 @@ func wireFaults(fs []Fault) []faultWire {
 // armedFault is a fault with what it matches.
 type armedFault struct {
 	f     Fault
+	seq   int // the order it was armed in
 	route *route
 	exact string // the concrete path, "" for a pattern
+	owner string // the merchant (or group) whose paths it matches, "" for every merchant
 }
 
-// faultSet is the server's armed faults.
+// faultSet is the server's armed faults, indexed by the merchant they are
+// for, so that a request looks only at the faults that can match it.
 type faultSet struct {
-	n    atomic.Int32 // len(list): requests skip the lock while it is 0
-	mu   sync.Mutex
-	list []*armedFault
-	seq  int
+	n     atomic.Int32 // armed faults in all: requests skip the lock while it is 0
+	mu    sync.Mutex
+	all   []*armedFault            // owner "": patterns for every merchant
+	owned map[string][]*armedFault // by owner
+	seq   int
+}
+
+// listOf returns the list the faults of owner are kept in. The caller
+// holds fs.mu.
+func (fs *faultSet) listOf(owner string) []*armedFault {
+	if owner == "" {
+		return fs.all
+	}
+	return fs.owned[owner]
+}
+
+// setList replaces the list of owner. The caller holds fs.mu.
+func (fs *faultSet) setList(owner string, list []*armedFault) {
+	switch {
+	case owner == "":
+		fs.all = list
+	case len(list) == 0:
+		delete(fs.owned, owner)
+	default:
+		if fs.owned == nil {
+			fs.owned = make(map[string][]*armedFault)
+		}
+		fs.owned[owner] = list
+	}
+}
+
+// add arms af within the bounds. The caller holds fs.mu.
+func (fs *faultSet) add(af *armedFault) *Error {
+	if fs.n.Load() >= maxFaults {
+		return errorf(openpay.ErrInvalidParameter, "The server holds %d armed faults, its limit: disarm some first", maxFaults)
+	}
+	list := fs.listOf(af.owner)
+	if af.owner != "" && len(list) >= maxFaultsPerMerchant {
+		return errorf(openpay.ErrInvalidParameter, "The merchant's paths hold %d armed faults, the limit: disarm some first", maxFaultsPerMerchant)
+	}
+	fs.seq++
+	af.seq = fs.seq
+	af.f.ID = "f" + strconv.Itoa(fs.seq)
+	fs.setList(af.owner, append(list, af))
+	fs.n.Add(1)
+	return nil
+}
+
+// candidates are the lists a request whose path names owner looks at:
+// the server-wide faults and owner's, never another merchant's. The caller
+// holds fs.mu.
+func (fs *faultSet) candidates(owner string) [2][]*armedFault {
+	if owner == "" {
+		return [2][]*armedFault{fs.all}
+	}
+	return [2][]*armedFault{fs.all, fs.owned[owner]}
+}
+
+// pathOwner is the merchant a request for rt with these parameters acts
+// for: its {merchant_id}, else its {group_id}, else "".
+func pathOwner(rt *route, params []string) string {
+	owner := ""
+	for i, name := range rt.params {
+		switch {
+		case i >= len(params):
+		case name == "merchant_id":
+			return params[i]
+		case name == "group_id":
+			owner = params[i]
+		}
+	}
+	return owner
 }
 
 // faultErrorText is the description of an injected error object, by code.
@@ -134,20 +227,39 @@ var faultErrorText = map[openpay.Code]string{
 
 // InjectFault arms a fault and returns it with its id. It answers 1001 or
 // 1003 (as [*Error]) for a fault that is not complete, names no route of
-// the API, or holds a value out of range.
+// the API, holds a value out of range, or would pass a bound on armed
+// faults. A pattern armed here matches every merchant's requests.
 func (s *Server) InjectFault(f Fault) (Fault, error) {
-	af, e := s.checkFault(f)
+	af, e := s.armFor("", f)
 	if e != nil {
 		return Fault{}, e
 	}
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	s.faults.seq++
-	af.f.ID = "f" + strconv.Itoa(s.faults.seq)
-	s.faults.list = append(s.faults.list, af)
-	s.faults.n.Store(int32(len(s.faults.list)))
 	return af.f, nil
 }
+
+// armFor checks and arms a fault for merchant (its paths only), or, with
+// merchant "", for the server.
+func (s *Server) armFor(merchant string, f Fault) (*armedFault, *Error) {
+	af, e := s.checkFault(f)
+	if e != nil {
+		return nil, e
+	}
+	if merchant != "" {
+		if af.exact != "" && af.owner != merchant || af.exact == "" && !routeHasParam(af.route, "merchant_id") {
+			return nil, errorf(openpay.ErrInvalidParameter, "The fault's method and path name no operation of the merchant's API")
+		}
+		af.owner = merchant
+	}
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	if e := s.faults.add(af); e != nil {
+		return nil, e
+	}
+	return af, nil
+}
+
+// routeHasParam reports whether rt's pattern has the parameter name.
+func routeHasParam(rt *route, name string) bool { return slices.Contains(rt.params, name) }
 
 // checkFault validates a fault and finds its route.
 func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
@@ -179,6 +291,8 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'drop' must be 'before' or 'after'")
 	case len(f.Description) > 255:
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'description' must be at most 255 characters")
+	case len(f.Path) > maxFaultPath:
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'path' must be at most %d characters", maxFaultPath)
 	}
 	af := &armedFault{f: f}
 	if strings.Contains(f.Path, "{") {
@@ -188,8 +302,8 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 			}
 		}
 	} else if u, err := url.ParseRequestURI(f.Path); err == nil && u.RawQuery == "" {
-		if rt, _, _ := s.routes.match(f.Method, u, nil); rt != nil && !rt.simulation {
-			af.route, af.exact = rt, u.Path
+		if rt, _, params := s.routes.match(f.Method, u, nil); rt != nil && !rt.simulation {
+			af.route, af.exact, af.owner = rt, u.Path, pathOwner(rt, params)
 		}
 	}
 	if af.route == nil {
@@ -200,50 +314,83 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 
 // Faults returns the armed faults in the order they were armed, each with
 // the number of requests it still takes.
-func (s *Server) Faults() []Fault {
-	s.faults.mu.Lock()
-	defer s.faults.mu.Unlock()
-	out := make([]Fault, len(s.faults.list))
-	for i, af := range s.faults.list {
+func (s *Server) Faults() []Fault { return s.faults.list(nil) }
+
+// ClearFaults disarms every fault.
+func (s *Server) ClearFaults() { s.faults.clear(nil) }
+
+// list returns the faults of owner (every fault when owner is nil) in the
+// order they were armed.
+func (fs *faultSet) list(owner *string) []Fault {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var afs []*armedFault
+	if owner != nil {
+		afs = fs.owned[*owner]
+	} else {
+		afs = slices.Clone(fs.all)
+		for _, l := range fs.owned {
+			afs = append(afs, l...)
+		}
+		slices.SortFunc(afs, func(a, b *armedFault) int { return a.seq - b.seq })
+	}
+	out := make([]Fault, len(afs))
+	for i, af := range afs {
 		out[i] = af.f
 	}
 	return out
 }
 
-// ClearFaults disarms every fault.
-func (s *Server) ClearFaults() { s.faults.clear() }
-
-func (fs *faultSet) clear() {
+// clear disarms the faults of owner, or every fault when owner is nil.
+func (fs *faultSet) clear(owner *string) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	fs.list = nil
-	fs.n.Store(0)
+	if owner == nil {
+		fs.all, fs.owned = nil, nil
+		fs.n.Store(0)
+		return
+	}
+	fs.n.Add(-int32(len(fs.owned[*owner])))
+	delete(fs.owned, *owner)
 }
 
-// take returns the fault that applies to a request for rt, counting the
-// request, or nil. Requests the server makes to itself (a seed's) are
-// never failed.
-func (fs *faultSet) take(rt *route, r *http.Request) *Fault {
+// take returns the fault that applies to a request for rt with these path
+// parameters, counting the request, or nil. Requests the server makes to
+// itself (a seed's) are never failed. With no fault armed it costs an
+// atomic load; otherwise it looks at the server-wide faults and those of
+// the merchant the path names (candidates).
+func (fs *faultSet) take(rt *route, params []string, r *http.Request) *Fault {
 	if fs.n.Load() == 0 || rt == nil {
 		return nil
 	}
 	if _, own := r.Context().Value(fixedIDKey{}).(string); own {
 		return nil
 	}
+	owner := pathOwner(rt, params)
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	for i, af := range fs.list {
-		if af.route != rt || af.f.Method != r.Method || (af.exact != "" && af.exact != r.URL.Path) {
-			continue
+	var found *armedFault
+	for _, list := range fs.candidates(owner) {
+		for _, af := range list {
+			if af.route != rt || af.f.Method != r.Method || (af.exact != "" && af.exact != r.URL.Path) ||
+				(af.owner != "" && af.owner != owner) {
+				continue
+			}
+			if found == nil || af.seq < found.seq {
+				found = af
+			}
+			break // the first match of a list is its oldest
 		}
-		f := af.f
-		if af.f.Count--; af.f.Count == 0 {
-			fs.list = slices.Delete(fs.list, i, i+1)
-			fs.n.Store(int32(len(fs.list)))
-		}
-		return &f
 	}
-	return nil
+	if found == nil {
+		return nil
+	}
+	f := found.f
+	if found.f.Count--; found.f.Count == 0 {
+		fs.setList(found.owner, slices.DeleteFunc(fs.listOf(found.owner), func(af *armedFault) bool { return af == found }))
+		fs.n.Add(-1)
+	}
+	return &f
 }
 
 // applyFault acts out the fault that took the request, and reports
@@ -310,10 +457,10 @@ func (s *Server) armFault(c *call) (any, *Error) {
 	if body.DelayMS < 0 || body.DelayMS > maxFaultDelay.Milliseconds() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'delay_ms' must be from 1 to %d", maxFaultDelay.Milliseconds())
 	}
-	armed, err := s.InjectFault(Fault{Method: body.Method, Path: body.Path, Count: body.Count, ErrorCode: body.ErrorCode,
+	armed, e := s.armFor(c.controlOwner(), Fault{Method: body.Method, Path: body.Path, Count: body.Count, ErrorCode: body.ErrorCode,
 		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop})
-	if err != nil {
-		return nil, err.(*Error)
+	if e != nil {
+		return nil, e
 	}
-	return armed.wire(), nil
+	return armed.f.wire(), nil
 }

@@ -112,7 +112,7 @@ func TestFaultDrop(t *testing.T) {
 }
 
 // The controls refuse incomplete faults and faults on no API route, take
-// any merchant's private key, and DELETE disarms everything.
+// any merchant's private key, and DELETE disarms what that key armed.
 func TestFaultControl(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
@@ -149,11 +149,46 @@ func TestFaultControl(t *testing.T) {
 		map[string]any{"method": "POST", "path": "/v1/{merchant_id}/charges", "drop": "after", "count": 3}), http.StatusCreated)
 	_, err = env.s.InjectFault(Fault{Method: "GET", Path: "/v1/{merchant_id}/charges", Delay: time.Second})
 	require.NoError(t, err)
-	list := env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t)
-	require.Len(t, list, 2)
+	// A merchant's key lists and disarms its own faults; the Go methods
+	// see them all.
+	assert.Empty(t, env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil).arr(t))
+	list := env.do(http.MethodGet, "/_simulate/faults", env.other.PrivateKey, nil).arr(t)
+	require.Len(t, list, 1)
 	assert.Equal(t, "after", list[0]["drop"])
-	assert.Equal(t, 1000.0, list[1]["delay_ms"])
+	all := env.s.Faults()
+	require.Len(t, all, 2)
+	assert.Equal(t, time.Second, all[1].Delay)
 	requireOK(t, env.do(http.MethodDelete, "/_simulate/faults", env.m.PrivateKey, nil), http.StatusNoContent)
+	assert.Len(t, env.s.Faults(), 2)
+	requireOK(t, env.do(http.MethodDelete, "/_simulate/faults", env.other.PrivateKey, nil), http.StatusNoContent)
+	assert.Len(t, env.s.Faults(), 1)
+	env.s.ClearFaults()
 	assert.Empty(t, env.s.Faults())
 	listIDs(t, env.get("/charges"))
+}
+
+// BenchmarkFaultCheck is the fault check of one merchant's request: with
+// no fault armed, and with another merchant holding as many faults as it
+// may (which the request must not look at).
+//
+//	go test ./internal/refserver -run '^$' -bench BenchmarkFaultCheck
+func BenchmarkFaultCheck(b *testing.B) {
+	env := newTestEnv(b, Options{})
+	req, err := http.NewRequest(http.MethodGet, env.srv.URL+env.mp("/customers"), nil)
+	require.NoError(b, err)
+	rt, _, params := env.s.routes.match(req.Method, req.URL, nil)
+	require.NotNil(b, rt)
+	run := func(b *testing.B) {
+		for b.Loop() {
+			if env.s.faults.take(rt, params, req) != nil {
+				b.Fatal("a fault applied")
+			}
+		}
+	}
+	b.Run("none armed", run)
+	for range maxFaultsPerMerchant {
+		requireOK(b, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey,
+			map[string]any{"method": "GET", "path": "/v1/{merchant_id}/customers", "error_code": 1000}), http.StatusCreated)
+	}
+	b.Run("another merchant's faults armed", run)
 }

@@ -165,7 +165,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 
 // listFees lists the merchant's fees, newest first.
 func (s *Server) listFees(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
+	flt, e := parseTxFilter(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -23,7 +23,7 @@ import (
 // then under the lock walks its records with listParams.page, copying the
 // wire form of those kept, and encodes after releasing the lock:
 //
-//	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+//	p, e := parseListParams(c.query, zoneOf(c.m))
 //	if e != nil { return nil, e }
 //	m.mu.Lock()
 //	out := page(p, m.cardList, func(k *card) (time.Time, bool) { return k.created, !k.deleted }, (*card).wire)

@@ -25,6 +25,7 @@ type pageResp struct {
 	status   int
 	location string
 	body     string
+	header   http.Header
 }
 
 // browse sends a page request without following redirects; form nil sends
@@ -50,7 +51,7 @@ func browse(t *testing.T, env *testEnv, rawURL string, form url.Values) pageResp
 		assert.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"))
 		assert.Contains(t, string(data), banner, "every page says it is the reference server")
 	}
-	return pageResp{status: res.StatusCode, location: res.Header.Get("Location"), body: string(data)}
+	return pageResp{status: res.StatusCode, location: res.Header.Get("Location"), body: string(data), header: res.Header}
 }
 
 var tokenRE = regexp.MustCompile(`name="token" value="([^"]+)"`)

@@ -312,7 +312,7 @@ func payoutTypeFilter(v string) bool {
 
 // listPayouts lists the payouts of the scope, newest first.
 func (s *Server) listPayouts(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	flt, e := parseTxFilter(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e

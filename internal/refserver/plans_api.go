@@ -242,7 +242,7 @@ func (s *Server) deletePlan(c *call) (any, *Error) {
 
 // listPlans lists the merchant's plans, newest first.
 func (s *Server) listPlans(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	lp, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -255,7 +255,7 @@ func (s *Server) listPlans(c *call) (any, *Error) {
 
 // listPlanSubscriptions lists the subscriptions to a plan, newest first.
 func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	lp, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

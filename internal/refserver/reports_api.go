@@ -111,7 +111,7 @@ func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*
 
 // getFeesReport answers the month's fees.
 func (s *Server) getFeesReport(c *call) (any, *Error) {
-	from, to, e := reportMonth(c.r.URL.Query(), zoneOf(c.m))
+	from, to, e := reportMonth(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -129,7 +129,7 @@ func (s *Server) getFeesReport(c *call) (any, *Error) {
 // listFeesReportDetail answers the charges behind one figure of the month's
 // fees, newest first.
 func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	from, to, e := reportMonth(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
@@ -256,7 +256,7 @@ func (s *Server) getPayoutReport(c *call) (any, *Error) {
 // listPayoutReportDetail answers the transactions behind one figure of a
 // payout's report, newest first.
 func (s *Server) listPayoutReportDetail(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	kind, e := queryKind(q, "detail_type", openpay.PayoutReportType.Valid)
 	if e != nil {
 		return nil, e

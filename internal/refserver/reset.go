@@ -13,14 +13,20 @@ import (
 // Server-wide controls, apart from the API:
 //
 //	GET    /_health           no credentials: 200 {"status": "ok"} once the server answers requests
-//	POST   /_simulate/reset   every merchant and group back to its configuration (204)
-//	POST   /_simulate/faults  arm a fault (faults.go); GET lists the armed faults, DELETE disarms them all
+//	POST   /_simulate/reset   a merchant's key: that merchant back to its configuration (204); the admin key: every merchant and group
+//	POST   /_simulate/faults  arm a fault (faults.go); GET lists the armed faults, DELETE disarms them
 //
-// Reset and the faults act on the whole server, so no merchant's path
-// names them: they take the private key of any merchant of the server
-// (HTTP Basic user, empty password), as the clock control, which also moves
-// time for every merchant, takes its merchant's. A public key answers 1010,
-// anything else 1002.
+// No merchant's path names reset and the faults; they take the private key
+// of any merchant of the server (HTTP Basic user, empty password) and then
+// act on that merchant alone: its reset (ResetMerchant) leaves the others
+// as they are, and it sees and arms faults on its own paths only. The
+// admin key (Options.AdminKey, the binary's --admin-key) acts on the whole
+// server: Reset, every fault. A server with no admin key has no HTTP
+// control over the whole server; the Go methods (Reset, InjectFault,
+// Faults, ClearFaults) are server-wide. A public key answers 1010,
+// anything else 1002. On a server with one merchant the merchant's reset
+// is the whole server's (as before there was more than one to keep
+// apart).
 //
 // Reset. The server's configuration is what AddMerchant, AddGroup and
 // ApplySeed made (in the binary: --merchant-id and its keys, --seed-file);
@@ -117,7 +123,7 @@ func (s *Server) Reset() error {
 		return true
 	})
 	s.deliveries.Reset()
-	s.faults.clear()
+	s.faults.clear(nil)
 	s.ids.SetState(fresh.ids.State())
 	s.reqIDs.SetState(fresh.reqIDs.State())
 	if fc, ok := s.clock.(*FakeClock); ok {
@@ -126,6 +132,76 @@ func (s *Server) Reset() error {
 	// With a data directory the store now holds the reset state, written
 	// before any request sees it (the gate is still held).
 	return s.SaveData()
+}
+
+// ResetMerchant puts one merchant back to its configuration, as Reset
+// does for the whole server, and leaves every other merchant, the groups
+// (whose customers and cards are the group's), the clock and the id
+// generators as they are: the merchant's records made since are gone, its
+// seeded records and opening balance are back (under the same ids when
+// the server is seeded), its pending deliveries are dropped and its armed
+// faults disarmed. On a server with one merchant it is Reset, clock and
+// seeded ids included: there is nobody else's state to spare. It is what
+// POST /_simulate/reset does with a merchant's key.
+func (s *Server) ResetMerchant(id string) error {
+	s.mu.RLock()
+	_, known := s.merchants[id]
+	alone := len(s.merchants) == 1
+	s.mu.RUnlock()
+	if !known {
+		return fmt.Errorf("refserver: reset: merchant %q does not exist", id)
+	}
+	if alone {
+		return s.Reset()
+	}
+	if s.restored.Load() {
+		return ErrResetRestored
+	}
+	s.configMu.Lock()
+	defer s.configMu.Unlock()
+	fresh, err := s.rebuild()
+	if err != nil {
+		return err
+	}
+	defer fresh.Close()
+	fm := fresh.merchants[id]
+	if fm == nil {
+		return fmt.Errorf("refserver: reset: merchant %q is not in the configuration", id)
+	}
+
+	s.gate.Lock()
+	defer s.gate.Unlock()
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
+	s.mu.Lock()
+	old := s.merchants[id]
+	s.merchants[id] = fm
+	s.mu.Unlock()
+	s.hooksMu.Lock()
+	hooks := s.merchantResetHooks
+	s.hooksMu.Unlock()
+	for _, h := range hooks {
+		h(old)
+	}
+	// The references fresh issued: the merchant's seeded store references
+	// among them (a reference known to the server is only a barcode it may
+	// draw, so the others' do no harm).
+	fresh.barcodes.Range(func(ref, v any) bool {
+		s.barcodes.Store(ref, v)
+		return true
+	})
+	s.faults.clear(&id)
+	return s.SaveData()
+}
+
+// onMerchantReset registers f to run when ResetMerchant replaces a
+// merchant, with the merchant replaced, under the gate (resource files
+// whose state lives outside the merchant drop the merchant's part there:
+// webhooks their pending deliveries).
+func (s *Server) onMerchantReset(f func(old *merchant)) {
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	s.merchantResetHooks = append(s.merchantResetHooks, f)
 }
 
 // rebuild replays the configuration on a fresh server with the same
@@ -159,8 +235,12 @@ func (s *Server) registerControls(r *routeTable) {
 	r.control("health", http.MethodGet, "/_health", http.StatusOK, func(*call) (any, *Error) {
 		return map[string]string{"status": "ok"}, nil
 	}).noAuth()
-	reset := r.control("reset", http.MethodPost, "/_simulate/reset", http.StatusNoContent, func(*call) (any, *Error) {
-		if err := s.Reset(); errors.Is(err, ErrResetRestored) {
+	reset := r.control("reset", http.MethodPost, "/_simulate/reset", http.StatusNoContent, func(c *call) (any, *Error) {
+		reset := s.Reset
+		if owner := c.controlOwner(); owner != "" {
+			reset = func() error { return s.ResetMerchant(owner) }
+		}
+		if err := reset(); errors.Is(err, ErrResetRestored) {
 			return nil, errorf(openpay.ErrInternalServer, "The state was restored from a data directory, whose configuration is not kept: start on an empty data directory to reset")
 		} else if err != nil {
 			return nil, errorf(openpay.ErrInternalServer, "The server's configuration could not be restored")
@@ -169,11 +249,11 @@ func (s *Server) registerControls(r *routeTable) {
 	})
 	reset.access, reset.exclusive = accessAnyMerchant, true
 	r.control("armFault", http.MethodPost, "/_simulate/faults", http.StatusCreated, s.armFault).access = accessAnyMerchant
-	r.control("listFaults", http.MethodGet, "/_simulate/faults", http.StatusOK, func(*call) (any, *Error) {
-		return wireFaults(s.Faults()), nil
+	r.control("listFaults", http.MethodGet, "/_simulate/faults", http.StatusOK, func(c *call) (any, *Error) {
+		return wireFaults(s.faults.list(c.faultOwner())), nil
 	}).access = accessAnyMerchant
-	r.control("clearFaults", http.MethodDelete, "/_simulate/faults", http.StatusNoContent, func(*call) (any, *Error) {
-		s.ClearFaults()
+	r.control("clearFaults", http.MethodDelete, "/_simulate/faults", http.StatusNoContent, func(c *call) (any, *Error) {
+		s.faults.clear(c.faultOwner())
 		return nil, nil
 	}).access = accessAnyMerchant
 }

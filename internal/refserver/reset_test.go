@@ -38,6 +38,7 @@ func listIDs(t *testing.T, r resp) []string {
 func TestResetRestoresTheConfiguration(t *testing.T) {
 	t.Parallel()
 	env := newSeedEnv(t)
+	env.s.opts.AdminKey = testAdminKey // the whole server's reset, over HTTP
 	sd, err := ParseSeed([]byte(testSeedYAML))
 	require.NoError(t, err)
 	_, err = env.s.ApplySeed(sd)
@@ -79,7 +80,7 @@ func TestResetRestoresTheConfiguration(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, listIDs(t, get("/v1/"+m1+"/customers", key1)), 3)
 
-	r := env.do(http.MethodPost, "/_simulate/reset", key1, nil)
+	r := env.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil)
 	requireOK(t, r, http.StatusNoContent)
 
 	assert.Equal(t, seedCustomers, listIDs(t, get("/v1/"+m1+"/customers", key1)))
@@ -136,19 +137,30 @@ func TestResetRepeatsSeededIDs(t *testing.T) {
 	requireOK(t, env.do(http.MethodGet, "/v1/"+later.ID, later.PrivateKey, nil), http.StatusOK)
 }
 
-// Reset takes any merchant's private key, and nothing else.
+// testAdminKey is the admin key (Options.AdminKey) of the tests that set one.
+const testAdminKey = "sk_admin_key_of_the_tests"
+
+// Reset takes any merchant's private key, which resets that merchant
+// alone, or the admin key, which resets the server; nothing else.
 func TestResetCredentials(t *testing.T) {
 	t.Parallel()
-	env := newTestEnv(t, Options{})
+	env := newTestEnv(t, Options{AdminKey: testAdminKey})
 	requireError(t, env.do(http.MethodPost, "/_simulate/reset", "", nil), 1002)
 	requireError(t, env.do(http.MethodPost, "/_simulate/reset", "sk_unknown", nil), 1002)
 	requireError(t, env.do(http.MethodPost, "/_simulate/reset", env.g.PrivateKey, nil), 1002)
 	requireError(t, env.do(http.MethodPost, "/_simulate/reset", env.m.PublicKey, nil), 1010)
 	requireError(t, env.do(http.MethodPost, "/_simulate/reset", env.m.PrivateKey, nil, "Origin", "https://shop.example"), 1010)
 	requireErrorStatus(t, env.do(http.MethodGet, "/_simulate/reset", env.m.PrivateKey, nil), 1001, http.StatusMethodNotAllowed, "request")
+	requireError(t, env.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil, "Origin", "https://shop.example"), 1010)
 	requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), http.StatusOK)
+	// Another merchant's key resets that merchant, not this one.
 	requireOK(t, env.do(http.MethodPost, "/_simulate/reset", env.other.PrivateKey, nil), http.StatusNoContent)
+	assert.Len(t, listIDs(t, env.get("/customers")), 1)
+	requireOK(t, env.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil), http.StatusNoContent)
 	assert.Empty(t, listIDs(t, env.get("/customers")))
+	// Without an admin key configured, no key is one.
+	plain := newTestEnv(t, Options{})
+	requireError(t, plain.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil), 1002)
 }
 
 // A reset waits for the request in progress (here a webhook creation held

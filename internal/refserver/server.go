@@ -83,6 +83,13 @@ type Options struct {
 	// NoDashboard turns off the dashboard at /_dashboard/ (its paths then
 	// answer as unknown API paths).
 	NoDashboard bool
+	// AdminKey, when set, is the credential of the server-wide controls
+	// (HTTP Basic user, empty password, like a merchant's key): with it
+	// POST /_simulate/reset puts the whole server back to its
+	// configuration and /_simulate/faults arms, lists and disarms faults
+	// for every merchant. A merchant's key acts on that merchant alone
+	// (reset.go, faults.go). Empty: no request acts for the whole server.
+	AdminKey string
 }
 
 // DefaultUSDExchangeRate is the MXN value of one US dollar the server applies
@@ -151,11 +158,13 @@ type Server struct {
 	hooksMu sync.Mutex
 	// eventHooks is replaced, never changed in place (under hooksMu), so
 	// that emit, called for every transaction, reads it without a lock.
-	eventHooks   atomic.Pointer[[]func(*Event)]
-	clockWork    []clockWork
-	closers      []func()
-	closeOnce    sync.Once
-	merchantList []string // ids in creation order
+	eventHooks atomic.Pointer[[]func(*Event)]
+	clockWork  []clockWork
+	// merchantResetHooks run when ResetMerchant replaces a merchant.
+	merchantResetHooks []func(old *merchant)
+	closers            []func()
+	closeOnce          sync.Once
+	merchantList       []string // ids in creation order
 
 	// gate makes Reset atomic for requests: each request holds it for
 	// reading while it is answered, Reset for writing while it swaps the
@@ -324,6 +333,9 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 			return cfg, errors.New("refserver: a key of this merchant is already used by another merchant")
 		}
 	}
+	if admin := sha256.Sum256([]byte(s.opts.AdminKey)); s.opts.AdminKey != "" && (admin == m.privHash || admin == m.pubHash) {
+		return cfg, errors.New("refserver: a key of this merchant is the server's admin key")
+	}
 	s.merchants[cfg.ID] = m
 	s.merchantList = append(s.merchantList, cfg.ID)
 	if s.data != nil {
@@ -458,8 +470,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 
+	// Every reader of the query (handlers, pages, the dashboard) reads a
+	// query that parsed whole.
+	if e := c.parseQuery(); e != nil {
+		writeError(sw, c.requestID, e)
+		return
+	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
-	if f := s.faults.take(rt, r); f != nil {
+	if f := s.faults.take(rt, params, r); f != nil {
 		if s.applyFault(f, c, w, sw) {
 			return
 		}
@@ -531,6 +549,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sw.WriteHeader(rt.status)
 	case rawBody:
 		sw.Header().Set("Content-Type", b.contentType)
+		sw.Header()["X-Content-Type-Options"] = nosniff
 		sw.Header().Set("Cache-Control", "no-store")
 		sw.WriteHeader(rt.status)
 		_, _ = sw.Write(b.data)
@@ -634,6 +653,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
+	h["X-Content-Type-Options"] = nosniff // a browser never reads an answer as another type
 	// Without a length, an answer larger than net/http's buffer goes out
 	// chunked and clients cannot size their read. A smaller one gets its
 	// length from net/http (documented at ResponseWriter.Write), which spares
@@ -650,8 +670,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 const smallAnswer = 2048
 
 // jsonContentType is the Content-Type of JSON answers, one shared value so
-// that every answer does not allocate its own (net/http only reads it).
-var jsonContentType = []string{"application/json"}
+// that every answer does not allocate its own (net/http only reads it);
+// nosniff is their X-Content-Type-Options, and that of the raw answers.
+var (
+	jsonContentType = []string{"application/json"}
+	nosniff         = []string{"nosniff"}
+)
 
 // answerBuffer is writeJSON's storage, reused from answer to answer so that
 // a large answer (a page of 100 transactions) does not grow fresh buffers

@@ -60,7 +60,7 @@ type storeAddress struct {
 // listStores answers the stores near a point that take a payment of the
 // amount.
 func (s *Server) listStores(c *call) (any, *Error) {
-	q := c.r.URL.Query()
+	q := c.query
 	for _, name := range []string{"latitud", "longitud", "kilometers", "amount"} {
 		if strings.TrimSpace(q.Get(name)) == "" {
 			return nil, errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)

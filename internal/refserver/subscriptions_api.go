@@ -632,7 +632,7 @@ func (s *Server) deleteSubscription(c *call) (any, *Error) {
 // listSubscriptions lists the subscriptions of the customer of the path,
 // newest first.
 func (s *Server) listSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	lp, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

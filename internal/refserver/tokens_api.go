@@ -48,7 +48,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 // listTokens lists the merchant's tokens, newest first, consumed ones
 // included, each masked as getToken answers it.
 func (s *Server) listTokens(c *call) (any, *Error) {
-	p, e := parseListParams(c.r.URL.Query(), zoneOf(c.m))
+	p, e := parseListParams(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

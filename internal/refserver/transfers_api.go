@@ -131,7 +131,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 // listTransfers lists the transfers in and out of the customer's balance,
 // newest first.
 func (s *Server) listTransfers(c *call) (any, *Error) {
-	flt, e := parseTxFilter(c.r.URL.Query(), zoneOf(c.m))
+	flt, e := parseTxFilter(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}

@@ -75,11 +75,23 @@ func (s *Server) registerWebhooks(r *routeTable) {
 		Changed: s.markDelivery})
 	s.onEvent(s.deliverEvent)
 	s.onClose(s.deliveries.Close)
+	s.onMerchantReset(s.forgetWebhooks)
 	r.add("listWebhooks", http.MethodGet, "/v1/{merchant_id}/webhooks", http.StatusOK, s.listWebhooks)
 	r.add("createWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks", http.StatusCreated, s.createWebhook)
 	r.add("getWebhook", http.MethodGet, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusOK, s.getWebhook)
 	r.add("deleteWebhook", http.MethodDelete, "/v1/{merchant_id}/webhooks/{webhook_id}", http.StatusNoContent, s.deleteWebhook)
 	r.add("verifyWebhook", http.MethodPost, "/v1/{merchant_id}/webhooks/{webhook_id}/verify/{verification_code}", http.StatusNoContent, s.verifyWebhook)
+}
+
+// forgetWebhooks drops the pending deliveries of a merchant that a
+// per-merchant reset replaced: its webhooks are gone with it. (The reset
+// then rewrites a data directory whole, so the seqs are not recorded.)
+func (s *Server) forgetWebhooks(old *merchant) {
+	old.mu.Lock()
+	defer old.mu.Unlock()
+	for _, wh := range webhooksOf(old).list {
+		s.deliveries.Forget(wh.w.ID)
+	}
 }
 
 // webhook is a registered webhook. w never holds the password.

@@ -145,6 +145,7 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		}
 		return
 	}
+	back := returnURL(co.RedirectURL, out.ChargeID)
 	switch {
 	case out.Invalid != "":
 		retry(http.StatusUnprocessableEntity, out.Invalid)
@@ -152,12 +153,12 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		retry(http.StatusPaymentRequired, "The payment was declined: "+out.Declined+". Try another card.")
 	case out.NextURL != "":
 		http.Redirect(w, r, out.NextURL, http.StatusSeeOther)
-	case method == openpay.ChargeMethodStore && co.StoreBack && co.RedirectURL != "":
-		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
+	case method == openpay.ChargeMethodStore && co.StoreBack && back != "":
+		http.Redirect(w, r, back, http.StatusSeeOther)
 	case method == openpay.ChargeMethodStore:
 		http.Redirect(w, r, storeReceiptPath(mid, out.ChargeID), http.StatusSeeOther)
-	case co.RedirectURL != "":
-		http.Redirect(w, r, returnURL(co.RedirectURL, out.ChargeID), http.StatusSeeOther)
+	case back != "":
+		http.Redirect(w, r, back, http.StatusSeeOther)
 	default:
 		now, err := p.checkouts.Checkout(mid, id)
 		if err != nil {

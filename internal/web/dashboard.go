@@ -1,7 +1,9 @@
 package web
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"embed"
 	"encoding/base64"
@@ -194,9 +196,9 @@ type DashboardBackend interface {
 	// Act runs an action on a merchant's transaction, as the simulation
 	// control of that name does.
 	Act(merchantID, transactionID, action string) error
-	// AdvanceClock moves the server's clock forward, as the clock control
-	// does.
-	AdvanceClock(d time.Duration) error
+	// AdvanceClock moves the server's clock forward for the viewer, as the
+	// clock control does, or says why the viewer may not.
+	AdvanceClock(v Viewer, d time.Duration) error
 	// Reset puts every merchant back to its seed.
 	Reset() error
 }
@@ -207,18 +209,32 @@ var dashboardFS embed.FS
 // Dashboard serves the dashboard. Create it with [NewDashboard].
 type Dashboard struct {
 	b     DashboardBackend
-	token string // the forms' token, drawn once per process
+	key   []byte // the forms' token key, drawn once per process
 	cop   *http.CrossOriginProtection
 	pages map[string]*template.Template
 }
 
+// token is the forms' token of a viewer: an HMAC of who the viewer is
+// under the process's key, so that each merchant signed in (and the
+// loopback viewer of them all) has its own, and a token one merchant's
+// pages carry is no good to another's session.
+func (d *Dashboard) token(v Viewer) string {
+	mac := hmac.New(sha256.New, d.key)
+	if v.All {
+		mac.Write([]byte("all"))
+	} else {
+		mac.Write([]byte("merchant:" + v.MerchantID))
+	}
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
 // NewDashboard returns the dashboard of backend b.
 func NewDashboard(b DashboardBackend) (*Dashboard, error) {
-	key := make([]byte, 24)
+	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	d := &Dashboard{b: b, token: base64.RawURLEncoding.EncodeToString(key), cop: http.NewCrossOriginProtection()}
+	d := &Dashboard{b: b, key: key, cop: http.NewCrossOriginProtection()}
 	funcs := template.FuncMap{
 		"date": func(t time.Time) string {
 			if t.IsZero() {
@@ -308,7 +324,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.action(w, r, viewer, segs)
 		return
 	}
-	v := dashView{Viewer: viewer, Token: d.token, Here: r.URL.RequestURI(), Clock: d.b.Clock(), Types: transactionTypes}
+	v := dashView{Viewer: viewer, Token: d.token(viewer), Here: r.URL.RequestURI(), Clock: d.b.Clock(), Types: transactionTypes}
 	switch {
 	case len(segs) == 1 && segs[0] == "":
 		v.Title = "Merchants"
@@ -367,7 +383,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request, viewer Viewer
 		d.fail(w, http.StatusBadRequest, viewer, "Bad form", "The form could not be read.")
 		return
 	}
-	if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(d.token)) != 1 {
+	if subtle.ConstantTimeCompare([]byte(r.PostFormValue("csrf")), []byte(d.token(viewer))) != 1 {
 		d.fail(w, http.StatusForbidden, viewer, "Form expired", "The form's token is not this server's. Reload the page and try again.")
 		return
 	}
@@ -379,7 +395,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request, viewer Viewer
 			d.fail(w, http.StatusUnprocessableEntity, viewer, "Clock not moved", "Seconds must be a whole number from 1 to ten years.")
 			return
 		}
-		err = d.b.AdvanceClock(time.Duration(secs) * time.Second)
+		err = d.b.AdvanceClock(viewer, time.Duration(secs)*time.Second)
 	case r.URL.Path == DashboardResetPath:
 		// Reset touches every merchant: only a viewer of them all may.
 		if !viewer.All {

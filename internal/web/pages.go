@@ -446,21 +446,49 @@ func (p *Pages) conflict(w http.ResponseWriter, mid, id string) {
 // a charge without one (a 3-D Secure test card charged without
 // redirect_url) shows its new status instead.
 func (p *Pages) sendBack(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string) {
-	if ch.RedirectURL == "" {
-		if now, err := p.b.Charge(mid, ch.Transaction.ID); err == nil {
-			p.final(w, now, false)
+	back := returnURL(ch.RedirectURL, ch.Transaction.ID)
+	if back == "" {
+		now, err := p.b.Charge(mid, ch.Transaction.ID)
+		if err != nil {
+			p.fail(w, http.StatusNotFound, "Charge not found", "The merchant has no charge with this id.")
 			return
 		}
+		p.final(w, now, false)
+		return
 	}
-	http.Redirect(w, r, returnURL(ch.RedirectURL, ch.Transaction.ID), http.StatusSeeOther)
+	http.Redirect(w, r, back, http.StatusSeeOther)
+}
+
+// ReturnURLAllowed reports whether a shop's redirect_url is one a browser
+// may be sent to: an absolute http or https URL, or a relative one (the
+// gateway takes "/" and "shop.example.com/back"), with no space or control
+// character. Any other scheme (javascript:, data:, file:) is refused where
+// the URL is given (the API checks redirect_url with it) and never sent as
+// a Location or a link, whatever a data directory holds.
+func ReturnURLAllowed(s string) bool {
+	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return false
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return false
+	}
+	switch u.Scheme {
+	case "":
+		return true
+	case "http", "https":
+		return u.Host != ""
+	}
+	return false
 }
 
 // returnURL is the shop's redirect_url with the gateway's parameter id
 // added: after "?" or, when the URL has a query already, "&"; before a
 // fragment. The URL is otherwise kept as the shop gave it (the gateway
-// takes relative ones).
+// takes relative ones). A URL a browser may not be sent to
+// (ReturnURLAllowed) gives "", as no redirect_url does.
 func returnURL(redirectURL, chargeID string) string {
-	if redirectURL == "" {
+	if !ReturnURLAllowed(redirectURL) {
 		return ""
 	}
 	base, frag, hasFrag := strings.Cut(redirectURL, "#")

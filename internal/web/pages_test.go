@@ -22,6 +22,14 @@ func TestReturnURL(t *testing.T) {
 		{"/", "/?id=tr1"},
 		{"shop.example/back", "shop.example/back?id=tr1"},
 		{"", ""},
+		// Nothing but http(s) or a relative URL is ever a way back, even
+		// when a data directory holds one from before the API refused them.
+		{"javascript:alert(document.domain)//", ""},
+		{"JavaScript:alert(1)", ""},
+		{"data:text/html,<script>alert(1)</script>", ""},
+		{"file:///etc/passwd", ""},
+		{"http:/no-host", ""},
+		{"https://shop.example/a b", ""},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, returnURL(tc.in, "tr1"), tc.in)

@@ -31,11 +31,22 @@ func parseTemplates(fsys fs.FS, dir string, funcs template.FuncMap) (map[string]
 	return pages, nil
 }
 
+// pageCSP is the Content-Security-Policy of every page unless it sends a
+// stricter one (the dashboard's): no script at all, the layout's own
+// inline style, images over http(s) only (a store receipt's barcode comes
+// from the server's base URL, which may name another host than the page's
+// address) and forms over http(s) only: a payment form posts to the page's
+// server, whose answer redirects to the shop's redirect_url, and browsers
+// hold a form's redirects to form-action too. No frame may hold a page,
+// and no <base> may move its links.
+const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' http: https:; " +
+	"form-action 'self' http: https:; frame-ancestors 'none'; base-uri 'none'"
+
 // writePage renders t with v and writes it with the given status and the
-// headers every page carries (no caching, no framing) plus extra (name,
-// value pairs). The page is rendered before anything is written, so a
-// template that fails (a programming error) gets a plain 500 rather than
-// half a page.
+// headers every page carries (no caching, no framing, no sniffing, the
+// CSP) plus extra (name, value pairs, which replace those). The page is
+// rendered before anything is written, so a template that fails (a
+// programming error) gets a plain 500 rather than half a page.
 func writePage(w http.ResponseWriter, status int, t *template.Template, v any, extra ...string) {
 	var buf strings.Builder
 	if t == nil || t.Execute(&buf, v) != nil {
@@ -46,6 +57,8 @@ func writePage(w http.ResponseWriter, status int, t *template.Template, v any, e
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", pageCSP)
 	for i := 0; i+1 < len(extra); i += 2 {
 		h.Set(extra[i], extra[i+1])
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/web"
 	"github.com/shopspring/decimal"
 )
 
@@ -200,12 +201,20 @@ func ChargeConfirm(f Fields) string {
 
 // ReturnURL checks a URL the payer is sent back to (relative-redirect): the
 // gateway takes a relative one ("/") or one without a scheme
-// ("shop.example.com/back"), so any URL reference passes. Blank text, text
-// with spaces or control characters, and what does not parse answer 1003.
+// ("shop.example.com/back"), so any http or https URL and any relative
+// reference passes. Blank text, text with spaces or control characters, and
+// what does not parse answer 1003; another scheme (javascript:, data:),
+// which the hosted pages would send a browser to, answers 1001
+// (web.ReturnURLAllowed).
 func (v *Checker) ReturnURL(name, value string) {
 	_, err := url.Parse(value)
-	if err != nil || value == "" || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+	switch {
+	case err != nil || value == "" || strings.ContainsFunc(value, func(r rune) bool { return r <= ' ' || r == 0x7f }):
 		v.Failf(openpay.ErrInvalidParameter, "The field '%s' must be a URL", name)
+	case !web.ReturnURLAllowed(value):
+		// A scheme a browser must not be sent to (javascript:, data:):
+		// a malformed field, 1001.
+		v.Failf(openpay.ErrBadRequest, "The field '%s' must be an http or https URL, or a relative one", name)
 	}
 }
 
