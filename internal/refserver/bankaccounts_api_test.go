@@ -43,7 +43,8 @@ func TestBankAccountLifecycle(t *testing.T) {
 	list := env.get(path).arr(t)
 	assert.Equal(t, []string{b["id"].(string), u["id"].(string), id}, ids(list))
 	assert.Equal(t, []string{u["id"].(string)}, ids(env.get(path+"?offset=1&limit=1").arr(t)))
-	requireError(t, env.get(path+"?limit=101"), 1003)
+	requireError(t, env.get(path+"?limit=0"), 1003)
+	assert.Len(t, env.get(path+"?limit=101").arr(t), 3, "a limit above 100 is taken as 100")
 
 	// The same CLABE twice on the customer: 2001; on another customer it is fine.
 	requireError(t, env.post(path, map[string]any{"holder_name": "Otro", "clabe": clabeIXE}), 2001)

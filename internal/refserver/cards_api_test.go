@@ -246,7 +246,7 @@ func TestListCards(t *testing.T) {
 	assert.Equal(t, all[6:], idsOf(env.get("/cards?creation[lte]=2026-03-11&limit=100")))
 	assert.Empty(t, idsOf(env.get("/cards?creation[gte]=2026-03-11&creation[lte]=2026-03-11")))
 	assert.Len(t, idsOf(env.get("/customers/"+cu+"/cards")), 1)
-	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1", "offset=x", "creation=2026-3-1",
+	for _, q := range []string{"limit=0", "limit=x", "offset=-1", "offset=x", "creation=2026-3-1",
 		"creation[gte]=yesterday", "creation[lte]=2026-02-30"} {
 		desc := requireError(t, env.get("/cards?"+q), 1003)
 		assert.Contains(t, desc, strings.SplitN(q, "=", 2)[0], q)

@@ -136,7 +136,8 @@ func TestListGroupCustomers(t *testing.T) {
 	}
 	assert.Len(t, list(""), 10, "the default page is ten")
 	assert.Len(t, list("?limit=100"), 12)
-	for _, q := range []string{"limit=0", "limit=101", "offset=-1", "limit=x", "creation=2026-13-01", "creation%5Bgte%5D=ayer"} {
+	assert.Len(t, list("?limit=101"), 12, "a limit above 100 is taken as 100")
+	for _, q := range []string{"limit=0", "offset=-1", "limit=x", "creation=2026-13-01", "creation%5Bgte%5D=ayer"} {
 		requireError(t, env.gdo(http.MethodGet, "/customers?"+q, nil), 1003)
 	}
 }

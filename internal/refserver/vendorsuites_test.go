@@ -48,3 +48,26 @@ func TestMerchantCardCustomerIDIsNull(t *testing.T) {
 	own := requireOK(t, env.post("/customers/"+cu+"/cards", validCard("4242424242424242")), http.StatusOK)
 	assert.Equal(t, cu, own["customer_id"])
 }
+
+// TestLimitAboveTheMaximumIsCapped: every list takes a limit above 100 as
+// 100 rather than refusing it. Evidence: customers_spec.rb "all the
+// customers" lists with limit 10000 and counts the answer; facts.md: 100 is
+// the largest page.
+func TestLimitAboveTheMaximumIsCapped(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	var cu string
+	for range MaxListLimit + 2 {
+		cu = createCustomerHTTP(t, env, "Ana", false)
+	}
+	assert.Len(t, env.get("/customers?limit=10000").arr(t), MaxListLimit)
+	assert.Len(t, env.get("/customers?limit=101&offset=100").arr(t), 2)
+	// Every list reads limit alike.
+	for _, path := range []string{"/charges", "/cards", "/payouts", "/customers/" + cu + "/transfers", "/fees", "/plans", "/bankaccounts",
+		"/checkouts", "/webhooks", "/tokens"} {
+		r := env.get(path + "?limit=10000")
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+		assert.NotNil(t, r.arr(t), path)
+	}
+	requireError(t, env.get("/customers?limit=0"), 1003)
+}
