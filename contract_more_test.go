@@ -359,7 +359,7 @@ func TestContractBINLookup(t *testing.T) {
 	bin, err := k.c.BINs.Get(ctx, openpaytest.CardVisa[:6])
 	require.NoError(t, err)
 	assert.Equal(t, openpaytest.CardVisa[:6], bin.BIN)
-	assert.Equal(t, "BANAMEX", bin.Bank)
+	assert.Equal(t, "Banamex", bin.Bank)
 	assert.Equal(t, "debit", bin.Type)
 	assert.Equal(t, "MX", bin.CountryCode)
 	assert.True(t, bin.AllowedOnline)

@@ -14,7 +14,7 @@ import (
 // code. Charges to any other valid card succeed. Use [TestCVV] for a
 // security code of the right length.
 const (
-	CardVisa             = "4111111111111111" // documented: success (Visa debit, BANAMEX)
+	CardVisa             = "4111111111111111" // documented: success (Visa debit, Banamex)
 	CardVisaCredit       = "4242424242424242" // documented: success (Visa credit, BANCOMER)
 	CardMastercard       = "5555555555554444" // documented: success (Mastercard debit)
 	CardMastercardPoints = "5105105105105100" // documented: success; has a points programme

@@ -81,7 +81,7 @@ type TestCard struct {
 // other card answers them with 2008). 5062100000000002 is a chosen Carnet
 // success card, so that brand can be exercised too.
 var testCards = []TestCard{
-	{Number: "4111111111111111", Brand: Visa, Type: "debit", BankName: "BANAMEX", BankCode: "002", Documented: true,
+	{Number: "4111111111111111", Brand: Visa, Type: "debit", BankName: "Banamex", BankCode: "002", Documented: true,
 		Description: "Visa, charge succeeds"},
 	{Number: "4242424242424242", Brand: Visa, Type: "credit", BankName: "BANCOMER", BankCode: "012", Documented: true,
 		Description: "Visa, charge succeeds"},
@@ -103,9 +103,9 @@ var testCards = []TestCard{
 		Outcome: Outcome{Code: CodeCardStolen}, Description: "3004: the card was reported stolen"},
 	{Number: "4222222222222220", Brand: Visa, Type: "debit", BankName: "BANCOPPEL", BankCode: "137", Documented: true,
 		Outcome: Outcome{Code: CodeCardNotOnline}, Description: "3008: the card is not supported in online transactions"},
-	{Number: "5454545454545454", Brand: Mastercard, Type: "credit", BankName: "BANAMEX", BankCode: "002", Documented: true,
+	{Number: "5454545454545454", Brand: Mastercard, Type: "credit", BankName: "Banamex", BankCode: "002", Documented: true,
 		Outcome: Outcome{Requires3DS: true}, Description: "requires 3-D Secure: the charge goes to charge_pending with a redirect url"},
-	{Number: "4000000000030017", Brand: Visa, Type: "credit", BankName: "BANAMEX", BankCode: "002",
+	{Number: "4000000000030017", Brand: Visa, Type: "credit", BankName: "Banamex", BankCode: "002",
 		Outcome: Outcome{Code: CodeCardDeclined}, Description: "3001: the card was declined"},
 	{Number: "4000000000030058", Brand: Visa, Type: "credit", BankName: "BANCOMER", BankCode: "012",
 		Outcome: Outcome{Code: CodeFraudRisk, FraudRule: FraudRuleCard}, Description: "3005: the card was identified as fraudulent"},

@@ -43,7 +43,7 @@ func TestCreateCardAnswersTheCardMasked(t *testing.T) {
 		number, brand, typ, bank, masked string
 		points                           bool
 	}{
-		{"4111111111111111", "visa", "debit", "BANAMEX", "411111XXXXXX1111", false},
+		{"4111111111111111", "visa", "debit", "Banamex", "411111XXXXXX1111", false},
 		{"5555555555554444", "mastercard", "debit", "MASARI", "555555XXXXXX4444", false},
 		{"5105105105105100", "mastercard", "credit", "SANTANDER", "510510XXXXXX5100", true},
 		{"345678000000007", "american_express", "credit", "AMERICAN EXPRESS", "345678XXXXX0007", false},

@@ -95,7 +95,7 @@ func TestPayoutVariants(t *testing.T) {
 	assert.Equal(t, "mastercard", c["brand"])
 	assert.NotContains(t, c, "id")
 	o = requireOK(t, env.post("/payouts", inlineCardPayout("4012888888881881")), http.StatusOK)
-	assert.Equal(t, "BANAMEX", o["card"].(map[string]any)["bank_name"])
+	assert.Equal(t, "Banamex", o["card"].(map[string]any)["bank_name"])
 	o = requireOK(t, env.post("/payouts", inlineCardPayout("4012888888881881", "card",
 		map[string]any{"card_number": "4012888888881881", "holder_name": "x", "bank_code": "999"})), http.StatusOK)
 	assert.Equal(t, clabe.UnknownBankName, o["card"].(map[string]any)["bank_name"])

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/openpay-go/openpay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -70,4 +71,21 @@ func TestLimitAboveTheMaximumIsCapped(t *testing.T) {
 		assert.NotNil(t, r.arr(t), path)
 	}
 	requireError(t, env.get("/customers?limit=0"), 1003)
+}
+
+// TestBanamexIsSpelledAsDocumented: the issuer of 411111 cards is
+// "Banamex", bank code 002, in every country. Evidence: every documented
+// answer for 411111XXXXXX1111 (cards--create-a-card.json,
+// charges--get-a-charge.json and five more); cards_spec.rb,
+// colombia/cards_col_spec.rb and peru/cards_pe_spec.rb read 'Banamex'.
+func TestBanamexIsSpelledAsDocumented(t *testing.T) {
+	t.Parallel()
+	for _, country := range []openpay.Country{openpay.CountryMexico, openpay.CountryColombia, openpay.CountryPeru} {
+		env := countryEnv(t, country)
+		card := requireOK(t, env.post("/cards", validCard("4111111111111111")), http.StatusOK)
+		assert.Equal(t, "Banamex", card["bank_name"], country)
+		assert.Equal(t, "002", card["bank_code"], country)
+		charge := requireOK(t, env.post("/charges", cardCharge(card["id"].(string))), http.StatusOK)
+		assert.Equal(t, "Banamex", charge["card"].(map[string]any)["bank_name"], country)
+	}
 }
