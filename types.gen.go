@@ -949,7 +949,7 @@ type CardPayout struct {
 
 // CardPoints Reward points used to pay (part of) a charge.
 type CardPoints struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1045,7 +1045,7 @@ type ChargeUpdateRequest struct {
 
 // Checkout A checkout: a payment link. The payer opens `checkout_link`, the gateway's hosted page, and pays the amount there; the charge that pays it is `transaction`. The vendor's Java client also reads `plan_id` and `origin`, which no source shows filled in; they are not described here.
 type Checkout struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -1343,47 +1343,47 @@ type FeeRequest struct {
 
 // FeesSummary Openpay's commissions on the merchant in one month (GET /v1/{merchant_id}/reports/fees): the fees charged on its transactions and their tax, fees charged as adjustments and their tax, the same given back, and the balance. Each is an amount in MXN; `total` is what was charged less what was given back, negative when more was given back.
 type FeesSummary struct {
-	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Charged Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Charged Amount `json:"charged"`
 
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// ChargedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	ChargedAdjustmentsTax Amount `json:"charged_adjustments_tax"`
 
-	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// ChargedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	ChargedTax Amount `json:"charged_tax"`
 
-	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Refunded Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Refunded Amount `json:"refunded"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
 
-	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// RefundedAdjustmentsTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	RefundedAdjustmentsTax Amount `json:"refunded_adjustments_tax"`
 
-	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// RefundedTax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	RefundedTax Amount `json:"refunded_tax"`
 
-	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Total Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Total Amount `json:"total"`
@@ -1512,7 +1512,7 @@ type InlineCardPayout struct {
 
 // Merchant The merchant account.
 type Merchant struct {
-	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Balance Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Balance Amount `json:"balance"`
@@ -1625,7 +1625,7 @@ type PaynetChain struct {
 	// Logo Logo image.
 	Logo string `json:"logo,omitempty,omitzero"`
 
-	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// MaxAmount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	MaxAmount Amount `json:"max_amount"`
@@ -1655,22 +1655,22 @@ type PayoutReportType string
 
 // PayoutSummary What a payout settled (GET /v1/{merchant_id}/reports/payout/{payout_id}): `in` the sum of the transactions that credited the balance it was paid from since the previous payout from that balance (charges, bank transfers received, transfers and fees received), `out` the sum of those that debited it other than payouts (refunds, transfers and fees paid), and the adjustments Openpay made, each an amount in MXN. The public reference shows the body, not what the figures cover; this is the reference server's reading of it (the documented example's `in` is the sum of its two incoming charges). The report's detail lists the transactions behind each figure.
 type PayoutSummary struct {
-	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// ChargedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	ChargedAdjustments Amount `json:"charged_adjustments"`
 
-	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// In Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	In Amount `json:"in"`
 
-	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Out Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Out Amount `json:"out"`
 
-	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// RefundedAdjustments Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	RefundedAdjustments Amount `json:"refunded_adjustments"`
@@ -1678,7 +1678,7 @@ type PayoutSummary struct {
 
 // Plan A recurring-charge plan that subscriptions follow.
 type Plan struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount       Amount    `json:"amount"`
@@ -1986,7 +1986,7 @@ type TokenRequest struct {
 
 // Transaction A movement of funds: a charge, payout, transfer, fee or refund. The same object answers every operation on those resources. Fields that only some methods carry say which. A transaction whose `customer_id` is empty belongs to the merchant account.
 type Transaction struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -2080,7 +2080,7 @@ type Transaction struct {
 
 // TransactionFee Commission the gateway took on a charge (present on wallet charges).
 type TransactionFee struct {
-	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Amount Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Amount Amount `json:"amount"`
@@ -2088,7 +2088,7 @@ type TransactionFee struct {
 	// Currency Currency of the fee (ISO 4217).
 	Currency string `json:"currency"`
 
-	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
 	// Example: 250.5
 	Tax Amount `json:"tax"`
@@ -2154,17 +2154,17 @@ type WebhookRequest struct {
 // WebhookStatus Whether the webhook's URL has been verified. A webhook whose URL answered the verification delivery with a 2xx status is `verified` at once; otherwise it stays `unverified` until the verify operation is called with the code it received.
 type WebhookStatus string
 
-// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountParam = Amount
 
-// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountGteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountGteParam = Amount
 
-// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
+// amountLteParam Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Answers always write a decimal point (`100.0`, `10.5`), as the gateway's documented answers do. Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 //
 // Example: 250.5
 type amountLteParam = Amount

@@ -5,6 +5,7 @@ package refserver
 // serverTests are the tests that start a server with newTestEnv and open
 // no data directory themselves: TestWithDataDir runs them again with one.
 var serverTests = []serverTest{
+	{"TestAmountsCarryADecimalPoint", TestAmountsCarryADecimalPoint},
 	{"TestAnswersCarryTheKeysTheGatewaySendsAsZero", TestAnswersCarryTheKeysTheGatewaySendsAsZero},
 	{"TestAnswersCarryTheirLength", TestAnswersCarryTheirLength},
 	{"TestAntifraudEndpoints", TestAntifraudEndpoints},

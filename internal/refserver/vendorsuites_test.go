@@ -1,7 +1,10 @@
 package refserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/openpay-go/openpay"
@@ -88,4 +91,76 @@ func TestBanamexIsSpelledAsDocumented(t *testing.T) {
 		charge := requireOK(t, env.post("/charges", cardCharge(card["id"].(string))), http.StatusOK)
 		assert.Equal(t, "Banamex", charge["card"].(map[string]any)["bank_name"], country)
 	}
+}
+
+// moneyKeys are the members that hold amounts of money in answers.
+var moneyKeys = map[string]bool{"amount": true, "balance": true, "max_amount": true, "tax": true, "total": true,
+	"charged": true, "charged_tax": true, "charged_adjustments": true, "charged_adjustments_tax": true,
+	"refunded": true, "refunded_tax": true, "refunded_adjustments": true, "refunded_adjustments_tax": true,
+	"in": true, "out": true}
+
+// amountsWritten returns every amount of the raw answer body as written,
+// and those written without a decimal point.
+func amountsWritten(t *testing.T, body []byte) (all, integral []string) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	require.NoError(t, dec.Decode(&v), "%s", body)
+	var walk func(key string, v any)
+	walk = func(key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(k, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(key, e)
+			}
+		case json.Number:
+			if moneyKeys[key] {
+				all = append(all, key+"="+x.String())
+				if !strings.Contains(x.String(), ".") {
+					integral = append(integral, key+"="+x.String())
+				}
+			}
+		}
+	}
+	walk("", v)
+	return all, integral
+}
+
+// TestAmountsCarryADecimalPoint: every amount of every answer is written
+// with a decimal point (100.0), so that a typed client reads a float.
+// Evidence: the documented answers write 100.0, 150.0, 130.0 (charges,
+// refunds, fees, payouts, transfers, subscriptions); the vendor's Ruby
+// specs expect floats (charges_spec.rb, plans_spec.rb be_within(0.1)).
+func TestAmountsCarryADecimalPoint(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	fund(t, env, "", "5000.00")
+	cu := createCustomerHTTP(t, env, "Ana", true)
+	fund(t, env, cu, "500.00")
+	card := storedCard(t, env, "", "4111111111111111")
+	charge := env.post("/charges", cardCharge(card, "amount", 1000))
+	answers := map[string]resp{
+		"charge":      charge,
+		"refund":      env.post("/charges/"+idOf(t, charge)+"/refund", map[string]any{"amount": 100}),
+		"charges":     env.get("/charges"),
+		"fee":         env.post("/fees", map[string]any{"customer_id": cu, "amount": 10, "description": "Cuota"}),
+		"plan":        env.post("/plans", planBody("amount", 150)),
+		"merchant":    env.get(""),
+		"customer":    env.get("/customers/" + cu),
+		"checkout":    env.post("/checkouts", map[string]any{"amount": 200, "description": "Link"}),
+		"fees report": env.get("/reports/fees?year=2026&month=3"),
+		"store":       env.post("/charges", map[string]any{"method": "store", "amount": 30, "description": "Tienda"}),
+	}
+	for name, r := range answers {
+		require.Less(t, r.status, 300, "%s: %s", name, r.body)
+		all, integral := amountsWritten(t, r.body)
+		assert.NotEmpty(t, all, "%s carries amounts: %s", name, r.body)
+		assert.Empty(t, integral, "%s: %s", name, r.body)
+	}
+	assert.Contains(t, string(charge.body), `"amount":1000.0`)
 }
