@@ -88,8 +88,8 @@ func TestCreateBankAccountErrors(t *testing.T) {
 		{"alias too long", with(ok, "alias", strings.Repeat("a", 46)), 1003, "alias"},
 		{"clabe too long", with(ok, "clabe", strings.Repeat("1", 46)), 1003, "clabe"},
 		{"clabe check digit", with(ok, "clabe", badCheck), 1003, "clabe"},
-		{"clabe short", with(ok, "clabe", clabeIXE[:17]), 1003, "clabe"},
-		{"clabe letters", with(ok, "clabe", "03218000011835971A"), 1003, "clabe"},
+		{"clabe short", with(ok, "clabe", clabeIXE[:17]), 1001, "clabe"},
+		{"clabe letters", with(ok, "clabe", "03218000011835971A"), 1001, "clabe"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			desc := requireError(t, env.post(path, c.body), c.code)

@@ -97,6 +97,7 @@ var serverTests = []serverTest{
 	{"TestFeeAndItsRefund", TestFeeAndItsRefund},
 	{"TestFeeErrors", TestFeeErrors},
 	{"TestFeesReport", TestFeesReport},
+	{"TestFormatErrorsAre1001", TestFormatErrorsAre1001},
 	{"TestFraudDeclineNamesTheRuleBroken", TestFraudDeclineNamesTheRuleBroken},
 	{"TestFraudEmail", TestFraudEmail},
 	{"TestGatewayRefusalsSeen", TestGatewayRefusalsSeen},

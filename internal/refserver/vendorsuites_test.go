@@ -164,3 +164,29 @@ func TestAmountsCarryADecimalPoint(t *testing.T) {
 	}
 	assert.Contains(t, string(charge.body), `"amount":1000.0`)
 }
+
+// TestFormatErrorsAre1001: a value of the wrong form is 1001 (HTTP 400), a
+// well-formed value that is not allowed stays 1003. Evidence: api-spec.md
+// section 7 ("fields have wrong format" is 1001); customers_spec.rb,
+// colombia/customers_co_spec.rb and peru/customers_pe_spec.rb read
+// "'foo' is not a valid email address", and exceptions_spec.rb reads 400
+// and 1001, for the e-mail 'foo'.
+func TestFormatErrorsAre1001(t *testing.T) {
+	t.Parallel()
+	for _, country := range []openpay.Country{openpay.CountryMexico, openpay.CountryColombia, openpay.CountryPeru} {
+		env := countryEnv(t, country)
+		desc := requireError(t, env.post("/customers", map[string]any{"name": "Juan", "email": "foo"}), 1001)
+		assert.Equal(t, "'foo' is not a valid email address", desc, country)
+	}
+	env := newTestEnv(t, Options{})
+	cu := createCustomerHTTP(t, env, "Ana", false)
+	requireError(t, env.put("/customers/"+cu, map[string]any{"name": "Ana", "email": "foo"}), 1001)
+	requireError(t, env.post("/customers/"+cu+"/bankaccounts", map[string]any{"holder_name": "Ana", "clabe": "0121800001"}), 1001)
+	clabeBadDigit := clabeBancomer[:17] + string('0'+(clabeBancomer[17]-'0'+1)%10)
+	requireError(t, env.post("/customers/"+cu+"/bankaccounts", map[string]any{"holder_name": "Ana", "clabe": clabeBadDigit}), 1003)
+	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "address", map[string]any{"line1": "x",
+		"postal_code": "1", "state": "s", "city": "c", "country_code": "MEX"})), 1001)
+	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "card_number", "41111111")), 1001)
+	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "expiration_month", "1x")), 1001)
+	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "expiration_month", "13")), 1003)
+}
