@@ -85,6 +85,7 @@ var serverTests = []serverTest{
 	{"TestDeclinesRecordAFailedCharge", TestDeclinesRecordAFailedCharge},
 	{"TestDeleteCustomer", TestDeleteCustomer},
 	{"TestDeleteCustomerNotifiesTheResourcesThatListen", TestDeleteCustomerNotifiesTheResourcesThatListen},
+	{"TestDeletedSubscriptionIsGone", TestDeletedSubscriptionIsGone},
 	{"TestDeletedWebhookGetsNothingMore", TestDeletedWebhookGetsNothingMore},
 	{"TestEventHooksAndLog", TestEventHooksAndLog},
 	{"TestEveryErrorCodeOverRawHTTP", TestEveryErrorCodeOverRawHTTP},

@@ -61,11 +61,14 @@ import (
 //     is charged at once (a decline then makes the subscription past_due,
 //     the update still succeeds). A cancelled subscription cannot change
 //     (1003).
-//   - delete cancels at once (204). The subscription stays readable and
-//     listed with status cancelled; deleting it again answers 204, so that a
-//     retried DELETE succeeds.
-//   - lists: newest first, the common filters; cancelled, unpaid and
-//     past_due subscriptions are listed too.
+//   - delete cancels at once (204) and the subscription is gone: it leaves
+//     the customer's and the plan's lists (the vendor's Ruby specs .each and
+//     .delete_all count none after deleting, Mexico and Colombia), and
+//     reading or changing it answers 1005, as a deleted card or customer
+//     does (and a deleted order, facts-vendor.md section 5). Deleting it
+//     again answers 204, so that a retried DELETE succeeds.
+//   - lists: newest first, the common filters; cancelled (but not
+//     deleted), unpaid and past_due subscriptions are listed too.
 //
 // Schedule. Dates are days in the gateway's time zone. Work driven by time
 // happens when the clock advances (AdvanceClock, or its simulation
@@ -149,6 +152,9 @@ type subscription struct {
 	// the day of the next attempt while past_due.
 	failures int
 	retryOn  time.Time
+	// deleted is set by DELETE: the subscription, cancelled, is no longer
+	// listed or read.
+	deleted bool
 }
 
 // subscriptionState is a merchant's subscriptions.
@@ -538,7 +544,7 @@ func (c *call) scopeSubscription() (*subscription, *customer, *Error) {
 	}
 	id := c.param("subscription_id")
 	sub := subscriptionsOf(c.m).byID[id]
-	if sub == nil || sub.customerID != cu.id || sub.group != c.g {
+	if sub == nil || sub.customerID != cu.id || sub.group != c.g || sub.deleted {
 		return nil, nil, errNotFound("subscription", id)
 	}
 	return sub, cu, nil
@@ -620,11 +626,20 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 // deleteSubscription cancels a subscription at once.
 func (s *Server) deleteSubscription(c *call) (any, *Error) {
 	defer c.lock()()
+	if sub := subscriptionsOf(c.m).byID[c.param("subscription_id")]; sub != nil && sub.deleted {
+		cu, e := c.scopeCustomer()
+		if e != nil {
+			return nil, e
+		}
+		if sub.customerID == cu.id && sub.group == c.g {
+			return nil, nil // a retried DELETE
+		}
+	}
 	sub, _, e := c.scopeSubscription()
 	if e != nil {
 		return nil, e
 	}
-	sub.status = openpay.SubscriptionStatusCancelled
+	sub.status, sub.deleted = openpay.SubscriptionStatusCancelled, true
 	c.m.mark(recSubscription, sub.id)
 	return nil, nil
 }
@@ -642,6 +657,6 @@ func (s *Server) listSubscriptions(c *call) (any, *Error) {
 		return nil, e
 	}
 	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
-		return sub.created, sub.customerID == cu.id && sub.group == c.g
+		return sub.created, sub.customerID == cu.id && sub.group == c.g && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }

@@ -190,3 +190,28 @@ func TestFormatErrorsAre1001(t *testing.T) {
 	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "expiration_month", "1x")), 1001)
 	requireError(t, env.post("/cards", with(validCard("4111111111111111"), "expiration_month", "13")), 1003)
 }
+
+// TestDeletedSubscriptionIsGone: a deleted subscription leaves the
+// customer's list and the plan's, and reading it answers 1005. Evidence:
+// subscriptions_spec.rb and colombia/subscriptions_col_spec.rb (.each and
+// .delete_all) count no subscription after deleting them; a deleted order
+// reads 1005 (facts-vendor.md section 5), as a deleted card does.
+func TestDeletedSubscriptionIsGone(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	plan := newPlan(t, env)
+	cu := createCustomerHTTP(t, env, "Ana", false)
+	card := storedCard(t, env, "/customers/"+cu, "4111111111111111")
+	path := "/customers/" + cu + "/subscriptions"
+	kept := requireOK(t, env.post(path, map[string]any{"plan_id": plan, "card_id": card}), http.StatusOK)["id"].(string)
+	gone := requireOK(t, env.post(path, map[string]any{"plan_id": plan, "card_id": card}), http.StatusOK)["id"].(string)
+	require.Len(t, env.get(path).arr(t), 2)
+	requireOK(t, env.del(path+"/"+gone), http.StatusNoContent)
+	listed := env.get(path).arr(t)
+	require.Len(t, listed, 1)
+	assert.Equal(t, kept, listed[0]["id"])
+	assert.Len(t, env.get("/plans/"+plan+"/subscriptions").arr(t), 1)
+	requireError(t, env.get(path+"/"+gone), 1005)
+	requireError(t, env.get("/plans/"+plan+"/subscriptions/"+gone), 1005)
+	requireOK(t, env.del(path+"/"+gone), http.StatusNoContent) // a retried DELETE
+}
