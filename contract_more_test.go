@@ -343,9 +343,8 @@ func TestContractGroupOperations(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, s1.CancelAtPeriodEnd)
 	require.NoError(t, subs.Delete(ctx, s2.ID))
-	s2, err = subs.Get(ctx, s2.ID)
-	require.NoError(t, err)
-	assert.Equal(t, openpay.SubscriptionStatusCancelled, s2.Status)
+	_, err = subs.Get(ctx, s2.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound, "a deleted subscription is gone")
 
 	require.NoError(t, cards.Delete(ctx, byData.ID))
 	_, err = cards.Get(ctx, byData.ID)

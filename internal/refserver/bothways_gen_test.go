@@ -82,6 +82,7 @@ var serverTests = []serverTest{
 	{"TestDashboardWebhookAttempts", TestDashboardWebhookAttempts},
 	{"TestDashboardWhileWriting", TestDashboardWhileWriting},
 	{"TestDeactivatedAccountsRefuseCharges", TestDeactivatedAccountsRefuseCharges},
+	{"TestDeclineCardsRefusedWhenSaved", TestDeclineCardsRefusedWhenSaved},
 	{"TestDeclinesRecordAFailedCharge", TestDeclinesRecordAFailedCharge},
 	{"TestDeleteCustomer", TestDeleteCustomer},
 	{"TestDeleteCustomerNotifiesTheResourcesThatListen", TestDeleteCustomerNotifiesTheResourcesThatListen},

@@ -156,7 +156,12 @@ func TestDeclinesRecordAFailedCharge(t *testing.T) {
 			continue
 		}
 		t.Run(tc.Number, func(t *testing.T) {
-			card := storedCard(t, env, "", tc.Number)
+			var card string
+			if tc.RefusedWhenSaved { // not stored: charged through a token
+				card = requireOK(t, env.post("/tokens", validCard(tc.Number)), http.StatusOK)["id"].(string)
+			} else {
+				card = storedCard(t, env, "", tc.Number)
+			}
 			order := "decline-" + tc.Number
 			desc := requireError(t, env.post("/charges", cardCharge(card, "order_id", order)), tc.Outcome.Code)
 			r := env.get("/charges?order_id=" + order)

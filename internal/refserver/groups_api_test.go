@@ -309,8 +309,8 @@ func TestGroupMerchantCustomerCharges(t *testing.T) {
 	assert.Equal(t, "completed", requireOK(t, do(charges, cardCharge(tok)), http.StatusOK)["status"])
 
 	// Declines are recorded and answered as at merchant scope.
-	declined := groupCard(t, env, cu, "4000000000000069")
-	requireError(t, do(charges, cardCharge(declined, "order_id", "g-declined")), 3002)
+	declined := groupCard(t, env, cu, "4000000000030017")
+	requireError(t, do(charges, cardCharge(declined, "order_id", "g-declined")), 3001)
 	requireError(t, do(charges, cardCharge(declined, "order_id", "g-declined")), 1006)
 
 	// Cards and charges of other scopes are not found here.

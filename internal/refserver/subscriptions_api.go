@@ -438,6 +438,9 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		}
 		return k, false, nil
 	}
+	if e := refusedWhenSaved(src.inline); e != nil {
+		return nil, false, e
+	}
 	for _, other := range *cards.list {
 		if !other.deleted && other.customerID == cu.id && other.number == src.inline.number {
 			return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")

@@ -252,9 +252,9 @@ func TestSubscriptionDeclinedAtCreationCreatesNothing(t *testing.T) {
 	assert.Equal(t, []string{"charge.failed " + failed[1]["id"].(string), "charge.failed " + failed[0]["id"].(string)},
 		eventsOfTypes(env, "charge.failed", "subscription.charge.failed"), "there is no subscription to tell about")
 
-	// A stored card that is declined: 3002; the card stays stored.
-	expired := storedCard(t, env, "/customers/"+cu, "4000000000000069")
-	requireError(t, env.post(subPath(cu), map[string]any{"plan_id": plan, "source_id": expired}), 3002)
+	// A stored card that is declined: 3003; the card stays stored.
+	poor := storedCard(t, env, "/customers/"+cu, "4444444444444448")
+	requireError(t, env.post(subPath(cu), map[string]any{"plan_id": plan, "source_id": poor}), 3003)
 	assert.Len(t, env.get("/customers/"+cu+"/cards").arr(t), 1)
 
 	// A card that needs 3-D Secure cannot be charged by a subscription.

@@ -215,3 +215,36 @@ func TestDeletedSubscriptionIsGone(t *testing.T) {
 	requireError(t, env.get("/plans/"+plan+"/subscriptions/"+gone), 1005)
 	requireOK(t, env.del(path+"/"+gone), http.StatusNoContent) // a retried DELETE
 }
+
+// TestDeclineCardsRefusedWhenSaved: the expired, stolen and lost test cards
+// cannot be stored, at merchant or customer scope, from data or from a
+// token; a token holds them, and the charge made with it declines. The
+// other decline cards are stored. Evidence: cards_spec.rb ("fails when
+// using an expired card": 3002, 'The card has expired'; "fails when using
+// a stolen card"), exceptions_spec.rb, colombia/cards_col_spec.rb;
+// facts.md's test-card table (the codes); Factories.rb keeps
+// 4444444444444448 as a card (:only_deposit).
+func TestDeclineCardsRefusedWhenSaved(t *testing.T) {
+	t.Parallel()
+	for _, country := range []openpay.Country{openpay.CountryMexico, openpay.CountryColombia} {
+		env := countryEnv(t, country)
+		cu := createCustomerHTTP(t, env, "Ana", false)
+		for _, scope := range []string{"", "/customers/" + cu} {
+			r := env.post(scope+"/cards", validCard("4000000000000069"))
+			assert.Equal(t, http.StatusPaymentRequired, r.status)
+			assert.Equal(t, "The card has expired", requireError(t, r, 3002), "%s %s", country, scope)
+			requireError(t, env.post(scope+"/cards", validCard("4000000000000119")), 3004)
+			requireError(t, env.post(scope+"/cards", validCard("4000000000030090")), 3009)
+			tok := requireOK(t, env.post("/tokens", validCard("4000000000000069")), http.StatusOK)["id"].(string)
+			requireError(t, env.post(scope+"/cards", map[string]any{"token_id": tok, "device_session_id": "s"}), 3002)
+			requireError(t, env.post(scope+"/charges", cardCharge(tok)), 3002) // the token was not used up
+			for _, stored := range []string{"4444444444444448", "4222222222222220", "4000000000030017"} {
+				requireOK(t, env.post(scope+"/cards", validCard(stored)), http.StatusOK)
+			}
+			assert.Len(t, env.get(scope+"/cards").arr(t), 3, "%s %s", country, scope)
+		}
+		plan := newPlan(t, env)
+		requireError(t, env.post("/customers/"+cu+"/subscriptions", map[string]any{"plan_id": plan,
+			"card": validCard("4000000000000069")}), 3002)
+	}
+}
