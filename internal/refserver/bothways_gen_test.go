@@ -166,6 +166,7 @@ var serverTests = []serverTest{
 	{"TestPreflightOnlyForBrowserRoutes", TestPreflightOnlyForBrowserRoutes},
 	{"TestPrivateKeyFromBrowserIs1010", TestPrivateKeyFromBrowserIs1010},
 	{"TestProductionRefusesTestCards", TestProductionRefusesTestCards},
+	{"TestReadEchoUpdatesAccepted", TestReadEchoUpdatesAccepted},
 	{"TestRedirectIVRAndAlipayCharges", TestRedirectIVRAndAlipayCharges},
 	{"TestRefunds", TestRefunds},
 	{"TestResetCredentials", TestResetCredentials},

@@ -3,9 +3,11 @@ package refserver
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -60,7 +62,11 @@ import (
 //     trial there, an earlier day ends the trial now and the first period
 //     is charged at once (a decline then makes the subscription past_due,
 //     the update still succeeds). A cancelled subscription cannot change
-//     (1003).
+//     (1003). A client that read the subscription may send it back whole
+//     (read-echo, the vendor's Python client's save()): the card it has,
+//     masked as answers show it, and its trial_end_date as read change
+//     nothing, and the read-only members are ignored; a masked card that is
+//     not the subscription's is refused as card data (1001).
 //   - delete cancels at once (204) and the subscription is gone: it leaves
 //     the customer's and the plan's lists (the vendor's Ruby specs .each and
 //     .delete_all count none after deleting, Mexico and Colombia), and
@@ -574,9 +580,15 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	src, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
-	if e != nil {
-		return nil, e
+	// read-echo (reqbody/lenient.go): a client that read the subscription
+	// may send it back whole, its card masked as answers show it; that card
+	// is the one the subscription has, checked under the lock below.
+	echoedCard := req.Card != nil && strings.ContainsRune(req.Card.CardNumber, 'X') && !f.Has("source_id")
+	var src subscriptionCardSource
+	if !echoedCard {
+		if src, e = s.parseSubscriptionCard(f, req.SourceID, req.Card, false); e != nil {
+			return nil, e
+		}
 	}
 
 	m := c.m
@@ -588,9 +600,20 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	if sub.status == openpay.SubscriptionStatusCancelled {
 		return nil, errorf(openpay.ErrInvalidParameter, "The subscription '%s' is cancelled and cannot be changed", sub.id)
 	}
+	if echoedCard {
+		if k := sub.cards(m).byID[sub.cardID]; k == nil || cardnum.Mask(k.number) != req.Card.CardNumber {
+			// Not the card the subscription has: card data, checked as such
+			// (a masked number is refused).
+			_, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
+			return nil, e
+		}
+	}
 	today := dayOf(s.Now(), zoneOf(m))
 	hasTrialEnd := f.Has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
+	if hasTrialEnd && !sub.trialEnd.IsZero() && trialEnd.Equal(sub.trialEnd) && sub.status != openpay.SubscriptionStatusTrial {
+		hasTrialEnd = false // read-echo: the trial's end as read, unchanged
+	}
 	if hasTrialEnd {
 		if sub.status != openpay.SubscriptionStatusTrial {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'trial_end_date' can only change during the trial")

@@ -248,3 +248,45 @@ func TestDeclineCardsRefusedWhenSaved(t *testing.T) {
 			"card": validCard("4000000000000069")}), 3002)
 	}
 }
+
+// TestReadEchoUpdatesAccepted: an update that sends back what the client
+// read is taken. Evidence: the vendor's Python client's save() PUTs the
+// object it holds with status null (customers also balance null): its
+// test_update_and_cancel_subscription saves a subscription whose card is
+// masked (411111XXXXXX1111) and expects status active and
+// cancel_at_period_end true; test_update_plan saves a plan the same way.
+func TestReadEchoUpdatesAccepted(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	plan := newPlan(t, env, "trial_days", 0)
+	cu := createCustomerHTTP(t, env, "Miguel", false)
+	sub := requireOK(t, env.post("/customers/"+cu+"/subscriptions", map[string]any{"plan_id": plan,
+		"card": validCard("4111111111111111")}), http.StatusOK)
+	require.Equal(t, "active", sub["status"])
+	require.Equal(t, "411111XXXXXX1111", sub["card"].(map[string]any)["card_number"])
+	sub["cancel_at_period_end"], sub["status"] = true, nil
+	saved := requireOK(t, env.put("/customers/"+cu+"/subscriptions/"+sub["id"].(string), sub), http.StatusOK)
+	assert.Equal(t, "active", saved["status"])
+	assert.Equal(t, true, saved["cancel_at_period_end"])
+	assert.Equal(t, sub["card"].(map[string]any)["id"], saved["card"].(map[string]any)["id"], "the card is unchanged")
+	assert.Len(t, env.get("/customers/"+cu+"/cards").arr(t), 1, "no card stored twice")
+
+	// A subscription whose trial has ended echoes its trial_end_date.
+	trialPlan := newPlan(t, env, "trial_days", 2)
+	trial := requireOK(t, env.post("/customers/"+cu+"/subscriptions", map[string]any{"plan_id": trialPlan,
+		"source_id": sub["card"].(map[string]any)["id"]}), http.StatusOK)
+	advanceDays(t, env, 3)
+	read := requireOK(t, env.get("/customers/"+cu+"/subscriptions/"+trial["id"].(string)), http.StatusOK)
+	require.Equal(t, "active", read["status"])
+	require.NotNil(t, read["trial_end_date"])
+	read["status"] = nil
+	requireOK(t, env.put("/customers/"+cu+"/subscriptions/"+trial["id"].(string), read), http.StatusOK)
+
+	// Plans and customers saved whole, as the same client does.
+	p := requireOK(t, env.get("/plans/"+plan), http.StatusOK)
+	p["name"], p["status"] = "New plan name", nil
+	assert.Equal(t, "New plan name", requireOK(t, env.put("/plans/"+plan, p), http.StatusOK)["name"])
+	c := requireOK(t, env.get("/customers/"+cu), http.StatusOK)
+	c["last_name"], c["status"], c["balance"] = "Lopez", nil, nil
+	assert.Equal(t, "Lopez", requireOK(t, env.put("/customers/"+cu, c), http.StatusOK)["last_name"])
+}
