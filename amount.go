@@ -202,14 +202,21 @@ func (a Amount) checkPrecision() error {
 // that an amount computed with more precision is never sent rounded.
 func (a Amount) MarshalJSON() ([]byte, error) { return a.AppendText(nil) }
 
-// AppendText appends the amount to b as MarshalJSON writes it (a JSON
-// number, without trailing zeros in the decimals: 250.5, 100) and returns
-// the extended slice. It fails like MarshalJSON, wrapping
+// AppendText appends the amount to b as MarshalJSON writes it and returns
+// the extended slice: a JSON number that always has a decimal point, without
+// trailing zeros after the first decimal (250.5, 100.0, 0.75). The gateway
+// writes its amounts so (100.0 in the documented answers), and a typed
+// client reads a number without a point as an integer; the gateway reads
+// both forms in requests. It fails like MarshalJSON, wrapping
 // [ErrAmountPrecision], when the amount has more than two decimal places.
 // It formats the common case, a value of at most 18 digits with at most two
 // decimal places, without math/big, so that encoders writing many amounts
 // allocate nothing for them.
-func (a Amount) AppendText(b []byte) ([]byte, error) {
+func (a Amount) AppendText(b []byte) ([]byte, error) { return a.appendNumber(b, true) }
+
+// appendNumber appends the amount as a plain decimal without trailing zeros
+// in the decimals, with ".0" after a whole amount when point is true.
+func (a Amount) appendNumber(b []byte, point bool) ([]byte, error) {
 	exp := a.d.Exponent()
 	var digits []byte // the coefficient's decimal digits, without sign
 	neg := a.d.Sign() < 0
@@ -236,26 +243,31 @@ func (a Amount) AppendText(b []byte) ([]byte, error) {
 				b = append(b, '0')
 			}
 		}
+		if point {
+			b = append(b, '.', '0')
+		}
 		return b, nil
 	}
 	// exp < 0: digits[:len(digits)+exp] are the units, the rest the
 	// decimals, of which the trailing zeros are dropped.
-	point := len(digits) + int(exp)
-	frac := digits[max(point, 0):]
+	units := len(digits) + int(exp)
+	frac := digits[max(units, 0):]
 	for len(frac) > 0 && frac[len(frac)-1] == '0' {
 		frac = frac[:len(frac)-1]
 	}
-	if point > 0 {
-		b = append(b, digits[:point]...)
+	if units > 0 {
+		b = append(b, digits[:units]...)
 	} else {
 		b = append(b, '0')
 	}
 	if len(frac) > 0 {
 		b = append(b, '.')
-		for ; point < 0; point++ {
+		for ; units < 0; units++ {
 			b = append(b, '0')
 		}
 		b = append(b, frac...)
+	} else if point {
+		b = append(b, '.', '0')
 	}
 	return b, nil
 }
@@ -276,8 +288,9 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalText formats the amount for query strings (for example amount
-// filters). It applies the same precision rule as MarshalJSON.
-func (a Amount) MarshalText() ([]byte, error) { return a.MarshalJSON() }
+// filters): as MarshalJSON does, but a whole amount without a decimal point
+// (1500, 250.5). It applies the same precision rule as MarshalJSON.
+func (a Amount) MarshalText() ([]byte, error) { return a.appendNumber(nil, false) }
 
 // UnmarshalText parses a decimal string exactly. Unlike [NewAmount] it
 // reads any form of number the JSON decoding reads ("1e3", "+5", ".5"),

@@ -126,6 +126,11 @@ func TestAmountMarshalJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"amount":250.5}`, string(b))
 	assert.Equal(t, `{"amount":250.5}`, string(b), "a JSON number, never a string, and zero omitted")
+	for in, want := range map[string]string{"100": "100.0", "100.00": "100.0", "1000.50": "1000.5", "0": "0.0", "-7": "-7.0", "11.11": "11.11"} {
+		b, err := json.Marshal(MustAmount(in))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b), "an amount always carries a decimal point, as the gateway's answers do")
+	}
 
 	// Precision added by arithmetic is refused at marshal time, never rounded.
 	third, err := AmountFromDecimal(decimal.RequireFromString("100"))
@@ -285,7 +290,7 @@ func FuzzAmountUnmarshalJSON(f *testing.F) {
 }
 
 // AppendText must write what the decimal library's String writes with its
-// default settings (the encoding the SDK has always sent), whether or not
+// default settings, with ".0" after a whole amount, whether or not
 // the value takes the path without math/big, and refuse what MarshalJSON
 // refuses.
 func TestAmountAppendText(t *testing.T) {
@@ -318,7 +323,14 @@ func TestAmountAppendText(t *testing.T) {
 			continue
 		}
 		require.NoError(t, err, "%s", d)
-		require.Equal(t, "x:"+d.String(), string(got), "coefficient %s, exponent %d", d.Coefficient(), d.Exponent())
+		want := d.String()
+		if !strings.Contains(want, ".") {
+			want += ".0" // a whole amount is written with a point, as the gateway writes it
+		}
+		require.Equal(t, "x:"+want, string(got), "coefficient %s, exponent %d", d.Coefficient(), d.Exponent())
+		text, err := a.MarshalText()
+		require.NoError(t, err)
+		require.Equal(t, d.String(), string(text), "query strings keep the plain form")
 	}
 }
 

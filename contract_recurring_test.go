@@ -185,11 +185,16 @@ func TestContractSubscriptions(t *testing.T) {
 	}
 	assert.Equal(t, []string{second.ID, sub.ID}, listed, "newest first")
 	require.NoError(t, subs.Delete(ctx, second.ID))
-	// The cancelled subscription stays readable, and a retried delete
-	// succeeds (openapi.yaml, deleteSubscription).
-	got, err = subs.Get(ctx, second.ID)
-	require.NoError(t, err)
-	assert.Equal(t, openpay.SubscriptionStatusCancelled, got.Status)
+	// The deleted subscription is gone (read: 1005; not listed), and a
+	// retried delete succeeds (openapi.yaml, deleteSubscription).
+	_, err = subs.Get(ctx, second.ID)
+	assert.ErrorIs(t, err, openpay.ErrNotFound)
+	listed = nil
+	for s, err := range subs.List(ctx, nil) {
+		require.NoError(t, err)
+		listed = append(listed, s.ID)
+	}
+	assert.Equal(t, []string{sub.ID}, listed)
 	require.NoError(t, subs.Delete(ctx, second.ID))
 
 	// Failures through the sentinels.

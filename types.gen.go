@@ -2572,22 +2572,25 @@ type WebhookRequest struct {
 type WebhookStatus string
 
 // amountParam is an amount of money: a JSON number with at most two decimal places,
-// held exactly (never as binary floating point). Amounts sent in requests must
-// be greater than zero.
+// held exactly (never as binary floating point). Answers always write a
+// decimal point (100.0, 10.5), as the gateway does. Amounts sent in
+// requests must be greater than zero.
 //
 // Example: 250.5
 type amountParam = Amount
 
 // amountGteParam is an amount of money: a JSON number with at most two decimal places,
-// held exactly (never as binary floating point). Amounts sent in requests must
-// be greater than zero.
+// held exactly (never as binary floating point). Answers always write a
+// decimal point (100.0, 10.5), as the gateway does. Amounts sent in
+// requests must be greater than zero.
 //
 // Example: 250.5
 type amountGteParam = Amount
 
 // amountLteParam is an amount of money: a JSON number with at most two decimal places,
-// held exactly (never as binary floating point). Amounts sent in requests must
-// be greater than zero.
+// held exactly (never as binary floating point). Answers always write a
+// decimal point (100.0, 10.5), as the gateway does. Amounts sent in
+// requests must be greater than zero.
 //
 // Example: 250.5
 type amountLteParam = Amount

@@ -12,9 +12,11 @@ import (
 // Carnet card), the project chose numbers that pass the Luhn check, in the
 // pattern 4000 0000 0003 0CC plus a check digit, where 30CC is the error
 // code. Charges to any other valid card succeed. Use [TestCVV] for a
-// security code of the right length.
+// security code of the right length. CardExpired, CardStolen and CardLost
+// cannot be stored either (saving one answers its code); charge them
+// inline or through a token.
 const (
-	CardVisa             = "4111111111111111" // documented: success (Visa debit, BANAMEX)
+	CardVisa             = "4111111111111111" // documented: success (Visa debit, Banamex)
 	CardVisaCredit       = "4242424242424242" // documented: success (Visa credit, BANCOMER)
 	CardMastercard       = "5555555555554444" // documented: success (Mastercard debit)
 	CardMastercardPoints = "5105105105105100" // documented: success; has a points programme

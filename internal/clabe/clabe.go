@@ -72,8 +72,11 @@ const (
 // of a CLABE), with the abbreviated names the gateway returns in bank_name.
 // 012 is "BANCOMER" as the bank-account examples show it (one card example
 // writes "BBVA BANCOMER"; the bank-account object is the catalogue's user).
+// 002 is "Banamex", not upper case: every documented answer for bank code
+// 002 (the cards 411111XXXXXX1111) spells it so, and the vendor's Ruby
+// specs of all three countries read it.
 var banks = map[string]string{
-	"002": "BANAMEX",
+	"002": "Banamex",
 	"006": "BANCOMEXT",
 	"009": "BANOBRAS",
 	"012": "BANCOMER",

@@ -83,7 +83,7 @@ func TestBank(t *testing.T) {
 		code, want string
 		ok         bool
 	}{
-		{"002", "BANAMEX", true},
+		{"002", "Banamex", true},
 		{"012", "BANCOMER", true},
 		{"014", "SANTANDER", true},
 		{"021", "HSBC", true},

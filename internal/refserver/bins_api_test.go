@@ -20,7 +20,7 @@ func TestBINLookup(t *testing.T) {
 		bank, typ      string
 		online, points bool
 	}{
-		{"411111", "BANAMEX", "debit", true, false},
+		{"411111", "Banamex", "debit", true, false},
 		{"510510", "SANTANDER", "credit", true, true},  // the points card
 		{"422222", "BANCOPPEL", "debit", false, false}, // the card refused online (3008)
 		{"400000", "BANORTE", "credit", true, false},   // shared by the chosen cards: the first one's

@@ -93,6 +93,16 @@ func (s *Server) checkCardData(f reqbody.Fields, prefix string, d cardData) (car
 	return k, nil
 }
 
+// refusedWhenSaved is the decline of a sandbox test card that the gateway
+// will not store (cardnum.Outcome.SaveRefusal: the expired, stolen and lost
+// cards), nil for any other card. Whatever stores a card asks it first.
+func refusedWhenSaved(k *card) *Error {
+	if code := openpay.Code(k.outcome.SaveRefusal()); code != 0 {
+		return errorf(code, "%s", declineMessage(code))
+	}
+	return nil
+}
+
 // normalizeExpiry checks an expiration month and year and returns them as
 // two-digit strings. Month: 1 or 2 digits, 1 to 12. Year: 2 digits (4 are
 // accepted and shortened).

@@ -115,6 +115,9 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
+	if e := refusedWhenSaved(&k); e != nil {
+		return nil, e
+	}
 	cards := c.cards()
 	if cu != nil {
 		for _, other := range *cards.list {

@@ -156,7 +156,12 @@ func TestDeclinesRecordAFailedCharge(t *testing.T) {
 			continue
 		}
 		t.Run(tc.Number, func(t *testing.T) {
-			card := storedCard(t, env, "", tc.Number)
+			var card string
+			if tc.Outcome.RefusedWhenSaved { // not stored: charged through a token
+				card = requireOK(t, env.post("/tokens", validCard(tc.Number)), http.StatusOK)["id"].(string)
+			} else {
+				card = storedCard(t, env, "", tc.Number)
+			}
 			order := "decline-" + tc.Number
 			desc := requireError(t, env.post("/charges", cardCharge(card, "order_id", order)), tc.Outcome.Code)
 			r := env.get("/charges?order_id=" + order)
@@ -289,7 +294,7 @@ func TestRedirectIVRAndAlipayCharges(t *testing.T) {
 	requireError(t, env.post("/charges", with(redirect, "customer", nil)), 1001)
 	requireError(t, env.post("/charges", with(redirect, "redirect_url", nil)), 1001)
 	requireError(t, env.post("/charges", with(redirect, "customer", map[string]any{"name": "x"})), 1001)
-	requireError(t, env.post("/charges", with(redirect, "customer", map[string]any{"name": "x", "email": "nope"})), 1003)
+	requireError(t, env.post("/charges", with(redirect, "customer", map[string]any{"name": "x", "email": "nope"})), 1001) // a format: 1001 (issue 25)
 	requireError(t, env.post("/charges", with(redirect, "confirm", "yes")), 1003)
 	// confirm true is an ordinary card charge, which needs a source_id or a card.
 	requireError(t, env.post("/charges", with(redirect, "confirm", true)), 1001)
@@ -794,7 +799,7 @@ func TestListCharges(t *testing.T) {
 	requireError(t, env.get("/charges?status=DONE"), 1003)
 	requireError(t, env.get("/charges?amount[gte]=abc"), 1003)
 	requireError(t, env.get("/charges?amount=1.001"), 1003)
-	requireError(t, env.get("/charges?limit=1000"), 1003)
+	assert.Len(t, ids("/charges?limit=1000"), 4, "a limit above 100 is taken as 100")
 	// Reads: the merchant reads any charge; a customer only its own.
 	requireOK(t, env.get("/charges/"+c.(string)), 200)
 	requireError(t, env.get("/customers/"+cu+"/charges/"+a.(string)), 1005)
@@ -951,7 +956,7 @@ func TestNestedAddressesAreCheckedWhereTheyAre(t *testing.T) {
 			assert.Equal(t, echoed, c.echoed(o))
 			desc := requireError(t, env.post(c.path, c.body(noLine1, 1)), 1001)
 			assert.Contains(t, desc, "'"+c.prefixed+".line1'")
-			desc = requireError(t, env.post(c.path, c.body(badCountry, 2)), 1003)
+			desc = requireError(t, env.post(c.path, c.body(badCountry, 2)), 1001) // a format
 			assert.Contains(t, desc, "'"+c.prefixed+".country_code'")
 		})
 	}

@@ -25,7 +25,7 @@ func errorf(code openpay.Code, format string, args ...any) *Error {
 // gateway is known to use.
 const (
 	descUnauthorized        = "The api key or merchant id are invalid"
-	descNoSuchPath          = "The requested resource doesn't exist"
+	descNoSuchPath          = apierr.NoSuchResource
 	descDuplicateOrder      = "The order_id has already been processed"
 	descFinalStatus         = "The card charge is on a final status"
 	descPublicKey           = "The public key can only create cards and tokens; use the private key"

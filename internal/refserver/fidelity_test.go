@@ -329,7 +329,9 @@ func cardAndChargeShapes(t *testing.T) []shapeCase {
 		{file: "cards--create-a-card.json", ours: plainCard},
 		{file: "cards--get-a-card.json", ours: okResp(t, env.get(cards+"/"+card), 200)},
 		{file: "cards--create-a-card-with-token.json", ours: fromToken},
-		{file: "cards--list-of-cards.json", ours: okResp(t, env.get("/cards"), 200)},
+		{file: "cards--list-of-cards.json", ours: okResp(t, env.get("/cards"), 200), allow: map[string]string{
+			"+[].customer_id": "the server lists merchant-level cards, whose customer_id is null (api-spec.md 2.2); the example has no owner key at all",
+		}},
 		{file: "cards--card-points.json", ours: okResp(t, env.get(pointsCards+"/"+idOf(t, pointsCard)+"/points"), 200)},
 		{file: "cards--updating-a-card.json", ours: okResp(t, env.put(cards+"/"+card, map[string]any{"holder_name": "Juan Perez Ramirez"}), 200)},
 		{file: "tokens--create-a-new-token.json", ours: token, allow: tokenOp},

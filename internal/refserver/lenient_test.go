@@ -233,6 +233,17 @@ var looseCases = []looseCase{
 		`{"plan_id":"{plan}","source_id":"{custcard2}"}`,
 		`{"plan_id":"{plan}","source_id":"{custcard2}","trial_end":"2026-04-01","trial_days":"30"}`,
 		"/customers/{customer}/subscriptions/{id}"},
+	// read-echo: the subscription as read (looseSetup's, on {custcard}
+	// 4111111111111111, in its trial), sent back with one change.
+	{"read-echo", "subscription save", "PUT", "/customers/{customer}/subscriptions/{sub}",
+		`{"cancel_at_period_end":true}`,
+		`{"id":"{sub}","status":null,"cancel_at_period_end":true,"plan_id":"{plan}","customer_id":"{customer}",` +
+			`"creation_date":"2026-03-10T12:00:00-06:00","charge_date":"2026-04-09","current_period_number":0,` +
+			`"period_end_date":"2026-04-08","trial_end_date":"2026-04-08",` +
+			`"card":{"id":"{custcard}","card_number":"411111XXXXXX1111","holder_name":"Juan Perez","expiration_year":"30",` +
+			`"expiration_month":"12","address":null,"allows_charges":true,"allows_payouts":true,"brand":"visa",` +
+			`"type":"debit","bank_name":"Banamex","bank_code":"002","customer_id":"{customer}"}}`,
+		"/customers/{customer}/subscriptions/{sub}"},
 	{"unknown-members", "webhook", "POST", "/webhooks",
 		`{"url":"http://127.0.0.1:1/hooks","event_types":["charge.succeeded"]}`,
 		`{"url":"http://127.0.0.1:1/hooks","event_types":["charge.succeeded"],"force_host_ssl":true}`, "/webhooks/{id}"},
@@ -332,6 +343,12 @@ var refusedCases = []refusedCase{
 		`{"plan_id":"{plan}","card_id":"{custcard2}","card":{"holder_name":"Ana","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}}`,
 		`{"plan_id":"{plan}","source_id":"{custcard2}","card":{"holder_name":"Ana","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}}`,
 		1001, "source_id"},
+	{"read-echo", "another card masked", "PUT", "/customers/{customer}/subscriptions/{sub}",
+		`{"cancel_at_period_end":true,"card":{"card_number":"555555XXXXXX4444","holder_name":"Juan Perez","expiration_year":"30","expiration_month":"12"}}`,
+		"", 1001, "card.card_number"},
+	{"read-echo", "a masked card on creation", "POST", "/customers/{customer}/subscriptions",
+		`{"plan_id":"{plan}","card":{"card_number":"411111XXXXXX1111","holder_name":"Juan Perez","expiration_year":"30","expiration_month":"12"}}`,
+		"", 1001, "card.card_number"},
 	{"member-aliases", "card_id unknown", "POST", "/customers/{customer}/subscriptions",
 		`{"plan_id":"{plan}","card_id":"knothere"}`, `{"plan_id":"{plan}","source_id":"knothere"}`, 1005, "knothere"},
 	{"member-aliases", "card_id null", "POST", "/customers/{customer}/subscriptions",

@@ -11,7 +11,9 @@ import (
 )
 
 // Lists: every list answers a bare JSON array, newest first, paged with
-// offset (default 0) and limit (default 10, 1 to 100), and filtered by
+// offset (default 0) and limit (default 10, at least 1; above 100 it is
+// taken as 100, as the gateway answers limit=10000 with a list: the vendor's
+// Ruby customers_spec.rb "all the customers"), and filtered by
 // creation date: creation (that day), creation[gte] and creation[lte]
 // (inclusive bounds), all yyyy-mm-dd days of the merchant's country (zoneOf,
 // the SDK's Country.Location, so that a client's Country.Today names the
@@ -85,10 +87,10 @@ func parseListParams(q url.Values, zone *time.Location) (listParams, *Error) {
 	}
 	if v, ok := queryValue(q, "limit"); ok {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxListLimit {
-			return p, errorf(openpay.ErrInvalidParameter, "The parameter 'limit' must be an integer from 1 to %d", MaxListLimit)
+		if err != nil || n < 1 {
+			return p, errorf(openpay.ErrInvalidParameter, "The parameter 'limit' must be an integer of 1 or more")
 		}
-		p.limit = n
+		p.limit = min(n, MaxListLimit)
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -323,8 +324,13 @@ func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccou
 	if v.Err != nil {
 		return "", "", v.Err
 	}
+	if len(req.CLABE) != 18 || !ascii.Digits(req.CLABE) {
+		// A format: 1001 (api-spec.md section 7); a well-formed CLABE
+		// whose check digit fails is a value not allowed, 1003.
+		return "", "", errorf(openpay.ErrBadRequest, "The field '%sclabe' must be an 18-digit CLABE", prefix)
+	}
 	if !clabe.Valid(req.CLABE) {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be an 18-digit CLABE with a valid check digit", prefix)
+		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be a CLABE with a valid check digit", prefix)
 	}
 	code, name, ok := clabe.BankOf(req.CLABE)
 	if !ok {

@@ -25,7 +25,7 @@ func TestSPEIReceiptSimulation(t *testing.T) {
 	assert.NotEmpty(t, o["authorization"])
 	ba := o["bank_account"].(map[string]any)
 	assert.Regexp(t, `^002X{10}[0-9]{5}$`, ba["clabe"])
-	assert.Equal(t, "BANAMEX", ba["bank_name"])
+	assert.Equal(t, "Banamex", ba["bank_name"])
 	assert.Equal(t, senderRFC, ba["rfc"])
 	assert.Equal(t, "700.00", balanceOf(t, env, cu))
 	// It is one of the customer's charges, and cannot be refunded as a card charge.

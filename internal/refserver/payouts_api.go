@@ -167,7 +167,7 @@ func (s *Server) checkPayoutCard(f reqbody.Fields, d openpay.PayoutCardDetails) 
 	}
 	v.MaxLen("card.holder_name", d.HolderName, 80)
 	if len(d.BankCode) != 3 || !ascii.Digits(d.BankCode) {
-		v.Failf(openpay.ErrInvalidParameter, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")
+		v.Failf(openpay.ErrBadRequest, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")
 	}
 	if v.Err != nil {
 		return nil, v.Err

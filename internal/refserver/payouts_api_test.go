@@ -95,7 +95,7 @@ func TestPayoutVariants(t *testing.T) {
 	assert.Equal(t, "mastercard", c["brand"])
 	assert.NotContains(t, c, "id")
 	o = requireOK(t, env.post("/payouts", inlineCardPayout("4012888888881881")), http.StatusOK)
-	assert.Equal(t, "BANAMEX", o["card"].(map[string]any)["bank_name"])
+	assert.Equal(t, "Banamex", o["card"].(map[string]any)["bank_name"])
 	o = requireOK(t, env.post("/payouts", inlineCardPayout("4012888888881881", "card",
 		map[string]any{"card_number": "4012888888881881", "holder_name": "x", "bank_code": "999"})), http.StatusOK)
 	assert.Equal(t, clabe.UnknownBankName, o["card"].(map[string]any)["bank_name"])
@@ -164,7 +164,7 @@ func TestCreatePayoutErrors(t *testing.T) {
 		{"card.card_number letters", "/payouts", inlineCardPayout("41111111111111x1"), 1001, "card.card_number"},
 		{"card Luhn", "/payouts", inlineCardPayout("4111111111111112"), 2004, ""},
 		{"card brand", "/payouts", inlineCardPayout("9000000000000001"), 1003, "card.card_number"},
-		{"card.bank_code", "/payouts", inlineCardPayout("4111111111111111", "card", map[string]any{"card_number": "4111111111111111", "holder_name": "x", "bank_code": "12"}), 1003, "card.bank_code"},
+		{"card.bank_code", "/payouts", inlineCardPayout("4111111111111111", "card", map[string]any{"card_number": "4111111111111111", "holder_name": "x", "bank_code": "12"}), 1001, "card.bank_code"},
 		{"card.holder_name too long", "/payouts", inlineCardPayout("4111111111111111", "card", map[string]any{"card_number": "4111111111111111", "holder_name": strings.Repeat("h", 81), "bank_code": "002"}), 1003, "card.holder_name"},
 		{"card credit test card", "/payouts", inlineCardPayout("4242424242424242"), 1003, ""},
 		{"stored card not for payouts", "/payouts", map[string]any{"method": "card", "destination_id": creditCard, "amount": 1, "description": "x"}, 1003, "allows_payouts"},

@@ -301,7 +301,7 @@ func init() {
 				}
 				r := subscriptionRecord{ID: sub.id, Created: sub.created, PlanID: sub.plan.ID, CustomerID: sub.customerID,
 					CardID: sub.cardID, Status: sub.status, CancelAtPeriodEnd: sub.cancelAtPeriodEnd, TrialEnd: sub.trialEnd,
-					Anchor: sub.anchor, Periods: sub.periods, Failures: sub.failures, RetryOn: sub.retryOn}
+					Anchor: sub.anchor, Periods: sub.periods, Failures: sub.failures, RetryOn: sub.retryOn, Deleted: sub.deleted}
 				if sub.group != nil {
 					r.GroupID = sub.group.id
 				}
@@ -314,7 +314,8 @@ func init() {
 				}
 				sub := &subscription{id: r.ID, created: inZone(r.Created), plan: plansOf(o.m).byID[r.PlanID],
 					customerID: r.CustomerID, cardID: r.CardID, status: r.Status, cancelAtPeriodEnd: r.CancelAtPeriodEnd,
-					trialEnd: r.TrialEnd, anchor: r.Anchor, periods: r.Periods, failures: r.Failures, retryOn: r.RetryOn}
+					trialEnd: r.TrialEnd, anchor: r.Anchor, periods: r.Periods, failures: r.Failures, retryOn: r.RetryOn,
+					deleted: r.Deleted}
 				if sub.plan == nil {
 					return fmt.Errorf("its plan %q is missing", r.PlanID)
 				}
@@ -621,6 +622,7 @@ type subscriptionRecord struct {
 	CancelAtPeriodEnd         bool
 	TrialEnd, Anchor, RetryOn time.Time
 	Periods, Failures         int
+	Deleted                   bool `json:",omitempty"`
 }
 
 type deliveryRecord struct {
@@ -779,6 +781,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"id": fieldSaved, "created": fieldSaved, "plan": fieldSaved + " (as its id)", "group": fieldSaved + " (as its id)",
 		"customerID": fieldSaved, "cardID": fieldSaved, "status": fieldSaved, "cancelAtPeriodEnd": fieldSaved,
 		"trialEnd": fieldSaved, "anchor": fieldSaved, "periods": fieldSaved, "failures": fieldSaved, "retryOn": fieldSaved,
+		"deleted": fieldSaved,
 	},
 	reflect.TypeFor[webhookState](): {
 		"byID": "the webhook records", "list": "the webhook records, in creation order",

@@ -182,7 +182,7 @@ func persistFlow(t *testing.T, env *testEnv, rc *receiver) []string {
 	ended := id(env.post(subPath(buyer), map[string]any{"plan_id": trialPlan, "source_id": card}))
 	require.Equal(t, http.StatusNoContent, env.del(subPath(buyer, "/", ended)).status)
 	requireOK(t, env.sim("/clock/advance", map[string]any{"seconds": 40 * 86400}), http.StatusOK)
-	for _, s := range []string{sub, trial, ended} {
+	for _, s := range []string{sub, trial} { // ended is deleted: gone from reads and lists
 		keep(subPath(buyer, "/", s))
 	}
 	keep(subPath(buyer) + "?limit=100")

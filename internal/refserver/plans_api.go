@@ -266,7 +266,7 @@ func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
 		return nil, e
 	}
 	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
-		return sub.created, sub.plan == p
+		return sub.created, sub.plan == p && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }
 
@@ -280,7 +280,7 @@ func (s *Server) getPlanSubscription(c *call) (any, *Error) {
 	}
 	id := c.param("subscription_id")
 	sub := subscriptionsOf(c.m).byID[id]
-	if sub == nil || sub.plan != p {
+	if sub == nil || sub.plan != p || sub.deleted {
 		return nil, errNotFound("subscription", id)
 	}
 	return sub.wire(c.m), nil

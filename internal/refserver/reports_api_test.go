@@ -116,12 +116,12 @@ func TestPayoutReport(t *testing.T) {
 	assert.Equal(t, []string{receipt}, ids(listOK(t, env.get("/reports/payout/"+p1+"/detail?detail_type=in&offset=1&limit=1"))))
 
 	for path, code := range map[string]int{
-		"/reports/payout/trmissing":                                  1005,
-		"/reports/payout/" + charge:                                  1005, // a charge is no payout
-		"/reports/payout/trmissing/detail?detail_type=in":            1005,
-		"/reports/payout/" + p1 + "/detail":                          1001,
-		"/reports/payout/" + p1 + "/detail?detail_type=all":          1003,
-		"/reports/payout/" + p1 + "/detail?detail_type=in&limit=101": 1003,
+		"/reports/payout/trmissing":                                1005,
+		"/reports/payout/" + charge:                                1005, // a charge is no payout
+		"/reports/payout/trmissing/detail?detail_type=in":          1005,
+		"/reports/payout/" + p1 + "/detail":                        1001,
+		"/reports/payout/" + p1 + "/detail?detail_type=all":        1003,
+		"/reports/payout/" + p1 + "/detail?detail_type=in&limit=0": 1003,
 	} {
 		requireError(t, env.get(path), code)
 	}

@@ -142,7 +142,12 @@ func TestEveryOperationIsServed(t *testing.T) {
 		}
 		assert.NotEqual(t, http.StatusMethodNotAllowed, r.status, "%s %s", op.id, r.body)
 		if r.status == http.StatusNotFound {
-			assert.NotEqual(t, descNoSuchPath, r.obj(t)["description"], "%s was not routed", op.id)
+			// A resource that does not exist may be described as an unknown
+			// path is (a plan: the gateway's words), so ask the route table.
+			u, err := url.Parse(path)
+			require.NoError(t, err)
+			rt, _, _ := env.s.routes.match(op.method, u, nil)
+			assert.NotNil(t, rt, "%s was not routed", op.id)
 		}
 		assert.Less(t, r.status, 500, "%s: %s", op.id, r.body)
 		t.Logf("%-40s %d", op.id, r.status)

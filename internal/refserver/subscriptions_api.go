@@ -3,6 +3,7 @@ package refserver
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -60,12 +61,19 @@ import (
 //     trial there, an earlier day ends the trial now and the first period
 //     is charged at once (a decline then makes the subscription past_due,
 //     the update still succeeds). A cancelled subscription cannot change
-//     (1003).
-//   - delete cancels at once (204). The subscription stays readable and
-//     listed with status cancelled; deleting it again answers 204, so that a
-//     retried DELETE succeeds.
-//   - lists: newest first, the common filters; cancelled, unpaid and
-//     past_due subscriptions are listed too.
+//     (1003). A client that read the subscription may send it back whole
+//     (read-echo, the vendor's Python client's save()): the card it has,
+//     masked as answers show it, and its trial_end_date as read change
+//     nothing, and the read-only members are ignored; a masked card that is
+//     not the subscription's is refused as card data (1001).
+//   - delete cancels at once (204) and the subscription is gone: it leaves
+//     the customer's and the plan's lists (the vendor's Ruby specs .each and
+//     .delete_all count none after deleting, Mexico and Colombia), and
+//     reading or changing it answers 1005, as a deleted card or customer
+//     does (and a deleted order, facts-vendor.md section 5). Deleting it
+//     again answers 204, so that a retried DELETE succeeds.
+//   - lists: newest first, the common filters; cancelled (but not
+//     deleted), unpaid and past_due subscriptions are listed too.
 //
 // Schedule. Dates are days in the gateway's time zone. Work driven by time
 // happens when the clock advances (AdvanceClock, or its simulation
@@ -149,6 +157,9 @@ type subscription struct {
 	// the day of the next attempt while past_due.
 	failures int
 	retryOn  time.Time
+	// deleted is set by DELETE: the subscription, cancelled, is no longer
+	// listed or read.
+	deleted bool
 }
 
 // subscriptionState is a merchant's subscriptions.
@@ -432,6 +443,9 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		}
 		return k, false, nil
 	}
+	if e := refusedWhenSaved(src.inline); e != nil {
+		return nil, false, e
+	}
 	for _, other := range *cards.list {
 		if !other.deleted && other.customerID == cu.id && other.masked == src.inline.masked {
 			return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
@@ -538,7 +552,7 @@ func (c *call) scopeSubscription() (*subscription, *customer, *Error) {
 	}
 	id := c.param("subscription_id")
 	sub := subscriptionsOf(c.m).byID[id]
-	if sub == nil || sub.customerID != cu.id || sub.group != c.g {
+	if sub == nil || sub.customerID != cu.id || sub.group != c.g || sub.deleted {
 		return nil, nil, errNotFound("subscription", id)
 	}
 	return sub, cu, nil
@@ -565,9 +579,15 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	src, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
-	if e != nil {
-		return nil, e
+	// read-echo (reqbody/lenient.go): a client that read the subscription
+	// may send it back whole, its card masked as answers show it; that card
+	// is the one the subscription has, checked under the lock below.
+	echoedCard := req.Card != nil && strings.ContainsRune(req.Card.CardNumber, 'X') && !f.Has("source_id")
+	var src subscriptionCardSource
+	if !echoedCard {
+		if src, e = s.parseSubscriptionCard(f, req.SourceID, req.Card, false); e != nil {
+			return nil, e
+		}
 	}
 
 	m := c.m
@@ -579,9 +599,20 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	if sub.status == openpay.SubscriptionStatusCancelled {
 		return nil, errorf(openpay.ErrInvalidParameter, "The subscription '%s' is cancelled and cannot be changed", sub.id)
 	}
+	if echoedCard {
+		if k := sub.cards(m).byID[sub.cardID]; k == nil || k.masked != req.Card.CardNumber {
+			// Not the card the subscription has: card data, checked as such
+			// (a masked number is refused).
+			_, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
+			return nil, e
+		}
+	}
 	today := dayOf(s.Now(), zoneOf(m))
 	hasTrialEnd := f.Has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
+	if hasTrialEnd && !sub.trialEnd.IsZero() && trialEnd.Equal(sub.trialEnd) && sub.status != openpay.SubscriptionStatusTrial {
+		hasTrialEnd = false // read-echo: the trial's end as read, unchanged
+	}
 	if hasTrialEnd {
 		if sub.status != openpay.SubscriptionStatusTrial {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'trial_end_date' can only change during the trial")
@@ -620,11 +651,20 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 // deleteSubscription cancels a subscription at once.
 func (s *Server) deleteSubscription(c *call) (any, *Error) {
 	defer c.lock()()
+	if sub := subscriptionsOf(c.m).byID[c.param("subscription_id")]; sub != nil && sub.deleted {
+		cu, e := c.scopeCustomer()
+		if e != nil {
+			return nil, e
+		}
+		if sub.customerID == cu.id && sub.group == c.g {
+			return nil, nil // a retried DELETE
+		}
+	}
 	sub, _, e := c.scopeSubscription()
 	if e != nil {
 		return nil, e
 	}
-	sub.status = openpay.SubscriptionStatusCancelled
+	sub.status, sub.deleted = openpay.SubscriptionStatusCancelled, true
 	c.m.mark(recSubscription, sub.id)
 	return nil, nil
 }
@@ -642,6 +682,6 @@ func (s *Server) listSubscriptions(c *call) (any, *Error) {
 		return nil, e
 	}
 	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
-		return sub.created, sub.customerID == cu.id && sub.group == c.g
+		return sub.created, sub.customerID == cu.id && sub.group == c.g && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }

@@ -405,6 +405,9 @@ func appendCard(b []byte, v *openpay.Card) ([]byte, error) {
 	}
 	b = append(b, ",\"type\":"...)
 	b = appendJSONString(b, v.Type)
+	if (v.CustomerID == "") && (v.ID != "") {
+		b = append(b, ",\"customer_id\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -493,6 +496,9 @@ func appendCardForSubscriptionCard(b []byte, v *openpay.Card) ([]byte, error) {
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
 	}
+	if (v.CustomerID == "") && (v.ID != "") {
+		b = append(b, ",\"customer_id\":null"...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -554,6 +560,9 @@ func appendCardForTransactionCard(b []byte, v *openpay.Card) ([]byte, error) {
 	b = appendJSONString(b, v.Type)
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
+	}
+	if (v.CustomerID == "") && (v.ID != "") {
+		b = append(b, ",\"customer_id\":null"...)
 	}
 	return append(b, '}'), nil
 }

@@ -646,6 +646,11 @@ func variantCondition(typ reflect.Type, expr string, path, values []string) (str
 			return "", err
 		}
 		conds = append(conds, rest)
+	case len(path) == 1 && len(values) == 0:
+		// Any value: the member is written (and, a pointer, not nil).
+		if len(conds) == 0 {
+			conds = append(conds, "true")
+		}
 	case len(path) == 1 && t.Kind() == reflect.String && !t.Implements(marshalerType) && f.typ.Kind() != reflect.Pointer:
 		var eq []string
 		for _, v := range values {

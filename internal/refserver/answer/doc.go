@@ -19,7 +19,8 @@
 //     property's own `required` next to its `allOf` (the card inside a
 //     transaction always has `address`), and `x-required-if` for the keys
 //     only some variants carry (`conciliated` on redirect and IVR charges,
-//     `attempts` on an IVR payment method). The wire types cannot say it
+//     `attempts` on an IVR payment method, `customer_id` on a card with an
+//     id). The wire types cannot say it
 //     themselves: a field left out when zero (omitzero) is what the SDK needs
 //     for requests, and a pointer for every such field would make the SDK's
 //     types worse to use.

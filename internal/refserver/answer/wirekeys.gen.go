@@ -10,7 +10,10 @@ var keyPlanTable = []keyPlanSpec{
 		always: []wireKey{{"alias", "null"}},
 	},
 	{
-		name:    "Card",
+		name: "Card",
+		variants: []wireVariant{
+			{path: "id", values: []string(nil), keys: []wireKey{{"customer_id", "null"}}},
+		},
 		members: map[string]string{"address": "Card.address"},
 	},
 	{
@@ -57,8 +60,11 @@ var keyPlanTable = []keyPlanSpec{
 		members: map[string]string{"card": "Subscription.card"},
 	},
 	{
-		name:    "Subscription.card",
-		always:  []wireKey{{"address", "null"}},
+		name:   "Subscription.card",
+		always: []wireKey{{"address", "null"}},
+		variants: []wireVariant{
+			{path: "id", values: []string(nil), keys: []wireKey{{"customer_id", "null"}}},
+		},
 		members: map[string]string{"address": "Card.address"},
 	},
 	{
@@ -83,8 +89,11 @@ var keyPlanTable = []keyPlanSpec{
 		members: map[string]string{"bank_account": "BankAccount", "card": "Transaction.card", "customer": "Customer", "payment_method": "PaymentMethod", "refund": "Transaction"},
 	},
 	{
-		name:    "Transaction.card",
-		always:  []wireKey{{"address", "null"}},
+		name:   "Transaction.card",
+		always: []wireKey{{"address", "null"}},
+		variants: []wireVariant{
+			{path: "id", values: []string(nil), keys: []wireKey{{"customer_id", "null"}}},
+		},
 		members: map[string]string{"address": "Card.address"},
 	},
 	{

@@ -18,10 +18,11 @@ type wireKey struct {
 }
 
 // wireVariant names the keys an object carries when the member at path holds
-// one of values.
+// one of values, or, when values is empty, when the member is sent and not
+// null.
 type wireVariant struct {
 	path   string   // dotted member path inside the object
-	values []string // string values of that member
+	values []string // string values of that member; none: any value
 	keys   []wireKey
 }
 
@@ -286,10 +287,14 @@ func (f *keyFiller) object(i int, p *keyPlan) int {
 }
 
 // matches reports whether the member the variant looks at, inside value (the
-// JSON of the path's first member), holds one of the variant's values.
+// JSON of the path's first member), holds one of the variant's values (any
+// value but null when the variant lists none).
 func (v *planVariant) matches(value []byte) bool {
 	for _, name := range v.rest {
 		value = memberJSON(value, name)
+	}
+	if len(v.values) == 0 {
+		return len(value) > 0 && string(value) != "null"
 	}
 	for _, want := range v.values {
 		if string(value) == want {

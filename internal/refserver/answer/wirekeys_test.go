@@ -270,9 +270,10 @@ func (d *keyPlanDeriver) variants(sp *keyPlanSpec, schemaName string, s *openapi
 		m, _ := item.(map[string]any)
 		path, _ := m["property"].(string)
 		in, _ := m["in"].([]any)
+		present, _ := m["present"].(bool)
 		req, _ := m["required"].([]any)
-		if path == "" || len(in) == 0 || len(req) == 0 || len(m) != 3 {
-			d.fail("%s: each x-required-if entry has property, in and required, and nothing else", schemaName)
+		if path == "" || (len(in) == 0) == !present || len(req) == 0 || len(m) != 3 {
+			d.fail("%s: each x-required-if entry has property, in (or present: true) and required, and nothing else", schemaName)
 			return
 		}
 		// The path must lead to a string property whose enum (if any) has the values.
@@ -432,6 +433,9 @@ func TestAddWireKeys(t *testing.T) {
 			"refund.authorization": "null", "refund.error_message": "null", "refund.order_id": "null"}},
 		{"a bank account", openpay.BankAccount{HolderName: "Juan", CLABE: "012XXXXXXXXXX24616"}, map[string]string{"alias": "null"}},
 		{"a stored card without address: the card API's own shape", openpay.Card{CardNumber: "411111XXXXXX1111"}, nil},
+		{"a merchant-level stored card names no owner, as null", openpay.Card{ID: "k1", CardNumber: "411111XXXXXX1111"},
+			map[string]string{"customer_id": "null"}},
+		{"a customer's stored card", openpay.Card{ID: "k1", CardNumber: "411111XXXXXX1111", CustomerID: "a1"}, nil},
 		{"a token", openpay.Token{ID: "tok", Card: openpay.TokenCard{CardNumber: "4111"}},
 			map[string]string{"card.address": "null", "card.creation_date": "null", "card.points_card": "false"}},
 		{"a plan: nothing to add", openpay.Plan{ID: "p"}, nil},

@@ -66,9 +66,20 @@ func Errorf(code openpay.Code, format string, args ...any) *Error {
 	return &Error{Code: code, Description: fmt.Sprintf(format, args...)}
 }
 
+// NoSuchResource is the gateway's description of 1005 (facts.md, and the
+// vendor's Ruby plans specs of Mexico and Colombia read it exactly).
+const NoSuchResource = "The requested resource doesn't exist"
+
 // NotFound is the 1005 answer for a resource of the given kind ("customer",
-// "card") that does not exist.
+// "card") that does not exist. A plan is described in the gateway's generic
+// words, [NoSuchResource]: the vendor's Ruby plans specs (Mexico and
+// Colombia) read exactly that for a plan that does not exist, while its
+// exceptions_spec.rb reads "The customer with id '1111' does not exist" for
+// a customer, the form every other kind keeps for want of evidence.
 func NotFound(kind, id string) *Error {
+	if kind == "plan" {
+		return &Error{Code: openpay.ErrNotFound, Description: NoSuchResource}
+	}
 	return Errorf(openpay.ErrNotFound, "The %s with id '%s' does not exist", kind, Truncate(id))
 }
 

@@ -52,4 +52,5 @@ func TestTruncate(t *testing.T) {
 		assert.Equal(t, c.want, Truncate(c.in), c.in)
 	}
 	assert.Equal(t, "The card with id '(hidden)' does not exist", NotFound("card", "4111111111111111").Description)
+	assert.Equal(t, NoSuchResource, NotFound("plan", "4111111111111111").Description)
 }

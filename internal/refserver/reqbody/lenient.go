@@ -42,6 +42,9 @@ import (
 //	checkout-expiration  a checkout's expiration_date in ISO 8601    the time (CheckoutExpiration)
 //	                     besides yyyy-MM-dd HH:mm
 //	unknown-members      origin_channel, force_host_ssl, trial_end   ignored (Fields.Into)
+//	read-echo            a subscription update that sends back the   what it changes (cancel_at_period_end...):
+//	                     subscription as read: its card masked, its  the card it has and the trial's end as
+//	                     trial_end_date, id, status null             read change nothing (subscriptions_api.go)
 //
 // Still refused, as before: a number string that is not exactly a JSON
 // number ("abc", "1,000", " 5") and a fraction for an integer (1.5): 1001; an
