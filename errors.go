@@ -428,11 +428,11 @@ func boundedTexts(in []string, secrets []string) []string {
 // Whatever the server sent, the texts kept are redacted and bounded.
 func decodeError(method, path string, resp *transport.Response, secrets []string) *Error {
 	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: headerRequestID(resp, secrets)}
-	var body ErrorResponse
+	var body errorResponse
 	dec := json.NewDecoder(bytes.NewReader(resp.Body))
-	if err := dec.Decode(&body); err == nil && (body.ErrorCode != 0 || body.Category != "") {
+	if err := dec.Decode(&body); err == nil && (body.Code != 0 || body.Category != "") {
 		e.Category = Category(transport.Excerpt(string(body.Category), excerptRunes, secrets...))
-		e.Code = body.ErrorCode
+		e.Code = body.Code
 		e.Description = transport.Excerpt(body.Description, excerptRunes, secrets...)
 		if body.RequestID != "" {
 			e.RequestID = cleanRequestID(body.RequestID, secrets...)

@@ -524,39 +524,39 @@ func (e TransactionStatus) Valid() bool {
 	}
 }
 
-// Defines values for TransactionStatusFilter.
+// Defines values for transactionStatusFilter.
 const (
-	TransactionStatusFilterCancelled            TransactionStatusFilter = "CANCELLED"
-	TransactionStatusFilterChargePending        TransactionStatusFilter = "CHARGE_PENDING"
-	TransactionStatusFilterChargebackAccepted   TransactionStatusFilter = "CHARGEBACK_ACCEPTED"
-	TransactionStatusFilterChargebackAdjustment TransactionStatusFilter = "CHARGEBACK_ADJUSTMENT"
-	TransactionStatusFilterChargebackPending    TransactionStatusFilter = "CHARGEBACK_PENDING"
-	TransactionStatusFilterCompleted            TransactionStatusFilter = "COMPLETED"
-	TransactionStatusFilterFailed               TransactionStatusFilter = "FAILED"
-	TransactionStatusFilterInProgress           TransactionStatusFilter = "IN_PROGRESS"
-	TransactionStatusFilterRefunded             TransactionStatusFilter = "REFUNDED"
+	transactionStatusFilterCancelled            transactionStatusFilter = "CANCELLED"
+	transactionStatusFilterChargePending        transactionStatusFilter = "CHARGE_PENDING"
+	transactionStatusFilterChargebackAccepted   transactionStatusFilter = "CHARGEBACK_ACCEPTED"
+	transactionStatusFilterChargebackAdjustment transactionStatusFilter = "CHARGEBACK_ADJUSTMENT"
+	transactionStatusFilterChargebackPending    transactionStatusFilter = "CHARGEBACK_PENDING"
+	transactionStatusFilterCompleted            transactionStatusFilter = "COMPLETED"
+	transactionStatusFilterFailed               transactionStatusFilter = "FAILED"
+	transactionStatusFilterInProgress           transactionStatusFilter = "IN_PROGRESS"
+	transactionStatusFilterRefunded             transactionStatusFilter = "REFUNDED"
 )
 
-// Valid indicates whether the value is a known member of the TransactionStatusFilter enum.
-func (e TransactionStatusFilter) Valid() bool {
+// Valid indicates whether the value is a known member of the transactionStatusFilter enum.
+func (e transactionStatusFilter) Valid() bool {
 	switch e {
-	case TransactionStatusFilterCancelled:
+	case transactionStatusFilterCancelled:
 		return true
-	case TransactionStatusFilterChargePending:
+	case transactionStatusFilterChargePending:
 		return true
-	case TransactionStatusFilterChargebackAccepted:
+	case transactionStatusFilterChargebackAccepted:
 		return true
-	case TransactionStatusFilterChargebackAdjustment:
+	case transactionStatusFilterChargebackAdjustment:
 		return true
-	case TransactionStatusFilterChargebackPending:
+	case transactionStatusFilterChargebackPending:
 		return true
-	case TransactionStatusFilterCompleted:
+	case transactionStatusFilterCompleted:
 		return true
-	case TransactionStatusFilterFailed:
+	case transactionStatusFilterFailed:
 		return true
-	case TransactionStatusFilterInProgress:
+	case transactionStatusFilterInProgress:
 		return true
-	case TransactionStatusFilterRefunded:
+	case transactionStatusFilterRefunded:
 		return true
 	default:
 		return false
@@ -1016,9 +1016,6 @@ type CardUpdateRequest struct {
 	MerchantID string `json:"merchant_id,omitempty,omitzero"`
 }
 
-// CardUpdateResponse Answer to a card update: an empty object today. The gateway may add fields later, so clients must accept any object.
-type CardUpdateResponse map[string]interface{}
-
 // ChargeCustomer Data of the payer sent with a merchant-level charge. It is echoed on the charge but creates no customer. Customer-scope charges do not take it.
 type ChargeCustomer struct {
 	// Address A postal address (billing address of a card, address of a customer or a store).
@@ -1059,7 +1056,7 @@ type Checkout struct {
 	CreationDate FlexTime `json:"creation_date"`
 
 	// Currency Currency of the amount (ISO 4217).
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Customer The payer: the customer of the path for a customer's checkout, the `customer` sent at merchant scope (without `id`), or null.
 	Customer    *Customer `json:"customer,omitempty"`
@@ -1124,6 +1121,9 @@ type CheckoutUpdateRequest struct {
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+
+	// Status The new status (`available` or `cancelled`; empty keeps it). Sent in the query (parameter `status`), never in the body.
+	Status CheckoutStatus `json:"-"`
 }
 
 // Currency Currency of a charge (ISO 4217). The account's country decides: Mexican accounts take MXN (the default) and USD, Colombian ones COP (the default) and USD on card charges, Peruvian ones PEN (the default) and USD on card charges; any other currency is 1003. A charge in a currency other than the account's carries an `exchange_rate`. Requests may write it in any case (x-openpay-lenient enum-case).
@@ -1203,54 +1203,15 @@ type CustomerUpdateRequest struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
-// and category, listed in `x-error-codes`. 3007 is not defined. Using
-// `use_card_points` with a card whose `points_card` is false fails with a code
-// the gateway does not document. Clients must tolerate codes not listed here.
-//
-// * 1000 (HTTP 500, internal): Internal server error.
-// * 1001 (HTTP 400, request): The body is not valid JSON, a field has the wrong format, or a required field is missing.
-// * 1002 (HTTP 401, request): The request is not authenticated, or the credentials are wrong.
-// * 1003 (HTTP 422, request): A parameter has an incorrect value (also: the charge is in a final status and cannot be captured).
-// * 1004 (HTTP 503, internal): A service the gateway needs is unavailable.
-// * 1005 (HTTP 404, request): A resource the request names does not exist.
-// * 1006 (HTTP 409, request): A transaction with the same order_id already exists.
-// * 1007 (HTTP 402, gateway): The transfer of funds between the bank account or card and the account was rejected.
-// * 1008 (HTTP 423, request): One of the accounts the request needs is deactivated.
-// * 1009 (HTTP 413, request): The request body is too large.
-// * 1010 (HTTP 403, request): The public key was used where the private key is required, or the private key was used from a browser.
-// * 2001 (HTTP 409, request): A bank account with this CLABE is already registered on the customer.
-// * 2002 (HTTP 409, request): A card with this number is already registered on the customer.
-// * 2003 (HTTP 409, request): A customer with this external_id already exists.
-// * 2004 (HTTP 422, request): The card number fails the Luhn check.
-// * 2005 (HTTP 400, request): The card expiration date is in the past.
-// * 2006 (HTTP 400, request): The card security code (CVV2) was not sent.
-// * 2007 (HTTP 412, request): The card number is a test number, valid only in the sandbox.
-// * 2008 (HTTP 412, request): The card is not valid for points.
-// * 2009 (HTTP 412, request): The card security code (CVV2) is not valid.
-// * 3001 (HTTP 402, gateway): The card was declined.
-// * 3002 (HTTP 402, gateway): The card has expired.
-// * 3003 (HTTP 402, gateway): The card has insufficient funds.
-// * 3004 (HTTP 402, gateway): The card was reported stolen.
-// * 3005 (HTTP 402, gateway): The card was rejected by the anti-fraud system.
-// * 3006 (HTTP 412, gateway): The operation is not allowed for this customer or transaction.
-// * 3008 (HTTP 412, gateway): The card does not support online transactions.
-// * 3009 (HTTP 402, gateway): The card was reported lost.
-// * 3010 (HTTP 402, gateway): The bank has restricted the card.
-// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
-// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
-// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
-type ErrorCode = Code
-
-// ErrorResponse Body of every error response. `http_code` repeats the HTTP status; it is a number in real responses and a string in the field table, so it is read as either.
-type ErrorResponse struct {
+// errorResponse Body of every error response. `http_code` repeats the HTTP status; it is a number in real responses and a string in the field table, so it is read as either.
+type errorResponse struct {
 	// Category Class of an error. `request`: caused by the request (invalid data, missing funds, a transfer to a missing account); `internal`: a failure inside the gateway (rare); `gateway`: moving funds between the card or bank and the account failed (card declines).
 	Category Category `json:"category"`
 
 	// Description Human-readable explanation.
 	Description string `json:"description"`
 
-	// ErrorCode Gateway error code (`error_code`). Each code comes with a fixed HTTP status
+	// Code Gateway error code (`error_code`). Each code comes with a fixed HTTP status
 	// and category, listed in `x-error-codes`. 3007 is not defined. Using
 	// `use_card_points` with a card whose `points_card` is false fails with a code
 	// the gateway does not document. Clients must tolerate codes not listed here.
@@ -1287,7 +1248,7 @@ type ErrorResponse struct {
 	// * 3011 (HTTP 402, gateway): The bank asked to retain the card.
 	// * 3012 (HTTP 412, gateway): The bank must authorize this payment (the payer should call the bank).
 	// * 4001 (HTTP 412, request): The account (merchant or customer balance) has insufficient funds.
-	ErrorCode ErrorCode `json:"error_code"`
+	Code Code `json:"error_code"`
 
 	// FraudRules Anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
@@ -1685,9 +1646,9 @@ type Plan struct {
 	CreationDate time.Time `json:"creation_date"`
 
 	// Currency Currency of the amount (ISO 4217), MXN by default.
-	Currency string `json:"currency"`
-	ID       string `json:"id"`
-	Name     string `json:"name"`
+	Currency Currency `json:"currency"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
 
 	// RepeatEvery Number of `repeat_unit`s between two charges.
 	RepeatEvery int `json:"repeat_every"`
@@ -2015,7 +1976,7 @@ type Transaction struct {
 	// Currency ISO 4217 currency of the amount. MXN by default; charges also accept USD. Other countries' accounts use their own currency.
 	//
 	// Example: MXN
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Customer A customer of the merchant. Charges echo the customer data they were sent with in the same shape (without `id`). Customers created with `requires_account` have a balance, a CLABE and a store reference for receiving funds.
 	Customer *Customer `json:"customer,omitempty"`
@@ -2030,7 +1991,7 @@ type Transaction struct {
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// ErrorCode The error code of a failed transaction (the code its `error_message` explains). Not in the interface's field table; the vendor's Java client reads it as a field the gateway returns.
-	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
+	ErrorCode Code `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage Why the transaction failed, when its status is `failed`.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
@@ -2086,7 +2047,7 @@ type TransactionFee struct {
 	Amount Amount `json:"amount"`
 
 	// Currency Currency of the fee (ISO 4217).
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Tax Money: a JSON number with at most two decimal places, held exactly (never as binary floating point). Request amounts must also be greater than zero; the gateway also takes them as strings (`"493.00"`, x-openpay-lenient number-strings).
 	//
@@ -2100,8 +2061,8 @@ type TransactionMethod string
 // TransactionStatus Status of a transaction, lower case in responses. `in_progress`: accepted and not yet settled (store and bank charges waiting for the payer, payouts being sent); `completed`: done; `refunded`: a charge that was refunded; `chargeback_pending`, `chargeback_accepted`, `chargeback_adjustment`: the stages of a chargeback; `charge_pending`: waiting for the payer to act (redirect, 3-D Secure, wallet and IVR charges); `cancelled`: not paid and cancelled (also a voided pre-authorization or a cancelled payout); `failed`: the payment was attempted and an error occurred (see `error_message`). Unknown values must be tolerated.
 type TransactionStatus string
 
-// TransactionStatusFilter Upper-case form of a TransactionStatus, as the `status` list filter takes it.
-type TransactionStatusFilter string
+// transactionStatusFilter Upper-case form of a TransactionStatus, as the `status` list filter takes it.
+type transactionStatusFilter string
 
 // TransactionType Kind of transaction. A refund appears as a transaction of type `refund` (nested in the refunded charge, or as the answer to a fee refund).
 type TransactionType string
@@ -2209,7 +2170,7 @@ type orderIDParam = string
 type payoutTypeParam = string
 
 // statusParam Upper-case form of a TransactionStatus, as the `status` list filter takes it.
-type statusParam = TransactionStatusFilter
+type statusParam = transactionStatusFilter
 
 // xForwardedForParam Example: 203.0.113.7
 type xForwardedForParam = string

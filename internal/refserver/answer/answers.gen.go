@@ -21,11 +21,11 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendTransaction)
 	case []openpay.Transaction:
 		b, err = appendJSONList(b, v, appendTransaction)
-	case openpay.ErrorResponse:
+	case ErrorResponse:
 		b, err = appendErrorResponse(b, &v)
-	case *openpay.ErrorResponse:
+	case *ErrorResponse:
 		b, err = appendJSONPointer(b, v, appendErrorResponse)
-	case []openpay.ErrorResponse:
+	case []ErrorResponse:
 		b, err = appendJSONList(b, v, appendErrorResponse)
 	case openpay.Card:
 		b, err = appendCard(b, &v)
@@ -596,7 +596,7 @@ func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	if v.Customer != nil {
 		b = append(b, ",\"customer\":"...)
 		if v.Customer == nil {
@@ -768,7 +768,7 @@ func appendCustomerAddress(b []byte, v *openpay.CustomerAddress) ([]byte, error)
 }
 
 // appendErrorResponse appends the JSON object of *v.
-func appendErrorResponse(b []byte, v *openpay.ErrorResponse) ([]byte, error) {
+func appendErrorResponse(b []byte, v *ErrorResponse) ([]byte, error) {
 	var err error
 	b = append(b, '{')
 	b = append(b, "\"category\":"...)
@@ -776,7 +776,7 @@ func appendErrorResponse(b []byte, v *openpay.ErrorResponse) ([]byte, error) {
 	b = append(b, ",\"description\":"...)
 	b = appendJSONString(b, v.Description)
 	b = append(b, ",\"error_code\":"...)
-	b = strconv.AppendInt(b, int64(v.ErrorCode), 10)
+	b = strconv.AppendInt(b, int64(v.Code), 10)
 	if !((len(v.FraudRules) == 0) || (v.FraudRules == nil)) {
 		b = append(b, ",\"fraud_rules\":"...)
 		if v.FraudRules == nil {
@@ -1107,7 +1107,7 @@ func appendPlan(b []byte, v *openpay.Plan) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	b = append(b, ",\"id\":"...)
 	b = appendJSONString(b, v.ID)
 	b = append(b, ",\"name\":"...)
@@ -1433,7 +1433,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	if v.Customer != nil {
 		b = append(b, ",\"customer\":"...)
 		if v.Customer == nil {
@@ -1591,7 +1591,7 @@ func appendTransactionFee(b []byte, v *openpay.TransactionFee) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	b = append(b, ",\"tax\":"...)
 	if b, err = v.Tax.AppendText(b); err != nil {
 		return b, err
