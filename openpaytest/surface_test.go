@@ -49,7 +49,7 @@ func TestNoInternalTypesExported(t *testing.T) {
 						st, ok := s.Type.(*ast.StructType)
 						if !ok || s.Assign != 0 {
 							shown = append(shown, s)
-							continue
+							break
 						}
 						for _, f := range st.Fields.List {
 							if len(f.Names) == 0 || f.Names[0].IsExported() {
