@@ -14,6 +14,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver"
+	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -88,6 +89,7 @@ func TestDocumentedDefaults(t *testing.T) {
 	assert.True(t, DefaultStart.Equal(time.Date(2026, time.January, 5, 16, 0, 0, 0, time.UTC)))
 	assert.Equal(t, refserver.GatewayZone(), DefaultStart.Location())
 	assert.Equal(t, cardnum.FraudEmail, FraudEmail)
+	assert.Equal(t, 8, delivery.MaxAttempts, "WebhookDeliveryStats.GivenUp's doc")
 }
 
 // Every field of a Fault reaches the server and comes back from Faults.
