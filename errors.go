@@ -242,7 +242,7 @@ func (c Code) Error() string {
 // UnmarshalJSON reads an error_code sent as a number or as a string
 // holding one, like the gateway's other loosely typed numbers.
 func (c *Code) UnmarshalJSON(b []byte) error {
-	var n FlexInt
+	var n flexInt
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}
@@ -439,7 +439,7 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		}
 		e.FraudRules = boundedTexts(body.FraudRules, secrets)
 		if rd := body.RiskData; rd != nil {
-			rd.Score = FlexString(transport.Excerpt(string(rd.Score), excerptRunes, secrets...))
+			rd.Score = transport.Excerpt(rd.Score, excerptRunes, secrets...)
 			rd.Rules = boundedTexts(rd.Rules, secrets)
 			e.RiskData = rd
 		}

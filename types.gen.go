@@ -1252,9 +1252,7 @@ type errorResponse struct {
 
 	// FraudRules Anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
-
-	// HTTPCode An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
-	HTTPCode FlexInt `json:"http_code"`
+	HTTPCode   int      `json:"http_code"`
 
 	// RequestID Identifier of the request, for support.
 	RequestID string `json:"request_id"`
@@ -1572,7 +1570,7 @@ type PaymentMethodType string
 // PaymentPlan Monthly instalments of a card charge: without interest in Mexico; in Peru with or without interest (`payments_type`).
 type PaymentPlan struct {
 	// Payments Number of monthly instalments: in Mexico 3, 6, 9, 12 or 18; in Colombia 2 to 36 (the vendor's WooCommerce plug-in offers those); in Peru as in Mexico (its numbers are not published). Sent as a number; responses may quote it.
-	Payments FlexInt `json:"payments"`
+	Payments int `json:"payments"`
 
 	// PaymentsType Peru: whether the instalments carry interest (the vendor's WooCommerce and PrestaShop plug-ins send it). Other countries do not take it (1003).
 	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
@@ -1763,7 +1761,7 @@ type RiskData struct {
 	Rules []string `json:"rules,omitempty,omitzero"`
 
 	// Score Risk score, kept as the gateway writes it. Its scale and form (number or string) are not documented; the vendor's clients read it as text.
-	Score FlexString `json:"score,omitempty,omitzero"`
+	Score string `json:"score,omitempty,omitzero"`
 }
 
 // StatusAfterRetry What happens to a subscription when its charge still fails after the plan's `retry_times` attempts: it becomes `unpaid` or is `cancelled`. Requests may write it in any case (x-openpay-lenient enum-case).
@@ -1775,14 +1773,10 @@ type Store struct {
 
 	// Geolocation Position of a store.
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
-
-	// ID An integer sent as a JSON number (`404`) or as a string holding one (`"404"`); clients send a number and accept both.
-	ID FlexInt `json:"id"`
-
-	// IDStore A string that may arrive as a JSON number (a store's `id_store` is numeric in real responses); clients send a string and accept both.
-	IDStore    FlexString `json:"id_store"`
-	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
-	Name       string     `json:"name"`
+	ID          int          `json:"id"`
+	IDStore     string       `json:"id_store"`
+	LastUpdate  time.Time    `json:"last_update,omitempty,omitzero"`
+	Name        string       `json:"name"`
 
 	// PaynetChain Store chain of the payment network.
 	PaynetChain *PaynetChain `json:"paynet_chain,omitempty"`

@@ -60,7 +60,7 @@ func writeError(w http.ResponseWriter, requestID string, e *Error) {
 		Description: e.Description,
 		Code:        e.Code,
 		FraudRules:  e.FraudRules,
-		HTTPCode:    openpay.FlexInt(status),
+		HTTPCode:    status,
 		RequestID:   requestID,
 	}
 	writeJSON(w, status, body)

@@ -793,9 +793,7 @@ func appendErrorResponse(b []byte, v *ErrorResponse) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"http_code\":"...)
-	if b, err = appendMarshaled(b, v.HTTPCode); err != nil {
-		return b, err
-	}
+	b = strconv.AppendInt(b, int64(v.HTTPCode), 10)
 	b = append(b, ",\"request_id\":"...)
 	b = appendJSONString(b, v.RequestID)
 	if v.RiskData != nil {
@@ -1146,7 +1144,6 @@ func appendPointsBalance(b []byte, v *openpay.PointsBalance) ([]byte, error) {
 
 // appendRiskData appends the JSON object of *v.
 func appendRiskData(b []byte, v *openpay.RiskData) ([]byte, error) {
-	var err error
 	b = append(b, '{')
 	start := len(b)
 	if !((len(v.Rules) == 0) || (v.Rules == nil)) {
@@ -1169,9 +1166,7 @@ func appendRiskData(b []byte, v *openpay.RiskData) ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, "\"score\":"...)
-		if b, err = appendMarshaled(b, v.Score); err != nil {
-			return b, err
-		}
+		b = appendJSONString(b, v.Score)
 	}
 	return append(b, '}'), nil
 }
@@ -1208,13 +1203,9 @@ func appendStore(b []byte, v *openpay.Store) ([]byte, error) {
 		b = append(b, ',')
 	}
 	b = append(b, "\"id\":"...)
-	if b, err = appendMarshaled(b, v.ID); err != nil {
-		return b, err
-	}
+	b = strconv.AppendInt(b, int64(v.ID), 10)
 	b = append(b, ",\"id_store\":"...)
-	if b, err = appendMarshaled(b, v.IDStore); err != nil {
-		return b, err
-	}
+	b = appendJSONString(b, v.IDStore)
 	if !v.LastUpdate.IsZero() {
 		b = append(b, ",\"last_update\":"...)
 		if b, err = appendJSONTime(b, v.LastUpdate); err != nil {

@@ -16,7 +16,7 @@ type ErrorResponse struct {
 	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 	// HTTPCode repeats the HTTP status.
-	HTTPCode openpay.FlexInt `json:"http_code"`
+	HTTPCode int `json:"http_code"`
 	// RequestID identifies the request, for support.
 	RequestID string `json:"request_id"`
 	// RiskData is the anti-fraud assessment of a refused request, when
