@@ -231,35 +231,35 @@ func TestDecimal(t *testing.T) {
 
 func TestFlexInt(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]FlexInt{`404`: 404, `"404"`: 404, `" 6 "`: 6, `-1`: -1} {
-		var n FlexInt
+	for in, want := range map[string]flexInt{`404`: 404, `"404"`: 404, `" 6 "`: 6, `-1`: -1} {
+		var n flexInt
 		require.NoError(t, json.Unmarshal([]byte(in), &n), in)
 		assert.Equal(t, want, n, in)
 	}
 	for _, in := range []string{`"x"`, `1.5`, `{}`, `true`} {
-		var n FlexInt
+		var n flexInt
 		assert.Error(t, json.Unmarshal([]byte(in), &n), in)
 	}
-	n := FlexInt(9)
+	n := flexInt(9)
 	require.NoError(t, json.Unmarshal([]byte(`null`), &n))
-	assert.Equal(t, FlexInt(9), n)
-	b, err := json.Marshal(FlexInt(412))
+	assert.Equal(t, flexInt(9), n)
+	b, err := json.Marshal(flexInt(412))
 	require.NoError(t, err)
 	assert.Equal(t, `412`, string(b))
 }
 
 func TestFlexString(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]FlexString{`4913`: "4913", `"4913"`: "4913", `12.50`: "12.50", `"a\"b"`: `a"b`} {
-		var s FlexString
+	for in, want := range map[string]flexString{`4913`: "4913", `"4913"`: "4913", `12.50`: "12.50", `"a\"b"`: `a"b`} {
+		var s flexString
 		require.NoError(t, json.Unmarshal([]byte(in), &s), in)
 		assert.Equal(t, want, s, in)
 	}
 	for _, in := range []string{`{}`, `[1]`, `true`} {
-		var s FlexString
+		var s flexString
 		assert.Error(t, json.Unmarshal([]byte(in), &s), in)
 	}
-	b, err := json.Marshal(FlexString("4913"))
+	b, err := json.Marshal(flexString("4913"))
 	require.NoError(t, err)
 	assert.Equal(t, `"4913"`, string(b))
 }
@@ -339,4 +339,39 @@ func TestAmountAppendTextDoesNotAllocate(t *testing.T) {
 	a, buf := MustAmount("-1234.5"), make([]byte, 0, 64)
 	n := testing.AllocsPerRun(100, func() { _, _ = a.AppendText(buf[:0]) })
 	assert.Zero(t, n, "an ordinary amount formats without allocating")
+}
+
+// The members the gateway writes loosely land in plain fields: a quoted
+// number in an int, a number in a string, and the other members as usual.
+func TestLooseMembersInPlainFields(t *testing.T) {
+	t.Parallel()
+	var pp PaymentPlan
+	require.NoError(t, json.Unmarshal([]byte(`{"payments":"6","payments_type":"WITHOUT_INTEREST"}`), &pp))
+	assert.Equal(t, PaymentPlan{Payments: 6, PaymentsType: PaymentPlanPaymentsTypeWithoutInterest}, pp)
+	require.NoError(t, json.Unmarshal([]byte(`{"payments":9}`), &pp))
+	assert.Equal(t, 9, pp.Payments)
+
+	var st Store
+	require.NoError(t, json.Unmarshal([]byte(`{"id":"1307","id_store":4913,"name":"Farmacia"}`), &st))
+	assert.Equal(t, 1307, st.ID)
+	assert.Equal(t, "4913", st.IDStore)
+	assert.Equal(t, "Farmacia", st.Name)
+
+	var rd RiskData
+	require.NoError(t, json.Unmarshal([]byte(`{"score":0.75,"rules":["velocity"]}`), &rd))
+	assert.Equal(t, "0.75", rd.Score)
+	assert.Equal(t, []string{"velocity"}, rd.Rules)
+
+	var e errorResponse
+	require.NoError(t, json.Unmarshal([]byte(`{"http_code":"404","error_code":1005,"description":"x"}`), &e))
+	assert.Equal(t, 404, e.HTTPCode)
+	assert.Equal(t, ErrNotFound, e.ErrorCode)
+
+	assert.Error(t, json.Unmarshal([]byte(`{"payments":"six"}`), &pp))
+
+	// Encoding is the plain fields' own: a number, a string.
+	b, err := json.Marshal(Store{ID: 12, IDStore: "4913"})
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"id":12`)
+	assert.Contains(t, string(b), `"id_store":"4913"`)
 }

@@ -32,7 +32,7 @@ func (cs *CardsService) Get(ctx context.Context, cardID string, opts ...CallOpti
 // Update changes a card's holder name or expiry, or sets the security code
 // used by the card's next transaction.
 func (cs *CardsService) Update(ctx context.Context, cardID string, req CardUpdateRequest, opts ...CallOption) error {
-	_, err := call[CardUpdateResponse](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "cards", cardID)
+	_, err := call[map[string]any](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "cards", cardID)
 	return err
 }
 

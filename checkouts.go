@@ -47,17 +47,17 @@ func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string,
 	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
 }
 
-// Update sets a checkout's status (CheckoutStatusAvailable or
+// Update changes a checkout: req.Status (CheckoutStatusAvailable or
 // CheckoutStatusCancelled; empty keeps it) and, when req.ExpirationDate is
 // set, its expiration. Setting available with a future expiration opens
 // an expired or cancelled checkout again; a completed one cannot change.
 //
 // The gateway updates checkouts only at the merchant's path, so a
 // customer's checkout is updated there too, from either scope.
-func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, status CheckoutStatus, req CheckoutUpdateRequest, opts ...CallOption) (*Checkout, error) {
+func (cs *CheckoutsService) Update(ctx context.Context, checkoutID string, req CheckoutUpdateRequest, opts ...CallOption) (*Checkout, error) {
 	var q url.Values
-	if status != "" {
-		q = url.Values{"status": {string(status)}}
+	if req.Status != "" {
+		q = url.Values{"status": {string(req.Status)}}
 	}
 	merchant := scopeOf(cs).c.merchantScope()
 	return call[Checkout](ctx, merchant, apiRequest{opts: opts, method: http.MethodPut, query: q, body: req}, "checkouts", checkoutID)

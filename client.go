@@ -106,6 +106,8 @@ type Client struct {
 	authValue      []string // the Authorization header's value
 	secrets        []string
 	baseURL        string
+	origin         string // the scheme and host of baseURL: what displayPath leaves out
+	sandbox        bool   // the base URL is one of the gateway's sandbox hosts
 	userAgentValue []string
 	clientIP       []string // the default X-Forwarded-For value, if any
 	tr             *transport.Transport
@@ -126,12 +128,16 @@ type settings struct {
 // Option configures a Client.
 type Option func(*settings) error
 
-// WithSandbox selects the sandbox environment (the default).
+// WithSandbox selects the sandbox environment. It is the default: a client
+// built without [WithProduction] talks to the sandbox, where production keys
+// are refused with [ErrUnauthorized] (1002).
 func WithSandbox() Option {
 	return func(s *settings) error { s.production = false; return nil }
 }
 
-// WithProduction selects the production environment. Production requires
+// WithProduction selects the production environment. A live deployment
+// must pass it: without it the client talks to the sandbox, and production
+// keys fail every call with [ErrUnauthorized] (1002). Production requires
 // https, also for a base URL set with WithBaseURL.
 func WithProduction() Option {
 	return func(s *settings) error { s.production = true; return nil }
@@ -150,7 +156,9 @@ func WithCountry(c Country) Option {
 
 // WithBaseURL sends requests to another host, such as a reference server
 // (openpaytest) or a proxy: "http://127.0.0.1:8080". Paths are appended to
-// it ("/v1/{merchant_id}/...", "/stores").
+// it ("/v1/{merchant_id}/...", "/stores"), so the base URL stops before the
+// API version: a base URL whose path ends in "/v1" is refused (New fails),
+// since every call would go to "/v1/v1/..." and answer 404.
 func WithBaseURL(base string) Option {
 	return func(s *settings) error {
 		u, err := url.Parse(base)
@@ -161,6 +169,10 @@ func WithBaseURL(base string) Option {
 			return errors.New("openpay: base URL must not carry credentials, a query or a fragment")
 		}
 		s.baseURL = strings.TrimRight(u.String(), "/")
+		if p := strings.TrimRight(u.Path, "/"); p == "/v1" || strings.HasSuffix(p, "/v1") {
+			return errors.New("openpay: base URL must stop before the API version: the SDK adds /v1 to every path (use " +
+				strings.TrimSuffix(s.baseURL, "/v1") + ")")
+		}
 		return nil
 	}
 }
@@ -244,7 +256,11 @@ var merchantIDRE = regexp.MustCompile(`^[A-Za-z0-9]{1,45}$`)
 // New returns a client for the merchant. key is the private key ("sk_...")
 // for a server, or the public key ("pk_...") for a program that only creates
 // cards and tokens; a public-key client refuses every other call before
-// sending it. By default the client talks to the Mexican sandbox.
+// sending it.
+//
+// By default the client talks to the Mexican sandbox: a live deployment
+// must pass [WithProduction] (and [WithCountry] outside Mexico), or its
+// production keys are refused with [ErrUnauthorized] on every call.
 func New(merchantID, key string, opts ...Option) (*Client, error) {
 	if !merchantIDRE.MatchString(merchantID) {
 		return nil, errors.New("openpay: merchant id must be 1 to 45 letters and digits")
@@ -281,7 +297,13 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		ua = s.userAgent + " " + ua
 	}
 	basic := base64.StdEncoding.EncodeToString([]byte(key + ":"))
+	bu, err := url.Parse(base)
+	if err != nil {
+		return nil, errors.New("openpay: base URL must be an absolute http or https URL")
+	}
 	c := &Client{
+		origin:         bu.Scheme + "://" + bu.Host,
+		sandbox:        strings.HasPrefix(bu.Hostname(), "sandbox-api.openpay."),
 		merchantID:     merchantID,
 		public:         strings.HasPrefix(key, "pk_"),
 		authValue:      []string{"Basic " + basic},

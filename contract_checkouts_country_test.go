@@ -31,7 +31,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		country  openpay.Country
-		currency string
+		currency openpay.Currency
 		amount   string
 		iva      string
 		payer    openpay.ChargeCustomer
@@ -98,7 +98,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			assert.Equal(t, charge.ID, rc.waitForOrder(t, openpay.EventTypeChargeCreated, "store-1").Transaction.ID)
 			_, err = k.srv.PayCheckout(store.ID, openpaytest.CardVisa)
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "one payment at a time")
-			_, err = k.c.Checkouts.Update(ctx, store.ID, openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+			_, err = k.c.Checkouts.Update(ctx, store.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "not while the store payment waits")
 			_, err = k.srv.PayCharge(charge.ID)
 			require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 				charge := pending.Transaction
 				assert.Equal(t, openpay.TransactionMethodBankAccount, charge.Method)
 				assert.Equal(t, openpay.TransactionStatusChargePending, charge.Status)
-				assert.Equal(t, "COP", charge.Currency)
+				assert.Equal(t, openpay.CurrencyCOP, charge.Currency)
 				require.NotNil(t, charge.PaymentMethod)
 				assert.Equal(t, openpay.PaymentMethodTypeRedirect, charge.PaymentMethod.Type)
 				assert.True(t, strings.HasPrefix(charge.PaymentMethod.URL, k.srv.URL+"/v1/"), charge.PaymentMethod.URL)
@@ -151,10 +151,10 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			day := openpay.NewDate(2026, time.January, 5)
 			assert.Len(t, ids(k.c.Checkouts.List(ctx, &openpay.CheckoutListParams{StartDate: day, EndDate: day})), 3)
 			open := newLink("open-1")
-			upd, err := k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-01-10 18:30"})
+			upd, err := k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-01-10 18:30"})
 			require.NoError(t, err)
 			assert.Equal(t, "2026-01-10 18:30", upd.ExpirationDate.Format(openpay.CheckoutDateLayout))
-			upd, err = k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+			upd, err = k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 			require.NoError(t, err)
 			assert.Equal(t, openpay.CheckoutStatusCancelled, upd.Status)
 			_, err = k.srv.PayCheckoutBy(open.ID, openpay.ChargeMethodStore)
@@ -162,7 +162,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			got, err = k.c.Checkouts.Get(ctx, open.ID)
 			require.NoError(t, err)
 			assert.Equal(t, openpay.CheckoutStatusCancelled, got.Status)
-			_, err = k.c.Checkouts.Update(ctx, card.ID, openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+			_, err = k.c.Checkouts.Update(ctx, card.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a paid link cannot change")
 		})
 	}

@@ -38,7 +38,7 @@ func TestContractCheckouts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusAvailable, co.Status)
 	assert.Equal(t, "349.90", co.Amount.String())
-	assert.Equal(t, "MXN", co.Currency)
+	assert.Equal(t, openpay.CurrencyMXN, co.Currency)
 	assert.Equal(t, "o-1001", co.OrderID)
 	assert.True(t, strings.HasPrefix(co.CheckoutLink, k.srv.URL+"/checkout/"), co.CheckoutLink)
 	assert.True(t, co.CreationDate.Equal(k.srv.Now()), "created now: %v", co.CreationDate)
@@ -84,7 +84,7 @@ func TestContractCheckouts(t *testing.T) {
 	// Paid links take nothing more, and cannot change.
 	_, err = k.srv.PayCheckout(co.ID, openpaytest.CardVisa)
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
-	_, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+	_, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
 
 	// The order_id is the shop's for good: no checkout and no charge may reuse it.
@@ -136,26 +136,26 @@ func TestContractCheckoutExpiry(t *testing.T) {
 	assert.Equal(t, openpay.CheckoutStatusExpired, got.Status)
 	_, err = k.srv.PayCheckout(co.ID, openpaytest.CardVisa)
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "an expired link takes no payment")
-	_, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{})
+	_, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable})
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "available needs a future expiration")
 
-	upd, err := k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-01-08 10:00"})
+	upd, err := k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-01-08 10:00"})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusAvailable, upd.Status)
 	assert.Equal(t, "2026-01-08T10:00:00.000-0600", upd.ExpirationDate.Format(openpay.FlexTimeLayout))
 
-	upd, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+	upd, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusCancelled, upd.Status)
 	_, err = k.srv.PayCheckout(co.ID, openpaytest.CardVisa)
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a cancelled link takes no payment")
-	upd, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{})
+	upd, err = k.c.Checkouts.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusAvailable, upd.Status)
 	paid, err := k.srv.PayCheckout(co.ID, openpaytest.CardMastercard)
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusCompleted, paid.Status)
-	_, err = k.c.Checkouts.Update(ctx, "cnothere", openpay.CheckoutStatusCancelled, openpay.CheckoutUpdateRequest{})
+	_, err = k.c.Checkouts.Update(ctx, "cnothere", openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 }
 
@@ -195,7 +195,7 @@ func TestContractCustomerCheckouts(t *testing.T) {
 	_, err = k.c.Customer("anothere").Checkouts.Create(ctx, req)
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
-	upd, err := links.Update(ctx, co.ID, openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-01-09 12:00"})
+	upd, err := links.Update(ctx, co.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-01-09 12:00"})
 	require.NoError(t, err)
 	assert.Equal(t, "2026-01-09 12:00", upd.ExpirationDate.Format(openpay.CheckoutDateLayout))
 

@@ -96,7 +96,7 @@ func TestContractCountryOperations(t *testing.T) {
 				OrderID: "o-1", IVA: iva})
 			require.NoError(t, err)
 			assert.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
-			assert.Equal(t, string(tc.currency), ch.Currency)
+			assert.Equal(t, tc.currency, ch.Currency)
 			usd, err := k.c.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardMastercard), Amount: openpay.MustAmount("20"),
 				Currency: openpay.CurrencyUSD, Description: "Dollars"})
 			require.NoError(t, err)
@@ -117,7 +117,7 @@ func TestContractCountryOperations(t *testing.T) {
 			st, err := k.c.Charges.Create(ctx, openpay.StoreCharge{Amount: amount, Currency: tc.currency, IVA: iva, Description: "En tienda"})
 			require.NoError(t, err)
 			assert.Equal(t, openpay.TransactionStatusInProgress, st.Status)
-			assert.Equal(t, string(tc.currency), st.Currency)
+			assert.Equal(t, tc.currency, st.Currency)
 			paid, err := k.srv.PayCharge(st.ID)
 			require.NoError(t, err)
 			assert.Equal(t, openpay.TransactionStatusCompleted, paid.Status)
@@ -136,7 +136,7 @@ func TestContractCountryOperations(t *testing.T) {
 			plan, err := k.c.Plans.Create(ctx, openpay.PlanRequest{Name: "Mensual", Amount: amount, RepeatEvery: 1, RepeatUnit: openpay.RepeatUnitMonth,
 				StatusAfterRetry: openpay.StatusAfterRetryCancelled})
 			require.NoError(t, err)
-			assert.Equal(t, string(tc.currency), plan.Currency)
+			assert.Equal(t, tc.currency, plan.Currency)
 			_, err = k.c.Plans.Get(ctx, plan.ID)
 			require.NoError(t, err)
 			_, err = k.c.Plans.Update(ctx, plan.ID, openpay.PlanUpdateRequest{Name: "Mensual B"})
@@ -249,7 +249,7 @@ func TestContractCountryAbsent(t *testing.T) {
 				require.Equal(t, openpay.TransactionStatusCompleted, fund.Status)
 				fee, err := k.c.Fees.Create(ctx, openpay.FeeRequest{CustomerID: cu.ID, Amount: openpay.MustAmount("1000"), Description: "Comisión"})
 				require.NoError(t, err)
-				assert.Equal(t, "COP", fee.Currency)
+				assert.Equal(t, openpay.CurrencyCOP, fee.Currency)
 				_, err = k.c.Fees.Get(ctx, fee.ID)
 				require.NoError(t, err)
 				fees, err := k.c.Fees.ListPage(ctx, nil)
@@ -257,7 +257,7 @@ func TestContractCountryAbsent(t *testing.T) {
 				assert.Len(t, fees, 1)
 				back, err := k.c.Fees.Refund(ctx, fee.ID, openpay.FeeRefundRequest{Description: "Devolución"})
 				require.NoError(t, err)
-				assert.Equal(t, "COP", back.Currency)
+				assert.Equal(t, openpay.CurrencyCOP, back.Currency)
 			}
 		})
 	}
@@ -277,7 +277,7 @@ func TestContractPSE(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusChargePending, ch.Status)
 	assert.Equal(t, openpay.TransactionMethodBankAccount, ch.Method)
-	assert.Equal(t, "COP", ch.Currency)
+	assert.Equal(t, openpay.CurrencyCOP, ch.Currency)
 	require.NotNil(t, ch.PaymentMethod)
 	assert.Equal(t, openpay.PaymentMethodTypeRedirect, ch.PaymentMethod.Type)
 	require.NotNil(t, ch.Customer)

@@ -40,7 +40,7 @@ func TestContractPlans(t *testing.T) {
 	assert.NotEmpty(t, plan.ID)
 	assert.Equal(t, "Basic", plan.Name)
 	assert.Equal(t, "150.00", plan.Amount.String())
-	assert.Equal(t, string(openpay.CurrencyMXN), plan.Currency)
+	assert.Equal(t, openpay.CurrencyMXN, plan.Currency)
 	assert.Equal(t, openpay.PlanStatusActive, plan.Status)
 
 	got, err := k.c.Plans.Get(ctx, plan.ID)

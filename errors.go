@@ -64,6 +64,9 @@ type Error struct {
 	// cause is why a 2xx answer was not usable (the decoding failure),
 	// its text redacted.
 	cause error
+	// hint is the SDK's own advice, said after the gateway's text (a 1002
+	// from a sandbox host: production keys need WithProduction).
+	hint string
 }
 
 // Unwrap returns why a 2xx answer was not usable (for example a
@@ -99,6 +102,9 @@ func (e *Error) Error() string {
 	}
 	if e.RequestID != "" {
 		b.WriteString(" [request " + cleanRequestID(e.RequestID) + "]")
+	}
+	if e.hint != "" {
+		b.WriteString(" (" + e.hint + ")")
 	}
 	return strings.Replace(b.String(), "(, ", "(", 1)
 }
@@ -236,7 +242,7 @@ func (c Code) Error() string {
 // UnmarshalJSON reads an error_code sent as a number or as a string
 // holding one, like the gateway's other loosely typed numbers.
 func (c *Code) UnmarshalJSON(b []byte) error {
-	var n FlexInt
+	var n flexInt
 	if err := n.UnmarshalJSON(b); err != nil {
 		return err
 	}
@@ -288,7 +294,8 @@ var ErrOutcomeUnknown = errors.New("openpay: outcome unknown")
 type TransportError struct {
 	// Method and Path name the call (the path never includes a query).
 	Method, Path string
-	// Attempts is how many times the request was tried.
+	// Attempts is how many times the request was tried: 0 when it was not
+	// sent at all (the context had ended before the first attempt).
 	Attempts int
 	// MayHaveReached is false only when no attempt established a
 	// connection, so the gateway certainly saw nothing.
@@ -308,6 +315,9 @@ func (e *TransportError) Error() string {
 	cause := "<nil>"
 	if e.Err != nil {
 		cause = shown(e.Err.Error())
+	}
+	if e.Attempts == 0 {
+		return fmt.Sprintf("openpay: %s %s: not sent: %s", shown(e.Method), shown(e.Path), cause)
 	}
 	return fmt.Sprintf("openpay: %s %s: %s after %d attempt(s): %s", shown(e.Method), shown(e.Path), what, e.Attempts, cause)
 }
@@ -418,7 +428,7 @@ func boundedTexts(in []string, secrets []string) []string {
 // Whatever the server sent, the texts kept are redacted and bounded.
 func decodeError(method, path string, resp *transport.Response, secrets []string) *Error {
 	e := &Error{Method: method, Path: path, HTTPStatus: resp.Status, RequestID: headerRequestID(resp, secrets)}
-	var body ErrorResponse
+	var body errorResponse
 	dec := json.NewDecoder(bytes.NewReader(resp.Body))
 	if err := dec.Decode(&body); err == nil && (body.ErrorCode != 0 || body.Category != "") {
 		e.Category = Category(transport.Excerpt(string(body.Category), excerptRunes, secrets...))
@@ -429,7 +439,7 @@ func decodeError(method, path string, resp *transport.Response, secrets []string
 		}
 		e.FraudRules = boundedTexts(body.FraudRules, secrets)
 		if rd := body.RiskData; rd != nil {
-			rd.Score = FlexString(transport.Excerpt(string(rd.Score), excerptRunes, secrets...))
+			rd.Score = transport.Excerpt(rd.Score, excerptRunes, secrets...)
 			rd.Rules = boundedTexts(rd.Rules, secrets)
 			e.RiskData = rd
 		}

@@ -108,7 +108,7 @@ func TestDecodeErrorLooseFields(t *testing.T) {
 		`{"category":"request","error_code":1006,"description":"dup","http_code":"","request_id":"r1"}`,
 		`{"category":"request","error_code":1006,"description":"dup","http_code":409,"request_id":"r1"}`,
 	} {
-		var e ErrorResponse
+		var e errorResponse
 		require.NoError(t, json.Unmarshal([]byte(body), &e), body)
 		assert.Equal(t, ErrDuplicateOrderID, e.ErrorCode, body)
 	}

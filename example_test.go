@@ -272,7 +272,7 @@ func ExampleTransfersService_Create() {
 // server, which delivers the verification event when the webhook is
 // created and then the events it subscribed to, as the gateway does.
 func ExampleWebhookHandler() {
-	c, _, stop := exampleClient()
+	c, srv, stop := exampleClient()
 	defer stop()
 	ctx := context.Background()
 
@@ -320,12 +320,13 @@ func ExampleWebhookHandler() {
 		fmt.Println(err)
 		return
 	}
-	select {
-	case order := <-paid:
-		fmt.Println("paid:", order)
-	case <-time.After(10 * time.Second):
-		fmt.Println("no event")
+	// The reference server delivers the event before this returns (a
+	// test's way to wait for webhooks; the gateway delivers when it does).
+	if err := srv.WaitForDeliveries(ctx); err != nil {
+		fmt.Println(err)
+		return
 	}
+	fmt.Println("paid:", <-paid)
 
 	// A request without the webhook's credentials is refused.
 	res, err := http.Post(hook.URL, "application/json", strings.NewReader(`{"type":"charge.succeeded"}`))

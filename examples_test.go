@@ -29,11 +29,21 @@ const examplesDir = "testdata/examples"
 // exampleKind says which generated type (and which schema of openapi.yaml,
 // of the same name) an example file decodes into.
 type exampleKind struct {
-	typ  reflect.Type // element type
-	list bool         // the file holds a JSON array of typ
+	typ    reflect.Type // element type
+	list   bool         // the file holds a JSON array of typ
+	schema string       // the schema's name when typ is not named after it
 }
 
-func (k exampleKind) schemaName() string { return k.typ.Name() }
+func (k exampleKind) schemaName() string {
+	if k.schema != "" {
+		return k.schema
+	}
+	return k.typ.Name()
+}
+
+// errorObject is the kind of the error object, whose Go type is not
+// exported.
+var errorObject = exampleKind{typ: reflect.TypeFor[errorResponse](), schema: "ErrorResponse"}
 
 func one[T any]() exampleKind  { return exampleKind{typ: reflect.TypeFor[T]()} }
 func many[T any]() exampleKind { return exampleKind{typ: reflect.TypeFor[T](), list: true} }
@@ -51,7 +61,7 @@ var exampleTypes = map[string]exampleKind{
 	"cards--create-a-card.json":                     one[Card](),
 	"cards--get-a-card.json":                        one[Card](),
 	"cards--list-of-cards.json":                     many[Card](),
-	"cards--updating-a-card.json":                   one[CardUpdateResponse](),
+	"cards--updating-a-card.json":                   {typ: reflect.TypeFor[map[string]any](), schema: "CardUpdateResponse"},
 	"charges--charge-via-bank.json":                 one[Transaction](),
 	"charges--charge-via-store.json":                one[Transaction](),
 	"charges--charge-with-ivr.json":                 one[Transaction](),
@@ -72,7 +82,7 @@ var exampleTypes = map[string]exampleKind{
 	"customers--customer-object.json":               one[Customer](),
 	"customers--get-an-existing-customer.json":      one[Customer](),
 	"customers--update-a-customer.json":             one[Customer](),
-	"errors--error-object.json":                     one[ErrorResponse](),
+	"errors--error-object.json":                     errorObject,
 	"fees--charging-a-fee.json":                     one[Transaction](),
 	"fees--fee-list.json":                           many[Transaction](),
 	"fees--refund-fee.json":                         one[Transaction](),
@@ -122,14 +132,14 @@ type factExample struct {
 }
 
 var factExamples = []factExample{{
-	name: "error with risk_data", kind: one[ErrorResponse](), member: "$.risk_data",
+	name: "error with risk_data", kind: errorObject, member: "$.risk_data",
 	evidence: "facts.md: some error bodies also carry risk_data {score, rules}; openpay-java " +
 		"OpenpayServiceException.riskData, its test of a refused fraud charge expects a score and rules",
 	body: `{"category":"gateway","description":"The card was declined","http_code":402,"error_code":3005,` +
 		`"request_id":"1981cdb8-19cb-4bad-8256-e95d58bc035c","fraud_rules":["Billing <> BIN Country for VISA/MC"],` +
 		`"risk_data":{"score":"0.87","rules":["Billing <> BIN Country for VISA/MC","Velocity: 3 cards in 1 hour"]}}`,
 }, {
-	name: "error with a numeric risk score", kind: one[ErrorResponse](), member: "$.risk_data.score",
+	name: "error with a numeric risk score", kind: errorObject, member: "$.risk_data.score",
 	evidence: "the form of the score is not shown (openpay-java reads it as a string); a number must survive too",
 	body: `{"category":"gateway","description":"The card was declined","http_code":402,"error_code":3005,` +
 		`"request_id":"r-2","risk_data":{"score":87,"rules":["High risk BIN"]}}`,
@@ -470,8 +480,18 @@ func decodeNumbers(data []byte) (any, error) {
 var looseTypes = map[reflect.Type]bool{
 	reflect.TypeFor[Amount]():     true,
 	reflect.TypeFor[Decimal]():    true,
-	reflect.TypeFor[FlexInt]():    true,
-	reflect.TypeFor[FlexString](): true,
+	reflect.TypeFor[flexInt]():    true,
+	reflect.TypeFor[flexString](): true,
+}
+
+// looseFields are the members that plain fields hold but that their type's
+// UnmarshalJSON reads loosely (loose.go), by type and key, with the loose
+// type each is read as.
+var looseFields = map[reflect.Type]map[string]reflect.Type{
+	reflect.TypeFor[PaymentPlan]():   {"payments": reflect.TypeFor[flexInt]()},
+	reflect.TypeFor[Store]():         {"id": reflect.TypeFor[flexInt](), "id_store": reflect.TypeFor[flexString]()},
+	reflect.TypeFor[RiskData]():      {"score": reflect.TypeFor[flexString]()},
+	reflect.TypeFor[errorResponse](): {"http_code": reflect.TypeFor[flexInt]()},
 }
 
 // compareJSON reports where back (the round trip) differs from orig. typ is
@@ -501,6 +521,9 @@ func compareJSON(path string, orig, back any, typ reflect.Type, losses *[]loss) 
 				continue
 			}
 			ft := fieldType(typ, k)
+			if lt, ok := looseFields[typ][k]; ok {
+				ft = lt
+			}
 			bv, present := b[k]
 			switch {
 			case present:
@@ -668,7 +691,7 @@ func TestExampleLossDetectorCanFail(t *testing.T) {
 	assert.Len(t, losses, 1, "a quoted number re-encoded as a number is a change for a strict type")
 	losses, err = roundTripLosses([]byte(`{"payments":"6"}`), reflect.TypeFor[PaymentPlan]())
 	require.NoError(t, err)
-	assert.Empty(t, losses, "FlexInt is documented loose")
+	assert.Empty(t, losses, "payments is documented loose")
 
 	// The real types are held to the same rule: a field Card does not have
 	// is reported.

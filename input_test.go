@@ -69,7 +69,7 @@ type rawText string
 func (r rawText) MarshalJSON() ([]byte, error) { return []byte(`"` + string(r) + `"`), nil }
 
 // Invalid bytes a MarshalJSON method wrote raw are caught too, and the
-// SDK's own string-writing MarshalJSON methods (FlexString, the card
+// SDK's own string-writing MarshalJSON methods (flexString, the card
 // masking) escape, so their invalid bytes become \ufffd.
 func TestCheckUTF8RawMarshalerOutput(t *testing.T) {
 	t.Parallel()
@@ -83,7 +83,7 @@ func TestCheckUTF8RawMarshalerOutput(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidUTF8)
 	assert.Contains(t, err.Error(), "not sent: b is not")
 
-	for _, v := range []any{FlexString("\xff"), CardDetails{HolderName: "\xff"}, CardRequest{HolderName: "\xff"}} {
+	for _, v := range []any{flexString("\xff"), CardDetails{HolderName: "\xff"}, CardRequest{HolderName: "\xff"}} {
 		b, err := json.Marshal(v)
 		require.NoError(t, err)
 		assert.True(t, utf8.Valid(b), "%T", v)

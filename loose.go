@@ -8,19 +8,21 @@ import (
 	"time"
 )
 
-// FlexInt is an integer that the gateway sends sometimes as a JSON number and
+// flexInt is an integer that the gateway sends sometimes as a JSON number and
 // sometimes as a string holding one (http_code in error bodies, the payments
-// of a payment plan, store ids). It always encodes as a JSON number.
-type FlexInt int64
+// of a payment plan, store ids). It always encodes as a JSON number. The
+// fields themselves are plain ints, read through flexInt by the
+// UnmarshalJSON methods at the end of this file.
+type flexInt int64
 
 // MarshalJSON writes the value as a JSON number.
-func (n FlexInt) MarshalJSON() ([]byte, error) {
+func (n flexInt) MarshalJSON() ([]byte, error) {
 	return strconv.AppendInt(nil, int64(n), 10), nil
 }
 
 // UnmarshalJSON accepts 404, "404", and null or "" (which leave n
 // unchanged).
-func (n *FlexInt) UnmarshalJSON(b []byte) error {
+func (n *flexInt) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if bytes.Equal(b, []byte("null")) {
 		return nil
@@ -35,21 +37,22 @@ func (n *FlexInt) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("openpay: %.20q is not an integer", b)
 	}
-	*n = FlexInt(v)
+	*n = flexInt(v)
 	return nil
 }
 
-// FlexString is a string that the gateway sometimes sends as a JSON number
+// flexString is a string that the gateway sometimes sends as a JSON number
 // (for example a store's id_store, documented as a string but numeric in real
-// responses). It always encodes as a JSON string.
-type FlexString string
+// responses). It always encodes as a JSON string. The fields themselves are
+// plain strings, read through flexString like flexInt's.
+type flexString string
 
 // MarshalJSON writes the value as a JSON string.
-func (s FlexString) MarshalJSON() ([]byte, error) { return json.Marshal(string(s)) }
+func (s flexString) MarshalJSON() ([]byte, error) { return json.Marshal(string(s)) }
 
 // UnmarshalJSON accepts a string, a number (kept exactly as written) or null
 // (which leaves s unchanged).
-func (s *FlexString) UnmarshalJSON(b []byte) error {
+func (s *flexString) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case bytes.Equal(b, []byte("null")):
@@ -59,14 +62,14 @@ func (s *FlexString) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &v); err != nil {
 			return fmt.Errorf("openpay: malformed string: %w", err)
 		}
-		*s = FlexString(v)
+		*s = flexString(v)
 		return nil
 	default:
 		var num json.Number
 		if err := json.Unmarshal(b, &num); err != nil {
 			return fmt.Errorf("openpay: expected a string or a number")
 		}
-		*s = FlexString(num.String())
+		*s = flexString(num.String())
 		return nil
 	}
 }
@@ -110,4 +113,68 @@ func (t *FlexTime) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return fmt.Errorf("openpay: %.40q is not a timestamp", s)
+}
+
+// The wire types whose members the gateway writes loosely decode those
+// members through flexInt and flexString, so that their fields stay plain
+// Go types. Each method decodes into the type's own fields (a local type
+// without methods, so no recursion) and lets the loose members, declared
+// with the same keys one level up, take precedence.
+
+// UnmarshalJSON reads payments as a number or a string holding one.
+func (p *PaymentPlan) UnmarshalJSON(b []byte) error {
+	type plain PaymentPlan
+	aux := struct {
+		*plain
+		Payments flexInt `json:"payments"`
+	}{plain: (*plain)(p), Payments: flexInt(p.Payments)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	p.Payments = int(aux.Payments)
+	return nil
+}
+
+// UnmarshalJSON reads id as a number or a string holding one, and
+// id_store as a string or a number.
+func (s *Store) UnmarshalJSON(b []byte) error {
+	type plain Store
+	aux := struct {
+		*plain
+		ID      flexInt    `json:"id"`
+		IDStore flexString `json:"id_store"`
+	}{plain: (*plain)(s), ID: flexInt(s.ID), IDStore: flexString(s.IDStore)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	s.ID, s.IDStore = int(aux.ID), string(aux.IDStore)
+	return nil
+}
+
+// UnmarshalJSON reads score as a string or a number (kept as written).
+func (r *RiskData) UnmarshalJSON(b []byte) error {
+	type plain RiskData
+	aux := struct {
+		*plain
+		Score flexString `json:"score"`
+	}{plain: (*plain)(r), Score: flexString(r.Score)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	r.Score = string(aux.Score)
+	return nil
+}
+
+// UnmarshalJSON reads http_code as a number or a string holding one.
+func (e *errorResponse) UnmarshalJSON(b []byte) error {
+	type plain errorResponse
+	aux := struct {
+		*plain
+		HTTPCode flexInt `json:"http_code"`
+	}{plain: (*plain)(e), HTTPCode: flexInt(e.HTTPCode)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	e.HTTPCode = int(aux.HTTPCode)
+	return nil
 }

@@ -22,7 +22,7 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 	total openpay.Amount, keepForRecovery func(attemptID string) error, askForAnotherCard func() error,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
 	err error, markPaid func(context.Context, *openpay.Transaction) error,
-	t *testing.T, shopFor func(*openpaytest.Server) http.Handler`
+	t *testing.T, shopFor func(*openpaytest.Server) http.Handler, srv *openpaytest.Server, hooks http.Handler`
 
 // TestReadmeCompiles type-checks every Go snippet of the README against the
 // SDK as it is, so that code copied from it compiles: a renamed field, a
@@ -30,6 +30,10 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 // that declares a function stands at file level; any other runs in a
 // function receiving readmeParams. Unused names are allowed (snippets show
 // calls, not whole programs).
+//
+// The testing snippet, func TestCheckout, also runs: it must be, word for
+// word, the function of that name in readme_run_test.go, which go test
+// runs against openpaytest.
 func TestReadmeCompiles(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("README.md")
@@ -55,6 +59,7 @@ import (
 )
 `)
 	blocks := 0
+	ranSnippet := false
 	lines := strings.Split(string(readme), "\n")
 	for i := 0; i < len(lines); i++ {
 		if strings.TrimSpace(lines[i]) != "```go" {
@@ -67,6 +72,12 @@ import (
 		blocks++
 		// The //line directive makes positions point into README.md.
 		line := fmt.Sprintf("\n//line README.md:%d\n", start+1)
+		if strings.HasPrefix(body, "func TestCheckout(") {
+			run, err := os.ReadFile("readme_run_test.go")
+			require.NoError(t, err)
+			assert.Contains(t, string(run), "\n"+body+"\n", "the README's TestCheckout differs from the one readme_run_test.go runs")
+			ranSnippet = true
+		}
 		if strings.HasPrefix(body, "func ") {
 			src.WriteString(line + body + "\n")
 			continue
@@ -74,6 +85,7 @@ import (
 		fmt.Fprintf(&src, "\nfunc _(%s) error {\n\t{%s%s\n\t}\n\treturn nil\n}\n", readmeParams, line, body)
 	}
 	require.Greater(t, blocks, 10, "the README's Go snippets were found")
+	assert.True(t, ranSnippet, "the README has a func TestCheckout snippet, the one that runs")
 
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "readme.go", src.String(), parser.SkipObjectResolution)

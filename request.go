@@ -185,9 +185,10 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 }
 
 // displayPath is the path of u, a URL below the base URL, as messages and
-// logs show it: never the host or the query.
+// logs show it: the whole path requested (a base URL's own path included),
+// never the scheme, the host or the query.
 func (c *Client) displayPath(u string) string {
-	return transport.DisplayPath(strings.TrimPrefix(u, c.baseURL))
+	return transport.DisplayPath(strings.TrimPrefix(u, c.origin))
 }
 
 // roundTrip sends r with its retries and reads the final answer into out
@@ -246,7 +247,11 @@ func (c *Client) roundTrip(ctx context.Context, r apiRequest, path string, clien
 // acted.
 func (c *Client) answer(method, path string, resp *transport.Response, out any) error {
 	if resp.Status < 200 || resp.Status > 299 {
-		return decodeError(method, path, resp, c.secrets)
+		e := decodeError(method, path, resp, c.secrets)
+		if c.sandbox && e.Code == ErrUnauthorized {
+			e.hint = "this client talks to the sandbox; production keys need WithProduction"
+		}
+		return e
 	}
 	b := bytes.TrimSpace(resp.Body)
 	if out == nil {

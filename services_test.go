@@ -377,11 +377,11 @@ func TestRequestShapes(t *testing.T) {
 			return err
 		}, method: "GET", path: C + "/checkouts/c1"},
 		{name: "update checkout at the merchant path from a customer's scope", reply: `{"id":"c1"}`, call: func() error {
-			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutStatusAvailable, openpay.CheckoutUpdateRequest{ExpirationDate: "2026-12-31 23:59"})
+			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-12-31 23:59"})
 			return err
 		}, method: "PUT", path: P + "/checkouts/c1", query: "status=available", body: `{"expiration_date":"2026-12-31 23:59"}`},
 		{name: "update checkout keeping its status", reply: `{"id":"c1"}`, call: func() error {
-			_, err := c.Checkouts.Update(ctx, "c1", "", openpay.CheckoutUpdateRequest{})
+			_, err := c.Checkouts.Update(ctx, "c1", openpay.CheckoutUpdateRequest{})
 			return err
 		}, method: "PUT", path: P + "/checkouts/c1", body: `{}`},
 		{name: "list checkouts", reply: `[]`, call: func() error {

@@ -779,9 +779,24 @@ func TestContextEndsDuringBackoff(t *testing.T) {
 		h := newHarness(t, srv.URL)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		err := h.call(ctx, apiRequest{method: http.MethodPost, url: chargesPath, body: cardBody()}, nil)
+		var info ResponseInfo
+		err := h.call(ctx, apiRequest{method: http.MethodPost, url: chargesPath, body: cardBody()}, nil, WithResponseInfo(&info))
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+		assert.Equal(t, 0, srv.count())
+		// Nothing was sent, and the error says so instead of counting an
+		// attempt.
+		var te *TransportError
+		require.ErrorAs(t, err, &te)
+		assert.Zero(t, te.Attempts)
+		assert.Zero(t, info.Attempts)
+		assert.Equal(t, "openpay: POST "+chargesPath+": not sent: context canceled", err.Error())
+
+		// A read likewise.
+		err = h.call(ctx, apiRequest{method: http.MethodGet, url: chargePath}, nil)
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Contains(t, err.Error(), "not sent")
+		assert.NotContains(t, err.Error(), "attempt")
 		assert.Equal(t, 0, srv.count())
 	})
 }
@@ -1339,6 +1354,17 @@ func TestNewRefuses(t *testing.T) {
 	assert.Equal(t, "https://api.openpay.mx", c.baseURL)
 	_, err = New(tpMerchant, tpKey, WithProduction(), WithBaseURL("https://proxy.example:8443/openpay/"))
 	assert.NoError(t, err)
+	// The SDK adds /v1 itself: a base URL that ends with it would make
+	// every path /v1/v1/... and every call a 404.
+	for _, base := range []string{"https://sandbox-api.openpay.mx/v1", "https://sandbox-api.openpay.mx/v1/", "http://127.0.0.1:8080/openpay/v1"} {
+		_, err := New(tpMerchant, tpKey, WithBaseURL(base))
+		require.Error(t, err, "base %q", base)
+		assert.ErrorContains(t, err, "/v1")
+	}
+	_, err = New(tpMerchant, tpKey, WithBaseURL("https://sandbox-api.openpay.mx/v1"))
+	assert.EqualError(t, err, "openpay: base URL must stop before the API version: the SDK adds /v1 to every path (use https://sandbox-api.openpay.mx)")
+	_, err = New(tpMerchant, tpKey, WithBaseURL("https://proxy.example/v10"))
+	assert.NoError(t, err, "only a last segment of exactly v1 is refused")
 
 	for _, id := range []string{"", "mzdtln0bmtms6o3kck8f/../x", "has space", "mzdtln0bmtms6o3kck8f?x=1", strings.Repeat("m", 46), "m\u00e9rchant"} {
 		_, err := New(id, tpKey)
@@ -1418,4 +1444,54 @@ func TestRequestShapeWithGock(t *testing.T) {
 
 	assert.True(t, gock.IsDone(), "every canned exchange happened")
 	assert.False(t, gock.HasUnmatchedRequest(), "no request differed from its canned shape")
+}
+
+// An error shows the whole path requested, a base URL's own path included,
+// so that a proxy prefix or a doubled segment is visible.
+func TestErrorShowsPathRequested(t *testing.T) {
+	t.Parallel()
+	srv := newScriptServer(t, reply(404, `{"category":"request","error_code":1005,"description":"not found","http_code":404}`))
+	h := newHarness(t, srv.URL+"/openpay")
+	err := h.call(context.Background(), apiRequest{method: http.MethodGet, url: chargePath}, nil)
+	var oe *Error
+	require.ErrorAs(t, err, &oe)
+	assert.Equal(t, "/openpay"+chargePath, oe.Path)
+	assert.Contains(t, err.Error(), "GET /openpay"+chargePath+":")
+	assert.Equal(t, "/openpay"+chargePath, srv.requests()[0].Path)
+}
+
+// rtFunc answers requests without a network (package openpay_test has
+// its own roundTripFunc).
+type rtFunc func(*http.Request) (*http.Response, error)
+
+func (f rtFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A 1002 from a sandbox host says that production keys need
+// WithProduction; elsewhere the gateway's text stands alone.
+func TestUnauthorizedOnSandboxSaysSo(t *testing.T) {
+	t.Parallel()
+	unauthorized := rtFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 401, Header: http.Header{"Content-Type": {"application/json"}}, Request: r,
+			Body: io.NopCloser(strings.NewReader(`{"category":"request","error_code":1002,"description":"The api key or merchant id are invalid","http_code":401}`))}, nil
+	})
+	hint := "this client talks to the sandbox; production keys need WithProduction"
+	for _, tc := range []struct {
+		opts []Option
+		hint bool
+	}{
+		{nil, true},
+		{[]Option{WithCountry(CountryColombia)}, true},
+		{[]Option{WithProduction()}, false},
+		{[]Option{WithBaseURL("https://proxy.example")}, false},
+	} {
+		c, err := New(tpMerchant, tpKey, append(tc.opts, WithHTTPClient(&http.Client{Transport: unauthorized}))...)
+		require.NoError(t, err)
+		_, err = c.Charges.Get(context.Background(), "tr0000000000000000000")
+		require.ErrorIs(t, err, ErrUnauthorized)
+		if tc.hint {
+			assert.Contains(t, err.Error(), hint, "%s", c)
+		} else {
+			assert.NotContains(t, err.Error(), "WithProduction", "%s", c)
+		}
+	}
 }

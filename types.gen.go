@@ -524,39 +524,39 @@ func (e TransactionStatus) Valid() bool {
 	}
 }
 
-// Defines values for TransactionStatusFilter.
+// Defines values for transactionStatusFilter.
 const (
-	TransactionStatusFilterCancelled            TransactionStatusFilter = "CANCELLED"
-	TransactionStatusFilterChargePending        TransactionStatusFilter = "CHARGE_PENDING"
-	TransactionStatusFilterChargebackAccepted   TransactionStatusFilter = "CHARGEBACK_ACCEPTED"
-	TransactionStatusFilterChargebackAdjustment TransactionStatusFilter = "CHARGEBACK_ADJUSTMENT"
-	TransactionStatusFilterChargebackPending    TransactionStatusFilter = "CHARGEBACK_PENDING"
-	TransactionStatusFilterCompleted            TransactionStatusFilter = "COMPLETED"
-	TransactionStatusFilterFailed               TransactionStatusFilter = "FAILED"
-	TransactionStatusFilterInProgress           TransactionStatusFilter = "IN_PROGRESS"
-	TransactionStatusFilterRefunded             TransactionStatusFilter = "REFUNDED"
+	transactionStatusFilterCancelled            transactionStatusFilter = "CANCELLED"
+	transactionStatusFilterChargePending        transactionStatusFilter = "CHARGE_PENDING"
+	transactionStatusFilterChargebackAccepted   transactionStatusFilter = "CHARGEBACK_ACCEPTED"
+	transactionStatusFilterChargebackAdjustment transactionStatusFilter = "CHARGEBACK_ADJUSTMENT"
+	transactionStatusFilterChargebackPending    transactionStatusFilter = "CHARGEBACK_PENDING"
+	transactionStatusFilterCompleted            transactionStatusFilter = "COMPLETED"
+	transactionStatusFilterFailed               transactionStatusFilter = "FAILED"
+	transactionStatusFilterInProgress           transactionStatusFilter = "IN_PROGRESS"
+	transactionStatusFilterRefunded             transactionStatusFilter = "REFUNDED"
 )
 
-// Valid indicates whether the value is a known member of the TransactionStatusFilter enum.
-func (e TransactionStatusFilter) Valid() bool {
+// Valid indicates whether the value is a known member of the transactionStatusFilter enum.
+func (e transactionStatusFilter) Valid() bool {
 	switch e {
-	case TransactionStatusFilterCancelled:
+	case transactionStatusFilterCancelled:
 		return true
-	case TransactionStatusFilterChargePending:
+	case transactionStatusFilterChargePending:
 		return true
-	case TransactionStatusFilterChargebackAccepted:
+	case transactionStatusFilterChargebackAccepted:
 		return true
-	case TransactionStatusFilterChargebackAdjustment:
+	case transactionStatusFilterChargebackAdjustment:
 		return true
-	case TransactionStatusFilterChargebackPending:
+	case transactionStatusFilterChargebackPending:
 		return true
-	case TransactionStatusFilterCompleted:
+	case transactionStatusFilterCompleted:
 		return true
-	case TransactionStatusFilterFailed:
+	case transactionStatusFilterFailed:
 		return true
-	case TransactionStatusFilterInProgress:
+	case transactionStatusFilterInProgress:
 		return true
-	case TransactionStatusFilterRefunded:
+	case transactionStatusFilterRefunded:
 		return true
 	default:
 		return false
@@ -1121,10 +1121,6 @@ type CardUpdateRequest struct {
 	MerchantID string `json:"merchant_id,omitempty,omitzero"`
 }
 
-// CardUpdateResponse is the answer to a card update: an empty object today.
-// The gateway may add fields later.
-type CardUpdateResponse map[string]interface{}
-
 // ChargeCustomer is the payer of a charge made at merchant level. It is echoed
 // on the charge but creates no customer. Customer-scope charges do not take
 // it.
@@ -1173,7 +1169,7 @@ type Checkout struct {
 	CreationDate FlexTime `json:"creation_date"`
 
 	// Currency is the currency of the amount (ISO 4217).
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Customer is the payer: the customer of the path for a customer's checkout,
 	// the customer data sent at merchant scope (without ID), or nil.
@@ -1278,14 +1274,18 @@ type CheckoutRequest struct {
 // than a store charge's 48 hours. Expect values not listed here.
 type CheckoutStatus string
 
-// CheckoutUpdateRequest is the body of a checkout update; the status goes in
-// the query. An empty object changes only the status.
+// CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
+// fields in the body.
 type CheckoutUpdateRequest struct {
 	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's
 	// time zone; empty leaves it unchanged.
 	//
 	// Example: 2026-12-31 23:59
 	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+
+	// Status is the new status, available or cancelled; empty keeps it. It is
+	// sent in the query (parameter status), never in the body.
+	Status CheckoutStatus `json:"-"`
 }
 
 // Currency is an ISO 4217 currency code. The account's country decides which a
@@ -1388,62 +1388,8 @@ type CustomerUpdateRequest struct {
 	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
 }
 
-// ErrorCode is a gateway error code (error_code). Each code comes with a fixed
-// HTTP status and category. Expect codes not listed here: using UseCardPoints
-// with a card whose PointsCard is false, for one, fails with a code the
-// gateway does not document.
-//
-//   - 1000 (HTTP 500, internal): internal server error.
-//   - 1001 (HTTP 400, request): the body is not valid JSON, a field has the
-//     wrong format, or a required field is missing.
-//   - 1002 (HTTP 401, request): the request is not authenticated, or the
-//     credentials are wrong.
-//   - 1003 (HTTP 422, request): a parameter has an incorrect value (also: the
-//     charge is in a final status and cannot be captured).
-//   - 1004 (HTTP 503, internal): a service the gateway needs is unavailable.
-//   - 1005 (HTTP 404, request): a resource the request names does not exist.
-//   - 1006 (HTTP 409, request): a transaction with the same order_id already
-//     exists.
-//   - 1007 (HTTP 402, gateway): the transfer of funds between the bank account
-//     or card and the account was rejected.
-//   - 1008 (HTTP 423, request): one of the accounts the request needs is
-//     deactivated.
-//   - 1009 (HTTP 413, request): the request body is too large.
-//   - 1010 (HTTP 403, request): the public key was used where the private key
-//     is required, or the private key was used from a browser.
-//   - 2001 (HTTP 409, request): a bank account with this CLABE is already
-//     registered on the customer.
-//   - 2002 (HTTP 409, request): a card with this number is already registered
-//     on the customer.
-//   - 2003 (HTTP 409, request): a customer with this external_id already
-//     exists.
-//   - 2004 (HTTP 422, request): the card number fails the Luhn check.
-//   - 2005 (HTTP 400, request): the card expiration date is in the past.
-//   - 2006 (HTTP 400, request): the card security code (CVV2) was not sent.
-//   - 2007 (HTTP 412, request): the card number is a test number, valid only
-//     in the sandbox.
-//   - 2008 (HTTP 412, request): the card is not valid for points.
-//   - 2009 (HTTP 412, request): the card security code (CVV2) is not valid.
-//   - 3001 (HTTP 402, gateway): the card was declined.
-//   - 3002 (HTTP 402, gateway): the card has expired.
-//   - 3003 (HTTP 402, gateway): the card has insufficient funds.
-//   - 3004 (HTTP 402, gateway): the card was reported stolen.
-//   - 3005 (HTTP 402, gateway): the card was rejected by the anti-fraud
-//     system.
-//   - 3006 (HTTP 412, gateway): the operation is not allowed for this customer
-//     or transaction.
-//   - 3008 (HTTP 412, gateway): the card does not support online transactions.
-//   - 3009 (HTTP 402, gateway): the card was reported lost.
-//   - 3010 (HTTP 402, gateway): the bank has restricted the card.
-//   - 3011 (HTTP 402, gateway): the bank asked to retain the card.
-//   - 3012 (HTTP 412, gateway): the bank must authorize this payment (the
-//     payer should call the bank).
-//   - 4001 (HTTP 412, request): the account (merchant or customer balance) has
-//     insufficient funds.
-type ErrorCode = Code
-
-// ErrorResponse is the body of every error response.
-type ErrorResponse struct {
+// errorResponse is the body of every error response.
+type errorResponse struct {
 	// Category is the class of the error.
 	Category Category `json:"category"`
 
@@ -1451,13 +1397,13 @@ type ErrorResponse struct {
 	Description string `json:"description"`
 
 	// ErrorCode is the gateway's error code.
-	ErrorCode ErrorCode `json:"error_code"`
+	ErrorCode Code `json:"error_code"`
 
 	// FraudRules lists the anti-fraud rules the request broke, if any.
 	FraudRules []string `json:"fraud_rules,omitempty,omitzero"`
 
 	// HTTPCode is the HTTP status, repeated.
-	HTTPCode FlexInt `json:"http_code"`
+	HTTPCode int `json:"http_code"`
 
 	// RequestID identifies the request, for support.
 	RequestID string `json:"request_id"`
@@ -1881,7 +1827,7 @@ type PaymentPlan struct {
 	// Payments is the number of monthly instalments: in Mexico 3, 6, 9, 12 or 18;
 	// in Colombia 2 to 36; in Peru as in Mexico. Responses may write it as a
 	// string.
-	Payments FlexInt `json:"payments"`
+	Payments int `json:"payments"`
 
 	// PaymentsType says, in Peru, whether the instalments carry interest. Other
 	// countries refuse it with error 1003.
@@ -1957,9 +1903,9 @@ type Plan struct {
 	CreationDate time.Time `json:"creation_date"`
 
 	// Currency is the currency of the amount (ISO 4217), MXN by default.
-	Currency string `json:"currency"`
-	ID       string `json:"id"`
-	Name     string `json:"name"`
+	Currency Currency `json:"currency"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
 
 	// RepeatEvery is the number of RepeatUnit periods between two charges.
 	RepeatEvery int `json:"repeat_every"`
@@ -2114,7 +2060,7 @@ type RiskData struct {
 
 	// Score is the risk score as the gateway writes it. Its scale is not
 	// documented.
-	Score FlexString `json:"score,omitempty,omitzero"`
+	Score string `json:"score,omitempty,omitzero"`
 }
 
 // StatusAfterRetry says what happens to a subscription whose charge still
@@ -2130,12 +2076,12 @@ type Store struct {
 	Geolocation *Geolocation `json:"geolocation,omitempty"`
 
 	// ID is the store's number within its chain.
-	ID FlexInt `json:"id"`
+	ID int `json:"id"`
 
 	// IDStore is the store's unique identifier.
-	IDStore    FlexString `json:"id_store"`
-	LastUpdate time.Time  `json:"last_update,omitempty,omitzero"`
-	Name       string     `json:"name"`
+	IDStore    string    `json:"id_store"`
+	LastUpdate time.Time `json:"last_update,omitempty,omitzero"`
+	Name       string    `json:"name"`
 
 	// PaynetChain is the chain the store belongs to.
 	PaynetChain *PaynetChain `json:"paynet_chain,omitempty"`
@@ -2385,7 +2331,7 @@ type Transaction struct {
 	// on a card charge.
 	//
 	// Example: MXN
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Customer is the customer data the charge was sent with (merchant-level
 	// charges).
@@ -2403,7 +2349,7 @@ type Transaction struct {
 
 	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
 	// explains.
-	ErrorCode ErrorCode `json:"error_code,omitempty,omitzero"`
+	ErrorCode Code `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage says why the transaction failed, when its status is failed.
 	ErrorMessage string `json:"error_message,omitempty,omitzero"`
@@ -2467,7 +2413,7 @@ type TransactionFee struct {
 	Amount Amount `json:"amount"`
 
 	// Currency is the currency of the fee (ISO 4217).
-	Currency string `json:"currency"`
+	Currency Currency `json:"currency"`
 
 	// Tax is the tax on the commission.
 	Tax Amount `json:"tax"`
@@ -2496,8 +2442,8 @@ type TransactionMethod string
 // Expect values not listed here.
 type TransactionStatus string
 
-// TransactionStatusFilter is the upper-case form of a TransactionStatus.
-type TransactionStatusFilter string
+// transactionStatusFilter is the upper-case form of a TransactionStatus.
+type transactionStatusFilter string
 
 // TransactionType is the kind of a transaction. A refund is a transaction of
 // type refund, nested in the refunded charge or answering a fee refund.
@@ -2653,7 +2599,7 @@ type orderIDParam = string
 type payoutTypeParam = string
 
 // statusParam is the upper-case form of a TransactionStatus.
-type statusParam = TransactionStatusFilter
+type statusParam = transactionStatusFilter
 
 // xForwardedForParam Example: 203.0.113.7
 type xForwardedForParam = string

@@ -133,7 +133,7 @@ func WithSeed(seed int64) Option { return func(c *config) { c.opts.IDSeed = &see
 func WithClock(start time.Time) Option { return func(c *config) { c.start = &start } }
 
 // DefaultStart is where the fake clock of [Deterministic] stands at first:
-// Monday 5 January 2026, 10:00 in Mexico City (UTC-06:00).
+// 10:00 on Monday 5 January 2026, Mexico City time (UTC-06:00).
 var DefaultStart = time.Date(2026, time.January, 5, 10, 0, 0, 0, openpay.CountryMexico.Location())
 
 // Deterministic is WithSeed(1) and WithClock(DefaultStart): identical runs
@@ -169,16 +169,45 @@ func WithWebhookRetryDelay(d time.Duration) Option {
 // [Server.WebhookDeliveryStats].
 func WithWebhookQueueLimit(n int) Option { return func(c *config) { c.opts.WebhookQueueLimit = n } }
 
-// WebhookDeliveryStats is the state of one webhook's deliveries: Pending
-// (queued, in flight or waiting for a retry), Dropped (events that found the
-// queue full) and GivenUp (deliveries whose every attempt failed).
-type WebhookDeliveryStats = refserver.WebhookDeliveryStats
+// WebhookDeliveryStats is the state of one webhook's deliveries.
+type WebhookDeliveryStats struct {
+	// Pending counts the deliveries not done with yet: queued, being
+	// sent, or waiting to be tried again after a failed attempt.
+	Pending int
+	// Dropped counts the events never queued because the webhook's queue
+	// was full (see [WithWebhookQueueLimit]).
+	Dropped int64
+	// GivenUp counts the deliveries abandoned after their last attempt
+	// failed (8 attempts in all, see [WithWebhookRetryDelay]).
+	GivenUp int64
+}
 
 // WebhookDeliveryStats returns the state of a webhook's deliveries (zero for
 // an unknown or deleted webhook), so a test can see what a slow or dead
 // receiver missed.
 func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
-	return s.ref.WebhookDeliveryStats(webhookID)
+	st := s.ref.WebhookDeliveryStats(webhookID)
+	return WebhookDeliveryStats{Pending: st.Pending, Dropped: st.Dropped, GivenUp: st.GivenUp}
+}
+
+// WaitForDeliveries waits until no webhook delivery is pending, on any
+// merchant of the server: every event recorded before the call has been
+// delivered (its receiver answered 2xx, after retries if need be), given
+// up after its last attempt, or dropped (its webhook deleted, a full
+// queue, [Server.Reset]). It returns ctx's error if ctx ends first; a
+// receiver that keeps failing holds it for the whole retry schedule, so
+// bound ctx or use [WithWebhookRetryDelay]. Events are queued before the
+// request that causes them is answered, so a test can make its calls,
+// then wait, then look at what its receiver got:
+//
+//	_, err := client.Charges.Create(ctx, charge, openpay.WithClientIP(ip))
+//	// ...
+//	if err := srv.WaitForDeliveries(ctx); err != nil {
+//		t.Fatal(err)
+//	}
+//	// the receiver has handled charge.succeeded
+func (s *Server) WaitForDeliveries(ctx context.Context) error {
+	return s.ref.WaitForDeliveries(ctx)
 }
 
 // WithWebhookClient sets the HTTP client that sends webhook deliveries (for
@@ -448,33 +477,76 @@ func (m *Merchant) PayCheckoutBy(checkoutID string, method openpay.ChargeMethod)
 func (s *Server) Reset() error { return s.ref.Reset() }
 
 // Fault is a failure armed with [Server.InjectFault]: the next Count
-// requests (0 means 1) with Method and Path, a route pattern of the API
-// ("/v1/{merchant_id}/charges") or a concrete path, fail in one of three
-// ways: the gateway's error object for ErrorCode (with the code's HTTP
-// status: openpay.ErrInternalServer 500, openpay.ErrServiceUnavailable 503,
-// openpay.ErrFundsTransferRejected 402, ...), a Delay before the usual
-// answer, or a Drop of the connection without an answer, [DropBefore] the
-// server acts or [DropAfter] it has (the lost answer of a charge that was
-// made).
-type Fault = refserver.Fault
+// requests with Method and Path fail in one way, given by exactly one of
+// ErrorCode, Delay and Drop.
+//
+//	srv.InjectFault(openpaytest.Fault{
+//		Method:    "POST",
+//		Path:      "/v1/{merchant_id}/charges",
+//		ErrorCode: openpay.ErrServiceUnavailable, // 503, as the gateway answers it
+//	})
+type Fault struct {
+	// Method is the request's method: "GET", "POST", "PUT" or "DELETE".
+	Method string
+	// Path is a route of the API, either as a pattern
+	// ("/v1/{merchant_id}/charges": that route for every merchant) or a
+	// concrete path ("/v1/mzdtln0bmtms6o3kck8f/charges": that merchant
+	// only).
+	Path string
+	// Count is how many requests the fault takes; 0 means 1. In
+	// [Server.Faults] it is how many it still takes.
+	Count int
+	// ErrorCode makes the server answer with the gateway's error object
+	// for this code, with the code's HTTP status and category
+	// (openpay.ErrInternalServer 500, openpay.ErrServiceUnavailable 503,
+	// openpay.ErrFundsTransferRejected 402, ...).
+	ErrorCode openpay.Code
+	// Description is the error object's text; empty means the usual text
+	// for ErrorCode.
+	Description string
+	// Delay holds each request that long (at most 5 minutes) before it is
+	// answered as usual; a client that gives up meanwhile does not stop it.
+	Delay time.Duration
+	// Drop closes the connection without an answer, [DropBefore] or
+	// [DropAfter] the server carries the request out.
+	Drop FaultDrop
+}
+
+// FaultDrop says when a fault closes the connection.
+type FaultDrop string
 
 // When a fault drops the connection.
 const (
-	DropBefore = refserver.DropBefore
-	DropAfter  = refserver.DropAfter
+	// DropBefore closes the connection before the server does anything:
+	// the request has no effect.
+	DropBefore FaultDrop = "before"
+	// DropAfter carries the request out (a charge is made), then closes
+	// the connection without the answer: the lost answer that a client's
+	// order_id lookup exists for.
+	DropAfter FaultDrop = "after"
 )
 
-// InjectFault arms a fault for the next matching requests. A fault that is
+// InjectFault arms a fault for the next matching requests; when several
+// faults match a request, the one armed first applies. A fault that is
 // not complete or names no operation of the API is refused with an
 // [*openpay.Error] (1001 or 1003).
 func (s *Server) InjectFault(f Fault) error {
-	_, err := s.ref.InjectFault(f)
+	_, err := s.ref.InjectFault(refserver.Fault{Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
+		Description: f.Description, Delay: f.Delay, Drop: refserver.FaultDrop(f.Drop)})
 	return simError(err)
 }
 
 // Faults returns the armed faults, oldest first, each with the number of
 // requests it still takes (Count).
-func (s *Server) Faults() []Fault { return s.ref.Faults() }
+func (s *Server) Faults() []Fault {
+	armed := s.ref.Faults()
+	out := make([]Fault, len(armed))
+	for i, f := range armed {
+		out[i] = Fault{Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
+			Description: f.Description, Delay: f.Delay, Drop: FaultDrop(f.Drop)}
+	}
+	return out
+}
 
 // ClearFaults disarms every fault.
 func (s *Server) ClearFaults() { s.ref.ClearFaults() }

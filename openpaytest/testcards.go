@@ -41,7 +41,7 @@ const (
 
 // FraudEmail is the customer e-mail address that makes any card charge fail
 // with 3005 (compared without regard to case).
-const FraudEmail = cardnum.FraudEmail
+const FraudEmail = "ERROR.FRAUD@OPENPAY.MX"
 
 // TestCard is one card of the sandbox table.
 type TestCard struct {

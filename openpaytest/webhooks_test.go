@@ -17,6 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// waitCtx bounds a wait for deliveries in a test.
+func waitCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // webhookHandler builds a webhook handler, failing the test if it cannot.
 func webhookHandler(t testing.TB, user, password string, handle func(context.Context, *openpay.WebhookEvent) error, opts ...openpay.WebhookOption) http.Handler {
 	t.Helper()
@@ -49,7 +56,6 @@ func TestWebhookRetryReachesTheHandler(t *testing.T) {
 	require.NoError(t, err)
 	var mu sync.Mutex
 	var seen []error
-	done := make(chan struct{})
 	h := webhookHandler(t, "u", "p", func(_ context.Context, ev *openpay.WebhookEvent) error {
 		if ev.Type != openpay.EventTypeChargeSucceeded {
 			return nil
@@ -61,19 +67,12 @@ func TestWebhookRetryReachesTheHandler(t *testing.T) {
 			err = errors.New("database down")
 		}
 		seen = append(seen, err)
-		if len(seen) == 2 {
-			close(done)
-		}
 		return err
 	})
 	rc := httptest.NewServer(h)
 	defer rc.Close()
 	ch := chargeWithEvent(t, c, rc.URL, "retried event")
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the event was not delivered again")
-	}
+	require.NoError(t, srv.WaitForDeliveries(waitCtx(t)))
 	mu.Lock()
 	defer mu.Unlock()
 	require.Len(t, seen, 2)
@@ -115,17 +114,14 @@ func TestWebhookHandlePanicIsDeliveredAgain(t *testing.T) {
 	}))
 	defer rc.Close()
 	ch := chargeWithEvent(t, c, rc.URL, "handler bug")
-	select {
-	case id := <-paid:
-		assert.Equal(t, ch.ID, id)
-	case <-time.After(10 * time.Second):
-		t.Fatal("the event was not delivered again after the panic")
-	}
+	require.NoError(t, srv.WaitForDeliveries(waitCtx(t)))
+	require.Len(t, paid, 1, "delivered again after the panic")
+	assert.Equal(t, ch.ID, <-paid)
 	assert.Equal(t, int32(2), calls.Load())
 	mu.Lock()
 	assert.Contains(t, statuses, http.StatusInternalServerError, "the panic was answered 500: %v", statuses)
 	mu.Unlock()
-	require.Eventually(t, func() bool { return store.Len() >= 1 }, 5*time.Second, 5*time.Millisecond)
+	assert.GreaterOrEqual(t, store.Len(), 1, "the event handled is recorded")
 }
 
 // An https receiver is reached with a client that trusts its certificate.
@@ -174,4 +170,49 @@ func TestWebhookDeliveryStatsCountDrops(t *testing.T) {
 	// The first two fail and wait a minute for their retry, holding the
 	// queue: the other three are dropped.
 	assert.Equal(t, openpaytest.WebhookDeliveryStats{Pending: 2, Dropped: 3}, srv.WebhookDeliveryStats(wh.ID))
+}
+
+// WaitForDeliveries returns once every event recorded before it has been
+// handled by the receiver, retries included; with nothing pending it
+// returns at once, and a receiver that is down holds it until its context
+// ends.
+func TestWaitForDeliveries(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t, openpaytest.WithWebhookRetryDelay(time.Millisecond))
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.1"))
+	require.NoError(t, err)
+	require.NoError(t, srv.WaitForDeliveries(t.Context()), "nothing pending")
+
+	var handled atomic.Int32
+	var failed atomic.Bool
+	h := webhookHandler(t, "u", "p", func(_ context.Context, ev *openpay.WebhookEvent) error {
+		if ev.Type != openpay.EventTypeChargeSucceeded {
+			return nil
+		}
+		if !failed.Swap(true) {
+			return errors.New("first delivery refused") // one delivery needs its retry
+		}
+		handled.Add(1)
+		return nil
+	})
+	rc := httptest.NewServer(h)
+	defer rc.Close()
+	chargeWithEvent(t, c, rc.URL, "event 1")
+	for range 4 {
+		_, err := c.Charges.Create(t.Context(), openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana",
+			CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+			Amount: openpay.MustAmount("10"), Description: "another event"})
+		require.NoError(t, err)
+	}
+	require.NoError(t, srv.WaitForDeliveries(waitCtx(t)))
+	assert.Equal(t, int32(5), handled.Load(), "every event handled when the wait ends")
+
+	// A receiver that is down keeps its delivery pending.
+	rc.Close()
+	chargeWithEvent(t, c, rc.URL, "event to nowhere")
+	short, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, srv.WaitForDeliveries(short), context.DeadlineExceeded)
+	require.NoError(t, srv.Reset())
+	require.NoError(t, srv.WaitForDeliveries(t.Context()), "Reset drops what was pending")
 }

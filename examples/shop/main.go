@@ -227,7 +227,12 @@ func demo(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		if _, err := env.Sim.PayCharge(cash.Attempts[0].ChargeID); err != nil { // the payer pays at the store
 			return err
 		}
-		if cash, err = p.waitFor(ctx, cash.ID, OrderPaid); err != nil {
+		// The reference server delivers charge.succeeded to the shop's
+		// webhook; once it is delivered, the order is paid.
+		if err := env.Sim.WaitForDeliveries(ctx); err != nil {
+			return err
+		}
+		if cash, err = p.do(ctx, http.MethodGet, "/orders/"+cash.ID, nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "order %s is %s: the webhook said so\n", cash.ID, cash.Status)

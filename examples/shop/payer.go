@@ -46,23 +46,6 @@ func (p payer) refund(ctx context.Context, orderID, amount string) (Order, error
 	return p.post(ctx, "/orders/"+orderID+"/refund", url.Values{"amount": {amount}})
 }
 
-// waitFor reads the order until it reaches status (the webhook's doing).
-func (p payer) waitFor(ctx context.Context, orderID string, status OrderStatus) (Order, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	for {
-		o, err := p.do(ctx, http.MethodGet, "/orders/"+orderID, nil)
-		if err != nil || o.Status == status {
-			return o, err
-		}
-		select {
-		case <-ctx.Done():
-			return o, fmt.Errorf("order %s is still %s: %w", orderID, o.Status, ctx.Err())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
 func (p payer) post(ctx context.Context, path string, form url.Values) (Order, error) {
 	return p.do(ctx, http.MethodPost, path, form)
 }

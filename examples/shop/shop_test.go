@@ -294,9 +294,11 @@ func TestStorePaymentByWebhookDeliveredTwice(t *testing.T) {
 
 	_, err = f.srv.PayCharge(a.ChargeID) // the payer pays at the store
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		return succeeded.Load() == 2 && f.srv.WebhookDeliveryStats(hook.ID).Pending == 0
-	}, 10*time.Second, 5*time.Millisecond, "charge.succeeded delivered twice")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, f.srv.WaitForDeliveries(ctx))
+	assert.Equal(t, int32(2), succeeded.Load(), "charge.succeeded delivered twice")
+	assert.Zero(t, f.srv.WebhookDeliveryStats(hook.ID).Pending)
 
 	o, _ = f.shop.Order(o.ID)
 	assert.Equal(t, OrderPaid, o.Status)

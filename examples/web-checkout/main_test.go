@@ -93,16 +93,11 @@ func TestBrowserCheckout(t *testing.T) {
 	// checks the charge the API holds for the order and returns both.
 	settled := func(t *testing.T, orderID string, event openpay.EventType, want openpay.TransactionStatus) (order, openpay.Transaction) {
 		t.Helper()
-		var o order
-		require.Eventually(t, func() bool {
-			o, _ = shop.order(orderID)
-			for _, e := range o.Events {
-				if e == event {
-					return true
-				}
-			}
-			return false
-		}, 10*time.Second, 20*time.Millisecond, "the webhook receiver did not record %s on order %s", event, orderID)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, shop.Sim.WaitForDeliveries(ctx))
+		o, _ := shop.order(orderID)
+		require.Contains(t, o.Events, event, "the webhook receiver did not record %s on order %s", event, orderID)
 		charges, err := shop.Client.Charges.ListPage(context.Background(), &openpay.TransactionListParams{OrderID: orderID})
 		require.NoError(t, err)
 		require.Len(t, charges, 1, "one charge for the order")

@@ -203,7 +203,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	if f.Has("cvv2") {
 		k.pendingCVV = req.CVV2
 	}
-	return openpay.CardUpdateResponse{}, nil
+	return map[string]any{}, nil // the gateway answers an empty object
 }
 
 // deleteCard deletes a stored card: nothing can use it afterwards; the

@@ -96,7 +96,7 @@ func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
 func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 	now := s.Now().In(req.country.zone)
 	t := &tx{kind: req.kind, t: openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: string(req.currency),
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
 		Metadata: req.metadata,
@@ -179,7 +179,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
 		feeAmount, _ := openpay.AmountFromDecimal(fee)
-		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: string(openpay.CurrencyMXN)}
+		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: openpay.CurrencyMXN}
 	case kindStore:
 		t.t.Method = openpay.TransactionMethodStore
 		m.setStatus(t, openpay.TransactionStatusInProgress)

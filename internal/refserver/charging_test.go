@@ -29,7 +29,7 @@ func TestChargeStoredCardFromInside(t *testing.T) {
 	m.mu.Unlock()
 	assert.Equal(t, openpay.TransactionStatusCompleted, ok.Status)
 	assert.Equal(t, cu, ok.CustomerID)
-	assert.Equal(t, "MXN", ok.Currency)
+	assert.Equal(t, openpay.CurrencyMXN, ok.Currency)
 	require.NotNil(t, declined)
 	assert.Equal(t, openpay.ErrCardRestricted, declined.Code)
 	require.NotNil(t, failedTx, "a decline is recorded")

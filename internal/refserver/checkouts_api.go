@@ -175,7 +175,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	now := s.nowFor(m)
 	id := s.ids.NewID(idgen.KindCheckout)
 	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
-		ID: id, Amount: req.Amount, Currency: string(req.Currency), Description: req.Description,
+		ID: id, Amount: req.Amount, Currency: req.Currency, Description: req.Description,
 		OrderID: req.OrderID, IVA: req.IVA, CreationDate: openpay.FlexTime{Time: now},
 		ExpirationDate: openpay.FlexTime{Time: expires},
 		CheckoutLink:   c.baseURL() + "/checkout/" + url.PathEscape(m.id) + "/" + id,

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/apierr"
 )
 
@@ -54,12 +55,12 @@ func writeError(w http.ResponseWriter, requestID string, e *Error) {
 	if cat == "" {
 		cat = openpay.CategoryInternal
 	}
-	body := openpay.ErrorResponse{
+	body := answer.ErrorResponse{
 		Category:    cat,
 		Description: e.Description,
-		ErrorCode:   e.Code,
+		Code:        e.Code,
 		FraudRules:  e.FraudRules,
-		HTTPCode:    openpay.FlexInt(status),
+		HTTPCode:    status,
 		RequestID:   requestID,
 	}
 	writeJSON(w, status, body)

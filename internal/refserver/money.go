@@ -92,7 +92,7 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
 	return &tx{t: openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: string(openpay.CurrencyMXN),
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: openpay.CurrencyMXN,
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,

@@ -212,7 +212,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
-	t.t.Currency = string(m.country.currency)
+	t.t.Currency = m.country.currency
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.t.Conciliated = true
 	t.t.Authorization = s.ids.AuthorizationNumber()

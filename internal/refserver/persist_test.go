@@ -2,6 +2,7 @@ package refserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"go/ast"
 	"go/parser"
@@ -498,10 +499,9 @@ func TestDataPendingDeliveriesResume(t *testing.T) {
 	assert.Equal(t, charge, last.event.Transaction.ID)
 	// Done with now: a request flushes its record away, and a third start
 	// finds nothing pending.
-	require.Eventually(t, func() bool {
-		again.get("")
-		return again.s.WebhookDeliveryStats(webhookID(t, again)).Pending == 0
-	}, 10*time.Second, 10*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, again.s.WaitForDeliveries(ctx))
 	again.get("")
 	again.srv.Close()
 	again.s.Close()

@@ -129,7 +129,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	ps := plansOf(c.m)
 	p := &openpay.Plan{
 		ID: c.newID(idgen.KindPlan), CreationDate: s.nowFor(c.m), Name: req.Name, Amount: req.Amount,
-		Currency: string(currency), RepeatEvery: req.RepeatEvery, RepeatUnit: req.RepeatUnit,
+		Currency: currency, RepeatEvery: req.RepeatEvery, RepeatUnit: req.RepeatUnit,
 		RetryTimes: req.RetryTimes, Status: openpay.PlanStatusActive, StatusAfterRetry: req.StatusAfterRetry,
 		TrialDays: req.TrialDays,
 	}
@@ -203,7 +203,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 		same bool
 	}{
 		{"amount", fixed.Amount.Cmp(p.Amount) == 0},
-		{"currency", string(currency) == p.Currency},
+		{"currency", currency == p.Currency},
 		{"repeat_every", fixed.RepeatEvery == p.RepeatEvery},
 		{"repeat_unit", fixed.RepeatUnit == p.RepeatUnit},
 		{"retry_times", fixed.RetryTimes == p.RetryTimes},

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 )
 
@@ -459,11 +460,11 @@ func (a *seedApply) create(path, id, key, apiPath string, body any) (string, err
 	rec := httptest.NewRecorder()
 	a.s.ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK {
-		var e openpay.ErrorResponse
+		var e answer.ErrorResponse
 		if json.Unmarshal(rec.Body.Bytes(), &e) != nil || e.Description == "" {
 			return "", seedErrorf(path, id, "refused with HTTP status %d", rec.Code)
 		}
-		return "", seedErrorf(path, id, "%s (error %d)", e.Description, int(e.ErrorCode))
+		return "", seedErrorf(path, id, "%s (error %d)", e.Description, int(e.Code))
 	}
 	var created struct {
 		ID string `json:"id"`

@@ -645,9 +645,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		buf.Reset()
 		status = http.StatusInternalServerError
-		_ = json.NewEncoder(buf).Encode(openpay.ErrorResponse{
+		_ = json.NewEncoder(buf).Encode(answer.ErrorResponse{
 			Category: openpay.CategoryInternal, Description: descInternal,
-			ErrorCode: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
+			Code: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
 		})
 		data = buf.Bytes()
 	}

@@ -118,7 +118,7 @@ func wireStore(st storedata.Store) storeWire {
 	}
 	w := storeWire{
 		Store: openpay.Store{
-			ID: openpay.FlexInt(st.ID), Name: st.Name, LastUpdate: st.LastUpdate.In(zone),
+			ID: int(st.ID), Name: st.Name, LastUpdate: st.LastUpdate.In(zone),
 			Status:      openpay.StoreStatus(st.Status),
 			Geolocation: &openpay.Geolocation{Lat: st.Lat, Lng: st.Lng, PlaceID: st.PlaceID},
 			PaynetChain: &openpay.PaynetChain{Name: st.Chain.Name, Logo: st.Chain.Logo, Thumb: st.Chain.Thumb, MaxAmount: maxAmount},

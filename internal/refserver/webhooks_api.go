@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"net"
@@ -324,4 +325,10 @@ func (s *Server) markDelivery(merchantID string, seq uint64) {
 // (every attempt failed). It is zero for an unknown or deleted webhook.
 func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
 	return s.deliveries.Stats(webhookID)
+}
+
+// WaitForDeliveries returns once no webhook delivery of any merchant is
+// pending (see delivery.Queue.Wait), or with ctx's error.
+func (s *Server) WaitForDeliveries(ctx context.Context) error {
+	return s.deliveries.Wait(ctx)
 }

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -34,22 +35,6 @@ func newHungReceiver(t *testing.T) *httptest.Server {
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs first: Close waits for handlers
 	return srv
-}
-
-// waitStats polls the webhook's delivery state until ok accepts it.
-func waitStats(t *testing.T, s *Server, id string, ok func(WebhookDeliveryStats) bool) WebhookDeliveryStats {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		st := s.WebhookDeliveryStats(id)
-		if ok(st) {
-			return st
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("webhook delivery state %+v never reached", st)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // A receiver that never answers holds one delivery in flight; the queue
@@ -95,8 +80,12 @@ func TestWebhookQueueIsBoundedWhenReceiverIsDown(t *testing.T) {
 		chargeOnce(t, env)
 		assert.LessOrEqual(t, env.s.WebhookDeliveryStats(id).Pending, limit)
 	}
-	st := waitStats(t, env.s, id, func(st WebhookDeliveryStats) bool { return st.Dropped+st.GivenUp == events })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, env.s.WaitForDeliveries(ctx))
+	st := env.s.WebhookDeliveryStats(id)
 	assert.Zero(t, st.Pending)
+	assert.Equal(t, int64(events), st.Dropped+st.GivenUp)
 	assert.Positive(t, st.Dropped, "the queue filled up")
 }
 

@@ -172,6 +172,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if len(e.Attempts) == 0 {
+		return fmt.Sprintf("%s %s not sent: %v", e.Method, e.Path, e.Err)
+	}
 	return fmt.Sprintf("%s %s failed after %d attempt(s): %v", e.Method, e.Path, len(e.Attempts), e.Err)
 }
 
@@ -418,6 +421,11 @@ func (a *attemptRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Reads are not traced (see callState.connected) and count as
 	// possibly reached whatever happened.
 	traced := st != nil && st.traced
+	if err := req.Context().Err(); err != nil {
+		// The context ended before this attempt began: nothing is sent,
+		// and no attempt is counted.
+		return nil, err
+	}
 	if traced {
 		st.connected.Store(false)
 	}

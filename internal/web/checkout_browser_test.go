@@ -49,6 +49,12 @@ func TestBrowserCheckoutLink(t *testing.T) {
 	_, err = client.Webhooks.Create(ctx, openpay.WebhookRequest{URL: shopSrv.URL + "/hooks",
 		EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded, openpay.EventTypeChargeFailed}})
 	require.NoError(t, err)
+	waitDeliveries := func(t *testing.T) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.WaitForDeliveries(ctx))
+	}
 	eventFor := func(chargeID string, typ openpay.EventType) bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -96,8 +102,8 @@ func TestBrowserCheckoutLink(t *testing.T) {
 		assert.Equal(t, openpay.TransactionStatusCompleted, got.Transaction.Status)
 		assert.Equal(t, co.OrderID, got.Transaction.OrderID)
 		assert.Contains(t, back, "charge "+got.Transaction.ID, "the payer came back with the charge id")
-		assert.Eventually(t, func() bool { return eventFor(got.Transaction.ID, openpay.EventTypeChargeSucceeded) },
-			10*time.Second, 20*time.Millisecond, "the shop's webhook received charge.succeeded")
+		waitDeliveries(t)
+		assert.True(t, eventFor(got.Transaction.ID, openpay.EventTypeChargeSucceeded), "the shop's webhook received charge.succeeded")
 		// The link now shows it was paid.
 		again := webtest.Tab(t, browser, co.CheckoutLink)
 		assert.Equal(t, "completed", text(t, again, "status"))
@@ -115,8 +121,8 @@ func TestBrowserCheckoutLink(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, declined.Transaction)
 		assert.Equal(t, openpay.TransactionStatusFailed, declined.Transaction.Status)
-		assert.Eventually(t, func() bool { return eventFor(declined.Transaction.ID, openpay.EventTypeChargeFailed) },
-			10*time.Second, 20*time.Millisecond, "the shop's webhook received charge.failed")
+		waitDeliveries(t)
+		assert.True(t, eventFor(declined.Transaction.ID, openpay.EventTypeChargeFailed), "the shop's webhook received charge.failed")
 		typeCard(t, tab, openpaytest.CardVisa)
 		paid(t, tab, co)
 	})

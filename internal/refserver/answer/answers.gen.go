@@ -21,11 +21,11 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendTransaction)
 	case []openpay.Transaction:
 		b, err = appendJSONList(b, v, appendTransaction)
-	case openpay.ErrorResponse:
+	case ErrorResponse:
 		b, err = appendErrorResponse(b, &v)
-	case *openpay.ErrorResponse:
+	case *ErrorResponse:
 		b, err = appendJSONPointer(b, v, appendErrorResponse)
-	case []openpay.ErrorResponse:
+	case []ErrorResponse:
 		b, err = appendJSONList(b, v, appendErrorResponse)
 	case openpay.Card:
 		b, err = appendCard(b, &v)
@@ -605,7 +605,7 @@ func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	if v.Customer != nil {
 		b = append(b, ",\"customer\":"...)
 		if v.Customer == nil {
@@ -777,7 +777,7 @@ func appendCustomerAddress(b []byte, v *openpay.CustomerAddress) ([]byte, error)
 }
 
 // appendErrorResponse appends the JSON object of *v.
-func appendErrorResponse(b []byte, v *openpay.ErrorResponse) ([]byte, error) {
+func appendErrorResponse(b []byte, v *ErrorResponse) ([]byte, error) {
 	var err error
 	b = append(b, '{')
 	b = append(b, "\"category\":"...)
@@ -785,7 +785,7 @@ func appendErrorResponse(b []byte, v *openpay.ErrorResponse) ([]byte, error) {
 	b = append(b, ",\"description\":"...)
 	b = appendJSONString(b, v.Description)
 	b = append(b, ",\"error_code\":"...)
-	b = strconv.AppendInt(b, int64(v.ErrorCode), 10)
+	b = strconv.AppendInt(b, int64(v.Code), 10)
 	if !((len(v.FraudRules) == 0) || (v.FraudRules == nil)) {
 		b = append(b, ",\"fraud_rules\":"...)
 		if v.FraudRules == nil {
@@ -802,9 +802,7 @@ func appendErrorResponse(b []byte, v *openpay.ErrorResponse) ([]byte, error) {
 		}
 	}
 	b = append(b, ",\"http_code\":"...)
-	if b, err = appendMarshaled(b, v.HTTPCode); err != nil {
-		return b, err
-	}
+	b = strconv.AppendInt(b, int64(v.HTTPCode), 10)
 	b = append(b, ",\"request_id\":"...)
 	b = appendJSONString(b, v.RequestID)
 	if v.RiskData != nil {
@@ -1116,7 +1114,7 @@ func appendPlan(b []byte, v *openpay.Plan) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	b = append(b, ",\"id\":"...)
 	b = appendJSONString(b, v.ID)
 	b = append(b, ",\"name\":"...)
@@ -1155,7 +1153,6 @@ func appendPointsBalance(b []byte, v *openpay.PointsBalance) ([]byte, error) {
 
 // appendRiskData appends the JSON object of *v.
 func appendRiskData(b []byte, v *openpay.RiskData) ([]byte, error) {
-	var err error
 	b = append(b, '{')
 	start := len(b)
 	if !((len(v.Rules) == 0) || (v.Rules == nil)) {
@@ -1178,9 +1175,7 @@ func appendRiskData(b []byte, v *openpay.RiskData) ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, "\"score\":"...)
-		if b, err = appendMarshaled(b, v.Score); err != nil {
-			return b, err
-		}
+		b = appendJSONString(b, v.Score)
 	}
 	return append(b, '}'), nil
 }
@@ -1217,13 +1212,9 @@ func appendStore(b []byte, v *openpay.Store) ([]byte, error) {
 		b = append(b, ',')
 	}
 	b = append(b, "\"id\":"...)
-	if b, err = appendMarshaled(b, v.ID); err != nil {
-		return b, err
-	}
+	b = strconv.AppendInt(b, int64(v.ID), 10)
 	b = append(b, ",\"id_store\":"...)
-	if b, err = appendMarshaled(b, v.IDStore); err != nil {
-		return b, err
-	}
+	b = appendJSONString(b, v.IDStore)
 	if !v.LastUpdate.IsZero() {
 		b = append(b, ",\"last_update\":"...)
 		if b, err = appendJSONTime(b, v.LastUpdate); err != nil {
@@ -1442,7 +1433,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	if v.Customer != nil {
 		b = append(b, ",\"customer\":"...)
 		if v.Customer == nil {
@@ -1600,7 +1591,7 @@ func appendTransactionFee(b []byte, v *openpay.TransactionFee) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, v.Currency)
+	b = appendJSONString(b, string(v.Currency))
 	b = append(b, ",\"tax\":"...)
 	if b, err = v.Tax.AppendText(b); err != nil {
 		return b, err

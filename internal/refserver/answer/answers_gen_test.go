@@ -27,7 +27,7 @@ const answersFile = "answers.gen.go"
 // slice. The other answers (maps, the server's own types) go through
 // encoding/json.
 var answerRoots = []reflect.Type{
-	reflect.TypeFor[openpay.Transaction](), reflect.TypeFor[openpay.ErrorResponse](),
+	reflect.TypeFor[openpay.Transaction](), reflect.TypeFor[ErrorResponse](),
 	reflect.TypeFor[openpay.Card](), reflect.TypeFor[openpay.Customer](),
 	reflect.TypeFor[openpay.Subscription](), reflect.TypeFor[openpay.Checkout](),
 	reflect.TypeFor[openpay.Plan](), reflect.TypeFor[openpay.BankAccount](),

@@ -306,7 +306,7 @@ func TestAnswerEncodersOnTheGatewayExamples(t *testing.T) {
 	byPrefix := map[string]reflect.Type{
 		"bank_accounts": reflect.TypeFor[openpay.BankAccount](), "cards": reflect.TypeFor[openpay.Card](),
 		"charges": reflect.TypeFor[openpay.Transaction](), "customers": reflect.TypeFor[openpay.Customer](),
-		"errors": reflect.TypeFor[openpay.ErrorResponse](), "fees": reflect.TypeFor[openpay.Transaction](),
+		"errors": reflect.TypeFor[ErrorResponse](), "fees": reflect.TypeFor[openpay.Transaction](),
 		"merchant": reflect.TypeFor[openpay.Merchant](), "payments": reflect.TypeFor[openpay.Transaction](),
 		"plans": reflect.TypeFor[openpay.Plan](), "stores": reflect.TypeFor[openpay.Store](),
 		"subscriptions": reflect.TypeFor[openpay.Subscription](), "tokens": reflect.TypeFor[openpay.Token](),

@@ -58,7 +58,7 @@ func TestKeyPlansFitTheWireTypes(t *testing.T) {
 	t.Parallel()
 	roots := []any{openpay.Transaction{}, openpay.Customer{}, openpay.BankAccount{}, openpay.Card{}, openpay.Token{},
 		openpay.Subscription{}, openpay.Store{}, openpay.WebhookEvent{}, openpay.Plan{}, openpay.Merchant{},
-		openpay.Webhook{}, openpay.PointsBalance{}, openpay.ErrorResponse{}, openpay.Checkout{}}
+		openpay.Webhook{}, openpay.PointsBalance{}, ErrorResponse{}, openpay.Checkout{}}
 	checked := map[*keyPlan]bool{}
 	var check func(typ reflect.Type, p *keyPlan, where string)
 	check = func(typ reflect.Type, p *keyPlan, where string) {
@@ -439,7 +439,7 @@ func TestAddWireKeys(t *testing.T) {
 		{"a token", openpay.Token{ID: "tok", Card: openpay.TokenCard{CardNumber: "4111"}},
 			map[string]string{"card.address": "null", "card.creation_date": "null", "card.points_card": "false"}},
 		{"a plan: nothing to add", openpay.Plan{ID: "p"}, nil},
-		{"an error", openpay.ErrorResponse{Description: "x"}, nil},
+		{"an error", ErrorResponse{Description: "x"}, nil},
 		{"an event", openpay.WebhookEvent{Type: openpay.EventTypeChargeSucceeded, EventDate: created, Transaction: ptr(tx(func(x *openpay.Transaction) {
 			x.Authorization, x.ErrorMessage = "1", "2"
 		}))}, map[string]string{"transaction.order_id": "null"}},

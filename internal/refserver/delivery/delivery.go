@@ -160,6 +160,9 @@ type Queue struct {
 	lastSeq uint64
 	// restored are the deliveries Restore took back, queued by Resume.
 	restored []*entry
+	// idle, when not nil, is closed (and set to nil) once nothing is
+	// pending or the queue closes: Wait's callers wait on it.
+	idle chan struct{}
 }
 
 // New returns an empty queue.
@@ -267,6 +270,7 @@ func (q *Queue) drain(webhookID string, ob *outbox) {
 		if a.OK() {
 			ob.pending--
 			delete(q.pending, e.seq)
+			q.wake()
 			q.mu.Unlock()
 		} else {
 			q.mu.Unlock()
@@ -295,6 +299,7 @@ func (q *Queue) retryLater(ob *outbox, e *entry) {
 	if e.Attempts >= MaxAttempts {
 		ob.pending--
 		delete(q.pending, e.seq)
+		q.wake()
 		ob.givenUp++
 		q.log.Debug("webhook delivery dropped", "webhook", e.To.WebhookID, "attempts", e.Attempts)
 		return
@@ -350,6 +355,7 @@ func (q *Queue) Forget(webhookID string) (seqs []uint64) {
 			seqs = append(seqs, seq)
 		}
 	}
+	q.wake()
 	slices.Sort(seqs)
 	return seqs
 }
@@ -444,6 +450,7 @@ func (q *Queue) Close() {
 	q.mu.Lock()
 	q.closed = true
 	q.dropPending()
+	q.wake()
 	q.mu.Unlock()
 	q.cancel()
 	q.wg.Wait()
@@ -459,6 +466,42 @@ func (q *Queue) Reset() {
 	q.dropPending()
 	clear(q.pending)
 	q.restored = nil
+	q.wake()
+}
+
+// Wait returns nil once no delivery is pending (queued, in flight or
+// waiting for a retry; see Stats) or the queue is closed, and ctx's error
+// if ctx ends first. A delivery is done with when its receiver has
+// answered 2xx, or when it is given up or forgotten. A delivery enqueued
+// before Wait is called is waited for; one enqueued while Wait waits may
+// be too.
+func (q *Queue) Wait(ctx context.Context) error {
+	for {
+		q.mu.Lock()
+		if q.closed || len(q.pending) == 0 {
+			q.mu.Unlock()
+			return nil
+		}
+		if q.idle == nil {
+			q.idle = make(chan struct{})
+		}
+		idle := q.idle
+		q.mu.Unlock()
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// wake releases Wait's callers when nothing is pending any more or the
+// queue is closed. The caller holds q.mu.
+func (q *Queue) wake() {
+	if q.idle != nil && (q.closed || len(q.pending) == 0) {
+		close(q.idle)
+		q.idle = nil
+	}
 }
 
 // dropPending drops the outboxes, the attempt logs and the retry timers.

@@ -1,6 +1,7 @@
 package delivery
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -213,4 +214,62 @@ func TestAttemptError(t *testing.T) {
 	t.Parallel()
 	err := &url.Error{Op: "Post", URL: "https://user:secret@hooks.example/x", Err: fmt.Errorf("dial tcp: connection refused")}
 	assert.Equal(t, "dial tcp: connection refused", attemptError(err))
+}
+
+// Wait returns once every delivery is done with: answered 2xx after
+// retries, given up, or forgotten; it returns at once when nothing is
+// pending, and with ctx's error when ctx ends first.
+func TestWait(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	var calls atomic.Int32
+	ok := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1)%2 == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable) // each delivery is retried once
+		}
+	}))
+	t.Cleanup(ok.Close)
+	release := make(chan struct{})
+	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hang.Close)
+	t.Cleanup(func() { close(release) })
+
+	q, _ := newQueue(t, Limits{})
+	require.NoError(t, q.Wait(ctx), "nothing pending")
+	for i := range 3 {
+		q.Enqueue(to("wh1", ok.URL, i))
+	}
+	require.NoError(t, q.Wait(ctx))
+	assert.Equal(t, int32(6), calls.Load(), "every delivery was answered 2xx, its retry included, before Wait returned")
+	assert.Empty(t, q.Pending("m1"))
+
+	// A receiver that never answers keeps Wait waiting until ctx ends.
+	q.Enqueue(to("wh2", hang.URL, 1))
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	assert.ErrorIs(t, q.Wait(short), context.DeadlineExceeded)
+
+	// Forgetting the webhook releases the waiter.
+	done := make(chan error, 1)
+	go func() { done <- q.Wait(ctx) }()
+	q.Forget("wh2")
+	require.NoError(t, <-done)
+
+	// So do a given-up delivery, Reset and Close.
+	q.Enqueue(to("wh3", "http://127.0.0.1:1/", 1))
+	require.NoError(t, q.Wait(ctx))
+	assert.Equal(t, int64(1), q.Stats("wh3").GivenUp)
+	q.Enqueue(to("wh2", hang.URL, 2))
+	go func() { done <- q.Wait(ctx) }()
+	q.Reset()
+	require.NoError(t, <-done)
+	q.Enqueue(to("wh2", hang.URL, 3))
+	go func() { done <- q.Wait(ctx) }()
+	q.Close()
+	require.NoError(t, <-done)
 }

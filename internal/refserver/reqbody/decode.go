@@ -271,11 +271,21 @@ type typeTraits struct {
 
 var typeTraitsCache sync.Map // reflect.Type -> *typeTraits
 
+// memberWise are wire types whose UnmarshalJSON exists only to read the
+// members the gateway writes loosely into plain fields (the SDK's loose.go):
+// a request's object of one of them is decoded here member by member like
+// any other, with this package's leniency and errors.
+var memberWise = map[reflect.Type]bool{
+	reflect.TypeFor[openpay.PaymentPlan](): true,
+	reflect.TypeFor[openpay.Store]():       true,
+	reflect.TypeFor[openpay.RiskData]():    true,
+}
+
 func traitsOf(t reflect.Type) *typeTraits {
 	if tr, ok := typeTraitsCache.Load(t); ok {
 		return tr.(*typeTraits)
 	}
-	tr := &typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT), enum: isEnum(t)}
+	tr := &typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT) && !memberWise[t], enum: isEnum(t)}
 	if t.Kind() == reflect.Pointer {
 		tr.elem = traitsOf(t.Elem())
 	}
@@ -327,7 +337,7 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 		}
 		fv.Set(reflect.ValueOf(d))
 		return nil
-	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64: // FlexInt too
+	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64: // quoted or not, as the gateway reads them
 		n, ok := looseInt(raw)
 		if !ok || fv.OverflowInt(n) {
 			return bad("must be a whole number")

@@ -1,0 +1,57 @@
+package openpay_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/openpaytest"
+)
+
+// TestCheckout is the README's testing snippet, word for word
+// (TestReadmeCompiles checks that the README holds this function's text),
+// so that the snippet runs with every go test.
+func TestCheckout(t *testing.T) {
+	srv := openpaytest.NewServer(t) // closed when the test ends
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	payer := openpay.WithClientIP("203.0.113.1")
+
+	// A test card with a known outcome.
+	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{
+		Card: openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardDeclined,
+			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+		Amount: openpay.MustAmount("100"), Description: "declined on purpose",
+	}, payer)
+	if !errors.Is(err, openpay.ErrCardDeclined) {
+		t.Fatalf("want a decline, got %v", err)
+	}
+
+	// What only the outside world does: the payer pays at the store.
+	ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42"}, payer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paid, err := srv.PayCharge(ch.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if paid.Status != openpay.TransactionStatusCompleted {
+		t.Errorf("after the payment the charge is %s", paid.Status)
+	}
+
+	// A gateway that fails: the next charge meets a 503.
+	err = srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges",
+		ErrorCode: openpay.ErrServiceUnavailable})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("80"), Description: "Order 43"}, payer)
+	if openpay.ClassOf(err) != openpay.ClassTemporary {
+		t.Errorf("want a temporary failure, got %v", err)
+	}
+}
