@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -32,6 +33,61 @@ type call struct {
 	// which allocates a map per request); paramBuf is their storage.
 	params   []string
 	paramBuf [4]string
+	// body is the request's body, read before the request entered the
+	// gate (reqbody.Body.Preread).
+	body reqbody.Body
+	// gated: the request holds s.gate for reading (enterGate).
+	gated bool
+}
+
+// enterGate takes the reset gate for reading (reset.go): from here to
+// leaveGate the request sees one state, wholly before or wholly after any
+// reset.
+func (c *call) enterGate() {
+	c.s.gate.RLock()
+	c.gated = true
+}
+
+// leaveGate lets go of the reset gate, if the request holds it.
+func (c *call) leaveGate() {
+	if c.gated {
+		c.gated = false
+		c.s.gate.RUnlock()
+	}
+}
+
+// commit writes what the request changed to the data directory (when the
+// server has one): 1000 when it cannot, logged.
+func (c *call) commit() *Error {
+	if err := c.s.commitData(); err != nil {
+		c.s.log.Error("refserver: the data directory could not be written", "operation", c.operation(),
+			"request_id", c.requestID, "error", err.Error())
+		return errorf(openpay.ErrInternalServer, descInternal)
+	}
+	return nil
+}
+
+// outsideGate runs f with the request out of the reset gate, so that a
+// reset never waits for f: a network call (a webhook's verification event,
+// the lookup of its host). What the request changed so far is written
+// first, as at its end: a reset may come meanwhile. The caller holds no
+// lock. It reports whether the state the request acts on is still the
+// server's; false when a reset replaced its merchant or group meanwhile,
+// and the caller then changes nothing more (what it made before is the
+// reset's to erase, as if the request had ended before it).
+func (c *call) outsideGate(f func()) (current bool, e *Error) {
+	if e := c.commit(); e != nil {
+		return false, e
+	}
+	if !c.gated {
+		f()
+		return true, nil
+	}
+	c.leaveGate()
+	f()
+	c.enterGate()
+	s := c.s
+	return (c.m == nil || s.merchantByID(c.m.id) == c.m) && (c.g == nil || s.groupByID(c.g.id) == c.g), nil
 }
 
 // readBody reads the call's body as one JSON object within the server's

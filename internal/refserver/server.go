@@ -467,11 +467,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer dropConnection(w)
 		}
 	}
+	// The body is read before the request enters the reset gate, so that
+	// a reset waits for handlers at work, never for a client's bytes.
+	c.body.Preread(r, s.maxBody)
 	exclusive := rt != nil && rt.exclusive ||
 		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
 	if !exclusive {
-		s.gate.RLock()
-		defer s.gate.RUnlock()
+		c.enterGate()
+		defer c.leaveGate()
 	}
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return
@@ -506,9 +509,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, c.requestID, reqbody.TooLarge())
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
-	}
 	if rt.clientIP {
 		if e := s.checkClientIP(r); e != nil {
 			writeError(sw, c.requestID, e)
@@ -517,11 +517,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, e := rt.handle(c)
 	// What the request changed is on disk before it is answered.
-	if err := s.commitData(); err != nil {
-		s.log.Error("refserver: the data directory could not be written", "operation", c.operation(),
-			"request_id", c.requestID, "error", err.Error())
-		e = errorf(openpay.ErrInternalServer, descInternal)
+	if ce := c.commit(); ce != nil {
+		e = ce
 	}
+	// The answer is made; writing it waits on the client, outside the gate.
+	c.leaveGate()
 	if e != nil {
 		writeError(sw, c.requestID, e)
 		return

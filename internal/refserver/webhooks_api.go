@@ -167,21 +167,25 @@ func (s *Server) createWebhook(c *call) (any, *Error) {
 	target := wh.target()
 	c.m.mu.Unlock()
 
-	// The verification event goes out without the merchant's lock held: a
-	// slow URL delays this answer only.
+	// The verification event goes out without the merchant's lock held
+	// and out of the reset gate: a slow URL delays this answer only.
 	body, err := json.Marshal(openpay.WebhookEvent{
 		Type: openpay.EventTypeVerification, EventDate: s.nowFor(c.m), VerificationCode: wh.code,
 	})
 	// (Encoding a struct of strings and a time cannot fail; were it to, the
 	// webhook would simply stay unverified.)
 	var a delivery.Attempt
-	if err == nil {
-		a = s.deliveries.Verify(c.r.Context(), target, body)
+	current, e := c.outsideGate(func() {
+		if err == nil {
+			a = s.deliveries.Verify(c.r.Context(), target, body)
+		}
+	})
+	if e != nil {
+		return nil, e
 	}
-
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	if webhooksOf(c.m).byID[wh.w.ID] == wh { // not deleted meanwhile
+	if current && webhooksOf(c.m).byID[wh.w.ID] == wh { // neither reset nor deleted meanwhile
 		if err == nil {
 			s.deliveries.Log(wh.w.ID, a)
 		}
