@@ -157,6 +157,7 @@ var serverTests = []serverTest{
 	{"TestPreAuthorization", TestPreAuthorization},
 	{"TestPreflightOnlyForBrowserRoutes", TestPreflightOnlyForBrowserRoutes},
 	{"TestPrivateKeyFromBrowserIs1010", TestPrivateKeyFromBrowserIs1010},
+	{"TestProductionRefusesLocalWebhookHosts", TestProductionRefusesLocalWebhookHosts},
 	{"TestProductionRefusesTestCards", TestProductionRefusesTestCards},
 	{"TestRedirectIVRAndAlipayCharges", TestRedirectIVRAndAlipayCharges},
 	{"TestRefunds", TestRefunds},
@@ -199,6 +200,7 @@ var serverTests = []serverTest{
 	{"TestUSDCharge", TestUSDCharge},
 	{"TestUnknownPathsAnswerTheErrorObject", TestUnknownPathsAnswerTheErrorObject},
 	{"TestUpdateCard", TestUpdateCard},
+	{"TestWebhookAttemptLogShowsClasses", TestWebhookAttemptLogShowsClasses},
 	{"TestWebhookCreateGetListDelete", TestWebhookCreateGetListDelete},
 	{"TestWebhookDeliversSubscribedEvents", TestWebhookDeliversSubscribedEvents},
 	{"TestWebhookDeliveryStatsOfUnknownWebhook", TestWebhookDeliveryStatsOfUnknownWebhook},
@@ -210,5 +212,6 @@ var serverTests = []serverTest{
 	{"TestWebhookValidation", TestWebhookValidation},
 	{"TestWebhookVerifyWithTheCode", TestWebhookVerifyWithTheCode},
 	{"TestWebhooksDeliverIndependently", TestWebhooksDeliverIndependently},
+	{"TestWebhooksPerMerchantAreBounded", TestWebhooksPerMerchantAreBounded},
 	{"TestWrongMethodAnswers405", TestWrongMethodAnswers405},
 }

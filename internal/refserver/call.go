@@ -72,9 +72,11 @@ func (c *call) commit() *Error {
 // the lookup of its host). What the request changed so far is written
 // first, as at its end: a reset may come meanwhile. The caller holds no
 // lock. It reports whether the state the request acts on is still the
-// server's; false when a reset replaced its merchant or group meanwhile,
-// and the caller then changes nothing more (what it made before is the
-// reset's to erase, as if the request had ended before it).
+// server's. When a reset replaced it meanwhile, current is false and c.m
+// and c.g are the new state's merchant and group of the same ids (a reset
+// keeps them): what the request made before is the reset's to erase, as
+// if the request had ended before it, and the caller must not go on with
+// anything it holds of the old state.
 func (c *call) outsideGate(f func()) (current bool, e *Error) {
 	if e := c.commit(); e != nil {
 		return false, e
@@ -86,8 +88,18 @@ func (c *call) outsideGate(f func()) (current bool, e *Error) {
 	c.leaveGate()
 	f()
 	c.enterGate()
-	s := c.s
-	return (c.m == nil || s.merchantByID(c.m.id) == c.m) && (c.g == nil || s.groupByID(c.g.id) == c.g), nil
+	current = true
+	if c.m != nil {
+		if m := c.s.merchantByID(c.m.id); m != c.m && m != nil {
+			c.m, current = m, false
+		}
+	}
+	if c.g != nil {
+		if g := c.s.groupByID(c.g.id); g != c.g && g != nil {
+			c.g, current = g, false
+		}
+	}
+	return current, nil
 }
 
 // readBody reads the call's body as one JSON object within the server's
