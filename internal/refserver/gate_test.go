@@ -48,50 +48,72 @@ func guardedCall(t *testing.T, method, url, key string) int {
 	return res.StatusCode
 }
 
-// A client that sends its body slowly holds nobody up: while the server
-// waits for the rest of a customer's body, a reset, /_health and another
-// merchant's call are all answered, and the slow request, finished
-// afterwards, is answered too (in the state after the reset).
+// Clients that send their bodies slowly hold nobody up: while the server
+// waits for the rest of a customer's body (an API call) and of a payment
+// form posted without credentials (a hosted page), a reset, /_health and
+// another merchant's call are all answered; the slow requests, finished
+// afterwards, are answered too (the customer is made after the reset).
 func TestSlowBodyDoesNotHoldTheServer(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
-	reading := make(chan struct{})
+	checkout := newCheckout(t, env, "/checkouts")["id"].(string)
+	var mu sync.Mutex
+	reading := map[string]chan struct{}{"api": make(chan struct{}), "page": make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Slow") != "" {
-			r.Body = &firstRead{ReadCloser: r.Body, reading: reading}
+		mu.Lock()
+		ch := reading[r.Header.Get("X-Slow")]
+		mu.Unlock()
+		if ch != nil {
+			r.Body = &firstRead{ReadCloser: r.Body, reading: ch}
 		}
 		env.s.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 
-	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-	require.NoError(t, err)
-	defer conn.Close()
-	body := `{"name": "Slow", "email": "slow@example.com"}`
 	auth := base64.StdEncoding.EncodeToString([]byte(env.m.PrivateKey + ":"))
-	_, err = fmt.Fprintf(conn, "POST /v1/%s/customers HTTP/1.1\r\nHost: x\r\nAuthorization: Basic %s\r\n"+
-		"Content-Type: application/json\r\nX-Slow: 1\r\nContent-Length: %d\r\n\r\n%s",
-		env.m.ID, auth, len(body), body[:1])
-	require.NoError(t, err)
-	select {
-	case <-reading: // the server waits on the rest of the body
-	case <-time.After(hangGuard):
-		t.Fatal("the server never read the body")
+	slow := []struct {
+		name, head, body string
+	}{
+		{"api", "POST /v1/" + env.m.ID + "/customers HTTP/1.1\r\nAuthorization: Basic " + auth +
+			"\r\nContent-Type: application/json", `{"name": "Slow", "email": "slow@example.com"}`},
+		{"page", "POST /checkout/" + env.m.ID + "/" + checkout + " HTTP/1.1\r\nContent-Type: application/x-www-form-urlencoded",
+			"token=x&method=card"},
+	}
+	conns := make([]net.Conn, len(slow))
+	for i, sl := range slow {
+		conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+		require.NoError(t, err)
+		defer conn.Close()
+		conns[i] = conn
+		_, err = fmt.Fprintf(conn, "%s\r\nHost: x\r\nX-Slow: %s\r\nContent-Length: %d\r\n\r\n%s",
+			sl.head, sl.name, len(sl.body), sl.body[:1])
+		require.NoError(t, err)
+		select {
+		case <-reading[sl.name]: // the server waits on the rest of the body
+		case <-time.After(hangGuard):
+			t.Fatalf("the server never read the %s body", sl.name)
+		}
 	}
 
 	assert.Equal(t, http.StatusNoContent, guardedCall(t, http.MethodPost, srv.URL+"/_simulate/reset", env.m.PrivateKey))
 	assert.Equal(t, http.StatusOK, guardedCall(t, http.MethodGet, srv.URL+"/_health", ""))
 	assert.Equal(t, http.StatusOK, guardedCall(t, http.MethodGet, srv.URL+"/v1/"+env.other.ID+"/customers", env.other.PrivateKey))
 
-	// The slow body is still open: finish it.
-	_, err = io.WriteString(conn, body[1:])
-	require.NoError(t, err)
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(hangGuard)))
-	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	data, _ := io.ReadAll(res.Body)
-	assert.Equal(t, http.StatusOK, res.StatusCode, "body: %s", data)
+	// The slow bodies are still open: finish them.
+	for i, sl := range slow {
+		_, err := io.WriteString(conns[i], sl.body[1:])
+		require.NoError(t, err)
+		require.NoError(t, conns[i].SetReadDeadline(time.Now().Add(hangGuard)))
+		res, err := http.ReadResponse(bufio.NewReader(conns[i]), nil)
+		require.NoError(t, err, sl.name)
+		data, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if sl.name == "api" {
+			assert.Equal(t, http.StatusOK, res.StatusCode, "body: %s", data)
+		} else {
+			assert.Equal(t, http.StatusNotFound, res.StatusCode, "the reset erased the checkout: %s", data)
+		}
+	}
 	assert.Len(t, listIDs(t, env.get("/customers")), 1, "made after the reset")
 }
 

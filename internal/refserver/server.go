@@ -38,7 +38,10 @@ type Options struct {
 	// merchant-level charges require the customer object (1001 when absent).
 	Strict bool
 	// Production makes the server behave as the production environment:
-	// the sandbox test cards are refused with 2007.
+	// the sandbox test cards are refused with 2007, and webhooks go to
+	// public hosts only (a URL whose host is localhost or resolves to a
+	// loopback, private or link-local address answers 1003, and every
+	// delivery's connection is checked on the address dialed).
 	Production bool
 	// Clock tells the time; nil means the wall clock ([RealClock]). Pass a
 	// [*FakeClock] to control time (the clock simulation control needs one).
@@ -58,7 +61,9 @@ type Options struct {
 	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
 	// HTTPClient sends webhook deliveries; nil means a client with a short
-	// timeout.
+	// timeout. The server uses a copy that follows no redirect; with
+	// Production, its transport (nil or an *http.Transport) gets the
+	// server's own dialer and no proxy (package delivery, Config.Client).
 	HTTPClient *http.Client
 	// WebhookRetryDelay is the wait before a failed webhook delivery is
 	// tried again; it doubles after each further failure (up to 30 seconds,
