@@ -41,6 +41,11 @@ type call struct {
 	// before anything reads it (nil when there is none). Handlers read
 	// it, never r.URL.Query(), which drops what it cannot parse.
 	query url.Values
+	// body is the request's body, read before the request entered the
+	// gate (reqbody.Body.Preread).
+	body reqbody.Body
+	// gated: the request holds s.gate for reading (enterGate).
+	gated bool
 }
 
 // parseQuery parses the request's query string once, whole: a query that
@@ -57,6 +62,68 @@ func (c *call) parseQuery() *Error {
 	}
 	c.query = q
 	return nil
+}
+
+// enterGate takes the reset gate for reading (reset.go): from here to
+// leaveGate the request sees one state, wholly before or wholly after any
+// reset.
+func (c *call) enterGate() {
+	c.s.gate.RLock()
+	c.gated = true
+}
+
+// leaveGate lets go of the reset gate, if the request holds it.
+func (c *call) leaveGate() {
+	if c.gated {
+		c.gated = false
+		c.s.gate.RUnlock()
+	}
+}
+
+// commit writes what the request changed to the data directory (when the
+// server has one): 1000 when it cannot, logged.
+func (c *call) commit() *Error {
+	if err := c.s.commitData(); err != nil {
+		c.s.log.Error("refserver: the data directory could not be written", "operation", c.operation(),
+			"request_id", c.requestID, "error", err.Error())
+		return errorf(openpay.ErrInternalServer, descInternal)
+	}
+	return nil
+}
+
+// outsideGate runs f with the request out of the reset gate, so that a
+// reset never waits for f: a network call (a webhook's verification event,
+// the lookup of its host). What the request changed so far is written
+// first, as at its end: a reset may come meanwhile. The caller holds no
+// lock. It reports whether the state the request acts on is still the
+// server's. When a reset replaced it meanwhile, current is false and c.m
+// and c.g are the new state's merchant and group of the same ids (a reset
+// keeps them): what the request made before is the reset's to erase, as
+// if the request had ended before it, and the caller must not go on with
+// anything it holds of the old state.
+func (c *call) outsideGate(f func()) (current bool, e *Error) {
+	if e := c.commit(); e != nil {
+		return false, e
+	}
+	if !c.gated {
+		f()
+		return true, nil
+	}
+	c.leaveGate()
+	f()
+	c.enterGate()
+	current = true
+	if c.m != nil {
+		if m := c.s.merchantByID(c.m.id); m != c.m && m != nil {
+			c.m, current = m, false
+		}
+	}
+	if c.g != nil {
+		if g := c.s.groupByID(c.g.id); g != c.g && g != nil {
+			c.g, current = g, false
+		}
+	}
+	return current, nil
 }
 
 // readBody reads the call's body as one JSON object within the server's

@@ -97,7 +97,9 @@
 // (subscriptions). A change to a record the store keeps is marked where it
 // is made, under the owner's lock: m.mark(recPlan, p.ID) (persist_kinds.go
 // says how to add a kind; addTx, setStatus, setAmount, credit, debit,
-// newCustomer and emit mark for themselves). Webhook delivery registers itself with s.onEvent (the hook runs
+// newCustomer and emit mark for themselves). A handler never waits on the
+// network within the reset gate: a network call goes in c.outsideGate
+// (reset.go says why). Webhook delivery registers itself with s.onEvent (the hook runs
 // under the merchant's lock: it only enqueues, and the queue calls nothing
 // back), its stop function with s.onClose and the dropping of a reset
 // merchant's deliveries with s.onMerchantReset; work driven by the clock

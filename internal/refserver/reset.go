@@ -44,12 +44,19 @@ import (
 // Server.AddMerchant) is configuration too: it stays, with its keys, and
 // with nothing in it.
 //
-// Every request holds s.gate for reading while it is answered (ServeHTTP);
-// Reset builds the fresh state without it and takes it for writing only to
-// swap, so a request sees the state either wholly before a reset or wholly
-// after it, and a reset waits for the requests in progress. (So nothing
-// that answers a request may call ServeHTTP again: a read lock taken twice
-// deadlocks once a reset waits between the two.) Go methods
+// Every request holds s.gate for reading while its handler runs
+// (ServeHTTP); Reset builds the fresh state without it and takes it for
+// writing only to swap, so a request sees the state either wholly before a
+// reset or wholly after it, and a reset waits for the handlers at work.
+// Nothing that waits on a client or the network runs within the gate, so
+// that a reset (and the requests queued behind it) waits for work, never
+// for a peer: the body is read before the request enters it
+// (reqbody.Body.Preread), the answer written after it leaves, and a
+// handler that makes a network call steps out for it (call.outsideGate:
+// the webhook's verification event), finding on its return whether a
+// reset came meanwhile. (Nothing that answers a request may call
+// ServeHTTP again: a read lock taken twice deadlocks once a reset waits
+// between the two.) Go methods
 // called directly (PayCharge, ...) find merchants under s.mu, which the swap
 // holds: one that started before acts on the state being replaced.
 

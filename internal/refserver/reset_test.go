@@ -163,40 +163,6 @@ func TestResetCredentials(t *testing.T) {
 	requireError(t, plain.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil), 1002)
 }
 
-// A reset waits for the request in progress (here a webhook creation held
-// up by its receiver), and what that request made is then reset too: it
-// happened before.
-func TestResetWaitsForRequestsInProgress(t *testing.T) {
-	t.Parallel()
-	env := newTestEnv(t, Options{})
-	arrived, release := make(chan struct{}), make(chan struct{})
-	var releaseOnce sync.Once
-	letGo := func() { releaseOnce.Do(func() { close(release) }) }
-	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		close(arrived)
-		<-release
-	}))
-	t.Cleanup(receiver.Close)
-	t.Cleanup(letGo) // before the receiver closes, should the test fail early
-	created := make(chan resp, 1)
-	go func() {
-		created <- env.post("/webhooks", map[string]any{"url": receiver.URL, "event_types": []string{"charge.succeeded"}})
-	}()
-	<-arrived
-	resetDone := make(chan error, 1)
-	go func() { resetDone <- env.s.Reset() }()
-	select {
-	case err := <-resetDone:
-		t.Fatalf("reset returned (%v) while a request was in progress", err)
-	case <-time.After(100 * time.Millisecond):
-	}
-	letGo()
-	requireOK(t, <-created, http.StatusCreated)
-	require.NoError(t, <-resetDone)
-	assert.Empty(t, listIDs(t, env.get("/webhooks")))
-}
-
 // Requests running while the server resets all succeed (each sees one
 // whole state), and the last reset leaves nothing behind. Run with -race.
 func TestResetUnderConcurrentRequests(t *testing.T) {

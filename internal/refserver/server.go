@@ -38,7 +38,10 @@ type Options struct {
 	// merchant-level charges require the customer object (1001 when absent).
 	Strict bool
 	// Production makes the server behave as the production environment:
-	// the sandbox test cards are refused with 2007.
+	// the sandbox test cards are refused with 2007, and webhooks go to
+	// public hosts only (a URL whose host is localhost or resolves to a
+	// loopback, private or link-local address answers 1003, and every
+	// delivery's connection is checked on the address dialed).
 	Production bool
 	// Clock tells the time; nil means the wall clock ([RealClock]). Pass a
 	// [*FakeClock] to control time (the clock simulation control needs one).
@@ -58,7 +61,9 @@ type Options struct {
 	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
 	// HTTPClient sends webhook deliveries; nil means a client with a short
-	// timeout.
+	// timeout. The server uses a copy that follows no redirect; with
+	// Production, its transport (nil or an *http.Transport) gets the
+	// server's own dialer and no proxy (package delivery, Config.Client).
 	HTTPClient *http.Client
 	// WebhookRetryDelay is the wait before a failed webhook delivery is
 	// tried again; it doubles after each further failure (up to 30 seconds,
@@ -485,11 +490,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer dropConnection(w)
 		}
 	}
+	// The body is read before the request enters the reset gate, so that
+	// a reset waits for handlers at work, never for a client's bytes.
+	c.body.Preread(r, s.maxBody)
 	exclusive := rt != nil && rt.exclusive ||
 		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
 	if !exclusive {
-		s.gate.RLock()
-		defer s.gate.RUnlock()
+		c.enterGate()
+		defer c.leaveGate()
 	}
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return
@@ -524,9 +532,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, c.requestID, reqbody.TooLarge())
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(sw, r.Body, s.maxBody)
-	}
 	if rt.clientIP {
 		if e := s.checkClientIP(r); e != nil {
 			writeError(sw, c.requestID, e)
@@ -535,11 +540,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, e := rt.handle(c)
 	// What the request changed is on disk before it is answered.
-	if err := s.commitData(); err != nil {
-		s.log.Error("refserver: the data directory could not be written", "operation", c.operation(),
-			"request_id", c.requestID, "error", err.Error())
-		e = errorf(openpay.ErrInternalServer, descInternal)
+	if ce := c.commit(); ce != nil {
+		e = ce
 	}
+	// The answer is made; writing it waits on the client, outside the gate.
+	c.leaveGate()
 	if e != nil {
 		writeError(sw, c.requestID, e)
 		return

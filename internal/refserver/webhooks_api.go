@@ -24,7 +24,13 @@ import (
 //   - create: url (not blank) and event_types required (1001). url an absolute http or
 //     https URL of at most maxWebhookURL characters; in production mode it
 //     must be https on a domain name, not an IP address (the gateway's rule
-//     for real endpoints). event_types holds at least one type, each one of
+//     for real endpoints), whose name is not localhost nor resolves to an
+//     address that is not public (delivery.PublicHost: loopback, private,
+//     link-local, unspecified; looked up out of the reset gate), and
+//     deliveries dial public addresses only (delivery.Config.PublicOnly),
+//     so that a name that resolves otherwise later is refused then.
+//     A merchant has at most MaxWebhooksPerMerchant webhooks (1003 past
+//     it). event_types holds at least one type, each one of
 //     the types the gateway emits (1003 naming the field otherwise); a type
 //     sent twice is kept once. user and password are optional (at most
 //     maxWebhookCredential characters each) and are sent with every
@@ -51,14 +57,27 @@ import (
 // event until it is verified. Package delivery queues, sends and retries
 // (its package doc says how: at most delivery.MaxAttempts attempts with a
 // doubling delay, one queue per webhook bounded by
-// Options.WebhookQueueLimit, duplicates possible as with the gateway);
-// Close cancels deliveries in flight and drops the pending ones.
+// Options.WebhookQueueLimit, delivery.DefaultTotal pending across the
+// server, delivery.DefaultSenders sent at once, no redirect followed,
+// duplicates possible as with the gateway); Close cancels deliveries in
+// flight and drops the pending ones. An event's fan-out (deliverEvent)
+// runs under the merchant's lock and only enqueues: the sending is the
+// queue's senders', and the verification event is sent out of the reset
+// gate and the merchant's lock.
 
 // Limits the server sets on webhook values (see above).
 const (
 	maxWebhookURL        = 2000
 	maxWebhookCredential = 100
 )
+
+// MaxWebhooksPerMerchant is the most webhooks a merchant may have; a
+// creation past it answers 1003. The gateway states no bound (facts.md
+// has none); a merchant's integration registers one URL or a few, and a
+// test suite that makes one per test without a reset stays far below a
+// hundred, while the bound caps what an event costs: its fan-out is at
+// most this many enqueues under the merchant's lock.
+const MaxWebhooksPerMerchant = 100
 
 // DefaultWebhookQueueLimit is the number of deliveries a webhook's queue
 // holds (waiting retries included) unless Options.WebhookQueueLimit says
@@ -71,7 +90,7 @@ type WebhookDeliveryStats = delivery.Stats
 // registerWebhooks registers webhooks (create 201, verification, get, delete,
 // list) and the delivery of events.
 func (s *Server) registerWebhooks(r *routeTable) {
-	s.deliveries = delivery.New(delivery.Config{Client: s.opts.HTTPClient, Logger: s.log,
+	s.deliveries = delivery.New(delivery.Config{Client: s.opts.HTTPClient, PublicOnly: s.opts.Production, Logger: s.log,
 		Limits: delivery.Limits{PerWebhook: s.opts.WebhookQueueLimit}, RetryDelay: s.opts.WebhookRetryDelay,
 		Changed: s.markDelivery})
 	s.onEvent(s.deliverEvent)
@@ -139,9 +158,12 @@ func (s *Server) createWebhook(c *call) (any, *Error) {
 	v.NonEmpty("url", req.URL)
 	v.MaxLen("url", req.URL, maxWebhookURL)
 	v.AbsoluteURL("url", req.URL)
-	if s.Production() {
+	var host string // in production, the host name to look up
+	if s.Production() && v.Err == nil {
 		if u, err := url.Parse(req.URL); err == nil && (u.Scheme != "https" || net.ParseIP(u.Hostname()) != nil) {
 			v.Failf(openpay.ErrInvalidParameter, "The field 'url' must be an https URL on a domain name")
+		} else if err == nil {
+			host = u.Hostname()
 		}
 	}
 	v.MaxLen("user", req.User, maxWebhookCredential)
@@ -158,11 +180,33 @@ func (s *Server) createWebhook(c *call) (any, *Error) {
 	if v.Err != nil {
 		return nil, v.Err
 	}
+	if host != "" {
+		// The lookup is a network call: out of the reset gate. Nothing is
+		// made yet, so a reset meanwhile changes nothing here.
+		public := true
+		if _, e := c.outsideGate(func() {
+			ctx, cancel := context.WithTimeout(c.r.Context(), delivery.VerifyTimeout)
+			defer cancel()
+			public = delivery.PublicHost(ctx, host)
+		}); e != nil {
+			return nil, e
+		}
+		if !public {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'url' must be on a public host (not loopback, private or link-local)")
+		}
+	}
 	var types []openpay.EventType
 	for _, t := range req.EventTypes {
 		if !slices.Contains(types, t) {
 			types = append(types, t)
 		}
+	}
+	c.m.mu.Lock()
+	ws := webhooksOf(c.m)
+	if len(ws.list) >= MaxWebhooksPerMerchant {
+		c.m.mu.Unlock()
+		return nil, errorf(openpay.ErrInvalidParameter,
+			"The merchant already has %d webhooks, the most it may have: delete one to add another", MaxWebhooksPerMerchant)
 	}
 	wh := &webhook{
 		w: openpay.Webhook{
@@ -172,29 +216,31 @@ func (s *Server) createWebhook(c *call) (any, *Error) {
 		password: req.Password,
 		code:     s.ids.VerificationCode(),
 	}
-	c.m.mu.Lock()
-	ws := webhooksOf(c.m)
 	ws.byID[wh.w.ID] = wh
 	ws.list = append(ws.list, wh)
 	c.m.mark(recWebhook, wh.w.ID)
 	target := wh.target()
 	c.m.mu.Unlock()
 
-	// The verification event goes out without the merchant's lock held: a
-	// slow URL delays this answer only.
+	// The verification event goes out without the merchant's lock held
+	// and out of the reset gate: a slow URL delays this answer only.
 	body, err := json.Marshal(openpay.WebhookEvent{
 		Type: openpay.EventTypeVerification, EventDate: s.nowFor(c.m), VerificationCode: wh.code,
 	})
 	// (Encoding a struct of strings and a time cannot fail; were it to, the
 	// webhook would simply stay unverified.)
 	var a delivery.Attempt
-	if err == nil {
-		a = s.deliveries.Verify(c.r.Context(), target, body)
+	current, e := c.outsideGate(func() {
+		if err == nil {
+			a = s.deliveries.Verify(c.r.Context(), target, body)
+		}
+	})
+	if e != nil {
+		return nil, e
 	}
-
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	if webhooksOf(c.m).byID[wh.w.ID] == wh { // not deleted meanwhile
+	if current && webhooksOf(c.m).byID[wh.w.ID] == wh { // neither reset nor deleted meanwhile
 		if err == nil {
 			s.deliveries.Log(wh.w.ID, a)
 		}

@@ -2,12 +2,11 @@ package delivery
 
 import (
 	"bytes"
+	"container/heap"
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -37,12 +36,29 @@ const (
 	// shows the latest attempts, and a receiver that is down for long must
 	// not grow it without end.
 	MaxAttemptsLogged = 50
+	// DefaultTotal is Limits.Total unless set: ten webhooks' full queues,
+	// a few megabytes of bodies, whatever the number of webhooks.
+	DefaultTotal = 10 * DefaultPerWebhook
+	// DefaultSenders is Limits.Senders unless set: the deliveries in
+	// flight at once, and so the goroutines and outbound connections the
+	// queue uses. Sixteen receivers that hang at once still leave the
+	// others served within an attempt's Timeout.
+	DefaultSenders = 16
 )
 
 // Config configures a Queue.
 type Config struct {
-	// Client sends the deliveries; nil means a client with Timeout.
+	// Client sends the deliveries; nil means a client with Timeout. The
+	// queue uses a copy that follows no redirect, and with PublicOnly one
+	// whose connections are made by the queue's own dialer (the client's
+	// transport must then be nil or an *http.Transport, whose dialing and
+	// proxy settings are replaced).
 	Client *http.Client
+	// PublicOnly refuses every connection to an address that is not
+	// public (see [PublicAddr]), checked on the address dialed, after name
+	// resolution: a name that resolved to a public address when the
+	// webhook was made and to a private one since is refused too.
+	PublicOnly bool
 	// Logger receives the queue's warnings and debug records (never a URL,
 	// a credential or a body); nil discards them.
 	Logger *slog.Logger
@@ -57,11 +73,17 @@ type Config struct {
 	Changed func(owner string, seq uint64)
 }
 
-// Limits bounds what a Queue holds.
+// Limits bounds what a Queue holds and the work it does at once.
 type Limits struct {
 	// PerWebhook is the most deliveries pending for one webhook, in flight
 	// and waiting for a retry included (DefaultPerWebhook when zero).
 	PerWebhook int
+	// Total is the most deliveries pending across every webhook
+	// (DefaultTotal when zero).
+	Total int
+	// Senders is the number of deliveries in flight at once, each sent by
+	// one of a fixed pool of goroutines (DefaultSenders when zero).
+	Senders int
 }
 
 // Target is where one webhook's deliveries go.
@@ -111,8 +133,10 @@ type Attempt struct {
 	At    time.Time // wall clock: attempts are real network calls
 	Event Event     // the verification event has no id
 	N     int       // 1 for the first attempt
-	// Status is the receiver's HTTP status, 0 when it did not answer; Err
-	// then says why, without the URL.
+	// Status is the receiver's HTTP status, 0 when it did not answer. Err
+	// then says why, in one of the words of the package's vocabulary
+	// (ErrTimeout, ErrRefused, ...), never the network's own message;
+	// with a 3xx status it is ErrRedirect.
 	Status int
 	Err    string
 }
@@ -126,11 +150,14 @@ type entry struct {
 	seq uint64
 }
 
-// outbox is the queue of one webhook. A goroutine drains it while it holds
-// deliveries; none runs while it is empty.
+// outbox is the queue of one webhook. While it holds a delivery to try
+// and none of its own is in flight, it waits in Queue.ready for a sender.
 type outbox struct {
-	queue   []*entry
-	running bool
+	id    string // the webhook's
+	queue []*entry
+	// busy: the outbox is in Queue.ready or a sender is trying one of its
+	// deliveries (one at a time per webhook).
+	busy bool
 	// pending counts the deliveries queued, in flight or waiting for a
 	// retry: what the limit bounds.
 	pending int
@@ -142,43 +169,62 @@ type outbox struct {
 // Queue delivers events to webhooks. See the package doc.
 type Queue struct {
 	cfg    Config
+	client *http.Client // cfg.Client's copy (see Config.Client)
 	log    *slog.Logger
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
-	wg     sync.WaitGroup // delivering goroutines and retry timers
+	wg     sync.WaitGroup // the senders
 
-	mu      sync.Mutex
-	closed  bool
-	outbox  map[string]*outbox       // by webhook id
-	retries map[*time.Timer]struct{} // retry timers not fired yet
+	mu     sync.Mutex
+	work   sync.Cond // on mu: signalled when ready grows or the queue closes
+	closed bool
+	outbox map[string]*outbox // by webhook id
+	// ready are the outboxes waiting for a sender, oldest first.
+	ready []*outbox
+	// senders counts the sending goroutines started (at most
+	// Limits.Senders: started as work comes, ended by Close), idle those
+	// waiting for work.
+	senders, idle int
+	fullTotal     bool // the last event found every queue's total full (logged once)
+	// retries are the failed deliveries waiting for their next attempt,
+	// a heap by due time; one timer (retryTimer, set for retryAt) moves
+	// those due back to their outboxes, so that waiting retries cost no
+	// goroutine and firing ones at most one.
+	retries    retryHeap
+	retryTimer *time.Timer
+	retryAt    time.Time // zero: the timer is not set
 	// attempts is each webhook's latest attempts, oldest first, at most
 	// MaxAttemptsLogged (by webhook id; dropped with the webhook).
 	attempts map[string][]Attempt
 	// pending holds every delivery accepted and not yet done with (queued,
-	// in flight or waiting for a retry), by seq.
+	// in flight or waiting for a retry), by seq: at most Limits.Total.
 	pending map[uint64]*entry
 	lastSeq uint64
 	// restored are the deliveries Restore took back, queued by Resume.
 	restored []*entry
-	// idle, when not nil, is closed (and set to nil) once nothing is
+	// drained, when not nil, is closed (and set to nil) once nothing is
 	// pending or the queue closes: Wait's callers wait on it.
-	idle chan struct{}
+	drained chan struct{}
 }
 
 // New returns an empty queue.
 func New(cfg Config) *Queue {
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{Timeout: Timeout}
-	}
 	if cfg.Limits.PerWebhook <= 0 {
 		cfg.Limits.PerWebhook = DefaultPerWebhook
+	}
+	if cfg.Limits.Total <= 0 {
+		cfg.Limits.Total = DefaultTotal
+	}
+	if cfg.Limits.Senders <= 0 {
+		cfg.Limits.Senders = DefaultSenders
 	}
 	if cfg.RetryDelay <= 0 {
 		cfg.RetryDelay = DefaultRetryDelay
 	}
-	q := &Queue{cfg: cfg, log: cfg.Logger,
-		outbox: make(map[string]*outbox), retries: make(map[*time.Timer]struct{}),
+	q := &Queue{cfg: cfg, client: newClient(cfg.Client, cfg.PublicOnly), log: cfg.Logger,
+		outbox:   make(map[string]*outbox),
 		attempts: make(map[string][]Attempt), pending: make(map[uint64]*entry)}
+	q.work.L = &q.mu
 	if q.log == nil {
 		q.log = slog.New(slog.DiscardHandler)
 	}
@@ -191,18 +237,19 @@ func New(cfg Config) *Queue {
 // closed. It calls nothing of the caller's.
 func (q *Queue) Enqueue(d Delivery) (seq uint64, ok bool) {
 	e := &entry{Delivery: d}
-	if !q.enqueue(e, false) {
+	if !q.enqueue(e) {
 		return 0, false
 	}
 	return e.seq, true
 }
 
-// enqueue adds a delivery to its webhook's outbox and starts the outbox's
-// goroutine when none runs, and reports whether it did. A new delivery that
-// finds the outbox full is dropped and counted; a retry is still counted in
-// pending, so it always has its place. A retry finds no outbox when its
-// webhook has been forgotten since, and is dropped.
-func (q *Queue) enqueue(e *entry, retry bool) bool {
+// enqueue adds a new delivery to its webhook's outbox, which then waits
+// for a sender unless it already does or has a delivery in flight, and
+// reports whether it did. A delivery that finds the outbox or the queue's
+// total full is dropped and counted (a retry keeps its place: it is still
+// counted in pending). Nothing here blocks or starts more than one
+// goroutine: it runs under the caller's locks.
+func (q *Queue) enqueue(e *entry) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -211,49 +258,94 @@ func (q *Queue) enqueue(e *entry, retry bool) bool {
 	id := e.To.WebhookID
 	ob := q.outbox[id]
 	if ob == nil {
-		if retry {
-			return false
-		}
-		ob = &outbox{}
+		ob = &outbox{id: id}
 		q.outbox[id] = ob
 	}
-	if !retry && ob.pending >= q.cfg.Limits.PerWebhook {
+	if !q.room(ob) {
+		return false
+	}
+	ob.full, q.fullTotal = false, false
+	ob.pending++
+	if e.seq == 0 {
+		q.lastSeq++
+		e.seq = q.lastSeq
+	}
+	q.pending[e.seq] = e
+	q.push(ob, e)
+	return true
+}
+
+// push appends e to ob's queue and puts ob in line for a sender unless it
+// is already. The caller holds q.mu.
+func (q *Queue) push(ob *outbox, e *entry) {
+	ob.queue = append(ob.queue, e)
+	if !ob.busy {
+		q.makeReady(ob)
+	}
+}
+
+// room reports whether a new delivery fits in ob and in the queue's total;
+// when not, it counts the drop against ob and logs the first of a run. The
+// caller holds q.mu.
+func (q *Queue) room(ob *outbox) bool {
+	switch {
+	case ob.pending >= q.cfg.Limits.PerWebhook:
 		ob.dropped++
 		if !ob.full {
 			ob.full = true
-			q.log.Warn("webhook queue full, events dropped", "webhook", id,
+			q.log.Warn("webhook queue full, events dropped", "webhook", ob.id,
 				"limit", q.cfg.Limits.PerWebhook, "dropped", ob.dropped)
 		}
 		return false
-	}
-	if !retry {
-		ob.full = false
-		ob.pending++
-		if e.seq == 0 {
-			q.lastSeq++
-			e.seq = q.lastSeq
+	case len(q.pending) >= q.cfg.Limits.Total:
+		ob.dropped++
+		if !q.fullTotal {
+			q.fullTotal = true
+			q.log.Warn("webhook deliveries pending across the server at their limit, events dropped",
+				"webhook", ob.id, "limit", q.cfg.Limits.Total)
 		}
-		q.pending[e.seq] = e
-	}
-	ob.queue = append(ob.queue, e)
-	if !ob.running {
-		ob.running = true
-		q.wg.Add(1)
-		go q.drain(id, ob)
+		return false
 	}
 	return true
 }
 
-// drain delivers an outbox's deliveries in order until it is empty, the
-// webhook is forgotten or the queue closes.
-func (q *Queue) drain(webhookID string, ob *outbox) {
+// makeReady puts ob in line for a sender, and wakes an idle sender or
+// starts one while fewer than Limits.Senders run. The caller holds q.mu.
+func (q *Queue) makeReady(ob *outbox) {
+	ob.busy = true
+	q.ready = append(q.ready, ob)
+	switch {
+	case q.idle > 0:
+		q.work.Signal()
+	case q.senders < q.cfg.Limits.Senders:
+		q.senders++
+		q.wg.Add(1)
+		go q.sender()
+	}
+}
+
+// sender is one of the pool's goroutines: it takes the outbox first in
+// line, tries its first delivery, and puts the outbox back in line while it
+// holds more, until the queue closes.
+func (q *Queue) sender() {
 	defer q.wg.Done()
+	q.mu.Lock()
 	for {
-		q.mu.Lock()
-		if q.closed || q.outbox[webhookID] != ob || len(ob.queue) == 0 {
-			ob.running = false
+		for !q.closed && len(q.ready) == 0 {
+			q.idle++
+			q.work.Wait()
+			q.idle--
+		}
+		if q.closed {
 			q.mu.Unlock()
 			return
+		}
+		ob := q.ready[0]
+		q.ready[0] = nil
+		q.ready = q.ready[1:]
+		if q.outbox[ob.id] != ob || len(ob.queue) == 0 { // forgotten or reset meanwhile
+			ob.busy = false
+			continue
 		}
 		e := ob.queue[0]
 		ob.queue[0] = nil
@@ -263,20 +355,28 @@ func (q *Queue) drain(webhookID string, ob *outbox) {
 		q.mu.Unlock()
 
 		a := q.send(q.ctx, e.To, e.Event, n, e.Body, Timeout)
+
 		q.mu.Lock()
-		if !q.closed && q.outbox[webhookID] == ob { // not forgotten meanwhile
-			q.recordAttempt(webhookID, a)
+		current := !q.closed && q.outbox[ob.id] == ob // not forgotten meanwhile
+		if current {
+			q.recordAttempt(ob.id, a)
 		}
-		if a.OK() {
+		switch {
+		case a.OK():
 			ob.pending--
 			delete(q.pending, e.seq)
 			q.wake()
-			q.mu.Unlock()
-		} else {
-			q.mu.Unlock()
+		case current:
 			q.retryLater(ob, e)
 		}
+		if current && len(ob.queue) > 0 {
+			q.ready = append(q.ready, ob) // behind the others: one delivery per turn
+		} else {
+			ob.busy = false
+		}
+		q.mu.Unlock()
 		q.changed(e)
+		q.mu.Lock()
 	}
 }
 
@@ -289,13 +389,8 @@ func (q *Queue) changed(e *entry) {
 }
 
 // retryLater queues a failed delivery again after its back-off delay, unless
-// it has used all its attempts.
+// it has used all its attempts. The caller holds q.mu, and ob is current.
 func (q *Queue) retryLater(ob *outbox, e *entry) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed || q.outbox[e.To.WebhookID] != ob {
-		return
-	}
 	if e.Attempts >= MaxAttempts {
 		ob.pending--
 		delete(q.pending, e.seq)
@@ -304,19 +399,65 @@ func (q *Queue) retryLater(ob *outbox, e *entry) {
 		q.log.Debug("webhook delivery dropped", "webhook", e.To.WebhookID, "attempts", e.Attempts)
 		return
 	}
-	var t *time.Timer
-	q.wg.Add(1)
-	t = time.AfterFunc(q.retryDelay(e.Attempts), func() {
-		defer q.wg.Done()
-		q.mu.Lock()
-		_, pending := q.retries[t]
-		delete(q.retries, t)
-		q.mu.Unlock()
-		if pending {
-			q.enqueue(e, true)
+	due := time.Now().Add(q.retryDelay(e.Attempts))
+	heap.Push(&q.retries, retry{due: due, ob: ob, e: e})
+	if q.retryAt.IsZero() || due.Before(q.retryAt) {
+		q.armRetries(due)
+	}
+}
+
+// armRetries sets the retry timer for due. The caller holds q.mu.
+func (q *Queue) armRetries(due time.Time) {
+	q.retryAt = due
+	if q.retryTimer == nil {
+		q.retryTimer = time.AfterFunc(time.Until(due), q.fireRetries)
+	} else {
+		q.retryTimer.Reset(time.Until(due))
+	}
+}
+
+// fireRetries puts the retries that are due back in their outboxes (those
+// of a webhook forgotten or reset since are gone with it) and sets the
+// timer for the next one.
+func (q *Queue) fireRetries() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.retryAt = time.Time{}
+	now := time.Now()
+	for len(q.retries) > 0 && !q.retries[0].due.After(now) {
+		r := heap.Pop(&q.retries).(retry)
+		if q.outbox[r.ob.id] == r.ob {
+			q.push(r.ob, r.e)
 		}
-	})
-	q.retries[t] = struct{}{}
+	}
+	if len(q.retries) > 0 {
+		q.armRetries(q.retries[0].due)
+	}
+}
+
+// retry is a failed delivery waiting for its next attempt.
+type retry struct {
+	due time.Time
+	ob  *outbox
+	e   *entry
+}
+
+// retryHeap orders the waiting retries by due time (container/heap).
+type retryHeap []retry
+
+func (h retryHeap) Len() int           { return len(h) }
+func (h retryHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h retryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *retryHeap) Push(x any)        { *h = append(*h, x.(retry)) }
+func (h *retryHeap) Pop() any {
+	old := *h
+	r := old[len(old)-1]
+	old[len(old)-1] = retry{}
+	*h = old[:len(old)-1]
+	return r
 }
 
 // retryDelay is the wait before the attempt after the n-th: the base delay,
@@ -407,7 +548,7 @@ func (q *Queue) send(ctx context.Context, to Target, ev Event, n int, body []byt
 	a := Attempt{At: time.Now(), Event: ev, N: n}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, to.URL, bytes.NewReader(body))
 	if err != nil {
-		a.Err = "the URL cannot be requested"
+		a.Err = ErrBadURL
 		return a
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -415,7 +556,7 @@ func (q *Queue) send(ctx context.Context, to Target, ev Event, n int, body []byt
 	if to.User != "" || to.Password != "" {
 		req.SetBasicAuth(to.User, to.Password)
 	}
-	res, err := q.cfg.Client.Do(req)
+	res, err := q.client.Do(req)
 	if err != nil {
 		q.log.Debug("webhook delivery failed", "webhook", to.WebhookID, "error", "no answer")
 		a.Err = attemptError(err)
@@ -424,24 +565,11 @@ func (q *Queue) send(ctx context.Context, to Target, ev Event, n int, body []byt
 	defer res.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
 	a.Status = res.StatusCode
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		a.Err = ErrRedirect
+	}
 	q.log.Debug("webhook delivery", "webhook", to.WebhookID, "status", res.StatusCode)
 	return a
-}
-
-// attemptError says why a delivery got no answer, without the URL (which
-// may carry credentials in its user part).
-func attemptError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer before the timeout"
-	}
-	if errors.Is(err, context.Canceled) {
-		return "cancelled (the server is closing or the request ended)"
-	}
-	return err.Error()
 }
 
 // Close cancels deliveries in flight, drops pending ones and retry timers,
@@ -451,6 +579,7 @@ func (q *Queue) Close() {
 	q.closed = true
 	q.dropPending()
 	q.wake()
+	q.work.Broadcast()
 	q.mu.Unlock()
 	q.cancel()
 	q.wg.Wait()
@@ -482,13 +611,13 @@ func (q *Queue) Wait(ctx context.Context) error {
 			q.mu.Unlock()
 			return nil
 		}
-		if q.idle == nil {
-			q.idle = make(chan struct{})
+		if q.drained == nil {
+			q.drained = make(chan struct{})
 		}
-		idle := q.idle
+		drained := q.drained
 		q.mu.Unlock()
 		select {
-		case <-idle:
+		case <-drained:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -498,22 +627,23 @@ func (q *Queue) Wait(ctx context.Context) error {
 // wake releases Wait's callers when nothing is pending any more or the
 // queue is closed. The caller holds q.mu.
 func (q *Queue) wake() {
-	if q.idle != nil && (q.closed || len(q.pending) == 0) {
-		close(q.idle)
-		q.idle = nil
+	if q.drained != nil && (q.closed || len(q.pending) == 0) {
+		close(q.drained)
+		q.drained = nil
 	}
 }
 
 // dropPending drops the outboxes, the attempt logs and the retry timers.
 // The caller holds q.mu.
 func (q *Queue) dropPending() {
-	for t := range q.retries {
-		if t.Stop() {
-			q.wg.Done() // its function will never run
-		}
+	if q.retryTimer != nil {
+		q.retryTimer.Stop()
 	}
 	clear(q.retries)
+	q.retries, q.retryAt = q.retries[:0], time.Time{}
 	clear(q.outbox)
+	clear(q.ready)
+	q.ready = q.ready[:0]
 	clear(q.attempts)
 }
 
@@ -562,7 +692,7 @@ func (q *Queue) Resume() {
 	q.restored = nil
 	q.mu.Unlock()
 	for _, e := range restored {
-		if e.To.URL == "" || !q.enqueue(e, false) {
+		if e.To.URL == "" || !q.enqueue(e) {
 			q.changed(e)
 		}
 	}

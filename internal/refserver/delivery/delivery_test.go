@@ -2,13 +2,18 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,6 +50,16 @@ func newQueue(t *testing.T, limits Limits) (*Queue, *changes) {
 	q := New(Config{Limits: limits, RetryDelay: time.Millisecond, Changed: ch.changed})
 	t.Cleanup(q.Close)
 	return q, ch
+}
+
+// waitIdle waits until no delivery is in flight or waiting for a sender.
+func waitIdle(t *testing.T, q *Queue) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.idle == q.senders && len(q.ready) == 0
+	}, 10*time.Second, time.Millisecond)
 }
 
 // to returns a delivery of event n of owner m1 to the webhook wh at url.
@@ -162,7 +177,7 @@ func TestForgetDuringAttempt(t *testing.T) {
 	<-arrived
 	assert.Equal(t, []uint64{s1, s2}, q.Forget("wh1"))
 	close(release)
-	q.wg.Wait() // the delivery in flight ends (Close would stop the log itself)
+	waitIdle(t, q) // the delivery in flight ends (Close would stop the log itself)
 	assert.Empty(t, q.Attempts("wh1"))
 	assert.Empty(t, q.Pending("m1"))
 }
@@ -210,10 +225,136 @@ func TestResetAndClose(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// An attempt that got no answer says why in the package's words, never
+// the network's message (which names addresses and ports).
 func TestAttemptError(t *testing.T) {
 	t.Parallel()
-	err := &url.Error{Op: "Post", URL: "https://user:secret@hooks.example/x", Err: fmt.Errorf("dial tcp: connection refused")}
-	assert.Equal(t, "dial tcp: connection refused", attemptError(err))
+	wrap := func(err error) error {
+		return &url.Error{Op: "Post", URL: "https://user:secret@10.0.0.5:22/x", Err: &net.OpError{Op: "dial", Net: "tcp", Err: err}}
+	}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{wrap(os.NewSyscallError("connect", syscall.ECONNREFUSED)), ErrRefused},
+		{wrap(os.NewSyscallError("read", syscall.ECONNRESET)), ErrReset},
+		{wrap(&net.DNSError{Err: "no such host", Name: "hooks.example", IsNotFound: true}), ErrNoHost},
+		{wrap(context.DeadlineExceeded), ErrTimeout},
+		{wrap(errNotAllowed), ErrNotAllowed},
+		{wrap(errors.New("SSH-2.0-OpenSSH_9.6 malformed HTTP response")), ErrNoHTTP},
+	} {
+		assert.Equal(t, tc.want, attemptError(tc.err), "%v", tc.err)
+	}
+}
+
+// A receiver that redirects gets a failed attempt recorded with its
+// status: neither a 307 (which would send the body and the credentials
+// again) nor a 302 (which would turn into a GET with the credentials) is
+// followed to the other server.
+func TestNoRedirectFollowed(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(other.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		code := http.StatusTemporaryRedirect
+		if r.URL.Path == "/302" {
+			code = http.StatusFound
+		}
+		http.Redirect(w, r, other.URL+"/stolen", code)
+	}))
+	t.Cleanup(redirecting.Close)
+	q, _ := newQueue(t, Limits{})
+	for _, code := range []int{http.StatusTemporaryRedirect, http.StatusFound} {
+		wh := fmt.Sprint("wh", code)
+		q.Enqueue(to(wh, fmt.Sprint(redirecting.URL, "/", code), 1))
+		require.Eventually(t, func() bool { return len(q.Attempts(wh)) > 0 }, 10*time.Second, time.Millisecond)
+		a := q.Attempts(wh)[0]
+		assert.Equal(t, code, a.Status)
+		assert.Equal(t, ErrRedirect, a.Err)
+		assert.False(t, a.OK())
+	}
+	assert.Zero(t, hits.Load(), "the redirect's target was never called")
+}
+
+// With PublicOnly, a delivery to a loopback address is refused at the dial,
+// whatever the URL names: the receiver never sees it.
+func TestPublicOnlyDialsPublicAddressesOnly(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(rc.Close)
+	q := New(Config{PublicOnly: true, RetryDelay: time.Hour})
+	t.Cleanup(q.Close)
+	_, port, _ := net.SplitHostPort(rc.Listener.Addr().String())
+	for _, u := range []string{rc.URL, "http://localhost:" + port} {
+		a := q.Verify(context.Background(), Target{WebhookID: "wh", URL: u}, []byte(`{}`))
+		assert.Equal(t, ErrNotAllowed, a.Err, u)
+		assert.Zero(t, a.Status)
+	}
+	assert.Zero(t, hits.Load())
+
+	open := New(Config{})
+	t.Cleanup(open.Close)
+	assert.True(t, open.Verify(context.Background(), Target{WebhookID: "wh", URL: rc.URL}, []byte(`{}`)).OK(),
+		"without PublicOnly, loopback is fine")
+}
+
+func TestPublicHost(t *testing.T) {
+	t.Parallel()
+	for host, public := range map[string]bool{
+		"localhost": false, "LOCALHOST.": false, "hooks.localhost": false,
+		"127.0.0.1": false, "::1": false, "[::1]": false, "10.1.2.3": false, "172.16.0.1": false,
+		"192.168.1.1": false, "169.254.169.254": false, "fe80::1": false, "0.0.0.0": false, "::": false,
+		"::ffff:127.0.0.1": false, "fd00::1": false,
+		"8.8.8.8": true, "2001:4860:4860::8888": true,
+		"hooks.invalid": true, // not resolved: the dialer judges the address
+	} {
+		assert.Equal(t, public, PublicHost(context.Background(), host), host)
+	}
+}
+
+// However many webhooks have deliveries pending, the queue holds at most
+// Limits.Total (the rest dropped and counted against their webhooks), and
+// at most Limits.Senders deliveries are in flight at once, from as many
+// goroutines.
+func TestTotalAndSendersBounded(t *testing.T) {
+	const total, senders, webhooks = 7, 2, 20
+	var inFlight, most atomic.Int32
+	release := make(chan struct{})
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(rc.Close)
+	t.Cleanup(func() { close(release) })
+	before := runtime.NumGoroutine()
+	q, _ := newQueue(t, Limits{PerWebhook: 3, Total: total, Senders: senders})
+	var dropped int64
+	for i := range webhooks {
+		for n := range 3 {
+			q.Enqueue(to(fmt.Sprint("wh", i), rc.URL, n))
+			q.mu.Lock()
+			assert.LessOrEqual(t, len(q.pending), total)
+			q.mu.Unlock()
+		}
+	}
+	for i := range webhooks {
+		st := q.Stats(fmt.Sprint("wh", i))
+		dropped += st.Dropped
+	}
+	assert.Equal(t, int64(webhooks*3-total), dropped, "every delivery past the total is dropped and counted")
+	require.Eventually(t, func() bool { return inFlight.Load() == senders }, 10*time.Second, time.Millisecond)
+	// The receiver's handlers (one per request in flight) and the senders
+	// are all the goroutines added, with a margin for the HTTP machinery.
+	assert.LessOrEqual(t, runtime.NumGoroutine()-before, senders*6+4)
+	assert.LessOrEqual(t, most.Load(), int32(senders))
 }
 
 // Wait returns once every delivery is done with: answered 2xx after

@@ -1,6 +1,6 @@
 // Package delivery delivers the reference server's events to webhooks: a
-// queue per webhook (its outbox), retries with back-off, a log of the
-// latest attempts and counters, within bounds. It knows nothing of
+// queue per webhook (its outbox), a fixed pool of senders, retries with
+// back-off, a log of the latest attempts and counters, within bounds. It knows nothing of
 // merchants, webhooks or events beyond what a [Delivery] carries: the
 // server decides which webhook receives which event, builds the body, and
 // owns the webhooks themselves.
@@ -14,7 +14,9 @@
 // Contract:
 //   - A delivery is a POST of its body, with Content-Type application/json
 //     and the target's HTTP Basic credentials (when it has any), answered
-//     within [Timeout]. A 2xx answer ends it; anything else (another
+//     within [Timeout]. No redirect is followed (it would carry the body
+//     and the credentials elsewhere): a 3xx is a failed attempt, logged
+//     with its status. A 2xx answer ends it; anything else (another
 //     status, a timeout, no connection) is tried again after a delay that
 //     starts at Config.RetryDelay ([DefaultRetryDelay]) and doubles up to
 //     [MaxRetryDelay], at most [MaxAttempts] attempts in all; then it is
@@ -22,19 +24,39 @@
 //     arrives after later ones. Delays run on the wall clock: they pace
 //     real network calls.
 //   - Each webhook's deliveries go out one at a time, first tried in the
-//     order they were enqueued, and a slow or dead receiver delays only its
-//     own webhook's deliveries.
+//     order they were enqueued. A fixed pool of Limits.Senders goroutines
+//     ([DefaultSenders], started as work comes, ended by Close) sends them,
+//     taking the webhooks with a delivery to try in turn, one delivery per
+//     turn; so at most that many deliveries are in flight, on as many
+//     outbound connections, and a slow or dead receiver delays the others
+//     only while that many receivers hang at once (each for at most
+//     [Timeout] an attempt). Waiting retries cost no goroutine: one timer
+//     moves them back to their outboxes when due.
 //   - Bounds (Config.Limits): a webhook holds at most Limits.PerWebhook
-//     pending deliveries ([DefaultPerWebhook]), those in flight and those
-//     waiting for a retry included, so a receiver that is down costs
-//     bounded memory however many events happen. [Queue.Enqueue] drops a
-//     delivery that finds its webhook full, counts it ([Stats].Dropped) and
-//     logs a warning once each time the queue fills up. Each webhook's
-//     attempt log keeps its latest [MaxAttemptsLogged] attempts. Bounds
-//     across webhooks belong in Limits too.
+//     pending deliveries ([DefaultPerWebhook]), and the queue at most
+//     Limits.Total across every webhook ([DefaultTotal]), those in flight
+//     and those waiting for a retry included, so receivers that are down
+//     cost bounded memory however many events and webhooks there are.
+//     [Queue.Enqueue] drops a delivery that finds its webhook or the total
+//     full, counts it against its webhook ([Stats].Dropped) and logs a
+//     warning once each time either fills up; it never blocks nor starts
+//     more than one goroutine, so that it may run under the caller's
+//     locks. Each webhook's attempt log keeps its latest
+//     [MaxAttemptsLogged] attempts.
+//   - Addresses (Config.PublicOnly, the server's production mode): every
+//     connection is dialed by the queue's own dialer, which refuses an
+//     address that is not public ([PublicAddr]: loopback, private,
+//     link-local, unspecified, multicast) once the name is resolved, so a
+//     name that resolves elsewhere later (DNS rebinding) gains nothing;
+//     no proxy is used. [PublicHost] applies the same rule to a host name
+//     ahead (the server checks a webhook's URL at creation).
 //   - Nothing the queue logs or records names a URL, a credential or a
 //     body: the log names the webhook, and an attempt its event, status or
-//     why there was no answer.
+//     why there was no answer, in a fixed vocabulary ([ErrTimeout],
+//     [ErrRefused], [ErrReset], [ErrNoHost], [ErrNotAllowed], [ErrTLS],
+//     [ErrNoHTTP], [ErrCancelled], [ErrBadURL], [ErrRedirect]), never the
+//     network's own message: the attempt log is shown to merchants, and
+//     addresses, ports and what answers there must not be read from it.
 //   - Persistence: every pending delivery has a seq, the number Enqueue
 //     gives it (from 1, never reused within a run), that a data directory
 //     keys its record by. [Queue.Pending] and [Queue.Record] read what is
@@ -45,8 +67,8 @@
 //     the caller persists again. Outboxes, retry timers, counters and the
 //     attempt log are this run's: a restored delivery is tried again at
 //     once.
-//   - [Queue.Reset] drops every pending delivery, retry timer, counter and
-//     attempt log (deliveries in flight complete, unrecorded);
+//   - [Queue.Reset] drops every pending delivery, waiting retry, counter
+//     and attempt log (deliveries in flight complete, unrecorded);
 //     [Queue.Close] also cancels those in flight and waits for every
 //     goroutine of the queue to end. After Close, Enqueue drops everything.
 //

@@ -92,12 +92,21 @@ func (m *field) object() (Fields, bool) {
 // Read reads the request body as one JSON object (see [Parse]). A body
 // longer than limit bytes answers 1009 ([TooLarge]). The caller bounds
 // what is read: it refuses a longer announced length before reading, and
-// wraps the body in http.MaxBytesReader with the same limit (ServeHTTP
-// does both), so that a long body without a length is cut, not read
-// whole. An announced length sizes the buffer at once.
+// wraps the body in http.MaxBytesReader with the same limit, or reads it
+// ahead with [Body.Preread] (ServeHTTP does), so that a long body without
+// a length is cut, not read whole. An announced length sizes the buffer at
+// once; a body read ahead is used as it is.
 func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 	var data []byte
-	if r.Body != nil {
+	if b, ok := r.Body.(*Body); ok { // read before the request was answered
+		var err error
+		if data, err = b.rest(); err != nil {
+			return nil, readError(err)
+		}
+		if int64(len(data)) > limit {
+			return nil, TooLarge()
+		}
+	} else if r.Body != nil {
 		var err error
 		if n := r.ContentLength; n > 0 && n <= limit {
 			data = make([]byte, n)
@@ -109,14 +118,20 @@ func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 			return nil, TooLarge()
 		}
 		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return nil, TooLarge()
-			}
-			return nil, apierr.Errorf(openpay.ErrBadRequest, "The request body could not be read")
+			return nil, readError(err)
 		}
 	}
 	return Parse(data, optional)
+}
+
+// readError is the answer to a body that could not be read: 1009 when it
+// was over the limit, 1001 otherwise.
+func readError(err error) *apierr.Error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return TooLarge()
+	}
+	return apierr.Errorf(openpay.ErrBadRequest, "The request body could not be read")
 }
 
 // TooLarge is the answer to a body longer than the server's limit (1009).

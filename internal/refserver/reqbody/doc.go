@@ -41,6 +41,9 @@
 //     goroutine ([Fields.Object] keeps the split of a nested object). The
 //     package's own state, what it learns once of each wire type, is safe
 //     for concurrent use; no call takes a lock the caller holds.
+//   - A body may be read ahead ([Body.Preread]), before the server takes
+//     any lock, within the same limit: [Read] then uses it as it is, and
+//     gives the answer a read at the handler would have given.
 //   - Cost, on every request: splitting a body is one allocation (its
 //     members' slice; a member's name is a view of the body), a nested
 //     object is split once, and a string without escapes is read without

@@ -1,0 +1,79 @@
+package reqbody
+
+import (
+	"io"
+	"net/http"
+)
+
+// Body is a request body read whole before the request is answered (see
+// [Body.Preread]): what answers the request then reads it from memory and
+// never waits on the client.
+type Body struct {
+	data []byte
+	off  int
+	// err is what a read returns once data is used up: io.EOF, the error
+	// the client's body gave, or an *http.MaxBytesError when the body was
+	// longer than the limit.
+	err  error
+	orig io.ReadCloser
+}
+
+// Preread reads r's body, at most limit bytes of it, and puts b in its
+// place. A body whose announced length is over the limit is not read at
+// all, and one without a length is read to one byte past the limit: b
+// then gives the first limit bytes at most and an *http.MaxBytesError, as
+// http.MaxBytesReader would, so a handler refuses it with 1009 (Read does)
+// without reading on. A body that fails to arrive (the client went away,
+// a read deadline) gives what came and then that error. A request without
+// a body is left as it is.
+func (b *Body) Preread(r *http.Request, limit int64) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	*b = Body{orig: r.Body, err: io.EOF}
+	switch n := r.ContentLength; {
+	case n > limit:
+		b.err = &http.MaxBytesError{Limit: limit}
+	case n > 0:
+		b.data = make([]byte, n)
+		var got int
+		got, b.err = io.ReadFull(r.Body, b.data)
+		b.data = b.data[:got]
+		if b.err == nil {
+			b.err = io.EOF
+		}
+	case n < 0: // no announced length (chunked)
+		data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		b.data = data
+		if err != nil {
+			b.err = err
+		} else if int64(len(data)) > limit {
+			b.data, b.err = data[:limit], &http.MaxBytesError{Limit: limit}
+		}
+	}
+	r.Body = b
+}
+
+// Read reads the body from memory.
+func (b *Body) Read(p []byte) (int, error) {
+	if b.off >= len(b.data) {
+		return 0, b.err
+	}
+	n := copy(p, b.data[b.off:])
+	b.off += n
+	return n, nil
+}
+
+// Close closes the client's body.
+func (b *Body) Close() error { return b.orig.Close() }
+
+// rest returns what is left to read of b and the error that ends it (nil
+// for the end of the body).
+func (b *Body) rest() ([]byte, error) {
+	data := b.data[b.off:]
+	b.off = len(b.data)
+	if b.err == io.EOF {
+		return data, nil
+	}
+	return data, b.err
+}
