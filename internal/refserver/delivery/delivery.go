@@ -39,6 +39,10 @@ const (
 	// DefaultTotal is Limits.Total unless set: ten webhooks' full queues,
 	// a few megabytes of bodies, whatever the number of webhooks.
 	DefaultTotal = 10 * DefaultPerWebhook
+	// DefaultPerOwner is Limits.PerOwner unless set: a quarter of the
+	// total, so that one merchant whose receivers are down cannot take
+	// the whole server's room from the others.
+	DefaultPerOwner = DefaultTotal / 4
 	// DefaultSenders is Limits.Senders unless set: the deliveries in
 	// flight at once, and so the goroutines and outbound connections the
 	// queue uses. Sixteen receivers that hang at once still leave the
@@ -81,6 +85,9 @@ type Limits struct {
 	// Total is the most deliveries pending across every webhook
 	// (DefaultTotal when zero).
 	Total int
+	// PerOwner is the most deliveries pending for one owner (a merchant)
+	// across its webhooks (DefaultPerOwner when zero, at most Total).
+	PerOwner int
 	// Senders is the number of deliveries in flight at once, each sent by
 	// one of a fixed pool of goroutines (DefaultSenders when zero).
 	Senders int
@@ -199,6 +206,9 @@ type Queue struct {
 	// pending holds every delivery accepted and not yet done with (queued,
 	// in flight or waiting for a retry), by seq: at most Limits.Total.
 	pending map[uint64]*entry
+	// owners counts the pending deliveries of each owner: at most
+	// Limits.PerOwner (owners with none are not kept).
+	owners  map[string]int
 	lastSeq uint64
 	// restored are the deliveries Restore took back, queued by Resume.
 	restored []*entry
@@ -215,6 +225,10 @@ func New(cfg Config) *Queue {
 	if cfg.Limits.Total <= 0 {
 		cfg.Limits.Total = DefaultTotal
 	}
+	if cfg.Limits.PerOwner <= 0 {
+		cfg.Limits.PerOwner = DefaultPerOwner
+	}
+	cfg.Limits.PerOwner = min(cfg.Limits.PerOwner, cfg.Limits.Total)
 	if cfg.Limits.Senders <= 0 {
 		cfg.Limits.Senders = DefaultSenders
 	}
@@ -223,7 +237,7 @@ func New(cfg Config) *Queue {
 	}
 	q := &Queue{cfg: cfg, client: newClient(cfg.Client, cfg.PublicOnly), log: cfg.Logger,
 		outbox:   make(map[string]*outbox),
-		attempts: make(map[string][]Attempt), pending: make(map[uint64]*entry)}
+		attempts: make(map[string][]Attempt), pending: make(map[uint64]*entry), owners: make(map[string]int)}
 	q.work.L = &q.mu
 	if q.log == nil {
 		q.log = slog.New(slog.DiscardHandler)
@@ -261,7 +275,7 @@ func (q *Queue) enqueue(e *entry) bool {
 		ob = &outbox{id: id}
 		q.outbox[id] = ob
 	}
-	if !q.room(ob) {
+	if !q.room(ob, e.Owner) {
 		return false
 	}
 	ob.full, q.fullTotal = false, false
@@ -271,6 +285,7 @@ func (q *Queue) enqueue(e *entry) bool {
 		e.seq = q.lastSeq
 	}
 	q.pending[e.seq] = e
+	q.owners[e.Owner]++
 	q.push(ob, e)
 	return true
 }
@@ -287,7 +302,7 @@ func (q *Queue) push(ob *outbox, e *entry) {
 // room reports whether a new delivery fits in ob and in the queue's total;
 // when not, it counts the drop against ob and logs the first of a run. The
 // caller holds q.mu.
-func (q *Queue) room(ob *outbox) bool {
+func (q *Queue) room(ob *outbox, owner string) bool {
 	switch {
 	case ob.pending >= q.cfg.Limits.PerWebhook:
 		ob.dropped++
@@ -305,8 +320,37 @@ func (q *Queue) room(ob *outbox) bool {
 				"webhook", ob.id, "limit", q.cfg.Limits.Total)
 		}
 		return false
+	case q.owners[owner] >= q.cfg.Limits.PerOwner:
+		ob.dropped++
+		if !ob.full {
+			ob.full = true
+			q.log.Warn("webhook deliveries pending for one merchant at their limit, events dropped",
+				"webhook", ob.id, "limit", q.cfg.Limits.PerOwner)
+		}
+		return false
 	}
 	return true
+}
+
+// done takes e out of the pending deliveries, if it is still there (a
+// Forget or Reset may have taken it meanwhile), and releases Wait's
+// callers when nothing is left. The caller holds q.mu.
+func (q *Queue) done(e *entry) {
+	if q.pending[e.seq] == e {
+		delete(q.pending, e.seq)
+		q.release(e.Owner)
+	}
+	q.wake()
+}
+
+// release counts one delivery of owner as no longer pending. The caller
+// holds q.mu.
+func (q *Queue) release(owner string) {
+	if n := q.owners[owner] - 1; n > 0 {
+		q.owners[owner] = n
+	} else {
+		delete(q.owners, owner)
+	}
 }
 
 // makeReady puts ob in line for a sender, and wakes an idle sender or
@@ -364,8 +408,7 @@ func (q *Queue) sender() {
 		switch {
 		case a.OK():
 			ob.pending--
-			delete(q.pending, e.seq)
-			q.wake()
+			q.done(e)
 		case current:
 			q.retryLater(ob, e)
 		}
@@ -393,8 +436,7 @@ func (q *Queue) changed(e *entry) {
 func (q *Queue) retryLater(ob *outbox, e *entry) {
 	if e.Attempts >= MaxAttempts {
 		ob.pending--
-		delete(q.pending, e.seq)
-		q.wake()
+		q.done(e)
 		ob.givenUp++
 		q.log.Debug("webhook delivery dropped", "webhook", e.To.WebhookID, "attempts", e.Attempts)
 		return
@@ -493,6 +535,7 @@ func (q *Queue) Forget(webhookID string) (seqs []uint64) {
 	for seq, e := range q.pending {
 		if e.To.WebhookID == webhookID {
 			delete(q.pending, seq)
+			q.release(e.Owner)
 			seqs = append(seqs, seq)
 		}
 	}
@@ -594,6 +637,7 @@ func (q *Queue) Reset() {
 	defer q.mu.Unlock()
 	q.dropPending()
 	clear(q.pending)
+	clear(q.owners)
 	q.restored = nil
 	q.wake()
 }

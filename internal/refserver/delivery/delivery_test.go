@@ -414,3 +414,59 @@ func TestWait(t *testing.T) {
 	q.Close()
 	require.NoError(t, <-done)
 }
+
+// One owner whose receivers are down fills its own share only: another
+// owner's deliveries are still taken, and an owner's count goes back down
+// as its deliveries are done with (delivered or forgotten).
+func TestPerOwnerBounded(t *testing.T) {
+	t.Parallel()
+	hang := make(chan struct{})
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(down.Close)
+	t.Cleanup(func() { close(hang) })
+	up := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(up.Close)
+	q := New(Config{Limits: Limits{PerWebhook: 5, PerOwner: 8, Total: 20}, RetryDelay: time.Millisecond})
+	t.Cleanup(q.Close)
+	for i := range 4 { // 4 webhooks x 5 = 20 wanted, 8 taken
+		for n := range 5 {
+			d := to(fmt.Sprint("a", i), down.URL, n)
+			d.Owner = "A"
+			q.Enqueue(d)
+		}
+	}
+	q.mu.Lock()
+	assert.Equal(t, 8, q.owners["A"])
+	q.mu.Unlock()
+	var droppedA int64
+	for i := range 4 {
+		droppedA += q.Stats(fmt.Sprint("a", i)).Dropped
+	}
+	assert.Equal(t, int64(12), droppedA, "A's deliveries past its share are dropped and counted")
+
+	for n := range 5 {
+		d := to("b", up.URL, n)
+		d.Owner = "B"
+		_, ok := q.Enqueue(d)
+		assert.True(t, ok, "B's delivery %d is taken while A's share is full", n)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	require.Eventually(t, func() bool {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.owners["B"] == 0
+	}, 10*time.Second, time.Millisecond, "B's delivered deliveries no longer count")
+	for i := range 4 {
+		q.Forget(fmt.Sprint("a", i))
+	}
+	require.NoError(t, q.Wait(ctx))
+	q.mu.Lock()
+	assert.Empty(t, q.owners, "forgotten deliveries no longer count")
+	q.mu.Unlock()
+}

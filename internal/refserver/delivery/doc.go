@@ -34,11 +34,14 @@
 //     moves them back to their outboxes when due.
 //   - Bounds (Config.Limits): a webhook holds at most Limits.PerWebhook
 //     pending deliveries ([DefaultPerWebhook]), and the queue at most
-//     Limits.Total across every webhook ([DefaultTotal]), those in flight
+//     Limits.Total across every webhook ([DefaultTotal]), and one owner
+//     (a merchant) at most Limits.PerOwner across its webhooks
+//     ([DefaultPerOwner], a quarter of the total, so that one merchant's
+//     dead receivers leave room for the others' events), those in flight
 //     and those waiting for a retry included, so receivers that are down
 //     cost bounded memory however many events and webhooks there are.
-//     [Queue.Enqueue] drops a delivery that finds its webhook or the total
-//     full, counts it against its webhook ([Stats].Dropped) and logs a
+//     [Queue.Enqueue] drops a delivery that finds its webhook, its owner
+//     or the total full, counts it against its webhook ([Stats].Dropped) and logs a
 //     warning once each time either fills up; it never blocks nor starts
 //     more than one goroutine, so that it may run under the caller's
 //     locks. Each webhook's attempt log keeps its latest
