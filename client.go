@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/gatewayhost"
+
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
@@ -40,13 +42,6 @@ const (
 	CountryColombia Country = "CO"
 	CountryPeru     Country = "PE"
 )
-
-// baseURLs are the gateway hosts: [country][production].
-var baseURLs = map[Country][2]string{
-	CountryMexico:   {"https://sandbox-api.openpay.mx", "https://api.openpay.mx"},
-	CountryColombia: {"https://sandbox-api.openpay.co", "https://api.openpay.co"},
-	CountryPeru:     {"https://sandbox-api.openpay.pe", "https://api.openpay.pe"},
-}
 
 // RetryPolicy bounds the SDK's retries. Which failures are retried is
 // fixed by the SDK, for safety (see the README's "Retries"): reads and
@@ -146,7 +141,7 @@ func WithProduction() Option {
 // WithCountry selects the country host (Mexico by default).
 func WithCountry(c Country) Option {
 	return func(s *settings) error {
-		if _, ok := baseURLs[c]; !ok {
+		if _, ok := gatewayhost.BaseURL(string(c), false); !ok {
 			return fmt.Errorf("openpay: unknown country %q (use CountryMexico, CountryColombia or CountryPeru)", string(c))
 		}
 		s.country = c
@@ -280,11 +275,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 	}
 	base := s.baseURL
 	if base == "" {
-		env := 0
-		if s.production {
-			env = 1
-		}
-		base = baseURLs[s.country][env]
+		base, _ = gatewayhost.BaseURL(string(s.country), s.production)
 	}
 	if s.production && !strings.HasPrefix(base, "https://") {
 		return nil, errors.New("openpay: production requires an https base URL")
@@ -301,9 +292,10 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, errors.New("openpay: base URL must be an absolute http or https URL")
 	}
+	_, production, gateway := gatewayhost.Lookup(bu.Hostname())
 	c := &Client{
 		origin:         bu.Scheme + "://" + bu.Host,
-		sandbox:        strings.HasPrefix(bu.Hostname(), "sandbox-api.openpay."),
+		sandbox:        gateway && !production,
 		merchantID:     merchantID,
 		public:         strings.HasPrefix(key, "pk_"),
 		authValue:      []string{"Basic " + basic},

@@ -6,25 +6,15 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/openpay-go/openpay"
-)
+	"github.com/openpay-go/openpay/internal/gatewayhost"
 
-// The gateway's hosts by country (facts: api.openpay.mx and
-// sandbox-api.openpay.mx, and the same under .co and .pe).
-var (
-	sandboxHosts = map[string]openpay.Country{
-		"sandbox-api.openpay.mx": openpay.CountryMexico,
-		"sandbox-api.openpay.co": openpay.CountryColombia,
-		"sandbox-api.openpay.pe": openpay.CountryPeru,
-	}
-	productionHosts = map[string]bool{"api.openpay.mx": true, "api.openpay.co": true, "api.openpay.pe": true}
+	"github.com/openpay-go/openpay"
 )
 
 // gatewayHost reports whether host (no port) is one of the gateway's.
 func gatewayHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	_, sandbox := sandboxHosts[host]
-	return sandbox || productionHosts[host]
+	_, _, ok := gatewayhost.Lookup(host)
+	return ok
 }
 
 // ErrProductionUpstream refuses recording against the gateway's production
@@ -46,10 +36,11 @@ func CheckUpstream(base string, allowOther bool, country openpay.Country) (*url.
 	}
 	u.Path = ""
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	if productionHosts[host] {
-		return nil, "", ErrProductionUpstream
-	}
-	if c, ok := sandboxHosts[host]; ok {
+	if code, production, ok := gatewayhost.Lookup(host); ok {
+		if production {
+			return nil, "", ErrProductionUpstream
+		}
+		c := openpay.Country(code)
 		if u.Scheme != "https" {
 			return nil, "", fmt.Errorf("upstream %s: the sandbox is reached over https", host)
 		}
