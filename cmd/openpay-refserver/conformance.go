@@ -116,22 +116,12 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	srv := &http.Server{Handler: rec, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout, IdleTimeout: idleTimeout}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintln(stdout, "http://"+ln.Addr().String())
-	fmt.Fprintf(stderr, "recording %s to %s; stop with Ctrl-C\n", *upstream, *out)
-
-	select {
-	case err := <-serveErr:
-		return err
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := srv.Shutdown(shutCtx); err != nil {
+	if err := serveUntil(ctx, srv, ln, func() {
+		fmt.Fprintln(stdout, "http://"+ln.Addr().String())
+		fmt.Fprintf(stderr, "recording %s to %s; stop with Ctrl-C\n", *upstream, *out)
+	}); err != nil {
 		return err
 	}
-	<-serveErr
 	if err := rec.Err(); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}

@@ -223,9 +223,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	return serveUntil(ctx, srv, ln, func() { fmt.Fprintln(stdout, baseURL) })
+}
+
+// serveUntil serves srv on ln until ctx ends, then shuts it down, giving
+// the requests in progress shutdownTimeout to finish. announce runs once
+// the server is serving.
+func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener, announce func()) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	fmt.Fprintln(stdout, baseURL)
+	announce()
 
 	select {
 	case err := <-serveErr:
