@@ -109,10 +109,23 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Clock implements web.DashboardBackend.
-func (b dashBackend) Clock() web.DashClock {
+// Clock implements web.DashboardBackend: a fake clock is movable by the
+// viewers AdvanceClock lets move it.
+func (b dashBackend) Clock(v web.Viewer) web.DashClock {
 	_, fake := b.s.clock.(*FakeClock)
-	return web.DashClock{Now: b.s.Now(), Fake: fake}
+	return web.DashClock{Now: b.s.Now(), Fake: fake, Movable: fake && b.movesClock(v)}
+}
+
+// movesClock reports whether the viewer may move the clock: the clock is
+// shared by every merchant of the server, so a merchant's session moves it
+// only on a server of one merchant; the loopback viewer always may.
+func (b dashBackend) movesClock(v web.Viewer) bool {
+	if v.All {
+		return true
+	}
+	b.s.mu.RLock()
+	defer b.s.mu.RUnlock()
+	return len(b.s.merchants) <= 1
 }
 
 // summary is the merchant's line of the overview. The caller holds m.mu.
@@ -385,11 +398,8 @@ func (s *Server) isPayout(merchantID, transactionID string) bool {
 // off loopback may move it only on a server where it is the one merchant:
 // otherwise it would move the others' time too.
 func (b dashBackend) AdvanceClock(v web.Viewer, d time.Duration) error {
-	b.s.mu.RLock()
-	shared := len(b.s.merchants) > 1
-	b.s.mu.RUnlock()
 	var err error
-	if shared && !v.All {
+	if !b.movesClock(v) {
 		err = errorf(openpay.ErrInvalidParameter, "The clock is shared by every merchant of this server; only the loopback dashboard may move it")
 	} else {
 		_, err = b.s.AdvanceClock(d)

@@ -60,9 +60,10 @@ func (d dashClient) page(path string) string {
 	return string(r.body)
 }
 
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+var csrfField = regexp.MustCompile(`name="csrf" (?:value|content)="([^"]+)"`)
 
-// token reads the form token from a dashboard page.
+// token reads the form token from a dashboard page (its forms carry it,
+// and so does the page's head, for a page with no form).
 func (d dashClient) token() string {
 	d.env.t.Helper()
 	m := csrfField.FindStringSubmatch(d.page("/_dashboard/"))

@@ -113,6 +113,8 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	tokenA, tokenB := a.token(), b.token()
 	assert.NotEqual(t, tokenA, tokenB)
 
+	assert.NotContains(t, b.page("/_dashboard/"), `id="advance_form"`,
+		"a merchant that may not move the shared clock is not offered the button")
 	r := b.press("/_dashboard/clock/advance", tokenB, "seconds", "3600")
 	assert.Equal(t, http.StatusConflict, r.status, "%s", r.body)
 	assert.Contains(t, string(r.body), "shared by every merchant")
@@ -135,6 +137,7 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	m, err := solo.s.AddMerchant(MerchantConfig{})
 	require.NoError(t, err)
 	d := dashClient{env: solo, user: m.ID, pass: m.PrivateKey}
+	assert.Contains(t, d.page("/_dashboard/"), `id="advance_form"`)
 	r = d.press("/_dashboard/clock/advance", d.token(), "seconds", "3600")
 	require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
 	assert.Equal(t, testStart.Add(time.Hour), solo.s.Now())

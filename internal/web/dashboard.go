@@ -62,8 +62,10 @@ func (v Viewer) Sees(merchantID string) bool { return v.All || v.MerchantID == m
 // DashClock is the server's clock as the dashboard shows it.
 type DashClock struct {
 	Now time.Time
-	// Fake: the clock moves only when advanced (the advance button shows).
+	// Fake: the clock moves only when advanced.
 	Fake bool
+	// Movable: the viewer may advance it (the advance button shows).
+	Movable bool
 }
 
 // DashMerchant is a merchant with its counts.
@@ -183,8 +185,8 @@ type DashboardBackend interface {
 	// present credentials (the dashboard then answers 401 asking for HTTP
 	// Basic).
 	Authorize(r *http.Request) (Viewer, bool)
-	// Clock is the server's clock.
-	Clock() DashClock
+	// Clock is the server's clock as the viewer sees it.
+	Clock(v Viewer) DashClock
 	// Merchants are the merchants the viewer sees, in creation order.
 	Merchants(v Viewer) []DashMerchant
 	// Customers is a page of a merchant's customers, or ErrNoMerchant.
@@ -324,7 +326,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.action(w, r, viewer, segs)
 		return
 	}
-	v := dashView{Viewer: viewer, Token: d.token(viewer), Here: r.URL.RequestURI(), Clock: d.b.Clock(), Types: transactionTypes}
+	v := dashView{Viewer: viewer, Token: d.token(viewer), Here: r.URL.RequestURI(), Clock: d.b.Clock(viewer), Types: transactionTypes}
 	switch {
 	case len(segs) == 1 && segs[0] == "":
 		v.Title = "Merchants"
