@@ -219,22 +219,3 @@ func replay(ctx context.Context, args []string, stdout, stderr io.Writer) (int, 
 	}
 	return exitOK, nil
 }
-
-// parseFlags parses a subcommand's flags; asked for, the usage goes to
-// stdout, after a bad flag to stderr.
-func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) error {
-	fs.SetOutput(stderr)
-	fs.Usage = func() {}
-	err := fs.Parse(args)
-	if err == nil {
-		return nil
-	}
-	out := stderr
-	if errors.Is(err, flag.ErrHelp) {
-		out = stdout
-	}
-	fs.SetOutput(out)
-	fmt.Fprint(out, usage)
-	fs.PrintDefaults()
-	return err
-}

@@ -118,7 +118,6 @@ const (
 // run starts the server and serves until ctx ends, then shuts down.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("openpay-refserver", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
 	merchantID := fs.String("merchant-id", "", "id of the seeded merchant (generated when empty)")
 	privateKey := fs.String("private-key", "", "private key of the seeded merchant (generated when empty)")
@@ -134,17 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data", "", "keep the whole state in this directory across restarts, written before each answer (created when missing; a saved state is loaded and the seed is not applied again)")
 	adminKey := fs.String("admin-key", "", "key (HTTP Basic user) of the whole-server controls: POST /_simulate/reset with it resets every merchant, /_simulate/faults acts for every merchant; a merchant's key acts on that merchant alone")
 	queueLimit := fs.Int("webhook-queue-limit", refserver.DefaultWebhookQueueLimit, "pending deliveries kept per webhook; an event past it is dropped for that webhook, counted and logged")
-	// Usage is printed here rather than by Parse: asked for, it goes to
-	// stdout (the command succeeds); after a bad flag, to stderr.
-	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
-		out := stderr
-		if errors.Is(err, flag.ErrHelp) {
-			out = stdout
-		}
-		fs.SetOutput(out)
-		fmt.Fprint(out, usageHeader)
-		fs.PrintDefaults()
+	if err := parseFlags(fs, args, usageHeader, stdout, stderr); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -280,4 +269,24 @@ func logGenerated(logger *slog.Logger, sd, applied refserver.Seed) {
 			logger.Info("generated group credentials", gen...)
 		}
 	}
+}
+
+// parseFlags parses a command's flags (serve, record, replay). Usage is printed
+// here rather than by Parse: asked for, it goes to stdout (the command
+// succeeds); after a bad flag, to stderr.
+func parseFlags(fs *flag.FlagSet, args []string, usage string, stdout, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	if err == nil {
+		return nil
+	}
+	out := stderr
+	if errors.Is(err, flag.ErrHelp) {
+		out = stdout
+	}
+	fs.SetOutput(out)
+	fmt.Fprint(out, usage)
+	fs.PrintDefaults()
+	return err
 }
