@@ -299,37 +299,30 @@ func (q *Queue) push(ob *outbox, e *entry) {
 	}
 }
 
-// room reports whether a new delivery fits in ob and in the queue's total;
-// when not, it counts the drop against ob and logs the first of a run. The
+// room reports whether a new delivery fits in ob, in its owner's share
+// and in the queue's total; when not, it counts the drop against ob and
+// logs the first of a run. The
 // caller holds q.mu.
 func (q *Queue) room(ob *outbox, owner string) bool {
+	var full string
+	var limit int
+	var warned *bool // a warning was logged for this run of drops
 	switch {
 	case ob.pending >= q.cfg.Limits.PerWebhook:
-		ob.dropped++
-		if !ob.full {
-			ob.full = true
-			q.log.Warn("webhook queue full, events dropped", "webhook", ob.id,
-				"limit", q.cfg.Limits.PerWebhook, "dropped", ob.dropped)
-		}
-		return false
+		full, limit, warned = "webhook queue full", q.cfg.Limits.PerWebhook, &ob.full
 	case len(q.pending) >= q.cfg.Limits.Total:
-		ob.dropped++
-		if !q.fullTotal {
-			q.fullTotal = true
-			q.log.Warn("webhook deliveries pending across the server at their limit, events dropped",
-				"webhook", ob.id, "limit", q.cfg.Limits.Total)
-		}
-		return false
+		full, limit, warned = "webhook deliveries pending across the server at their limit", q.cfg.Limits.Total, &q.fullTotal
 	case q.owners[owner] >= q.cfg.Limits.PerOwner:
-		ob.dropped++
-		if !ob.full {
-			ob.full = true
-			q.log.Warn("webhook deliveries pending for one merchant at their limit, events dropped",
-				"webhook", ob.id, "limit", q.cfg.Limits.PerOwner)
-		}
-		return false
+		full, limit, warned = "webhook deliveries pending for one merchant at their limit", q.cfg.Limits.PerOwner, &ob.full
+	default:
+		return true
 	}
-	return true
+	ob.dropped++
+	if !*warned {
+		*warned = true
+		q.log.Warn(full+", events dropped", "webhook", ob.id, "limit", limit, "dropped", ob.dropped)
+	}
+	return false
 }
 
 // done takes e out of the pending deliveries, if it is still there (a
