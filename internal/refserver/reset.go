@@ -106,6 +106,29 @@ func configure[T any](s *Server, given T, step func(*Server, T) (T, error)) (T, 
 // (OpenData) the store is replaced by the reset state, and a store that
 // cannot be written is an error too (the state in memory is reset then).
 func (s *Server) Reset() error {
+	return s.resetFrom(func(fresh *Server) error {
+		s.mu.Lock()
+		s.merchants, s.groups, s.merchantList = fresh.merchants, fresh.groups, fresh.merchantList
+		s.mu.Unlock()
+		s.barcodes.Clear()
+		s.addBarcodes(fresh)
+		s.deliveries.Reset()
+		s.faults.clear(nil)
+		s.ids.SetState(fresh.ids.State())
+		s.reqIDs.SetState(fresh.reqIDs.State())
+		if fc, ok := s.clock.(*FakeClock); ok {
+			fc.Set(s.clockStart)
+		}
+		return nil
+	})
+}
+
+// resetFrom replays the configuration on a fresh server and, with every
+// request held at the gate and the clock still, lets swap take from it
+// what the reset puts back; then, with a data directory, the store is
+// replaced by the state swap left, before any request sees it. An error
+// of swap is returned before it changes anything.
+func (s *Server) resetFrom(swap func(fresh *Server) error) error {
 	if s.restored.Load() {
 		return ErrResetRestored
 	}
@@ -121,24 +144,18 @@ func (s *Server) Reset() error {
 	defer s.gate.Unlock()
 	s.advanceMu.Lock()
 	defer s.advanceMu.Unlock()
-	s.mu.Lock()
-	s.merchants, s.groups, s.merchantList = fresh.merchants, fresh.groups, fresh.merchantList
-	s.mu.Unlock()
-	s.barcodes.Clear()
+	if err := swap(fresh); err != nil {
+		return err
+	}
+	return s.SaveData()
+}
+
+// addBarcodes makes the store references fresh issued known to s.
+func (s *Server) addBarcodes(fresh *Server) {
 	fresh.barcodes.Range(func(ref, v any) bool {
 		s.barcodes.Store(ref, v)
 		return true
 	})
-	s.deliveries.Reset()
-	s.faults.clear(nil)
-	s.ids.SetState(fresh.ids.State())
-	s.reqIDs.SetState(fresh.reqIDs.State())
-	if fc, ok := s.clock.(*FakeClock); ok {
-		fc.Set(s.clockStart)
-	}
-	// With a data directory the store now holds the reset state, written
-	// before any request sees it (the gate is still held).
-	return s.SaveData()
 }
 
 // ResetMerchant puts one merchant back to its configuration, as Reset
@@ -161,44 +178,28 @@ func (s *Server) ResetMerchant(id string) error {
 	if alone {
 		return s.Reset()
 	}
-	if s.restored.Load() {
-		return ErrResetRestored
-	}
-	s.configMu.Lock()
-	defer s.configMu.Unlock()
-	fresh, err := s.rebuild()
-	if err != nil {
-		return err
-	}
-	defer fresh.Close()
-	fm := fresh.merchants[id]
-	if fm == nil {
-		return fmt.Errorf("refserver: reset: merchant %q is not in the configuration", id)
-	}
-
-	s.gate.Lock()
-	defer s.gate.Unlock()
-	s.advanceMu.Lock()
-	defer s.advanceMu.Unlock()
-	s.mu.Lock()
-	old := s.merchants[id]
-	s.merchants[id] = fm
-	s.mu.Unlock()
-	s.hooksMu.Lock()
-	hooks := s.merchantResetHooks
-	s.hooksMu.Unlock()
-	for _, h := range hooks {
-		h(old)
-	}
-	// The references fresh issued: the merchant's seeded store references
-	// among them (a reference known to the server is only a barcode it may
-	// draw, so the others' do no harm).
-	fresh.barcodes.Range(func(ref, v any) bool {
-		s.barcodes.Store(ref, v)
-		return true
+	return s.resetFrom(func(fresh *Server) error {
+		fm := fresh.merchants[id]
+		if fm == nil {
+			return fmt.Errorf("refserver: reset: merchant %q is not in the configuration", id)
+		}
+		s.mu.Lock()
+		old := s.merchants[id]
+		s.merchants[id] = fm
+		s.mu.Unlock()
+		s.hooksMu.Lock()
+		hooks := s.merchantResetHooks
+		s.hooksMu.Unlock()
+		for _, h := range hooks {
+			h(old)
+		}
+		// The references fresh issued: the merchant's seeded store
+		// references among them (a reference known to the server is only a
+		// barcode it may draw, so the others' do no harm).
+		s.addBarcodes(fresh)
+		s.faults.clear(&id)
+		return nil
 	})
-	s.faults.clear(&id)
-	return s.SaveData()
 }
 
 // onMerchantReset registers f to run when ResetMerchant replaces a
