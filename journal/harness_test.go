@@ -179,13 +179,16 @@ func startGateway(t testing.TB) *gateway {
 // client returns an SDK client of the gateway's merchant.
 func newClient(t testing.TB, base string, opts ...openpay.Option) *openpay.Client {
 	t.Helper()
-	opts = append([]openpay.Option{openpay.WithBaseURL(base), openpay.WithDefaultClientIP("203.0.113.7")}, opts...)
+	opts = append([]openpay.Option{openpay.WithBaseURL(base), openpay.WithDefaultClientIP("203.0.113.7"), openpay.WithRetryPolicy(fastRetries)}, opts...)
 	c, err := openpay.New(testMerchant, testPrivate, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
 }
+
+// fastRetries is the SDK's retry policy with short waits, for tests.
+var fastRetries = openpay.RetryPolicy{MaxRetries: 2, WaitMin: 5 * time.Millisecond, WaitMax: 50 * time.Millisecond}
 
 // control calls a simulation control of the gateway process.
 func (g *gateway) control(t testing.TB, method, path string, body any) []byte {
