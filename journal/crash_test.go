@@ -91,7 +91,7 @@ func fleetChild(ctx context.Context, j *Journal, p payer) error {
 	w := &Worker{Journal: j, Lease: 2 * time.Second, MinBackoff: 20 * time.Millisecond, MaxBackoff: 200 * time.Millisecond, Poll: 50 * time.Millisecond}
 	go func() { _ = w.Run(wctx) }()
 	for i, k := range order {
-		_, err := j.Charge(ctx, p.charge(fleetOrder(k), fleetAmount))
+		_, err := j.Charge(ctx, p.charge(fleetOrder(k), crashAmount))
 		var tc *TermsConflictError
 		if err != nil && (asTerms(err, &tc) || strings.Contains(err.Error(), "journal: claiming")) {
 			return err
@@ -102,8 +102,6 @@ func fleetChild(ctx context.Context, j *Journal, p payer) error {
 	}
 	return nil
 }
-
-const fleetAmount = "25.00"
 
 func fleetOrder(k int) string { return fmt.Sprintf("fleet-%04d", k) }
 
