@@ -76,6 +76,8 @@ func child(role string) error {
 		return w.Run(ctx)
 	case "fleet":
 		return fleetChild(ctx, j, p)
+	case "webhook":
+		return webhookChild(ctx, j, db)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
