@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -95,7 +96,7 @@ func fleetChild(ctx context.Context, j *Journal, p payer) error {
 	for i, k := range order {
 		_, err := j.Charge(ctx, p.charge(fleetOrder(k), crashAmount))
 		var tc *TermsConflictError
-		if err != nil && (asTerms(err, &tc) || strings.Contains(err.Error(), "journal: claiming")) {
+		if err != nil && (errors.As(err, &tc) || strings.Contains(err.Error(), "journal: claiming")) {
 			return err
 		}
 		if i%50 == 0 {
@@ -300,13 +301,4 @@ func TestCrash(t *testing.T) {
 			v.recover(t, "crash-lookup", before)
 		})
 	})
-}
-
-// asTerms is errors.As for a *TermsConflictError.
-func asTerms(err error, tc **TermsConflictError) bool {
-	e, ok := err.(*TermsConflictError)
-	if ok {
-		*tc = e
-	}
-	return ok
 }

@@ -129,18 +129,36 @@ func (w *Worker) grow(d time.Duration) time.Duration {
 	return d/2 + mrand.N(d/2+1)
 }
 
-// Drain settles the attempts due now, pass after pass, until none is due;
-// attempts the gateway could not settle are left for later. It returns how
-// many attempts it took in all. A job that runs from cron calls it.
+// Drain settles the attempts due now, pass after pass (Concurrency passes
+// at once), until none is due; attempts the gateway could not settle are
+// left for later. It returns how many attempts it took in all. A job that
+// runs from cron calls it.
 func (w *Worker) Drain(ctx context.Context) (taken int, err error) {
 	w.init()
-	for {
-		p, err := w.pass(ctx)
-		taken += p.taken
-		if err != nil || p.taken == 0 {
-			return taken, err
-		}
+	var (
+		mu    sync.Mutex
+		wg    sync.WaitGroup
+		first error
+	)
+	for range w.Concurrency {
+		wg.Go(func() {
+			for {
+				p, err := w.pass(ctx)
+				mu.Lock()
+				taken += p.taken
+				if err != nil && first == nil {
+					first = err
+				}
+				stop := first != nil
+				mu.Unlock()
+				if stop || p.taken == 0 {
+					return
+				}
+			}
+		})
 	}
+	wg.Wait()
+	return taken, first
 }
 
 // passResult counts one pass: attempts taken, and those whose lookup the
