@@ -29,10 +29,13 @@ func BenchmarkCharge(b *testing.B) {
 	c := newClient(b, srv.URL)
 	p := newPayer(b, c)
 	ctx := context.Background()
+	// Each run takes order ids of its own (b.Run may run a function again).
+	run := func() string { return strconv.FormatInt(time.Now().UnixNano(), 36) + "-" }
 	b.Run("sdk", func(b *testing.B) {
 		b.ReportAllocs()
+		prefix := "sdk-" + run()
 		for i := 0; b.Loop(); i++ {
-			if _, err := c.Customer(p.customer).Charges.Create(ctx, p.charge("sdk-"+strconv.Itoa(i), "10.00").Request); err != nil {
+			if _, err := c.Customer(p.customer).Charges.Create(ctx, p.charge(prefix+strconv.Itoa(i), "10.00").Request); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -45,8 +48,9 @@ func BenchmarkCharge(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			prefix := string(d) + "-" + run()
 			for i := 0; b.Loop(); i++ {
-				if _, err := j.Charge(ctx, p.charge(string(d)+"-"+strconv.Itoa(i), "10.00")); err != nil {
+				if _, err := j.Charge(ctx, p.charge(prefix+strconv.Itoa(i), "10.00")); err != nil {
 					b.Fatal(err)
 				}
 			}
