@@ -277,6 +277,19 @@ func (j *Journal) do(ctx context.Context, a attempt) (*openpay.Transaction, erro
 	if j.afterSend != nil {
 		j.afterSend()
 	}
+	if notSent(err) {
+		// Refused by the SDK before sending (no client IP, bad input):
+		// nothing reached the gateway, so the key is let go for the call
+		// that fixes the request.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if _, derr := j.db.ExecContext(dctx, `DELETE FROM openpay_attempts WHERE charge_id = $1 AND attempt_key = $2 AND state = 'pending'`,
+			a.ChargeID, a.OrderID); derr != nil {
+			j.log.LogAttrs(ctx, slog.LevelError, "journal: letting go of an attempt not sent failed; a worker will settle it",
+				slog.String("kind", string(a.Kind)), slog.String("order_id", a.OrderID), slog.String("error", derr.Error()))
+		}
+		return nil, err
+	}
 	state, tid, code, text := outcomeOf(a.Kind, tx, err)
 	kept := tx
 	var oe *openpay.Error
@@ -402,14 +415,30 @@ func outcomeOf(kind Kind, tx *openpay.Transaction, err error) (state State, txID
 	case openpay.ClassOf(err) == openpay.ClassFault && errors.As(err, &oe) && oe.HTTPStatus >= 400 && oe.HTTPStatus < 500:
 		// The gateway answered with a refusal: nothing was made.
 		return StateRefused, "", oe.Code, text
-	case openpay.ClassOf(err) == openpay.ClassFault && !errors.As(err, &oe):
-		var te *openpay.TransportError
-		if !errors.As(err, &te) {
-			// Refused by the SDK before sending (no client IP, bad input).
-			return StateRefused, "", 0, text
-		}
 	}
 	return StateUnknown, "", 0, text
+}
+
+// notSent reports whether err is a refusal of the SDK before anything was
+// sent: every answer of the gateway is an *openpay.Error with its status,
+// every failure on the way a *openpay.TransportError, and an outcome the
+// SDK settled or could not settle has a type of its own.
+func notSent(err error) bool {
+	if err == nil || errors.Is(err, openpay.ErrOutcomeUnknown) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var (
+		oe *openpay.Error
+		te *openpay.TransportError
+		oc *openpay.OrderConflictError
+	)
+	switch {
+	case errors.As(err, &te), errors.As(err, &oc):
+		return false
+	case errors.As(err, &oe):
+		return oe.HTTPStatus == 0 && oe.RequestID == ""
+	}
+	return true
 }
 
 // record writes the outcome of a, unless a worker made it final first.

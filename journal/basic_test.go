@@ -2,6 +2,7 @@ package journal
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"sync"
 	"testing"
@@ -276,4 +277,33 @@ func inject(t *testing.T, srv *openpaytest.Server, f openpaytest.Fault) {
 	if err := srv.InjectFault(f); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A call the SDK refuses before sending (no payer IP) lets go of its key:
+// the corrected call with the same order_id is made.
+func TestNotSentLetsGoOfTheKey(t *testing.T) {
+	forEach(t, func(t *testing.T, e engine) {
+		v := newEnv(t, e)
+		ctx := context.Background()
+		noIP, err := openpay.New(testMerchant, testPrivate, openpay.WithBaseURL(v.srv.URL))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := Open(ctx, v.j.db, noIP, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Charge(ctx, v.p.charge("o-ip", "40.00")); !errors.Is(err, openpay.ErrClientIPRequired) {
+			t.Fatalf("without an IP: %v", err)
+		}
+		if _, err := j.Attempt(ctx, "o-ip"); !errors.Is(err, sql.ErrNoRows) {
+			t.Fatalf("the attempt not sent is kept: %v", err)
+		}
+		ch := v.p.charge("o-ip", "40.00")
+		ch.ClientIP = "198.51.100.4"
+		if _, err := j.Charge(ctx, ch); err != nil {
+			t.Fatal(err)
+		}
+		v.oneCharge(t, "o-ip")
+	})
 }
