@@ -35,6 +35,7 @@ import (
 // every other result leaves the attempt open, to be tried again later with
 // a growing back-off.
 type Worker struct {
+	// Journal is the journal whose attempts the worker settles (required).
 	Journal *Journal
 	// Batch is how many attempts one pass takes (default 32).
 	Batch int
