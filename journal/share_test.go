@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -13,9 +15,12 @@ import (
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
-// countingTransport counts the requests that pass through it, by method.
+// countingTransport counts the requests that pass through it, by method,
+// and the answers 409 (an order_id sent while another request had taken
+// it).
 type countingTransport struct {
-	gets, posts atomic.Int64
+	gets, posts, conflicts atomic.Int64
+	inner                  http.RoundTripper
 }
 
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -25,12 +30,20 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	case http.MethodPost:
 		c.posts.Add(1)
 	}
-	return http.DefaultTransport.RoundTrip(r)
+	resp, err := c.inner.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusConflict {
+		c.conflicts.Add(1)
+	}
+	return resp, err
 }
 
 // Workers of four journals (four connection pools, as four processes
 // would have) drain the same attempts at once: each attempt is taken by
-// one of them, once (one lookup and one re-send per attempt).
+// one of them at a time. Two workers holding one attempt would both find
+// nothing and both send it, and one would meet the other's order_id (409);
+// none does. When the gateway answers every call (the usual case), each
+// attempt costs exactly one lookup and one re-send; a call the machine's
+// load makes fail legitimately leaves its attempt for a later take.
 func TestWorkersNeverShareAnAttempt(t *testing.T) {
 	forEach(t, func(t *testing.T, e engine) {
 		srv := openpaytest.NewServer(t, openpaytest.WithMerchant(testMerchant, testPrivate, testPublic))
@@ -52,12 +65,21 @@ func TestWorkersNeverShareAnAttempt(t *testing.T) {
 			}
 		}
 		clk.advance(2 * time.Minute) // the claimants died; past the settle window
-		var counted countingTransport
+		inner := http.DefaultTransport.(*http.Transport).Clone()
+		inner.MaxIdleConnsPerHost = 64
+		t.Cleanup(inner.CloseIdleConnections)
+		counted := countingTransport{inner: inner}
+		var logs syncBuffer // the workers' records, shown when the test fails
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Log(logs.String())
+			}
+		})
 		var wg sync.WaitGroup
 		var taken atomic.Int64
 		for range 4 {
 			c := newClient(t, srv.URL, openpay.WithHTTPClient(&http.Client{Transport: &counted}))
-			j, err := Open(ctx, e.open(t), c, Options{Now: clk.now})
+			j, err := Open(ctx, e.open(t), c, Options{Now: clk.now, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,8 +92,15 @@ func TestWorkersNeverShareAnAttempt(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if taken.Load() != n || counted.gets.Load() != n || counted.posts.Load() != n {
-			t.Fatalf("taken %d, %d lookups, %d re-sends; want %d of each", taken.Load(), counted.gets.Load(), counted.posts.Load(), n)
+		if counted.conflicts.Load() != 0 {
+			t.Fatalf("%d re-sends met another's order_id: two workers held one attempt (taken %d, %d lookups, %d re-sends for %d attempts)",
+				counted.conflicts.Load(), taken.Load(), counted.gets.Load(), counted.posts.Load(), n)
+		}
+		if taken.Load() < n || counted.gets.Load() < n || counted.posts.Load() < n {
+			t.Fatalf("taken %d, %d lookups, %d re-sends; want at least %d of each", taken.Load(), counted.gets.Load(), counted.posts.Load(), n)
+		}
+		if taken.Load() != n {
+			t.Logf("taken %d times for %d attempts (%d lookups, %d re-sends): some calls failed and were taken again", taken.Load(), n, counted.gets.Load(), counted.posts.Load())
 		}
 		if c, err := first.Counts(ctx); err != nil || c != (Counts{Settled: n}) {
 			t.Fatalf("counts %+v, %v", c, err)
@@ -83,4 +112,22 @@ func TestWorkersNeverShareAnAttempt(t *testing.T) {
 			}
 		}
 	})
+}
+
+// syncBuffer is a buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

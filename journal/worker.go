@@ -290,8 +290,16 @@ func (j *Journal) write(ctx context.Context, db execer, a *attempt, s settled, o
 		q += fmt.Sprintf(" AND lease_owner = $%d", len(args)+1)
 		args = append(args, owner)
 	}
-	if _, err := db.ExecContext(ctx, q, args...); err != nil {
+	res, err := db.ExecContext(ctx, q, args...)
+	if err != nil {
 		return fmt.Errorf("journal: writing a settled attempt: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		// Settled meanwhile by its claimant, or (SQLite) the lease ran out
+		// and another worker holds it: that one writes it.
+		j.log.LogAttrs(ctx, slog.LevelDebug, "journal: attempt written by another meanwhile",
+			slog.String("kind", string(a.Kind)), slog.String("order_id", a.OrderID), slog.String("state", string(s.state)))
+		return nil
 	}
 	if s.state.Final() {
 		j.log.LogAttrs(ctx, slog.LevelInfo, "journal: attempt settled",
