@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -34,7 +35,11 @@ func TestMain(m *testing.M) {
 		fmt.Println("DONE")
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if buildPath != "" {
+		_ = os.RemoveAll(filepath.Dir(buildPath))
+	}
+	os.Exit(code)
 }
 
 // child is a child process's part; its settings come in the environment.
