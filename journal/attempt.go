@@ -98,6 +98,7 @@ type TermsConflictError struct {
 	Differs string
 }
 
+// Error names the key and the term that differs.
 func (e *TermsConflictError) Error() string {
 	return fmt.Sprintf("journal: %s %.100q is recorded with another %s; a new payment needs a new key", e.Existing.Kind, e.Existing.OrderID, e.Differs)
 }
