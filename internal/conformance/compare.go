@@ -38,7 +38,10 @@ func (d Difference) String() string {
 type comparer struct {
 	ids   map[string]string
 	hosts map[string]bool
-	out   []Difference
+	// sent are the strings the recorded request sent: an answer that
+	// echoed one (an order_id, a description) must echo it again.
+	sent map[string]bool
+	out  []Difference
 }
 
 func (c *comparer) add(path, kind, recorded, replayed string) {
@@ -66,6 +69,10 @@ func (c *comparer) add(path, kind, recorded, replayed string) {
 //     only: the gateway's wording is not the contract.
 func Compare(recStatus, gotStatus int, rec, got any, ids map[string]string, hosts map[string]bool) []Difference {
 	c := &comparer{ids: ids, hosts: hosts}
+	return c.compare(recStatus, gotStatus, rec, got)
+}
+
+func (c *comparer) compare(recStatus, gotStatus int, rec, got any) []Difference {
 	if recStatus != gotStatus {
 		c.add(StatusPath, "status", strconv.Itoa(recStatus), strconv.Itoa(gotStatus))
 	}
@@ -160,7 +167,14 @@ func (c *comparer) str(path, member, rec, got string) {
 	if mapped, ok := c.ids[rec]; ok {
 		if got != mapped {
 			c.add(path, "value", quote(mapped)+" (the target's id of the recorded "+quote(rec)+")", quote(got))
+		} else if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs {
+			// The id was mapped at first sight: its shape is checked there.
+			c.add(path, "shape", rs, gs)
 		}
+		return
+	}
+	if c.sent[rec] {
+		c.add(path, "value", quote(rec)+" (as the request sent it)", quote(got))
 		return
 	}
 	if c.byShape(member, rec) || c.byShape(member, got) {
