@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -188,4 +189,91 @@ func TestReplayMerchantBalance(t *testing.T) {
 
 	code, out, _ = runCLI("replay", path, "--merchant-balance", "5000.00")
 	assert.Equal(t, exitOK, code, out)
+}
+
+// TestRecordNeverReplacesACassette (item 1): record refuses an existing
+// --out and leaves it as it was; --force replaces it. A cassette with no
+// exchange fails its replay (exit 2) rather than pass with nothing
+// checked.
+func TestRecordNeverReplacesACassette(t *testing.T) {
+	upstream := openpaytest.NewServer(t)
+	out := filepath.Join(t.TempDir(), "flows.jsonl")
+	require.NoError(t, os.WriteFile(out, []byte("precious\n"), 0o644))
+	code, _, errOut := runCLI("record", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--force")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "precious\n", string(b), "the cassette is untouched")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- cli(ctx, []string{"record", "--force", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out}, pw, stderr)
+		pw.Close()
+	}()
+	_, err = bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	cancel()
+	require.Equal(t, exitOK, <-done, stderr.String())
+	assert.Contains(t, stderr.String(), "0 exchanges recorded")
+	assert.Contains(t, stderr.String(), "replay fails")
+
+	code, stdout, errOut := runCLI("replay", out)
+	assert.Equal(t, exitError, code, stdout)
+	assert.Contains(t, errOut, "no exchange")
+}
+
+// TestReplayClockAndStrictCLI (item 4): a cassette recorded on an earlier
+// day, with a card that has expired since, replays clean on the recorded
+// clock (the default) and on a --fake-clock time before the expiry, not on
+// the wall clock; --strict runs the in-process server strict.
+func TestReplayClockAndStrictCLI(t *testing.T) {
+	day := time.Date(2025, 1, 15, 10, 0, 0, 0, openpay.CountryMexico.Location())
+	path := recordWithCLI(t, func(c *openpay.Client) {
+		bg := context.Background()
+		cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
+		require.NoError(t, err)
+		card, err := c.Customer(cust.ID).Cards.Create(bg, openpay.CardRequest{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123",
+			ExpirationMonth: "02", ExpirationYear: "25"})
+		require.NoError(t, err)
+		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("30.00"), Description: "Order 1"})
+		require.NoError(t, err)
+	}, openpaytest.WithClock(day))
+	// The recorder ran on the wall clock, the stand-in sandbox on its own
+	// day: date the cassette on the sandbox's day, as a real one is.
+	cas, err := conformance.ReadCassette(path)
+	require.NoError(t, err)
+	cas.Header.Recorded = day.UTC()
+	for i := range cas.Exchanges {
+		cas.Exchanges[i].Started = day.Add(time.Duration(i) * time.Minute).UTC()
+	}
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, cas.Encode(f))
+	require.NoError(t, f.Close())
+
+	code, out, errOut := runCLI("replay", path)
+	assert.Equal(t, exitOK, code, out+errOut)
+	code, out, _ = runCLI("replay", path, "--fake-clock", "2025-01-20T09:00:00-06:00")
+	assert.Equal(t, exitOK, code, out)
+	code, out, _ = runCLI("replay", path, "--fake-clock", "wall")
+	assert.Equal(t, exitDiffer, code, out)
+	assert.Regexp(t, `(?m)^DIFFER\s+createCustomerCard\s`, out)
+	code, _, errOut = runCLI("replay", path, "--fake-clock", "yesterday")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--fake-clock")
+
+	// The charge sent no order_id: the lenient sandbox took it, a strict
+	// server does not.
+	code, out, _ = runCLI("replay", path, "--strict", "--json")
+	assert.Equal(t, exitDiffer, code, out)
+	var rep conformance.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.NotEmpty(t, rep.Differences)
+	assert.Equal(t, "createCustomerCharge", rep.Differences[0].Operation)
+	assert.NotEmpty(t, rep.Differences[0].Answer, "the strict server's error object is in the report")
 }

@@ -73,6 +73,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop) // a second Ctrl-C stops at once, as the default handling does
 	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -101,6 +102,7 @@ const usageHeader = `Usage: openpay-refserver [flags]
 Runs the reference server of the Openpay gateway: a stateful emulator of its
 API. Once ready it prints its base URL on stdout; it serves until SIGINT or
 SIGTERM. The README lists the simulation controls (/_simulate/...).
+record and replay (openpay-refserver record --help) record your sandbox traffic and replay it here in CI.
 
 Flags:
 `

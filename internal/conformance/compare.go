@@ -38,8 +38,9 @@ func (d Difference) String() string {
 type comparer struct {
 	ids   map[string]string
 	hosts map[string]bool
-	// sent are the strings the recorded request sent: an answer that
-	// echoed one (an order_id, a description) must echo it again.
+	// sent are the strings the merchant chose in the request, sent alike
+	// at recording and at replay: where either answer holds one as an id
+	// (an order_id), the other must hold the same.
 	sent map[string]bool
 	out  []Difference
 }
@@ -60,7 +61,10 @@ func (c *comparer) add(path, kind, recorded, replayed string) {
 //   - strings that look like enum values or codes (letters, digits and
 //     underscores only: "completed", "card", "MXN", "visa") exactly;
 //   - a string the cassette holds as an id the replay mapped: it must be the
-//     target's id for the same object;
+//     target's id for the same object, of the recorded id's shape (checked
+//     from the first sight, where the mapping is made);
+//   - an id member ("id", "..._id") holding, on either side, a value the
+//     merchant chose in the request (an order_id): exactly;
 //   - by shape only (see shapeOf): ids (members "id" and "..._id"),
 //     authorization numbers, request ids, references, CLABEs, masked card
 //     numbers, times and dates, and URLs on the gateway's hosts, the
@@ -173,8 +177,8 @@ func (c *comparer) str(path, member, rec, got string) {
 		}
 		return
 	}
-	if c.sent[rec] {
-		c.add(path, "value", quote(rec)+" (as the request sent it)", quote(got))
+	if (member == "id" || strings.HasSuffix(member, "_id")) && (c.sent[rec] || c.sent[got]) {
+		c.add(path, "value", quote(rec), quote(got)+" (the request sent one of them)")
 		return
 	}
 	if c.byShape(member, rec) || c.byShape(member, got) {

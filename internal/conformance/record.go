@@ -73,7 +73,7 @@ func NewRecorder(cfg RecorderConfig) (*Recorder, error) {
 	}
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	r := &Recorder{upstream: u, client: &c, ops: newOperations(), out: cfg.Out, log: cfg.Log, pending: map[int]*Exchange{}}
+	r := &Recorder{upstream: u, client: &c, ops: newOperations(), out: cfg.Out, log: cfg.Log, pending: map[int]*Exchange{}, next: 1}
 	h := Header{Format: Format, Country: string(country), Upstream: u.String(), Recorded: time.Now().UTC().Truncate(time.Second)}
 	if err := writeLine(cfg.Out, h); err != nil {
 		r.Close()
@@ -90,6 +90,14 @@ func (r *Recorder) Count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.seq
+}
+
+// Pending returns how many requests the recorder holds: in flight, or
+// answered and waiting for an earlier one before they are written.
+func (r *Recorder) Pending() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tickets - (r.next - 1)
 }
 
 // Failed returns how many requests the upstream did not answer (their
@@ -248,9 +256,6 @@ func (r *Recorder) done(ticket int, e *Exchange) {
 	defer r.mu.Unlock()
 	r.pending[ticket] = e
 	for {
-		if r.next == 0 {
-			r.next = 1
-		}
 		e, ok := r.pending[r.next]
 		if !ok {
 			return

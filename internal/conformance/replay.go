@@ -28,11 +28,12 @@ type Target struct {
 	// timeout. Redirects are never followed.
 	Client *http.Client
 	// Advance, when not nil, moves the target's fake clock forward; Now is
-	// where that clock stands when the replay starts (start the target's
-	// clock at the cassette's Header.Recorded). Before each exchange the
-	// replay moves the clock to the time the exchange started at
-	// recording, so that a list filtered by the recording day, or a card
-	// that expired since, answers as it did. Nil: the target's own clock.
+	// the recorded time that clock stands for when the replay starts
+	// (start the target's clock at the cassette's Header.Recorded and Now
+	// is where it stands). Before each exchange the replay moves the clock
+	// to the time the exchange started at recording, so that a list
+	// filtered by the recording day, or a card that expired since, answers
+	// as it did. Nil: the target's own clock.
 	Advance func(time.Duration) error
 	Now     time.Time
 	// WholeLists compares list answers whole. By default a list is
@@ -40,6 +41,21 @@ type Target struct {
 	// earlier exchange), in order: the sandbox account held objects before
 	// the recording that the target does not.
 	WholeLists bool
+}
+
+// FakeClock is a target's fake clock (openpaytest.Server's).
+type FakeClock interface {
+	Now() time.Time
+	AdvanceClock(time.Duration) (time.Time, error)
+}
+
+// FollowClock sets Advance and Now from a fake clock.
+func (t *Target) FollowClock(c FakeClock) {
+	t.Now = c.Now()
+	t.Advance = func(d time.Duration) error {
+		_, err := c.AdvanceClock(d)
+		return err
+	}
 }
 
 // Replay sends the cassette's requests to the target in order and compares
@@ -169,6 +185,13 @@ func (r *replayer) one(ctx context.Context, e Exchange) ([]Difference, json.RawM
 			for _, v := range vs {
 				collectStrings(v, "?"+k, e, sent)
 			}
+		}
+	}
+	// What the merchant chose (an order_id, a description) is sent as
+	// recorded; ids the replay maps are not the merchant's choice.
+	for v := range sent {
+		if _, mapped := r.ids[v]; mapped {
+			delete(sent, v)
 		}
 	}
 	req, err := http.NewRequestWithContext(ctx, e.Method, u.String(), body)
@@ -492,7 +515,7 @@ func (r *replayer) learn(member string, rec, got any, sent map[string]bool) {
 		}
 	case string:
 		g, ok := got.(string)
-		if !ok || x == "" || g == "" || x == g || !(member == "id" || strings.HasSuffix(member, "_id")) || member == "request_id" || sent[x] {
+		if !ok || x == "" || g == "" || x == g || !(member == "id" || strings.HasSuffix(member, "_id")) || member == "request_id" || sent[x] || sent[g] {
 			return
 		}
 		if _, seen := r.ids[x]; !seen {
