@@ -8,8 +8,8 @@
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
 //	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
 //	                  [--admin-key KEY]
-//	openpay-refserver record --out flows.jsonl [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
-//	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
+//	openpay-refserver record --out flows.jsonl [--force] [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
+//	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--fake-clock recorded|wall|TIME] [--strict] [--whole-lists] [--merchant-balance AMOUNT]
 //
 // record and replay are the conformance recorder (the README's
 // "Conformance recording"): record a merchant's sandbox traffic once, replay
