@@ -48,7 +48,7 @@ func ReadAllowlist(path string) (*Allowlist, error) {
 func ParseAllowlist(r io.Reader) (*Allowlist, error) {
 	ops := newOperations()
 	defer ops.close()
-	known := map[string]bool{}
+	known := map[string]bool{OperationWebhook: true}
 	for _, rt := range ops.srv.Routes() {
 		if !rt.Simulation {
 			known[rt.OperationID] = true

@@ -4,8 +4,9 @@
 //
 // Contract:
 //   - A cassette is JSON lines: a [Header], then one [Exchange] per request
-//     the [Recorder] forwarded, in the order the requests arrived; exchange
-//     Seq is on line Seq+1. The binary's README documents every member.
+//     the [Recorder] forwarded or webhook delivery it received
+//     ([WebhookPath]), in the order the requests arrived; exchange Seq is
+//     on line Seq+1. The binary's README documents every member.
 //   - Nothing secret is written, but what a negative test is about is kept:
 //     the Authorization header and every other header are left out (only
 //     which kind of key was used, and whether the upstream refused it, are

@@ -121,10 +121,26 @@ func (r *Recorder) Err() error {
 var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
 	"Te", "Trailer", "Transfer-Encoding", "Upgrade", "Accept-Encoding", "Content-Length"}
 
-// ServeHTTP forwards one request and records it.
+// WebhookPath is where the recorder receives webhook deliveries: register
+// a webhook whose URL is the recorder's base URL, this path and any name of
+// yours (http://127.0.0.1:8080/_recorder/webhooks/shop), and each delivery
+// the upstream sends there is recorded as an exchange of operation
+// OperationWebhook and answered 200. A replay receives the deliveries of
+// the target at a receiver of its own and compares them.
+const WebhookPath = "/_recorder/webhooks/"
+
+// OperationWebhook is the operation of a recorded webhook delivery.
+const OperationWebhook = "webhookDelivery"
+
+// ServeHTTP forwards one request and records it, or records a webhook
+// delivery (WebhookPath).
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err := r.Err(); err != nil {
 		http.Error(w, "openpay-refserver record: the cassette cannot be written", http.StatusBadGateway)
+		return
+	}
+	if strings.HasPrefix(req.URL.Path, WebhookPath) {
+		r.receive(w, req)
 		return
 	}
 	ticket := r.take()
@@ -180,6 +196,31 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Header().Del("Content-Encoding")
 	w.WriteHeader(resp.StatusCode)
 	w.Write(answer) //nolint:errcheck // the client went away; the exchange is recorded
+}
+
+// receive records a webhook delivery the upstream sent: its body, scrubbed
+// (the Basic credentials, as every header, are not kept).
+func (r *Recorder) receive(w http.ResponseWriter, req *http.Request) {
+	ticket := r.take()
+	var recorded *Exchange
+	defer func() { r.done(ticket, recorded) }()
+	started := time.Now()
+	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
+	if err != nil || len(body) > maxBody {
+		http.Error(w, "openpay-refserver record: delivery unreadable or too large", http.StatusBadRequest)
+		return
+	}
+	var n notes
+	e := &Exchange{Operation: OperationWebhook, Method: req.Method, Path: scrubText(req.URL.EscapedPath()), Auth: "none",
+		Status: http.StatusOK, Started: started.UTC()}
+	if v, bn, ok := scrubJSON(body); ok {
+		e.Request, n = v, bn
+	} else if len(body) > 0 {
+		e.RequestText = scrubText(string(body))
+	}
+	e.Cards, e.Codes, e.Clabes = n.cards, n.codes, n.clabes
+	recorded = e
+	w.WriteHeader(http.StatusOK)
 }
 
 // take hands out the next ticket: the place of a request in the cassette.

@@ -102,6 +102,14 @@ func Replay(ctx context.Context, c *Cassette, t Target, allow *Allowlist) (*Repo
 	if up, err := url.Parse(c.Header.Upstream); err == nil && up.Host != "" {
 		r.hosts[strings.ToLower(up.Host)] = true
 	}
+	if needsReceiver(c) {
+		hook, err := newReceiver()
+		if err != nil {
+			return nil, err
+		}
+		defer hook.close()
+		r.hook = hook
+	}
 	now := t.Now
 	rep := newReport()
 	rep.Warnings = append(rep.Warnings, c.Warnings...)
@@ -123,7 +131,15 @@ func Replay(ctx context.Context, c *Cassette, t Target, allow *Allowlist) (*Repo
 		if m := params["merchant_id"]; m != "" {
 			r.ids[m] = t.MerchantID
 		}
-		diffs, answer := r.one(ctx, e)
+		var (
+			diffs  []Difference
+			answer json.RawMessage
+		)
+		if e.Operation == OperationWebhook {
+			diffs = r.delivery(ctx, e)
+		} else {
+			diffs, answer = r.one(ctx, e)
+		}
 		for i := range diffs {
 			diffs[i].Seq, diffs[i].Operation = e.Seq, op
 		}
@@ -148,6 +164,9 @@ type replayer struct {
 	// seenTarget the target's: list answers are compared on them.
 	seen, seenTarget map[string]bool
 	hosts            map[string]bool
+	// hook receives the target's webhook deliveries; nil when the
+	// cassette has none.
+	hook *receiver
 }
 
 // one replays an exchange and returns its differences, and the target's
@@ -397,6 +416,11 @@ func (r *replayer) mapBody(v any, path, member string, e Exchange, parent map[st
 		}
 		if c, ok := e.Clabes[path]; ok {
 			return standInClabe(c)
+		}
+		if r.hook != nil && strings.Contains(x, WebhookPath) {
+			if u, err := url.Parse(x); err == nil && u.IsAbs() {
+				return r.hook.url + u.Path
+			}
 		}
 		if x != Scrubbed {
 			return r.mapID(x)

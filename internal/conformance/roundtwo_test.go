@@ -505,3 +505,54 @@ func TestPersonalDataScrubbed(t *testing.T) {
 	rep := replayOn(t, cas, targetOf(openpaytest.NewServer(t)))
 	assert.True(t, rep.OK(), reportText(t, rep))
 }
+
+// TestWebhookDeliveriesRecorded (item 7): the merchant registers a webhook
+// on the recorder's receiver; the verification event and a charge's event
+// the upstream delivers there are recorded (without the webhook's
+// password) and replayed: the replay's target delivers them to the
+// replay's own receiver, where they are compared.
+func TestWebhookDeliveriesRecorded(t *testing.T) {
+	r := startRecording(t, openpaytest.NewServer(t), nil)
+	c, _ := r.clients(t)
+	ctx := context.Background()
+	hook, err := c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: r.proxy.URL + conformance.WebhookPath + "shop", User: "shop",
+		Password: "hook-s3cret", EventTypes: []openpay.EventType{"charge.succeeded"}})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.WebhookStatusVerified, hook.Status, "the recorder answered the verification")
+	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{Amount: openpay.MustAmount("75.00"), Description: "Order 9", OrderID: "o-9",
+		Card:     openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
+		Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}})
+	require.NoError(t, err)
+	require.NoError(t, r.upstream.WaitForDeliveries(ctx))
+	cas := r.stop(t)
+	raw, err := os.ReadFile(r.path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "hook-s3cret")
+
+	var types []string
+	for _, e := range cas.Exchanges {
+		if e.Operation == conformance.OperationWebhook {
+			var ev struct{ Type string }
+			require.NoError(t, json.Unmarshal(e.Request, &ev))
+			types = append(types, ev.Type)
+		}
+	}
+	assert.Equal(t, []string{"verification", "charge.succeeded"}, types)
+
+	rep := replayOn(t, cas, targetOf(openpaytest.NewServer(t)))
+	assert.True(t, rep.OK(), reportText(t, rep))
+
+	// A delivery that carried another amount is reported at the delivery.
+	for i := range cas.Exchanges {
+		e := &cas.Exchanges[i]
+		if e.Operation == conformance.OperationWebhook && strings.Contains(string(e.Request), "charge.succeeded") {
+			e.Request = json.RawMessage(strings.Replace(string(e.Request), `"amount":75.0,`, `"amount":76.0,`, 1))
+			require.Contains(t, string(e.Request), `"amount":76.0,`)
+		}
+	}
+	rep = replayOn(t, cas, targetOf(openpaytest.NewServer(t)))
+	require.False(t, rep.OK())
+	require.Len(t, rep.Differences, 1)
+	assert.Equal(t, conformance.OperationWebhook, rep.Differences[0].Operation)
+	assert.Equal(t, "$.transaction.amount", rep.Differences[0].Differences[0].Path)
+}
