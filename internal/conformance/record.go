@@ -133,14 +133,10 @@ const WebhookPath = "/_recorder/webhooks/"
 const OperationWebhook = "webhookDelivery"
 
 // ServeHTTP forwards one request and records it, or records a webhook
-// delivery (WebhookPath).
+// delivery (WebhookPath) and answers it.
 func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err := r.Err(); err != nil {
 		http.Error(w, "openpay-refserver record: the cassette cannot be written", http.StatusBadGateway)
-		return
-	}
-	if strings.HasPrefix(req.URL.Path, WebhookPath) {
-		r.receive(w, req)
 		return
 	}
 	ticket := r.take()
@@ -150,6 +146,15 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
 	if err != nil || len(body) > maxBody {
 		http.Error(w, "openpay-refserver record: request body unreadable or too large", http.StatusBadRequest)
+		return
+	}
+	if strings.HasPrefix(req.URL.Path, WebhookPath) {
+		// A delivery the upstream sent: recorded (the Basic credentials,
+		// as every header, are not kept) and answered 200.
+		recorded = &Exchange{Operation: OperationWebhook, Method: req.Method, Path: scrubText(req.URL.EscapedPath()), Auth: "none",
+			Status: http.StatusOK, Started: started.UTC()}
+		recorded.setRequest(body, &notes{})
+		w.WriteHeader(http.StatusOK)
 		return
 	}
 	target := *r.upstream
@@ -198,31 +203,6 @@ func (r *Recorder) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.Write(answer) //nolint:errcheck // the client went away; the exchange is recorded
 }
 
-// receive records a webhook delivery the upstream sent: its body, scrubbed
-// (the Basic credentials, as every header, are not kept).
-func (r *Recorder) receive(w http.ResponseWriter, req *http.Request) {
-	ticket := r.take()
-	var recorded *Exchange
-	defer func() { r.done(ticket, recorded) }()
-	started := time.Now()
-	body, err := io.ReadAll(io.LimitReader(req.Body, maxBody+1))
-	if err != nil || len(body) > maxBody {
-		http.Error(w, "openpay-refserver record: delivery unreadable or too large", http.StatusBadRequest)
-		return
-	}
-	var n notes
-	e := &Exchange{Operation: OperationWebhook, Method: req.Method, Path: scrubText(req.URL.EscapedPath()), Auth: "none",
-		Status: http.StatusOK, Started: started.UTC()}
-	if v, bn, ok := scrubJSON(body); ok {
-		e.Request, n = v, bn
-	} else if len(body) > 0 {
-		e.RequestText = scrubText(string(body))
-	}
-	e.Cards, e.Codes, e.Clabes = n.cards, n.codes, n.clabes
-	recorded = e
-	w.WriteHeader(http.StatusOK)
-}
-
 // take hands out the next ticket: the place of a request in the cassette.
 func (r *Recorder) take() int {
 	r.mu.Lock()
@@ -262,6 +242,18 @@ func (r *Recorder) exchange(req *http.Request, body []byte, resp *http.Response,
 	if resp.StatusCode == http.StatusUnauthorized && e.Auth != "none" {
 		e.Credential = credentialRefused
 	}
+	e.setRequest(body, &n)
+	if v, _, ok := scrubJSON(answer); ok {
+		e.Response = v
+	} else if len(answer) > 0 {
+		e.ResponseType = resp.Header.Get("Content-Type")
+	}
+	return e
+}
+
+// setRequest sets the request body, scrubbed, and the notes of what was
+// scrubbed from it and from the query (n).
+func (e *Exchange) setRequest(body []byte, n *notes) {
 	if len(body) > 0 {
 		if v, bn, ok := scrubJSON(body); ok {
 			e.Request = v
@@ -279,12 +271,6 @@ func (r *Recorder) exchange(req *http.Request, body []byte, resp *http.Response,
 		}
 	}
 	e.Cards, e.Codes, e.Clabes = n.cards, n.codes, n.clabes
-	if v, _, ok := scrubJSON(answer); ok {
-		e.Response = v
-	} else if len(answer) > 0 {
-		e.ResponseType = resp.Header.Get("Content-Type")
-	}
-	return e
 }
 
 // credentialRefused is Exchange.Credential for a key the upstream refused.
