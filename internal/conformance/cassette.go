@@ -92,8 +92,9 @@ type Card struct {
 	// (cardnum.Class: "approved", "declined", "stolen", "3ds", ...).
 	Class string `json:"class"`
 	// Layout is the number's form when it was not plain digits ("9999
-	// 9999 9999 9999": each digit a 9): a replay sends its test card in
-	// the same form, so that a refusal of the form replays.
+	// 9999 9999 9999": each digit a 9) or not of its brand's usual length
+	// (16 digits, 15 for American Express): a replay sends its test card
+	// in the same form and length, so that a refusal of the form replays.
 	Layout string `json:"layout,omitempty"`
 }
 

@@ -171,7 +171,7 @@ func (c *comparer) str(path, member, rec, got string) {
 	if mapped, ok := c.ids[rec]; ok {
 		if got != mapped {
 			c.add(path, "value", quote(mapped)+" (the target's id of the recorded "+quote(rec)+")", quote(got))
-		} else if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs {
+		} else if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs && !sameDraw(rec, got) {
 			// The id was mapped at first sight: its shape is checked there.
 			c.add(path, "shape", rs, gs)
 		}
@@ -182,7 +182,7 @@ func (c *comparer) str(path, member, rec, got string) {
 		return
 	}
 	if c.byShape(member, rec) || c.byShape(member, got) {
-		if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs {
+		if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs && !sameDraw(rec, got) {
 			c.add(path, "shape", rs, gs)
 		}
 		return
@@ -253,36 +253,64 @@ func (c *comparer) shapeOf(s string) string {
 	return fmt.Sprintf("%d characters of %s", len(s), alphabet(s))
 }
 
-var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// sameDraw reports whether two strings of the same length could be drawn
+// from one alphabet: the letters and digits of one are of the kinds
+// (digits, a to f, g to z, A to Z) of the other. A random code of mixed
+// case may draw no capital; it is not another shape for that.
+func sameDraw(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ka, kb := kinds(a), kinds(b)
+	if ka&kindOther != 0 || kb&kindOther != 0 {
+		return false
+	}
+	return ka&kb == ka || ka&kb == kb
+}
 
-func alphabet(s string) string {
-	var digit, hex, lower, upper, other bool
+const (
+	kindDigit = 1 << iota
+	kindHex
+	kindLower
+	kindUpper
+	kindOther
+)
+
+func kinds(s string) int {
+	k := 0
 	for i := 0; i < len(s); i++ {
 		switch b := s[i]; {
 		case b >= '0' && b <= '9':
-			digit = true
+			k |= kindDigit
 		case b >= 'a' && b <= 'f':
-			hex = true
+			k |= kindHex
 		case b >= 'g' && b <= 'z':
-			lower = true
+			k |= kindLower
 		case b >= 'A' && b <= 'Z':
-			upper = true
+			k |= kindUpper
 		default:
-			other = true
+			k |= kindOther
 		}
 	}
+	return k
+}
+
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func alphabet(s string) string {
+	k := kinds(s)
 	switch {
-	case other:
+	case k&kindOther != 0:
 		return "text"
-	case upper && (hex || lower):
+	case k&kindUpper != 0 && k&(kindHex|kindLower) != 0:
 		return "mixed-case letters and digits"
-	case upper:
+	case k&kindUpper != 0:
 		return "upper-case letters and digits"
-	case lower:
+	case k&kindLower != 0:
 		return "lower-case letters and digits"
-	case hex:
+	case k&kindHex != 0:
 		return "hex digits"
-	case digit:
+	case k&kindDigit != 0:
 		return "digits"
 	}
 	return "nothing"

@@ -195,7 +195,12 @@ func scrubValue(v any, path, member string, n *notes) any {
 			class = ClassLuhnInvalid
 		}
 		c := Card{Brand: cardnum.Brand(digits), Class: class}
-		if s != digits {
+		usual := 16
+		if c.Brand == cardnum.AmericanExpress {
+			usual = 15
+		}
+		if s != digits || len(digits) != usual {
+			// Spaces, dashes, or a length its brand does not have.
 			c.Layout = layoutOf(s)
 		}
 		n.card(path, c)
