@@ -42,7 +42,10 @@ type comparer struct {
 	// at recording and at replay: where either answer holds one as an id
 	// (an order_id), the other must hold the same.
 	sent map[string]bool
-	out  []Difference
+	// learn, when set, maps the ids of a pair of list elements before they
+	// are compared (list).
+	learn func(rec, got any)
+	out   []Difference
 }
 
 func (c *comparer) add(path, kind, recorded, replayed string) {
@@ -82,6 +85,74 @@ func (c *comparer) compare(recStatus, gotStatus int, rec, got any) []Difference 
 	}
 	c.value("$", "", rec, got)
 	return c.out
+}
+
+// list compares a list answer of the objects the cassette saw (both sides
+// arrays of objects with mapped ids) object by object: each recorded
+// object with the target's object of the mapped id, wherever it stands.
+// An object missing or extra, and objects out of the recorded order, are
+// reported as such rather than as every later element differing. ok is
+// false for any other answer.
+func (c *comparer) list(recStatus, gotStatus int, rec, got any) ([]Difference, bool) {
+	ra, ok1 := rec.([]any)
+	ga, ok2 := got.([]any)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	idOf := func(el any) string {
+		o, _ := el.(map[string]any)
+		id, _ := o["id"].(string)
+		return id
+	}
+	at := map[string]int{}
+	for j, el := range ga {
+		if id := idOf(el); id != "" {
+			at[id] = j
+		} else {
+			return nil, false
+		}
+	}
+	if recStatus != gotStatus {
+		c.add(StatusPath, "status", strconv.Itoa(recStatus), strconv.Itoa(gotStatus))
+	}
+	if len(ra) != len(ga) {
+		c.add("$", "length", strconv.Itoa(len(ra)), strconv.Itoa(len(ga)))
+	}
+	used := make([]bool, len(ga))
+	last, ordered := -1, true
+	for i, el := range ra {
+		id := idOf(el)
+		if id == "" {
+			return nil, false
+		}
+		want := id
+		if m, ok := c.ids[id]; ok {
+			want = m
+		}
+		j, ok := at[want]
+		if !ok {
+			c.add(indexPath("$", i), "missing element", "the object "+quote(id), "absent")
+			continue
+		}
+		used[j] = true
+		if j < last {
+			ordered = false
+		}
+		last = j
+		if c.learn != nil {
+			c.learn(el, ga[j])
+		}
+		c.value(indexPath("$", i), "", el, ga[j])
+	}
+	for j, u := range used {
+		if !u {
+			c.add(indexPath("$", j), "extra element", "absent", "the object "+quote(idOf(ga[j])))
+		}
+	}
+	if !ordered {
+		c.add("$", "order", "the recorded order", "another order")
+	}
+	return c.out, true
 }
 
 func jsonType(v any) string {

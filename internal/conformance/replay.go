@@ -276,10 +276,13 @@ func (r *replayer) one(ctx context.Context, e Exchange) ([]Difference, json.RawM
 		}
 		return d, why
 	}
+	c := &comparer{ids: r.ids, hosts: r.hosts, sent: sent, learn: func(rec, got any) { r.learn("", rec, got, sent) }}
 	if !r.t.WholeLists {
 		rec, got = r.known(rec, got)
+		if diffs, ok := c.list(e.Status, resp.StatusCode, rec, got); ok {
+			return diffs, why
+		}
 	}
-	c := &comparer{ids: r.ids, hosts: r.hosts, sent: sent}
 	r.learn("", rec, got, sent)
 	return c.compare(e.Status, resp.StatusCode, rec, got), why
 }

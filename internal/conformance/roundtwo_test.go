@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -239,6 +240,29 @@ func TestListsCompareTheCassettesObjects(t *testing.T) {
 	}
 	rep = replayOn(t, cas, targetOf(openpaytest.NewServer(t)))
 	assert.False(t, rep.OK(), "swapped objects differ")
+	assert.Contains(t, reportText(t, rep), "$: order: another order, recorded the recorded order")
+
+	// An object of an id no earlier answer held is an older object, left
+	// out; one the cassette saw that the target's list lacks is named.
+	for i := range cas.Exchanges {
+		if cas.Exchanges[i].Operation == "listCharges" {
+			var items []map[string]any
+			require.NoError(t, json.Unmarshal(cas.Exchanges[i].Response, &items))
+			older, seen := map[string]any{}, map[string]any{}
+			for k, v := range items[0] {
+				older[k], seen[k] = v, v
+			}
+			older["id"] = "tr0000000000000000zz"
+			seen["id"] = a.ID // the customer's id: the cassette saw it, the target lists no charge of that id
+			items = append([]map[string]any{older, seen}, items...)
+			cas.Exchanges[i].Response, err = json.Marshal(items)
+			require.NoError(t, err)
+		}
+	}
+	rep = replayOn(t, cas, targetOf(openpaytest.NewServer(t)))
+	text := reportText(t, rep)
+	assert.Contains(t, text, "$[0]: missing element: absent, recorded the object "+strconv.Quote(a.ID))
+	assert.NotContains(t, text, "tr0000000000000000zz")
 }
 
 // TestCassetteFromAnEarlierDay (item 4): recorded months ago, with a card
