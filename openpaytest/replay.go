@@ -88,6 +88,9 @@ func Replay(t testing.TB, cassette string, opts ...ReplayOption) {
 		WholeLists: cfg.wholeLists}
 	if recordedClock {
 		target.FollowClock(srv)
+		// The clock stands for the recording time, even when an option
+		// started it elsewhere: exchanges move it by their offsets.
+		target.Now = cas.Header.Recorded
 	}
 	rep, err := conformance.Replay(context.Background(), cas, target, allow)
 	if err != nil {
