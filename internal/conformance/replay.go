@@ -224,13 +224,13 @@ func (r *replayer) one(ctx context.Context, e Exchange) ([]Difference, json.RawM
 	if e.ClientIP {
 		req.Header.Set("X-Forwarded-For", replayClientIP)
 	}
-	switch key := ""; e.Auth {
-	case "private", "public":
-		key = r.t.PrivateKey
+	if e.Auth == "private" || e.Auth == "public" {
+		key := r.t.PrivateKey
 		if e.Auth == "public" {
 			key = r.t.PublicKey
 		}
 		if e.Credential == credentialRefused {
+			// The target's prefix (sk_, pk_), and no key of its.
 			key = key[:min(3, len(key))] + refusedKey
 		}
 		req.SetBasicAuth(key, "")
