@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,25 +28,15 @@ func recordWithCLI(t *testing.T, drive func(c *openpay.Client), opts ...openpayt
 	t.Helper()
 	upstream := openpaytest.NewServer(t, opts...)
 	out := filepath.Join(t.TempDir(), "flows.jsonl")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- cli(ctx, []string{"record", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out}, pw, stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err, "stderr: %s", stderr.String())
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url, stop := startRecordCLI(t, "--upstream", upstream.URL, "--allow-upstream", "--out", out)
 
-	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(strings.TrimSpace(line)), openpay.WithDefaultClientIP("198.51.100.7"))
+	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(url), openpay.WithDefaultClientIP("198.51.100.7"))
 	require.NoError(t, err)
 	drive(c)
 
-	cancel()
-	require.Equal(t, exitOK, <-done, "stderr: %s", stderr.String())
-	assert.Contains(t, stderr.String(), "exchanges recorded")
+	code, stderr := stop()
+	require.Equal(t, exitOK, code, "stderr: %s", stderr)
+	assert.Contains(t, stderr, "exchanges recorded")
 	assertNoSecrets(t, out)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -71,6 +63,28 @@ func customerFlow(t *testing.T) func(c *openpay.Client) {
 		require.ErrorIs(t, err, openpay.ErrCardDeclined)
 		_, err = c.Customers.Get(bg, "anosuchcustomer12345")
 		require.Error(t, err)
+	}
+}
+
+// startRecordCLI runs `record` on a free loopback port with args and
+// returns its URL, and stop, which interrupts it and returns its exit
+// status and stderr.
+func startRecordCLI(t *testing.T, args ...string) (string, func() (int, string)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- cli(ctx, append([]string{"record", "--listen", "127.0.0.1:0"}, args...), pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return strings.TrimSpace(line), func() (int, string) {
+		cancel()
+		return <-done, stderr.String()
 	}
 }
 
@@ -206,25 +220,32 @@ func TestRecordNeverReplacesACassette(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "precious\n", string(b), "the cassette is untouched")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- cli(ctx, []string{"record", "--force", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out}, pw, stderr)
-		pw.Close()
-	}()
-	_, err = bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err, "stderr: %s", stderr.String())
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	cancel()
-	require.Equal(t, exitOK, <-done, stderr.String())
-	assert.Contains(t, stderr.String(), "0 exchanges recorded")
-	assert.Contains(t, stderr.String(), "replay fails")
+	_, stop := startRecordCLI(t, "--force", "--upstream", upstream.URL, "--allow-upstream", "--out", out)
+	code, stderr := stop()
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "0 exchanges recorded")
+	assert.Contains(t, stderr, "replay fails")
 
 	code, stdout, errOut := runCLI("replay", out)
 	assert.Equal(t, exitError, code, stdout)
 	assert.Contains(t, errOut, "no exchange")
+}
+
+// TestRecordReportsAnUpstreamThatDied (item 7): a request the upstream does
+// not answer gets a 502, is said on stderr and counted in the summary.
+func TestRecordReportsAnUpstreamThatDied(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	url, stop := startRecordCLI(t, "--upstream", gone.URL, "--allow-upstream", "--out", filepath.Join(t.TempDir(), "flows.jsonl"))
+	res, err := http.Get(url + "/v1/m1/customers")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusBadGateway, res.StatusCode)
+	code, stderr := stop()
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stderr, "GET /v1/m1/customers: the upstream did not answer")
+	assert.Contains(t, stderr, "0 exchanges recorded in")
+	assert.Contains(t, stderr, "; 1 request the upstream did not answer, not recorded")
 }
 
 // TestReplayClockAndStrictCLI (item 4): a cassette recorded on an earlier
