@@ -349,3 +349,38 @@ func readBody(t *testing.T, res *http.Response) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestContractPeruCreatedAnswers: in Peru the gateway answers 201 to the
+// creation of a customer, a customer card, a merchant card and a token
+// (the vendor's Peru suite); the SDK takes any 2xx, so a Peruvian
+// merchant's everyday sequence works the same as in Mexico, and the
+// objects are there afterwards.
+func TestContractPeruCreatedAnswers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	k := newCountryContract(t, openpay.CountryPeru)
+	var info openpay.ResponseInfo
+	cu, err := k.c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Marco", Email: "marco@example.pe"}, openpay.WithResponseInfo(&info))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusCreated, info.HTTPStatus, "the server answers Peru's 201")
+	card, err := k.c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardVisa,
+		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	require.NoError(t, err)
+	_, err = k.c.Cards.Create(ctx, openpay.CardRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardMastercard,
+		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	require.NoError(t, err)
+	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardVisa,
+		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}, openpay.WithResponseInfo(&info))
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusCreated, info.HTTPStatus)
+	ch, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: tok.ID, Amount: openpay.MustAmount("80.00"), Description: "Pedido 1",
+		OrderID: "pe-1", DeviceSessionID: "dsid", Customer: &openpay.ChargeCustomer{Name: "Marco", Email: "marco@example.pe"}})
+	require.NoError(t, err)
+	assert.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
+	got, err := k.c.Customer(cu.ID).Cards.Get(ctx, card.ID)
+	require.NoError(t, err)
+	assert.Equal(t, card.ID, got.ID)
+	cards, err := k.c.Cards.ListPage(ctx, nil)
+	require.NoError(t, err)
+	assert.Len(t, cards, 1, "the merchant card, made once")
+}

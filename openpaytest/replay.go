@@ -13,13 +13,23 @@ import (
 type ReplayOption func(*replayConfig)
 
 type replayConfig struct {
-	server    []Option
-	allowlist string
+	server     []Option
+	allowlist  string
+	wallClock  bool
+	wholeLists bool
 }
 
+// ReplayOnWallClock replays on the wall clock rather than on the
+// cassette's recorded clock (see [Replay]).
+func ReplayOnWallClock() ReplayOption { return func(c *replayConfig) { c.wallClock = true } }
+
+// ReplayWholeLists compares list answers whole, objects the sandbox held
+// before the recording included (see [Replay]).
+func ReplayWholeLists() ReplayOption { return func(c *replayConfig) { c.wholeLists = true } }
+
 // ReplayWith starts the server Replay replays against with these options
-// (WithStrict, WithMerchantBalance, ...). The cassette's country is applied
-// first; an option given here wins over it.
+// (WithStrict, WithMerchantBalance, ...). The cassette's country and clock
+// are applied first; an option given here wins over them.
 func ReplayWith(opts ...Option) ReplayOption {
 	return func(c *replayConfig) { c.server = append(c.server, opts...) }
 }
@@ -62,13 +72,27 @@ func Replay(t testing.TB, cassette string, opts ...ReplayOption) {
 			return
 		}
 	}
-	serverOpts := cfg.server
-	if cas.Header.Country != "" {
-		serverOpts = append([]Option{WithCountry(openpay.Country(cas.Header.Country))}, serverOpts...)
+	for _, w := range cas.Warnings {
+		t.Logf("openpaytest.Replay %s: %s", cassette, w)
 	}
-	srv := NewServer(t, serverOpts...)
-	rep, err := conformance.Replay(context.Background(), cas, conformance.Target{URL: srv.URL, MerchantID: srv.MerchantID,
-		PrivateKey: srv.PrivateKey, PublicKey: srv.PublicKey}, allow)
+	var first []Option
+	if cas.Header.Country != "" {
+		first = append(first, WithCountry(openpay.Country(cas.Header.Country)))
+	}
+	recordedClock := !cfg.wallClock && !cas.Header.Recorded.IsZero()
+	if recordedClock {
+		first = append(first, WithClock(cas.Header.Recorded))
+	}
+	srv := NewServer(t, append(first, cfg.server...)...)
+	target := conformance.Target{URL: srv.URL, MerchantID: srv.MerchantID, PrivateKey: srv.PrivateKey, PublicKey: srv.PublicKey,
+		WholeLists: cfg.wholeLists}
+	if recordedClock {
+		target.FollowClock(srv)
+		// The clock stands for the recording time, even when an option
+		// started it elsewhere: exchanges move it by their offsets.
+		target.Now = cas.Header.Recorded
+	}
+	rep, err := conformance.Replay(context.Background(), cas, target, allow)
 	if err != nil {
 		t.Fatalf("openpaytest.Replay: %v", err)
 		return

@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -25,25 +28,15 @@ func recordWithCLI(t *testing.T, drive func(c *openpay.Client), opts ...openpayt
 	t.Helper()
 	upstream := openpaytest.NewServer(t, opts...)
 	out := filepath.Join(t.TempDir(), "flows.jsonl")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	stderr := &syncBuffer{}
-	done := make(chan int, 1)
-	go func() {
-		done <- cli(ctx, []string{"record", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out}, pw, stderr)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	require.NoError(t, err, "stderr: %s", stderr.String())
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	url, stop := startRecordCLI(t, "--upstream", upstream.URL, "--allow-upstream", "--out", out)
 
-	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(strings.TrimSpace(line)), openpay.WithDefaultClientIP("198.51.100.7"))
+	c, err := openpay.New(upstream.MerchantID, upstream.PrivateKey, openpay.WithBaseURL(url), openpay.WithDefaultClientIP("198.51.100.7"))
 	require.NoError(t, err)
 	drive(c)
 
-	cancel()
-	require.Equal(t, exitOK, <-done, "stderr: %s", stderr.String())
-	assert.Contains(t, stderr.String(), "exchanges recorded")
+	code, stderr := stop()
+	require.Equal(t, exitOK, code, "stderr: %s", stderr)
+	assert.Contains(t, stderr, "exchanges recorded")
 	assertNoSecrets(t, out)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -70,6 +63,28 @@ func customerFlow(t *testing.T) func(c *openpay.Client) {
 		require.ErrorIs(t, err, openpay.ErrCardDeclined)
 		_, err = c.Customers.Get(bg, "anosuchcustomer12345")
 		require.Error(t, err)
+	}
+}
+
+// startRecordCLI runs `record` on a free loopback port with args and
+// returns its URL, and stop, which interrupts it and returns its exit
+// status and stderr.
+func startRecordCLI(t *testing.T, args ...string) (string, func() (int, string)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- cli(ctx, append([]string{"record", "--listen", "127.0.0.1:0"}, args...), pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err, "stderr: %s", stderr.String())
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return strings.TrimSpace(line), func() (int, string) {
+		cancel()
+		return <-done, stderr.String()
 	}
 }
 
@@ -188,4 +203,98 @@ func TestReplayMerchantBalance(t *testing.T) {
 
 	code, out, _ = runCLI("replay", path, "--merchant-balance", "5000.00")
 	assert.Equal(t, exitOK, code, out)
+}
+
+// TestRecordNeverReplacesACassette (item 1): record refuses an existing
+// --out and leaves it as it was; --force replaces it. A cassette with no
+// exchange fails its replay (exit 2) rather than pass with nothing
+// checked.
+func TestRecordNeverReplacesACassette(t *testing.T) {
+	upstream := openpaytest.NewServer(t)
+	out := filepath.Join(t.TempDir(), "flows.jsonl")
+	require.NoError(t, os.WriteFile(out, []byte("precious\n"), 0o644))
+	code, _, errOut := runCLI("record", "--upstream", upstream.URL, "--allow-upstream", "--listen", "127.0.0.1:0", "--out", out)
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--force")
+	b, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, "precious\n", string(b), "the cassette is untouched")
+
+	_, stop := startRecordCLI(t, "--force", "--upstream", upstream.URL, "--allow-upstream", "--out", out)
+	code, stderr := stop()
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "0 exchanges recorded")
+	assert.Contains(t, stderr, "replay fails")
+
+	code, stdout, errOut := runCLI("replay", out)
+	assert.Equal(t, exitError, code, stdout)
+	assert.Contains(t, errOut, "no exchange")
+}
+
+// TestRecordReportsAnUpstreamThatDied (item 7): a request the upstream does
+// not answer gets a 502, is said on stderr and counted in the summary.
+func TestRecordReportsAnUpstreamThatDied(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close()
+	url, stop := startRecordCLI(t, "--upstream", gone.URL, "--allow-upstream", "--out", filepath.Join(t.TempDir(), "flows.jsonl"))
+	res, err := http.Get(url + "/v1/m1/customers")
+	require.NoError(t, err)
+	res.Body.Close()
+	assert.Equal(t, http.StatusBadGateway, res.StatusCode)
+	code, stderr := stop()
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, stderr, "GET /v1/m1/customers: the upstream did not answer")
+	assert.Contains(t, stderr, "0 exchanges recorded in")
+	assert.Contains(t, stderr, "; 1 request the upstream did not answer, not recorded")
+}
+
+// TestReplayClockAndStrictCLI (item 4): a cassette recorded on an earlier
+// day, with a card that has expired since, replays clean on the recorded
+// clock (the default) and on a --fake-clock time before the expiry, not on
+// the wall clock; --strict runs the in-process server strict.
+func TestReplayClockAndStrictCLI(t *testing.T) {
+	day := time.Date(2025, 1, 15, 10, 0, 0, 0, openpay.CountryMexico.Location())
+	path := recordWithCLI(t, func(c *openpay.Client) {
+		bg := context.Background()
+		cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
+		require.NoError(t, err)
+		card, err := c.Customer(cust.ID).Cards.Create(bg, openpay.CardRequest{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123",
+			ExpirationMonth: "02", ExpirationYear: "25"})
+		require.NoError(t, err)
+		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("30.00"), Description: "Order 1"})
+		require.NoError(t, err)
+	}, openpaytest.WithClock(day))
+	// The recorder ran on the wall clock, the stand-in sandbox on its own
+	// day: date the cassette on the sandbox's day, as a real one is.
+	cas, err := conformance.ReadCassette(path)
+	require.NoError(t, err)
+	cas.Header.Recorded = day.UTC()
+	for i := range cas.Exchanges {
+		cas.Exchanges[i].Started = day.Add(time.Duration(i) * time.Minute).UTC()
+	}
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, cas.Encode(f))
+	require.NoError(t, f.Close())
+
+	code, out, errOut := runCLI("replay", path)
+	assert.Equal(t, exitOK, code, out+errOut)
+	code, out, _ = runCLI("replay", path, "--fake-clock", "2025-01-20T09:00:00-06:00")
+	assert.Equal(t, exitOK, code, out)
+	code, out, _ = runCLI("replay", path, "--fake-clock", "wall")
+	assert.Equal(t, exitDiffer, code, out)
+	assert.Regexp(t, `(?m)^DIFFER\s+createCustomerCard\s`, out)
+	code, _, errOut = runCLI("replay", path, "--fake-clock", "yesterday")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "--fake-clock")
+
+	// The charge sent no order_id: the lenient sandbox took it, a strict
+	// server does not.
+	code, out, _ = runCLI("replay", path, "--strict", "--json")
+	assert.Equal(t, exitDiffer, code, out)
+	var rep conformance.Report
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.NotEmpty(t, rep.Differences)
+	assert.Equal(t, "createCustomerCharge", rep.Differences[0].Operation)
+	assert.NotEmpty(t, rep.Differences[0].Answer, "the strict server's error object is in the report")
 }

@@ -8,8 +8,8 @@
 //	                  [--seed-file FILE] [--strict] [--production] [--seed N]
 //	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
 //	                  [--admin-key KEY]
-//	openpay-refserver record --out flows.jsonl [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
-//	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
+//	openpay-refserver record --out flows.jsonl [--force] [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
+//	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--fake-clock recorded|wall|TIME] [--strict] [--whole-lists] [--merchant-balance AMOUNT]
 //
 // record and replay are the conformance recorder (the README's
 // "Conformance recording"): record a merchant's sandbox traffic once, replay
@@ -73,6 +73,7 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop) // a second Ctrl-C stops at once, as the default handling does
 	code := cli(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -101,6 +102,7 @@ const usageHeader = `Usage: openpay-refserver [flags]
 Runs the reference server of the Openpay gateway: a stateful emulator of its
 API. Once ready it prints its base URL on stdout; it serves until SIGINT or
 SIGTERM. The README lists the simulation controls (/_simulate/...).
+record and replay (openpay-refserver record --help) record your sandbox traffic and replay it here in CI.
 
 Flags:
 `

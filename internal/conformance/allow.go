@@ -42,8 +42,18 @@ func ReadAllowlist(path string) (*Allowlist, error) {
 	return a, nil
 }
 
-// ParseAllowlist reads allowlist rules from r.
+// ParseAllowlist reads allowlist rules from r. A rule naming no
+// operationId of openapi.yaml (a misspelt one would excuse nothing) is an
+// error naming its line.
 func ParseAllowlist(r io.Reader) (*Allowlist, error) {
+	ops := newOperations()
+	defer ops.close()
+	known := map[string]bool{OperationWebhook: true}
+	for _, rt := range ops.srv.Routes() {
+		if !rt.Simulation {
+			known[rt.OperationID] = true
+		}
+	}
 	a := &Allowlist{}
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
@@ -54,6 +64,9 @@ func ParseAllowlist(r io.Reader) (*Allowlist, error) {
 		f := strings.Fields(line)
 		if len(f) != 2 || (f[1] != StatusPath && !strings.HasPrefix(f[1], "$")) {
 			return nil, fmt.Errorf("line %d: want an operationId (or *) and a path starting with $ or %s", n, StatusPath)
+		}
+		if f[0] != "*" && !known[f[0]] {
+			return nil, fmt.Errorf("line %d: %q is no operationId of openapi.yaml (the report names each exchange's operation)", n, f[0])
 		}
 		a.rules = append(a.rules, allowRule{op: f[0], path: pathParts(f[1])})
 	}

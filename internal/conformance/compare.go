@@ -38,6 +38,13 @@ func (d Difference) String() string {
 type comparer struct {
 	ids   map[string]string
 	hosts map[string]bool
+	// sent are the strings the merchant chose in the request, sent alike
+	// at recording and at replay: where either answer holds one as an id
+	// (an order_id), the other must hold the same.
+	sent map[string]bool
+	// learn, when set, maps the ids of a pair of list elements before they
+	// are compared (list).
+	learn func(rec, got any)
 	out   []Difference
 }
 
@@ -57,7 +64,10 @@ func (c *comparer) add(path, kind, recorded, replayed string) {
 //   - strings that look like enum values or codes (letters, digits and
 //     underscores only: "completed", "card", "MXN", "visa") exactly;
 //   - a string the cassette holds as an id the replay mapped: it must be the
-//     target's id for the same object;
+//     target's id for the same object, of the recorded id's shape (checked
+//     from the first sight, where the mapping is made);
+//   - an id member ("id", "..._id") holding, on either side, a value the
+//     merchant chose in the request (an order_id): exactly;
 //   - by shape only (see shapeOf): ids (members "id" and "..._id"),
 //     authorization numbers, request ids, references, CLABEs, masked card
 //     numbers, times and dates, and URLs on the gateway's hosts, the
@@ -66,11 +76,83 @@ func (c *comparer) add(path, kind, recorded, replayed string) {
 //     only: the gateway's wording is not the contract.
 func Compare(recStatus, gotStatus int, rec, got any, ids map[string]string, hosts map[string]bool) []Difference {
 	c := &comparer{ids: ids, hosts: hosts}
+	return c.compare(recStatus, gotStatus, rec, got)
+}
+
+func (c *comparer) compare(recStatus, gotStatus int, rec, got any) []Difference {
 	if recStatus != gotStatus {
 		c.add(StatusPath, "status", strconv.Itoa(recStatus), strconv.Itoa(gotStatus))
 	}
 	c.value("$", "", rec, got)
 	return c.out
+}
+
+// list compares a list answer of the objects the cassette saw (both sides
+// arrays of objects with mapped ids) object by object: each recorded
+// object with the target's object of the mapped id, wherever it stands.
+// An object missing or extra, and objects out of the recorded order, are
+// reported as such rather than as every later element differing. ok is
+// false for any other answer.
+func (c *comparer) list(recStatus, gotStatus int, rec, got any) ([]Difference, bool) {
+	ra, ok1 := rec.([]any)
+	ga, ok2 := got.([]any)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	idOf := func(el any) string {
+		o, _ := el.(map[string]any)
+		id, _ := o["id"].(string)
+		return id
+	}
+	at := map[string]int{}
+	for j, el := range ga {
+		if id := idOf(el); id != "" {
+			at[id] = j
+		} else {
+			return nil, false
+		}
+	}
+	if recStatus != gotStatus {
+		c.add(StatusPath, "status", strconv.Itoa(recStatus), strconv.Itoa(gotStatus))
+	}
+	if len(ra) != len(ga) {
+		c.add("$", "length", strconv.Itoa(len(ra)), strconv.Itoa(len(ga)))
+	}
+	used := make([]bool, len(ga))
+	last, ordered := -1, true
+	for i, el := range ra {
+		id := idOf(el)
+		if id == "" {
+			return nil, false
+		}
+		want := id
+		if m, ok := c.ids[id]; ok {
+			want = m
+		}
+		j, ok := at[want]
+		if !ok {
+			c.add(indexPath("$", i), "missing element", "the object "+quote(id), "absent")
+			continue
+		}
+		used[j] = true
+		if j < last {
+			ordered = false
+		}
+		last = j
+		if c.learn != nil {
+			c.learn(el, ga[j])
+		}
+		c.value(indexPath("$", i), "", el, ga[j])
+	}
+	for j, u := range used {
+		if !u {
+			c.add(indexPath("$", j), "extra element", "absent", "the object "+quote(idOf(ga[j])))
+		}
+	}
+	if !ordered {
+		c.add("$", "order", "the recorded order", "another order")
+	}
+	return c.out, true
 }
 
 func jsonType(v any) string {
@@ -160,11 +242,18 @@ func (c *comparer) str(path, member, rec, got string) {
 	if mapped, ok := c.ids[rec]; ok {
 		if got != mapped {
 			c.add(path, "value", quote(mapped)+" (the target's id of the recorded "+quote(rec)+")", quote(got))
+		} else if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs && !sameDraw(rec, got) {
+			// The id was mapped at first sight: its shape is checked there.
+			c.add(path, "shape", rs, gs)
 		}
 		return
 	}
+	if (member == "id" || strings.HasSuffix(member, "_id")) && (c.sent[rec] || c.sent[got]) {
+		c.add(path, "value", quote(rec), quote(got)+" (the request sent one of them)")
+		return
+	}
 	if c.byShape(member, rec) || c.byShape(member, got) {
-		if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs {
+		if rs, gs := c.shapeOf(rec), c.shapeOf(got); rs != gs && !sameDraw(rec, got) {
 			c.add(path, "shape", rs, gs)
 		}
 		return
@@ -235,36 +324,64 @@ func (c *comparer) shapeOf(s string) string {
 	return fmt.Sprintf("%d characters of %s", len(s), alphabet(s))
 }
 
-var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// sameDraw reports whether two strings of the same length could be drawn
+// from one alphabet: the letters and digits of one are of the kinds
+// (digits, a to f, g to z, A to Z) of the other. A random code of mixed
+// case may draw no capital; it is not another shape for that.
+func sameDraw(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ka, kb := kinds(a), kinds(b)
+	if ka&kindOther != 0 || kb&kindOther != 0 {
+		return false
+	}
+	return ka&kb == ka || ka&kb == kb
+}
 
-func alphabet(s string) string {
-	var digit, hex, lower, upper, other bool
+const (
+	kindDigit = 1 << iota
+	kindHex
+	kindLower
+	kindUpper
+	kindOther
+)
+
+func kinds(s string) int {
+	k := 0
 	for i := 0; i < len(s); i++ {
 		switch b := s[i]; {
 		case b >= '0' && b <= '9':
-			digit = true
+			k |= kindDigit
 		case b >= 'a' && b <= 'f':
-			hex = true
+			k |= kindHex
 		case b >= 'g' && b <= 'z':
-			lower = true
+			k |= kindLower
 		case b >= 'A' && b <= 'Z':
-			upper = true
+			k |= kindUpper
 		default:
-			other = true
+			k |= kindOther
 		}
 	}
+	return k
+}
+
+var uuidShape = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+func alphabet(s string) string {
+	k := kinds(s)
 	switch {
-	case other:
+	case k&kindOther != 0:
 		return "text"
-	case upper && (hex || lower):
+	case k&kindUpper != 0 && k&(kindHex|kindLower) != 0:
 		return "mixed-case letters and digits"
-	case upper:
+	case k&kindUpper != 0:
 		return "upper-case letters and digits"
-	case lower:
+	case k&kindLower != 0:
 		return "lower-case letters and digits"
-	case hex:
+	case k&kindHex != 0:
 		return "hex digits"
-	case digit:
+	case k&kindDigit != 0:
 		return "digits"
 	}
 	return "nothing"

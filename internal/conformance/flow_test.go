@@ -25,22 +25,12 @@ import (
 func recordFlow(t *testing.T, opts ...openpaytest.Option) string {
 	t.Helper()
 	upstream := openpaytest.NewServer(t, opts...)
-	path := filepath.Join(t.TempDir(), "flows.jsonl")
-	f, err := os.Create(path)
-	require.NoError(t, err)
-	rec, err := conformance.NewRecorder(conformance.RecorderConfig{Upstream: upstream.URL, AllowUpstream: true, Out: f})
-	require.NoError(t, err)
-	proxy := httptest.NewServer(rec)
-	t.Cleanup(func() {
-		proxy.Close()
-		rec.Close()
-		f.Close()
-		assertNoSecrets(t, path)
-	})
-	driveFlow(t, proxy.URL, upstream.Merchant)
-	require.NoError(t, rec.Err())
-	assert.Greater(t, rec.Count(), 10)
-	return path
+	r := startRecording(t, upstream, nil)
+	driveFlow(t, r.proxy.URL, upstream.Merchant)
+	require.NoError(t, r.rec.Err())
+	assert.Greater(t, r.rec.Count(), 10)
+	r.stop(t)
+	return r.path
 }
 
 // driveFlow makes real SDK calls: customers, a saved card and a token,

@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 )
 
-// Report is the outcome of a replay, per operation in the order the
-// cassette first used each.
+// Report is the outcome of a replay: per operation in the order the
+// cassette first used each, and every difference, grouped by exchange.
 type Report struct {
 	Operations []*OperationReport `json:"operations"`
 	// Exchanges counts the exchanges replayed; Differ those with a
@@ -17,6 +17,12 @@ type Report struct {
 	Differ    int `json:"differ"`
 	// Excused counts the differences the allowlist excused.
 	Excused int `json:"excused"`
+	// Differences lists the exchanges with a difference, excused or not,
+	// in cassette order, each with all of its differences.
+	Differences []*ExchangeReport `json:"differences"`
+	// Warnings says what the replay passed over (a partial last line of
+	// the cassette).
+	Warnings []string `json:"warnings,omitempty"`
 
 	byOp map[string]*OperationReport
 }
@@ -34,10 +40,34 @@ type OperationReport struct {
 	Excused     int `json:"excused"`
 }
 
+// ExchangeReport is every difference of one exchange.
+type ExchangeReport struct {
+	// Seq is the exchange's seq (#N in the text report), Line its line in
+	// the cassette file.
+	Seq       int    `json:"seq"`
+	Line      int    `json:"line"`
+	Operation string `json:"operation"`
+	Method    string `json:"method"`
+	// Path is the recorded path (the sandbox's ids).
+	Path        string         `json:"path"`
+	Differences []ExcusedOrNot `json:"differences"`
+	// Answer is the target's answer, scrubbed, when its status differs
+	// from the recorded one: the error object says why (its error_code
+	// and description).
+	Answer json.RawMessage `json:"answer,omitempty"`
+}
+
+// ExcusedOrNot is a difference and whether the allowlist excused it.
+type ExcusedOrNot struct {
+	Difference
+	Excused bool `json:"excused,omitempty"`
+}
+
 func newReport() *Report { return &Report{byOp: map[string]*OperationReport{}} }
 
-// add records one exchange's differences.
-func (r *Report) add(op string, diffs []Difference, allow *Allowlist) {
+// add records one exchange's differences, and the target's answer when
+// the status differed.
+func (r *Report) add(e Exchange, op string, diffs []Difference, answer json.RawMessage, allow *Allowlist) {
 	o := r.byOp[op]
 	if o == nil {
 		o = &OperationReport{Operation: op, Agree: true}
@@ -46,9 +76,15 @@ func (r *Report) add(op string, diffs []Difference, allow *Allowlist) {
 	}
 	o.Exchanges++
 	r.Exchanges++
+	if len(diffs) == 0 {
+		return
+	}
+	x := &ExchangeReport{Seq: e.Seq, Line: e.Line, Operation: op, Method: e.Method, Path: e.Path, Answer: answer}
 	differs := false
 	for _, d := range diffs {
-		if allow.Excuses(d) {
+		excused := allow.Excuses(d)
+		x.Differences = append(x.Differences, ExcusedOrNot{Difference: d, Excused: excused})
+		if excused {
 			o.Excused++
 			r.Excused++
 			continue
@@ -60,6 +96,7 @@ func (r *Report) add(op string, diffs []Difference, allow *Allowlist) {
 		}
 		o.Agree, differs = false, true
 	}
+	r.Differences = append(r.Differences, x)
 	if differs {
 		r.Differ++
 	}
@@ -68,19 +105,39 @@ func (r *Report) add(op string, diffs []Difference, allow *Allowlist) {
 // OK reports whether every operation agrees.
 func (r *Report) OK() bool { return r.Differ == 0 }
 
-// WriteText writes the report for people: a line per operation, then a
-// summary.
+// WriteText writes the report for people: a line per operation, then each
+// exchange that differs with all of its differences (and the target's
+// answer when the status differs), then a summary.
 func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, o := range r.Operations {
 		verdict, first := "agree", ""
 		if !o.Agree {
 			verdict, first = "DIFFER", o.First.String()
+			if more := o.Differences - 1; more > 0 {
+				first += fmt.Sprintf(" (and %d more)", more)
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d exchange%s\t%s\n", verdict, o.Operation, o.Exchanges, plural(o.Exchanges), first)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	for _, x := range r.Differences {
+		fmt.Fprintf(w, "\n#%d (line %d) %s %s %s\n", x.Seq, x.Line, x.Operation, x.Method, x.Path)
+		for _, d := range x.Differences {
+			excused := ""
+			if d.Excused {
+				excused = " (excused)"
+			}
+			fmt.Fprintf(w, "    %s: %s: %s, recorded %s%s\n", d.Path, d.Kind, d.Replayed, d.Recorded, excused)
+		}
+		if len(x.Answer) > 0 {
+			fmt.Fprintf(w, "    the target answered: %s\n", x.Answer)
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	agree := 0
 	for _, o := range r.Operations {
@@ -88,12 +145,16 @@ func (r *Report) WriteText(w io.Writer) error {
 			agree++
 		}
 	}
+	if len(r.Differences) > 0 {
+		fmt.Fprintln(w)
+	}
 	_, err := fmt.Fprintf(w, "%d operation%s, %d agree, %d differ; %d of %d exchange%s differ; %d difference%s excused by the allowlist\n",
 		len(r.Operations), plural(len(r.Operations)), agree, len(r.Operations)-agree, r.Differ, r.Exchanges, plural(r.Exchanges), r.Excused, plural(r.Excused))
 	return err
 }
 
-// WriteJSON writes the report as one JSON document, for CI.
+// WriteJSON writes the report as one JSON document, for CI: the summary,
+// and every difference grouped by exchange.
 func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/clabe"
 )
 
 // Scrubbed replaces every secret value a cassette would otherwise hold.
@@ -30,6 +33,10 @@ var secretMembers = map[string]bool{
 	"private_key": true, "public_key": true, "api_key": true, "secret": true,
 }
 
+// codeMembers are the security codes among them: the cassette keeps their
+// layout (Code).
+var codeMembers = map[string]bool{"cvv2": true, "cvv": true, "cvc": true, "security_code": true}
+
 // cardMembers hold card numbers; their value is masked whatever its form.
 var cardMembers = map[string]bool{"card_number": true, "number": true}
 
@@ -38,23 +45,50 @@ var cardMembers = map[string]bool{"card_number": true, "number": true}
 // credential, in case a body quotes a header.
 var keyShape = regexp.MustCompile(`\b[sp]k_[A-Za-z0-9]{8,}|\bBasic [A-Za-z0-9+/]{8,}={0,2}`)
 
-// scrubJSON scrubs a JSON body: it returns the scrubbed body, the card
-// numbers it masked by JSON path, and false when body is not JSON.
-func scrubJSON(body []byte) (json.RawMessage, map[string]Card, bool) {
+// notes is what scrubbing keeps of the secrets it removed, by JSON path
+// (query parameters by "?name"): enough for a replay to send an equivalent
+// value, valid or not as the recorded one was.
+type notes struct {
+	cards  map[string]Card
+	codes  map[string]Code
+	clabes map[string]Clabe
+}
+
+func (n *notes) card(path string, c Card) {
+	if n.cards == nil {
+		n.cards = map[string]Card{}
+	}
+	n.cards[path] = c
+}
+
+func (n *notes) code(path string, c Code) {
+	if n.codes == nil {
+		n.codes = map[string]Code{}
+	}
+	n.codes[path] = c
+}
+
+func (n *notes) clabe(path string, c Clabe) {
+	if n.clabes == nil {
+		n.clabes = map[string]Clabe{}
+	}
+	n.clabes[path] = c
+}
+
+// scrubJSON scrubs a JSON body: it returns the scrubbed body, what it noted
+// of the secrets it removed, and false when body is not JSON.
+func scrubJSON(body []byte) (json.RawMessage, notes, bool) {
+	var n notes
 	v, ok := decodeJSON(body)
 	if !ok {
-		return nil, nil, false
+		return nil, n, false
 	}
-	cards := map[string]Card{}
-	v = scrubValue(v, "$", "", cards)
+	v = scrubValue(v, "$", "", &n)
 	out, err := marshalLine(v)
 	if err != nil {
-		return nil, nil, false
+		return nil, notes{}, false
 	}
-	if len(cards) == 0 {
-		cards = nil
-	}
-	return json.RawMessage(bytes.TrimRight(out, "\n")), cards, true
+	return json.RawMessage(bytes.TrimRight(out, "\n")), n, true
 }
 
 // decodeJSON decodes one JSON value keeping numbers exact.
@@ -74,19 +108,67 @@ func decodeJSON(b []byte) (any, bool) {
 	return v, true
 }
 
-func scrubValue(v any, path, member string, cards map[string]Card) any {
+// scrubQuery scrubs a raw query string parameter by parameter, as bodies
+// are scrubbed: a parameter named like a secret member (cvv2=...) becomes
+// [Scrubbed], a card number is masked; the notes are by "?name".
+func scrubQuery(raw string, n *notes) string {
+	if raw == "" {
+		return ""
+	}
+	parts := strings.Split(raw, "&")
+	for i, p := range parts {
+		k, v, _ := strings.Cut(p, "=")
+		name, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			parts[i] = scrubText(p)
+			continue
+		}
+		scrubbed := scrubValue(val, "?"+name, name, n)
+		parts[i] = url.QueryEscape(scrubText(name)) + "=" + url.QueryEscape(fmt.Sprint(scrubbed))
+	}
+	return strings.Join(parts, "&")
+}
+
+// layoutOf describes a secret's form without its value: each digit is 9,
+// each letter a, anything else is kept ("4111 1111 ..." is "9999 9999
+// ...", a CVV "1234" is "9999").
+func layoutOf(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			b[i] = '9'
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			b[i] = 'a'
+		case c >= 0x80:
+			b[i] = '?'
+		}
+	}
+	return string(b)
+}
+
+// metadataSecret matches the names of metadata members whose values are
+// taken for secrets: metadata is the merchant's free-form object.
+var metadataSecret = regexp.MustCompile(`(?i)pass|secret|token|key|pin|cvv|cvc|nip|auth|credential|clabe`)
+
+func scrubValue(v any, path, member string, n *notes) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, child := range x {
 			// Member names are free text too.
 			sk := scrubText(k)
-			out[sk] = scrubValue(child, childPath(path, sk), k, cards)
+			if member == "metadata" && metadataSecret.MatchString(k) && child != nil {
+				out[sk] = Scrubbed
+				continue
+			}
+			out[sk] = scrubValue(child, childPath(path, sk), k, n)
 		}
 		return out
 	case []any:
 		for i, child := range x {
-			x[i] = scrubValue(child, indexPath(path, i), "", cards)
+			x[i] = scrubValue(child, indexPath(path, i), "", n)
 		}
 		return x
 	case nil, bool:
@@ -97,14 +179,31 @@ func scrubValue(v any, path, member string, cards map[string]Card) any {
 		if s == "" {
 			return v
 		}
+		if codeMembers[member] {
+			n.code(path, Code{Layout: layoutOf(s)})
+		}
 		return Scrubbed
+	}
+	if member == "clabe" && len(s) >= 12 && ascii.Digits(s) {
+		bank := s[:3]
+		n.clabe(path, Clabe{Bank: bank, Length: len(s), Valid: clabe.Valid(s)})
+		return clabe.Mask(s)
 	}
 	if digits, ok := cardDigits(s); ok && (cardMembers[member] || cardnum.LuhnValid(digits) && cardnum.Brand(digits) != "") {
 		class := cardnum.Class(digits)
 		if !cardnum.LuhnValid(digits) {
 			class = ClassLuhnInvalid
 		}
-		cards[path] = Card{Brand: cardnum.Brand(digits), Class: class}
+		c := Card{Brand: cardnum.Brand(digits), Class: class}
+		usual := 16
+		if c.Brand == cardnum.AmericanExpress {
+			usual = 15
+		}
+		if s != digits || len(digits) != usual {
+			// Spaces, dashes, or a length its brand does not have.
+			c.Layout = layoutOf(s)
+		}
+		n.card(path, c)
 		return cardnum.Mask(digits)
 	}
 	if _, isNum := v.(json.Number); isNum {
@@ -242,6 +341,12 @@ func scanValue(v any, path, member string, add func(path, kind string)) {
 			// The path names a secret member name by its scrubbed form.
 			p := childPath(path, scrubText(k))
 			scanText(k, p, add)
+			if member == "metadata" && metadataSecret.MatchString(k) && child != nil {
+				if s, ok := child.(string); !ok || s != Scrubbed {
+					add(p, "metadata secret")
+				}
+				continue
+			}
 			// A cassette's own members holding raw bodies are scanned
 			// as what they hold.
 			if s, ok := child.(string); ok && (k == "request" || k == "response") {
@@ -271,6 +376,10 @@ func scanValue(v any, path, member string, add func(path, kind string)) {
 			kind = "API key"
 		}
 		add(path, kind)
+		return
+	}
+	if member == "clabe" && len(s) >= 12 && ascii.Digits(s) {
+		add(path, "CLABE")
 		return
 	}
 	scanText(s, path, add)

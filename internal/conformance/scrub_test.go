@@ -29,7 +29,11 @@ func TestScrubJSON(t *testing.T) {
 	assert.Equal(t, Scrubbed, card["cvv2"])
 	assert.Equal(t, "Ana", card["holder_name"])
 	assert.Equal(t, "424242XXXXXX4242", got["number"], "a number sent as a JSON number is masked too")
-	assert.Equal(t, "012680012426485980", got["clabe"], "a CLABE is no card number")
+	// A CLABE is personal data: masked as the gateway shows it, its bank
+	// code and validity kept (the rule changed: it used to stay in clear).
+	assert.Equal(t, "012XXXXXXXXXX85980", got["clabe"])
+	assert.Equal(t, map[string]Clabe{"$.clabe": {Bank: "012", Length: 18, Valid: true}}, cards.clabes)
+	assert.Equal(t, map[string]Code{"$.card.cvv2": {Layout: "999"}}, cards.codes)
 	assert.Equal(t, "key [scrubbed] and card XXXXXXXXXXXXXXXXXXX", got["note"])
 	hook := got["webhook"].(map[string]any)
 	assert.Equal(t, Scrubbed, hook["user"])
@@ -39,11 +43,11 @@ func TestScrubJSON(t *testing.T) {
 	assert.Equal(t, "411111XXXXXX1111", got["order_id"], "a card number anywhere is masked")
 	assert.Contains(t, string(out), `"amount":250.50`, "numbers are kept exactly")
 	assert.Equal(t, map[string]Card{
-		"$.card.card_number": {Brand: "visa", Class: "stolen"},
+		"$.card.card_number": {Brand: "visa", Class: "stolen", Layout: "9999 9999 9999 9999"},
 		"$.number":           {Brand: "visa", Class: "approved"},
 		"$.typo.card_number": {Brand: "visa", Class: ClassLuhnInvalid},
 		"$.order_id":         {Brand: "visa", Class: "approved"},
-	}, cards)
+	}, cards.cards)
 
 	found, err := Scan(bytes.NewReader(append(out, '\n')))
 	require.NoError(t, err)
@@ -62,7 +66,8 @@ func TestScanFindsSecrets(t *testing.T) {
 		`{"response":{"private_key":"sk_abc"},"note":"pk_e568c42a6c384b7ab02cd47d2e407cab"}`,
 		`{"response":{"text":"card 4111 1111 1111 1111 on file"}}`,
 		`not json 5555555555554444`,
-		`{"request":{"card_number":"411111XXXXXX1111","cvv2":"[scrubbed]","clabe":"012680012426485980","reference":"0101990000001065"}}`,
+		`{"request":{"card_number":"411111XXXXXX1111","cvv2":"[scrubbed]","clabe":"012XXXXXXXXXX85980","reference":"0101990000001065"}}`,
+		`{"response":{"clabe":"012680012426485980","metadata":{"api_token":"t0k3n","order":"A-1","pin":"[scrubbed]"}}}`,
 	}, "\n")
 	found, err := Scan(strings.NewReader(lines))
 	require.NoError(t, err)
@@ -74,6 +79,8 @@ func TestScanFindsSecrets(t *testing.T) {
 		{Line: 5, Path: "$.response.private_key", Kind: "API key"},
 		{Line: 6, Path: "$.response.text", Kind: "card number"},
 		{Line: 7, Path: "(text)", Kind: "card number"},
+		{Line: 9, Path: "$.response.clabe", Kind: "CLABE"},
+		{Line: 9, Path: "$.response.metadata.api_token", Kind: "metadata secret"},
 	}
 	assert.ElementsMatch(t, want, found)
 	for _, f := range found {

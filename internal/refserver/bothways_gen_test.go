@@ -159,6 +159,7 @@ var serverTests = []serverTest{
 	{"TestPayoutSimulations", TestPayoutSimulations},
 	{"TestPayoutVariants", TestPayoutVariants},
 	{"TestPendingChargesExpireAtTheirDueDatesOverAJump", TestPendingChargesExpireAtTheirDueDatesOverAJump},
+	{"TestPeruCreatesAnswer201", TestPeruCreatesAnswer201},
 	{"TestPlanCreateAnswersThePlan", TestPlanCreateAnswersThePlan},
 	{"TestPlanCreateValidation", TestPlanCreateValidation},
 	{"TestPlanDeleteRefusesNewSubscriptionsAndKeepsTheExistingOnes", TestPlanDeleteRefusesNewSubscriptionsAndKeepsTheExistingOnes},

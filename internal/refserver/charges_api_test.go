@@ -36,7 +36,7 @@ func customerBalance(t *testing.T, env *testEnv, id string) string {
 
 func storedCard(t *testing.T, env *testEnv, scope, number string) string {
 	t.Helper()
-	return requireOK(t, env.post(scope+"/cards", validCard(number)), http.StatusOK)["id"].(string)
+	return requireOK(t, env.post(scope+"/cards", validCard(number)), env.created())["id"].(string)
 }
 
 func cardCharge(source string, kv ...any) map[string]any {

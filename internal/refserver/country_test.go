@@ -568,3 +568,29 @@ func TestDashboardCountry(t *testing.T) {
 	assert.Contains(t, body, cu)
 	assert.NotContains(t, body, "no account", "a customer with an account has one without a CLABE too")
 }
+
+// TestPeruCreatesAnswer201: in Peru, creating a customer, a customer card, a
+// merchant card and a token answers 201 Created (the vendor's Peru suite,
+// test/peru/*.pe.test.js); charges, gets and lists answer 200 there, and
+// Mexico and Colombia answer 200 to all of them (Mexico's clients read 200;
+// Colombia's suite accepts 200 or 201).
+func TestPeruCreatesAnswer201(t *testing.T) {
+	t.Parallel()
+	for _, country := range []openpay.Country{openpay.CountryMexico, openpay.CountryColombia, openpay.CountryPeru} {
+		env := countryEnv(t, country)
+		want := http.StatusOK
+		if country == openpay.CountryPeru {
+			want = http.StatusCreated
+		}
+		cu := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), want)["id"].(string)
+		card := requireOK(t, env.post("/customers/"+cu+"/cards", validCard("4111111111111111")), want)["id"].(string)
+		requireOK(t, env.post("/cards", validCard("5105105105105100")), want)
+		token := env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, map[string]any{"card_number": "4111111111111111", "holder_name": "Ana",
+			"expiration_month": "12", "expiration_year": "30", "cvv2": "123"})
+		requireOK(t, token, want)
+		requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(card)), http.StatusOK)
+		requireOK(t, env.get("/customers/"+cu), http.StatusOK)
+		requireOK(t, env.get("/customers/"+cu+"/cards/"+card), http.StatusOK)
+		assert.NotEmpty(t, env.get("/customers").arr(t))
+	}
+}

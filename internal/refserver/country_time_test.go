@@ -32,10 +32,10 @@ func TestCountryTimeZones(t *testing.T) {
 			// testStart is 2026-03-10 12:00 in Mexico City, 13:00 in Bogotá and Lima.
 			local := testStart.In(mustZone(t, tc.offset)).Format("2006-01-02T15:04:05")
 
-			cu := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), http.StatusOK)
+			cu := requireOK(t, env.post("/customers", map[string]any{"name": "Ana", "email": "ana@example.com"}), env.created())
 			assert.Equal(t, local+tc.offset, cu["creation_date"], "customer")
 
-			card := requireOK(t, env.post("/cards", validCard("4111111111111111")), http.StatusOK)
+			card := requireOK(t, env.post("/cards", validCard("4111111111111111")), env.created())
 			assert.Equal(t, local+tc.offset, card["creation_date"], "card")
 			charge := requireOK(t, env.post("/charges", cardCharge(card["id"].(string))), http.StatusOK)
 			assert.Equal(t, local+tc.offset, charge["creation_date"], "charge")
@@ -54,7 +54,7 @@ func TestCountryTimeZones(t *testing.T) {
 			assert.Equal(t, tc.offset, due.Format("-07:00"))
 
 			tok := requireOK(t, env.post("/tokens", map[string]any{"card_number": "4111111111111111", "holder_name": "Ana",
-				"expiration_month": "12", "expiration_year": "30", "cvv2": "123"}), http.StatusOK)
+				"expiration_month": "12", "expiration_year": "30", "cvv2": "123"}), env.created())
 			assert.Equal(t, local+tc.offset, tok["card"].(map[string]any)["creation_date"], "token")
 
 			// The checkout's expiration, yyyy-MM-dd HH:mm, is the merchant's

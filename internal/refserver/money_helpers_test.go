@@ -31,7 +31,7 @@ func createCustomerHTTP(t *testing.T, env *testEnv, name string, account bool) s
 	if account {
 		body["requires_account"] = true
 	}
-	return requireOK(t, env.post("/customers", body), http.StatusOK)["id"].(string)
+	return requireOK(t, env.post("/customers", body), env.created())["id"].(string)
 }
 
 // fund credits a customer's balance ("" for the merchant's) with a

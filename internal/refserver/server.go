@@ -549,17 +549,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, c.requestID, e)
 		return
 	}
+	status := rt.status
+	if c.m != nil {
+		status = c.m.country.successStatus(rt)
+	}
 	switch b := body.(type) {
 	case nil:
-		sw.WriteHeader(rt.status)
+		sw.WriteHeader(status)
 	case rawBody:
 		sw.Header().Set("Content-Type", b.contentType)
 		sw.Header()["X-Content-Type-Options"] = nosniff
 		sw.Header().Set("Cache-Control", "no-store")
-		sw.WriteHeader(rt.status)
+		sw.WriteHeader(status)
 		_, _ = sw.Write(b.data)
 	default:
-		writeJSON(sw, rt.status, body)
+		writeJSON(sw, status, body)
 	}
 }
 

@@ -85,7 +85,7 @@ func TestBanamexIsSpelledAsDocumented(t *testing.T) {
 	t.Parallel()
 	for _, country := range []openpay.Country{openpay.CountryMexico, openpay.CountryColombia, openpay.CountryPeru} {
 		env := countryEnv(t, country)
-		card := requireOK(t, env.post("/cards", validCard("4111111111111111")), http.StatusOK)
+		card := requireOK(t, env.post("/cards", validCard("4111111111111111")), env.created())
 		assert.Equal(t, "Banamex", card["bank_name"], country)
 		assert.Equal(t, "002", card["bank_code"], country)
 		charge := requireOK(t, env.post("/charges", cardCharge(card["id"].(string))), http.StatusOK)
