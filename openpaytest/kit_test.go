@@ -93,7 +93,7 @@ func TestKitErrorsAreSDKErrors(t *testing.T) {
 	assertSDKError(t, err, openpay.ErrInvalidParameter)
 	_, err = srv.AddMerchantIn("BR", "", "", "")
 	assertSDKError(t, err, openpay.ErrInvalidParameter)
-	assert.ErrorContains(t, err, "(use MX, CO or PE)")
+	assert.ErrorContains(t, err, "(use MX, CO or PE, in any case)")
 	_, _, err = srv.AddGroup("no-such-merchant")
 	assertSDKError(t, err, openpay.ErrInvalidParameter)
 

@@ -136,7 +136,7 @@ func WithMerchant(id, privateKey, publicKey string) Option {
 // resources that exist, the store networks and the hosts in answers; see
 // the README's country sections. The code may be written in any case
 // ("co"); an unknown country makes Start fail with
-// [openpay.ErrInvalidParameter] ("unknown country ... (use MX, CO or PE)").
+// [openpay.ErrInvalidParameter] ("unknown country ... (use MX, CO or PE, in any case)").
 func WithCountry(c openpay.Country) Option { return func(cfg *config) { cfg.opts.Country = c } }
 
 // WithMerchantBalance sets the first merchant's opening balance.
