@@ -77,9 +77,10 @@ func (l labeler) RoundTrip(r *http.Request) (*http.Response, error) {
 const sdkPrefix = "github.com/openpay-go/openpay.(*"
 
 // sdkOperation is the SDK method the calling goroutine is in, outermost
-// first ("Charges.GetByOrderID", and not the lookups it makes inside), or
-// "" when it is in none. The SDK sends every attempt on the caller's
-// goroutine.
+// first ("Charges.GetByOrderID"), or "" when it is in none or the request
+// is the lookup by order_id that settles a lost create (reconcileFrame):
+// that lookup is aimed by its route, as Fault's doc says. The SDK sends
+// every attempt on the caller's goroutine.
 func sdkOperation() string {
 	pcs := make([]uintptr, 64)
 	n := runtime.Callers(3, pcs)
@@ -87,6 +88,9 @@ func sdkOperation() string {
 	op := ""
 	for {
 		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, reconcileFrame) {
+			return ""
+		}
 		if name, ok := operationOf(f.Function); ok {
 			op = name
 		}
@@ -96,6 +100,10 @@ func sdkOperation() string {
 	}
 	return op
 }
+
+// reconcileFrame starts the name of the SDK function that looks a lost
+// create up by its order_id.
+const reconcileFrame = sdkPrefix + "Client).reconcileTx"
 
 // operationOf names the SDK method a function of package openpay belongs
 // to: "github.com/openpay-go/openpay.(*ChargesService).List.func1" is

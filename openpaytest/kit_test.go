@@ -27,7 +27,7 @@ const payerIP = "203.0.113.7"
 func visaCharge(number, amount, orderID string) openpay.InlineCardCharge {
 	return openpay.InlineCardCharge{
 		Amount: openpay.MustAmount(amount), Description: "Order " + orderID, OrderID: orderID,
-		Card: openpay.CardDetails{HolderName: "Ana", CardNumber: number, CVV2: openpaytest.TestCVV(number),
+		Card: openpay.CardDetails{HolderName: "Ana", CardNumber: number, CVV2: openpaytest.CVV(number),
 			ExpirationMonth: "12", ExpirationYear: "30"},
 		Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"},
 	}
@@ -254,6 +254,27 @@ func TestFaultAimedAtTheNextSDKCall(t *testing.T) {
 	_, err = c.Charges.Get(ctx, ch.ID, openpay.WithResponseInfo(&info))
 	require.NoError(t, err)
 	assert.Equal(t, 2, info.Attempts)
+}
+
+// An Operation fault takes the create's own requests, not the lookup by
+// order_id the SDK makes to settle a lost answer (aimed by its route): two
+// lost answers, each settled by the SDK, one charge each.
+func TestOperationFaultLeavesTheSettlingLookup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := openpaytest.NewServer(t)
+	c, err := srv.Client(openpay.WithDefaultClientIP(payerIP), openpay.WithRetryPolicy(openpay.RetryPolicy{}))
+	require.NoError(t, err)
+	require.NoError(t, srv.InjectFault(openpaytest.Fault{Operation: "Charges.Create", Calls: 2, Drop: openpaytest.DropAfter}))
+	for _, order := range []string{"o-a", "o-b"} {
+		var info openpay.ResponseInfo
+		ch, err := c.Charges.Create(ctx, visaCharge(openpaytest.CardVisa, "100", order), openpay.WithResponseInfo(&info))
+		require.NoError(t, err, order)
+		assert.True(t, info.Reconciled, "%s: the answer was lost and the SDK's lookup found the charge", order)
+		assert.Equal(t, order, ch.OrderID)
+	}
+	assert.Empty(t, srv.Faults())
+	assert.Equal(t, "200.00", srv.Balance().String(), "one charge per order")
 }
 
 // A fault the kit refuses names the Go fields, never the JSON ones.

@@ -4,22 +4,42 @@
 // sandbox test cards, order_id uniqueness, balances, the states of charges),
 // with no network and no sandbox account.
 //
-//	srv := openpaytest.NewServer(t)
-//	client, _ := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
-//	// ... charge openpaytest.CardVisa, openpaytest.CardDeclined, ...
-//	srv.PayCharge(storeChargeID) // the payer pays at the store
+//	srv := openpaytest.NewServer(t) // closed when the test ends
+//	client, err := srv.Client()     // keys, base URL and country of the server's merchant
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	ch, err := client.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42"},
+//		openpay.WithClientIP("203.0.113.7"))
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	if _, err := srv.PayCharge(ch.ID); err != nil { // the payer pays at the store
+//		t.Fatal(err)
+//	}
 //
-// What only the outside world can do is done with the simulation methods:
-// PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
-// (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
-// payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
-// pays a payment link with a test card) and PayCheckoutBy (at a store, or
-// by PSE in Colombia), AdvanceClock (with a fake clock:
-// due dates pass, subscriptions charge, payment links expire). The same controls exist as
-// HTTP endpoints under /_simulate/ for programs that run the server as a
-// process (see cmd/openpay-refserver). InjectFault makes the next requests to
-// an operation fail (an error object, a delay, a dropped connection), and
-// Reset puts the server back to how it started.
+// What only the outside world can do is done with the simulation methods
+// (each a method of [Server] and of every [Merchant]): PayCharge (a store or
+// bank charge is paid), CompleteCharge and FailCharge (the payer finishes or
+// abandons a redirect, 3-D Secure, wallet or phone payment),
+// OpenChargeback and ResolveChargeback, PayCheckout (the payer pays a
+// payment link with a test card) and PayCheckoutBy (at a store, or by PSE
+// in Colombia), SettlePayout and FailPayout (what the bank does to a
+// payout), ReceiveSPEI and ReceiveMerchantSPEI (a bank transfer arrives),
+// DeactivateCustomerAccount and ReactivateCustomerAccount, and
+// AdvanceClock (with a fake clock: due dates pass, subscriptions charge,
+// payment links expire). The same controls exist as HTTP endpoints under
+// /_simulate/ for programs that run the server as a process (see
+// cmd/openpay-refserver). InjectFault makes the next requests or SDK calls
+// of an operation fail (an error object, a delay, a dropped connection),
+// WaitForDeliveries waits for the webhooks, and Reset puts the server back
+// to how it started. The test cards are constants: those the gateway
+// documents (CardVisa, CardInsufficientFunds, ...) mean the same against
+// its sandbox; the EmulatorCard ones decline only here.
+//
+// Every error the package returns is an [*openpay.Error], which the SDK's
+// sentinels match (errors.Is(err, openpay.ErrNotFound)), or one of its
+// documented sentinels ([ErrRealClock], [ErrDataDir]).
 //
 // Merchants are Mexican unless [WithCountry] or [Server.AddMerchantIn]
 // makes them Colombian or Peruvian: the country decides the currencies,

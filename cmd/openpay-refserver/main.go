@@ -293,7 +293,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if *withParent {
-		go exitWithParent(ctx, cancel, logger)
+		// The parent as it is now, before anything is announced.
+		go exitWithParent(ctx, os.Getppid(), cancel, logger)
 	}
 	if *withStdin {
 		go exitOnStdinClose(os.Stdin, cancel, logger)
@@ -347,10 +348,10 @@ func serveDraining(ctx context.Context, srv *http.Server, ln net.Listener, drain
 // parentPoll is how often --exit-with-parent looks at the parent process.
 const parentPoll = 200 * time.Millisecond
 
-// exitWithParent cancels when the process's parent ends: on Unix an
-// orphan is adopted by another process, so its parent id changes.
-func exitWithParent(ctx context.Context, cancel func(), logger *slog.Logger) {
-	parent := os.Getppid()
+// exitWithParent cancels when the process's parent, whose id was parent,
+// ends: on Unix an orphan is adopted by another process, so its parent id
+// changes.
+func exitWithParent(ctx context.Context, parent int, cancel func(), logger *slog.Logger) {
 	t := time.NewTicker(parentPoll)
 	defer t.Stop()
 	for {

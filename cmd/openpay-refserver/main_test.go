@@ -8,8 +8,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -552,4 +554,34 @@ func TestHealthAndReset(t *testing.T) {
 	status, _ = get(t, url+"/v1/mextra00000000000002", extraKey)
 	assert.Equal(t, http.StatusOK, status, "the generated key stays")
 	require.NoError(t, stop())
+}
+
+// record listens with --addr, as serve does; --listen stays its alias.
+func TestRecordTakesAddr(t *testing.T) {
+	t.Parallel()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	}))
+	t.Cleanup(upstream.Close)
+	for _, flag := range []string{"--addr", "--listen"} {
+		out := filepath.Join(t.TempDir(), "flows.jsonl")
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		stderr := &syncBuffer{}
+		done := make(chan int, 1)
+		go func() {
+			done <- cli(ctx, []string{"record", "--upstream", upstream.URL, "--allow-upstream", flag, "127.0.0.1:0", "--out", out}, pw, stderr)
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		require.NoError(t, err, "%s: stderr: %s", flag, stderr.String())
+		go func() { _, _ = io.Copy(io.Discard, pr) }()
+		assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+\n$`, line, flag)
+		cancel()
+		assert.Equal(t, 0, <-done, "%s: stderr: %s", flag, stderr.String())
+	}
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 2, cli(context.Background(), []string{"record", "--addr", "0.0.0.0:0", "--out", "x", "--allow-upstream", "--upstream", upstream.URL}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "--addr: the recorder")
 }
