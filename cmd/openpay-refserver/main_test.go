@@ -585,3 +585,33 @@ func TestRecordTakesAddr(t *testing.T) {
 	assert.Equal(t, 2, cli(context.Background(), []string{"record", "--addr", "0.0.0.0:0", "--out", "x", "--allow-upstream", "--upstream", upstream.URL}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "--addr: the recorder")
 }
+
+// On SIGTERM the requests in progress have --drain to finish; one still
+// running then is cut, and the command says so (exit status 2).
+func TestDrainLimit(t *testing.T) {
+	t.Parallel()
+	const mid, key = "mdrain", "sk_drain_test"
+	url, _, stop := start(t, "--addr", "127.0.0.1:0", "--merchant-id", mid, "--private-key", key, "--drain", "100ms")
+	status, body := sendAs(t, http.MethodPost, url+"/_simulate/faults", key, `{"method":"GET","path":"/v1/{merchant_id}","delay_ms":60000}`)
+	require.Equal(t, http.StatusCreated, status, body)
+	slow := make(chan error, 1)
+	go func() {
+		res, err := http.Get(url + "/v1/" + mid)
+		if err == nil {
+			res.Body.Close()
+		}
+		slow <- err
+	}()
+	// The fault is taken when the request arrives: then it is in progress.
+	for {
+		_, list := sendAs(t, http.MethodGet, url+"/_simulate/faults", key, "")
+		if strings.TrimSpace(list) == "[]" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	err := stop()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--drain 100ms")
+	assert.Error(t, <-slow, "the slow request was cut")
+}
