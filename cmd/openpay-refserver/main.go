@@ -1,15 +1,20 @@
 // Command openpay-refserver runs the reference server of the Openpay
 // gateway as a process: a stateful emulator of the whole API for test
 // suites written in any language, with no network and no sandbox account.
+// Install it with
+//
+//	go install github.com/openpay-go/openpay/cmd/openpay-refserver@latest
 //
 // Usage:
 //
-//	openpay-refserver [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
-//	                  [--seed-file FILE] [--strict] [--production] [--seed N]
+//	openpay-refserver [serve] [--addr 127.0.0.1:8080] [--merchant-id ID] [--private-key KEY] [--public-key KEY]
+//	                  [--seed-file FILE] [--strict] [--production] [--id-seed N]
 //	                  [--fake-clock 2026-01-05T10:00:00-06:00] [--data DIR] [--verbose] [--no-dashboard]
-//	                  [--admin-key KEY]
-//	openpay-refserver record --out flows.jsonl [--upstream URL] [--country mx|co|pe] [--listen ADDR] [--allow-upstream]
+//	                  [--admin-key KEY] [--drain 10s] [--exit-with-parent] [--exit-on-stdin-close] [--webhook-ca FILE]
+//	openpay-refserver record --out flows.jsonl [--upstream URL] [--country MX|CO|PE] [--addr ADDR] [--allow-upstream]
 //	openpay-refserver replay flows.jsonl [--target URL] [--allow FILE] [--json] [--merchant-balance AMOUNT]
+//	openpay-refserver help [command]
+//	openpay-refserver version
 //
 // record and replay are the conformance recorder (the README's
 // "Conformance recording"): record a merchant's sandbox traffic once, replay
@@ -25,10 +30,17 @@
 // win over it. With --data DIR the whole state is kept in DIR (an embedded
 // bbolt store) and written before each answer, so a restart, even after
 // kill -9, finds every object it answered; a DIR that holds a state is
-// loaded and the seed (flags and file) is not applied again. A DIR that
+// loaded, and the seed (flags and file) is checked against it rather than
+// applied again: it is what a reset goes back to, and a merchant or key it
+// does not hold is refused. A DIR that
 // cannot be used (unreadable, damaged, its store lost, held by another
-// process: the README says when) is an error, exit status 2. SIGINT or SIGTERM shut the server down gracefully. --help
-// (or -h) prints the flags on standard output and exits 0.
+// process: the README says when) is an error, exit status 2. SIGINT or SIGTERM shut the server down gracefully: the
+// requests in progress have --drain to finish (exit status 0), those still
+// running then are cut (exit status 2). --exit-with-parent and
+// --exit-on-stdin-close shut it down when the process that started it ends
+// or its standard input closes. --help (or -h, or help) prints the commands
+// and flags on standard output and exits 0; a bad flag is reported in one
+// line on standard error, exit status 2.
 //
 // Simulation controls, apart from the API and authenticated with the
 // merchant's private key (HTTP Basic user, empty password):
@@ -40,6 +52,8 @@
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
 //	POST /_simulate/{merchant_id}/checkouts/{id}/pay               {"card_number": "4111111111111111"}: a checkout is paid ({"method": "store"} or, in Colombia, "bank_account": its store or PSE payment starts)
 //	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
+//	POST /_simulate/{merchant_id}/deliveries/wait                  {"timeout_ms": 10000}: answers once the merchant's webhook deliveries are done
+//	GET  /_simulate/{merchant_id}/deliveries                       the merchant's deliveries: pending, dropped, given up
 //
 // The dashboard at /_dashboard/ shows the server's state and has a button
 // for each simulation control; on loopback it needs no credentials, on any
