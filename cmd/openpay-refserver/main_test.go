@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
@@ -614,4 +615,32 @@ func TestDrainLimit(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "--drain 100ms")
 	assert.Error(t, <-slow, "the slow request was cut")
+}
+
+// --webhook-ca makes the server trust a private CA for https webhook
+// receivers: the receiver's verification event is delivered, so the
+// webhook is verified; without the flag it is not.
+func TestWebhookCA(t *testing.T) {
+	t.Parallel()
+	receiver := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: receiver.Certificate().Raw}), 0o600))
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--webhook-ca", ca}, "verified"},
+		{nil, "unverified"},
+	} {
+		const mid, key = "mwebhookca", "sk_webhook_ca"
+		url, _, stop := start(t, append([]string{"--addr", "127.0.0.1:0", "--merchant-id", mid, "--private-key", key}, tc.flags...)...)
+		status, hook := call(t, http.MethodPost, url+"/v1/"+mid+"/webhooks", key, `{"url":"`+receiver.URL+`","event_types":["charge.succeeded"]}`)
+		require.Equal(t, http.StatusCreated, status, hook)
+		assert.Equal(t, tc.want, hook["status"], "%v", tc.flags)
+		require.NoError(t, stop())
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--webhook-ca", filepath.Join(t.TempDir(), "none.pem")}, &out, &errOut)
+	assert.ErrorContains(t, err, "--webhook-ca")
 }
