@@ -322,6 +322,22 @@ func TestResetAfterRestartOnDataDir(t *testing.T) {
 	assert.Equal(t, "0.00", again.Balance().String())
 	again.Close()
 
+	// With a seed for ids, the public key may be left to it.
+	seeded := t.TempDir()
+	sopts := []openpaytest.Option{openpaytest.WithDataDir(seeded), openpaytest.WithSeed(5), openpaytest.WithMerchant(id, priv, "")}
+	first, err = openpaytest.Start(sopts...)
+	require.NoError(t, err)
+	pubKey := first.PublicKey
+	_, err = first.ReceiveMerchantSPEI(openpay.MustAmount("20"))
+	require.NoError(t, err)
+	first.Close()
+	again, err = openpaytest.Start(sopts...)
+	require.NoError(t, err)
+	assert.Equal(t, pubKey, again.PublicKey)
+	require.NoError(t, again.Reset())
+	assert.Equal(t, "0.00", again.Balance().String())
+	again.Close()
+
 	// Another key for the stored merchant is refused, not ignored.
 	_, err = openpaytest.Start(openpaytest.WithDataDir(dir), openpaytest.WithMerchant(id, "sk_another000000000000000000000001", pub))
 	assert.ErrorIs(t, err, openpaytest.ErrDataDir)

@@ -260,8 +260,12 @@ func WithWebhookClient(hc *http.Client) Option { return func(c *config) { c.opts
 // loaded instead of creating a merchant: WithMerchant must then name the
 // saved merchant with its keys (the directory keeps only their hashes),
 // and WithClock must be given when the state was saved on a fake clock
-// (the saved time replaces its start). A directory that cannot be used
-// makes Start fail.
+// (the saved time replaces its start). Named with both keys (or with
+// WithSeed), the merchant is checked against the saved one and becomes
+// the server's configuration again, so [Server.Reset] works after the
+// restart; another key is refused. URLs the state stored (barcodes,
+// payment pages) follow the new server's address. A directory that cannot
+// be used makes Start fail with an error wrapping [ErrDataDir].
 func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir } }
 
 // WithAddr sets the address to listen on (default "127.0.0.1:0", a free
