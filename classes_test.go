@@ -66,7 +66,7 @@ func TestClassOfAgainstServer(t *testing.T) {
 	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.5"))
 	require.NoError(t, err)
 	ctx := context.Background()
-	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.CardDeclined,
+	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{Card: openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.EmulatorCardDeclined,
 		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "40"}, Amount: openpay.MustAmount("10"), Description: "d"})
 	assert.Equal(t, openpay.ClassDeclined, openpay.ClassOf(err), "%v", err)
 	_, err = c.Charges.Get(ctx, "trnotthere1")

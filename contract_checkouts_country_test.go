@@ -71,7 +71,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "iva as on a charge")
 
 			// By card: declined, then paid.
-			_, err = k.srv.PayCheckout(card.ID, openpaytest.CardDeclined)
+			_, err = k.srv.PayCheckout(card.ID, openpaytest.EmulatorCardDeclined)
 			assert.ErrorIs(t, err, openpay.ErrCardDeclined)
 			paid, err := k.srv.PayCheckout(card.ID, openpaytest.CardVisa)
 			require.NoError(t, err)

@@ -55,7 +55,7 @@ func TestContractCheckouts(t *testing.T) {
 	}
 
 	// A declined card: the link stays open, its transaction is the failed charge.
-	_, err = k.srv.PayCheckout(co.ID, openpaytest.CardDeclined)
+	_, err = k.srv.PayCheckout(co.ID, openpaytest.EmulatorCardDeclined)
 	assert.ErrorIs(t, err, openpay.ErrCardDeclined)
 	got, err := k.c.Checkouts.Get(ctx, co.ID)
 	require.NoError(t, err)

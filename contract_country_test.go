@@ -79,7 +79,7 @@ func TestContractCountryOperations(t *testing.T) {
 			// Cards and tokens, a card charge in the own currency (with iva in
 			// Colombia), in dollars, a refund, a pre-authorization.
 			tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Juan", CardNumber: openpaytest.CardVisa,
-				CVV2: openpaytest.TestCVV(openpaytest.CardVisa), ExpirationMonth: "12", ExpirationYear: futureYear()})
+				CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12", ExpirationYear: futureYear()})
 			require.NoError(t, err)
 			_, err = k.c.Tokens.Get(ctx, tok.ID)
 			require.NoError(t, err)

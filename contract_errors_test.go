@@ -143,7 +143,7 @@ func TestContractEveryErrorCode(t *testing.T) {
 		},
 	}
 	// The card declines: each test card's code, through an inline card charge.
-	for _, tc := range openpaytest.TestCards() {
+	for _, tc := range openpaytest.SandboxCards() {
 		if tc.Code == 0 {
 			continue
 		}
@@ -183,7 +183,7 @@ func TestContractEveryErrorCode(t *testing.T) {
 				assert.Equal(t, code.HTTPStatus(), oe.HTTPStatus)
 				assert.NotEmpty(t, oe.RequestID)
 			}
-			for _, tc := range openpaytest.TestCards() {
+			for _, tc := range openpaytest.SandboxCards() {
 				assert.NotContains(t, err.Error(), tc.Number)
 			}
 		})

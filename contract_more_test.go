@@ -286,7 +286,7 @@ func TestContractGroupOperations(t *testing.T) {
 	byData, err := cards.Create(ctx, cardRequest(openpaytest.CardVisa))
 	require.NoError(t, err)
 	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana", CardNumber: openpaytest.CardMastercard,
-		CVV2: openpaytest.TestCVV(openpaytest.CardMastercard), ExpirationMonth: "11", ExpirationYear: futureYear()})
+		CVV2: openpaytest.CVV(openpaytest.CardMastercard), ExpirationMonth: "11", ExpirationYear: futureYear()})
 	require.NoError(t, err)
 	byToken, err := cards.CreateFromToken(ctx, openpay.TokenCardRequest{TokenID: tok.ID, DeviceSessionID: "s1"})
 	require.NoError(t, err)

@@ -155,7 +155,7 @@ func TestContractListsOfCharges(t *testing.T) {
 	assert.Equal(t, []string{ids[2], ids[1]}, filter(openpay.TransactionListParams{AmountGte: openpay.MustAmount("150"),
 		AmountLte: openpay.MustAmount("300.00")}))
 	// A declined charge is recorded failed; the status filter tells them apart.
-	_, err = charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardDeclined), Amount: openpay.MustAmount("50"), Description: "declined"})
+	_, err = charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(openpaytest.EmulatorCardDeclined), Amount: openpay.MustAmount("50"), Description: "declined"})
 	require.ErrorIs(t, err, openpay.ErrCardDeclined)
 	failed := filter(openpay.TransactionListParams{Status: openpay.TransactionStatusFailed})
 	require.Len(t, failed, 1)
@@ -255,7 +255,7 @@ func TestContractListsOfStoredThings(t *testing.T) {
 	t.Parallel()
 	k := newContract(t, openpaytest.Deterministic())
 	ctx := context.Background()
-	cardNumbers := []string{openpaytest.CardVisa, openpaytest.CardVisaCredit, openpaytest.CardMastercard, openpaytest.CardAmex, openpaytest.CardCarnet}
+	cardNumbers := []string{openpaytest.CardVisa, openpaytest.CardVisaCredit, openpaytest.CardMastercard, openpaytest.CardAmex, openpaytest.EmulatorCardCarnet}
 	cardID := func(c *openpay.Card) string { return c.ID }
 
 	// Merchant cards.

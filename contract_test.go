@@ -35,12 +35,12 @@ func newContract(t *testing.T, opts ...openpaytest.Option) *contract {
 func futureYear() string { return fmt.Sprint(time.Now().Year()%100 + 3) }
 
 func cardRequest(number string) openpay.CardRequest {
-	return openpay.CardRequest{HolderName: "Juan Pérez", CardNumber: number, CVV2: openpaytest.TestCVV(number),
+	return openpay.CardRequest{HolderName: "Juan Pérez", CardNumber: number, CVV2: openpaytest.CVV(number),
 		ExpirationMonth: "12", ExpirationYear: futureYear()}
 }
 
 func inlineCard(number string) openpay.CardDetails {
-	return openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: number, CVV2: openpaytest.TestCVV(number),
+	return openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: number, CVV2: openpaytest.CVV(number),
 		ExpirationMonth: "12", ExpirationYear: futureYear()}
 }
 
@@ -48,7 +48,7 @@ func TestContractTestCards(t *testing.T) {
 	t.Parallel()
 	k := newContract(t)
 	ctx := context.Background()
-	for _, tc := range openpaytest.TestCards() {
+	for _, tc := range openpaytest.SandboxCards() {
 		t.Run(tc.Number, func(t *testing.T) {
 			ch, err := k.c.Charges.Create(ctx, openpay.InlineCardCharge{Card: inlineCard(tc.Number),
 				Amount: openpay.MustAmount("10.00"), Description: tc.Description})

@@ -186,7 +186,7 @@ func ExampleError() {
 	defer stop()
 
 	card := exampleCard()
-	card.CardNumber = openpaytest.CardDeclined
+	card.CardNumber = openpaytest.EmulatorCardDeclined
 	_, err := c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("100"), Description: "Declined"})
 
 	fmt.Println(errors.Is(err, openpay.ErrCardDeclined), errors.Is(err, openpay.CategoryGateway))

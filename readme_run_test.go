@@ -14,20 +14,20 @@ import (
 // so that the snippet runs with every go test.
 func TestCheckout(t *testing.T) {
 	srv := openpaytest.NewServer(t) // closed when the test ends
-	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
+	c, err := srv.Client()          // keys, base URL and country of the server's merchant
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	payer := openpay.WithClientIP("203.0.113.1")
 
-	// A test card with a known outcome.
+	// A test card the gateway documents: declined here and in the sandbox.
 	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{
-		Card: openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardDeclined,
+		Card: openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardInsufficientFunds,
 			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
 		Amount: openpay.MustAmount("100"), Description: "declined on purpose",
 	}, payer)
-	if !errors.Is(err, openpay.ErrCardDeclined) {
+	if !errors.Is(err, openpay.ErrCardInsufficientFunds) {
 		t.Fatalf("want a decline, got %v", err)
 	}
 
@@ -44,8 +44,8 @@ func TestCheckout(t *testing.T) {
 		t.Errorf("after the payment the charge is %s", paid.Status)
 	}
 
-	// A gateway that fails: the next charge meets a 503.
-	err = srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges",
+	// A gateway that fails: the next charge meets a 503, on every retry.
+	err = srv.InjectFault(openpaytest.Fault{Operation: "Charges.Create", Calls: 1,
 		ErrorCode: openpay.ErrServiceUnavailable})
 	if err != nil {
 		t.Fatal(err)

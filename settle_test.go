@@ -88,7 +88,7 @@ func TestLostDeclineIsADecline(t *testing.T) {
 		code   openpay.Code
 		req    func(f *checkoutFlow, number string) openpay.ChargeRequest
 	}{
-		{"saved card", openpaytest.CardDeclined, openpay.ErrCardDeclined, func(f *checkoutFlow, n string) openpay.ChargeRequest {
+		{"saved card", openpaytest.EmulatorCardDeclined, openpay.ErrCardDeclined, func(f *checkoutFlow, n string) openpay.ChargeRequest {
 			return openpay.CardCharge{SourceID: f.card(n), Amount: openpay.MustAmount("180.00"), Description: "Order 9", OrderID: "order-9"}
 		}},
 		{"token", openpaytest.CardInsufficientFunds, openpay.ErrCardInsufficientFunds, func(f *checkoutFlow, n string) openpay.ChargeRequest {
@@ -139,15 +139,15 @@ func TestNewCardAfterDeclineIsNotAnsweredWithTheOldCharge(t *testing.T) {
 		clock bool
 	}{
 		{"saved cards", func(f *checkoutFlow) (string, string) {
-			return f.card(openpaytest.CardDeclined), f.card(openpaytest.CardVisa)
+			return f.card(openpaytest.EmulatorCardDeclined), f.card(openpaytest.CardVisa)
 		}, false},
 		{"tokens", func(f *checkoutFlow) (string, string) {
-			return f.token(openpaytest.CardDeclined), f.token(openpaytest.CardVisa)
+			return f.token(openpaytest.EmulatorCardDeclined), f.token(openpaytest.CardVisa)
 		}, false},
 		// The same card a minute later: only the charge's creation time
 		// tells the earlier attempt from this one.
 		{"the same saved card, later", func(f *checkoutFlow) (string, string) {
-			k := f.card(openpaytest.CardDeclined)
+			k := f.card(openpaytest.EmulatorCardDeclined)
 			return k, k
 		}, true},
 	} {

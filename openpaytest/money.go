@@ -52,12 +52,12 @@ func (m *Merchant) ReceiveMerchantSPEI(amount openpay.Amount) (*openpay.Transact
 // [openpay.ErrAccountDeactivated] until ReactivateCustomerAccount. An
 // unknown customer is [openpay.ErrNotFound].
 func (m *Merchant) DeactivateCustomerAccount(customerID string) error {
-	return simError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, false))
+	return kitError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, false))
 }
 
 // ReactivateCustomerAccount undoes DeactivateCustomerAccount.
 func (m *Merchant) ReactivateCustomerAccount(customerID string) error {
-	return simError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, true))
+	return kitError(m.srv.ref.SetCustomerAccountActive(m.MerchantID, customerID, true))
 }
 
 // CustomerBalance returns the balance of a customer created with

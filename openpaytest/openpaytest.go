@@ -4,22 +4,42 @@
 // sandbox test cards, order_id uniqueness, balances, the states of charges),
 // with no network and no sandbox account.
 //
-//	srv := openpaytest.NewServer(t)
-//	client, _ := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
-//	// ... charge openpaytest.CardVisa, openpaytest.CardDeclined, ...
-//	srv.PayCharge(storeChargeID) // the payer pays at the store
+//	srv := openpaytest.NewServer(t) // closed when the test ends
+//	client, err := srv.Client()     // keys, base URL and country of the server's merchant
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	ch, err := client.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42"},
+//		openpay.WithClientIP("203.0.113.7"))
+//	if err != nil {
+//		t.Fatal(err)
+//	}
+//	if _, err := srv.PayCharge(ch.ID); err != nil { // the payer pays at the store
+//		t.Fatal(err)
+//	}
 //
-// What only the outside world can do is done with the simulation methods:
-// PayCharge (a store or bank charge is paid), CompleteCharge and FailCharge
-// (the payer finishes or abandons a redirect, 3-D Secure, wallet or phone
-// payment), OpenChargeback and ResolveChargeback, PayCheckout (the payer
-// pays a payment link with a test card) and PayCheckoutBy (at a store, or
-// by PSE in Colombia), AdvanceClock (with a fake clock:
-// due dates pass, subscriptions charge, payment links expire). The same controls exist as
-// HTTP endpoints under /_simulate/ for programs that run the server as a
-// process (see cmd/openpay-refserver). InjectFault makes the next requests to
-// an operation fail (an error object, a delay, a dropped connection), and
-// Reset puts the server back to how it started.
+// What only the outside world can do is done with the simulation methods
+// (each a method of [Server] and of every [Merchant]): PayCharge (a store or
+// bank charge is paid), CompleteCharge and FailCharge (the payer finishes or
+// abandons a redirect, 3-D Secure, wallet or phone payment),
+// OpenChargeback and ResolveChargeback, PayCheckout (the payer pays a
+// payment link with a test card) and PayCheckoutBy (at a store, or by PSE
+// in Colombia), SettlePayout and FailPayout (what the bank does to a
+// payout), ReceiveSPEI and ReceiveMerchantSPEI (a bank transfer arrives),
+// DeactivateCustomerAccount and ReactivateCustomerAccount, and
+// AdvanceClock (with a fake clock: due dates pass, subscriptions charge,
+// payment links expire). The same controls exist as HTTP endpoints under
+// /_simulate/ for programs that run the server as a process (see
+// cmd/openpay-refserver). InjectFault makes the next requests or SDK calls
+// of an operation fail (an error object, a delay, a dropped connection),
+// WaitForDeliveries waits for the webhooks, and Reset puts the server back
+// to how it started. The test cards are constants: those the gateway
+// documents (CardVisa, CardInsufficientFunds, ...) mean the same against
+// its sandbox; the EmulatorCard ones decline only here.
+//
+// Every error the package returns is an [*openpay.Error], which the SDK's
+// sentinels match (errors.Is(err, openpay.ErrNotFound)), or one of its
+// documented sentinels ([ErrRealClock], [ErrDataDir]).
 //
 // Merchants are Mexican unless [WithCountry] or [Server.AddMerchantIn]
 // makes them Colombian or Peruvian: the country decides the currencies,
@@ -36,11 +56,14 @@ package openpaytest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,17 +73,23 @@ import (
 
 // Server is a running reference server.
 type Server struct {
-	// URL is the base URL of the server ("http://127.0.0.1:port"), to pass
-	// to openpay.WithBaseURL. API paths start with /v1/{merchant_id}.
+	// URL is the base URL of the server ("http://127.0.0.1:port", or
+	// "https://..." with [WithTLS]), to pass to openpay.WithBaseURL;
+	// [Server.Client] does so. API paths start with /v1/{merchant_id}.
 	URL string
 	// Merchant is the merchant the server was started with: its id and keys,
-	// and the simulation methods acting on its charges.
+	// and the simulation methods acting on its charges (each also a method
+	// of Server, listed below).
 	Merchant
 
-	ref   *refserver.Server
-	http  *http.Server
-	clock *refserver.FakeClock
-	done  chan struct{}
+	ref        *refserver.Server
+	hts        *httptest.Server
+	clock      *refserver.FakeClock
+	production bool
+	// clientTransport carries the requests of the clients Client makes:
+	// it trusts the server's certificate and labels each attempt for
+	// faults aimed in the SDK's terms (Fault.Operation, Fault.Calls).
+	clientTransport *http.Transport
 }
 
 // Merchant is a merchant account of a running server.
@@ -87,6 +116,7 @@ type config struct {
 	start    *time.Time
 	addr     string
 	dataDir  string
+	tls      bool
 }
 
 // Option configures a server.
@@ -98,8 +128,17 @@ type Option func(*config)
 func WithStrict() Option { return func(c *config) { c.opts.Strict = true } }
 
 // WithProduction makes the server act as the production environment: the
-// sandbox test cards are refused with error 2007.
+// sandbox test cards are refused with error 2007. With [WithTLS] too,
+// [Server.Client] makes clients with openpay.WithProduction, so the
+// production configuration of an application can be tested whole.
 func WithProduction() Option { return func(c *config) { c.opts.Production = true } }
+
+// WithTLS serves https, on a certificate for 127.0.0.1 that only the
+// clients of [Server.Client] and [Server.PublicClient] (and
+// [Server.HTTPClient]) trust, as httptest.NewTLSServer does: a client
+// built with openpay.WithProduction, which requires https, can then be
+// pointed at the server.
+func WithTLS() Option { return func(c *config) { c.tls = true } }
 
 // WithMerchant seeds the first merchant with the given id and keys (any
 // left empty is generated), so that a suite written against the sandbox
@@ -115,8 +154,9 @@ func WithMerchant(id, privateKey, publicKey string) Option {
 // or openpay.CountryPeru (Mexico is the default). The country decides the
 // currencies (COP, PEN), the payment methods (PSE in Colombia), the
 // resources that exist, the store networks and the hosts in answers; see
-// the README's country sections. An unknown country makes the server fail
-// to start.
+// the README's country sections. The code may be written in any case
+// ("co"); an unknown country makes Start fail with
+// [openpay.ErrInvalidParameter] ("unknown country ... (use MX, CO or PE, in any case)").
 func WithCountry(c openpay.Country) Option { return func(cfg *config) { cfg.opts.Country = c } }
 
 // WithMerchantBalance sets the first merchant's opening balance.
@@ -220,8 +260,12 @@ func WithWebhookClient(hc *http.Client) Option { return func(c *config) { c.opts
 // loaded instead of creating a merchant: WithMerchant must then name the
 // saved merchant with its keys (the directory keeps only their hashes),
 // and WithClock must be given when the state was saved on a fake clock
-// (the saved time replaces its start). A directory that cannot be used
-// makes Start fail.
+// (the saved time replaces its start). Named with both keys (or with
+// WithSeed), the merchant is checked against the saved one and becomes
+// the server's configuration again, so [Server.Reset] works after the
+// restart; another key is refused. URLs the state stored (barcodes,
+// payment pages) follow the new server's address. A directory that cannot
+// be used makes Start fail with an error wrapping [ErrDataDir].
 func WithDataDir(dir string) Option { return func(c *config) { c.dataDir = dir } }
 
 // WithAddr sets the address to listen on (default "127.0.0.1:0", a free
@@ -241,7 +285,11 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 }
 
 // Start starts a server and returns once it accepts connections. Close it
-// with [Server.Close].
+// with [Server.Close]. A configuration the server refuses (an unknown
+// country, a merchant that cannot be made) is an [*openpay.Error] with
+// code [openpay.ErrInvalidParameter]; a data directory that cannot be
+// used wraps [ErrDataDir]; a failure to listen is the net package's
+// error.
 func Start(opts ...Option) (*Server, error) {
 	cfg := config{addr: "127.0.0.1:0"}
 	for _, o := range opts {
@@ -251,7 +299,11 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openpaytest: listen: %w", err)
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), done: make(chan struct{})}
+	scheme := "http://"
+	if cfg.tls {
+		scheme = "https://"
+	}
+	s := &Server{URL: scheme + ln.Addr().String(), production: cfg.opts.Production}
 	cfg.opts.BaseURL = s.URL
 	cfg.opts.ListenAddr = ln.Addr().String()
 	if cfg.start != nil {
@@ -263,18 +315,23 @@ func Start(opts ...Option) (*Server, error) {
 	if err != nil {
 		ln.Close()
 		s.ref.Close()
-		return nil, fmt.Errorf("openpaytest: %w", err)
+		return nil, err
 	}
 	s.Merchant = Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, Country: m.Country, srv: s}
-	s.http = &http.Server{
+	// httptest serves it: its Close closes idle connections at once and
+	// waits only for the requests in progress, and it has the TLS mode.
+	s.hts = &httptest.Server{Listener: ln, Config: &http.Server{
 		Handler:           s.ref,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       time.Minute,
+	}}
+	if cfg.tls {
+		s.hts.StartTLS()
+		s.clientTransport = s.hts.Client().Transport.(*http.Transport)
+	} else {
+		s.hts.Start()
+		s.clientTransport = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	go func() {
-		defer close(s.done)
-		_ = s.http.Serve(ln)
-	}()
 	return s, nil
 }
 
@@ -284,34 +341,52 @@ func startState(ref *refserver.Server, cfg config) (refserver.MerchantConfig, er
 	if cfg.dataDir != "" {
 		restored, err := ref.OpenData(cfg.dataDir)
 		if err != nil {
-			return refserver.MerchantConfig{}, err
+			return refserver.MerchantConfig{}, fmt.Errorf("%w: %s", ErrDataDir, unprefixed(err))
 		}
 		if restored {
 			if cfg.merchant.ID == "" || cfg.merchant.PrivateKey == "" {
-				return refserver.MerchantConfig{}, errors.New("the data directory holds a saved state: name its merchant and keys with WithMerchant")
+				return refserver.MerchantConfig{}, fmt.Errorf("%w: it holds a saved state: name its merchant and keys with WithMerchant", ErrDataDir)
 			}
-			if _, _, err := ref.Balances(cfg.merchant.ID); err != nil {
-				return refserver.MerchantConfig{}, fmt.Errorf("the data directory has no merchant %q", cfg.merchant.ID)
+			// The saved merchant is the server's configuration again, so
+			// that Reset works after a restart.
+			m, err := ref.AdoptMerchant(cfg.merchant)
+			if errors.Is(err, refserver.ErrNotAdoptable) {
+				// Without its public key the merchant is used as stored,
+				// and Reset stays refused.
+				if _, _, err := ref.Balances(cfg.merchant.ID); err != nil {
+					return m, fmt.Errorf("%w: it has no merchant %q", ErrDataDir, cfg.merchant.ID)
+				}
+				return cfg.merchant, nil
 			}
-			return cfg.merchant, nil
+			if err != nil {
+				return m, fmt.Errorf("%w: %s", ErrDataDir, unprefixed(err))
+			}
+			return m, nil
 		}
 	}
 	m, err := ref.AddMerchant(cfg.merchant)
 	if err != nil {
-		return m, err
+		return m, kitError(err)
 	}
-	return m, ref.SaveData()
+	if err := ref.SaveData(); err != nil {
+		return m, fmt.Errorf("%w: %s", ErrDataDir, unprefixed(err))
+	}
+	return m, nil
 }
 
-// Close stops the server: it stops accepting connections, closes open ones
-// and waits for the serving goroutine. Calling it again does nothing.
+// ErrDataDir is wrapped by the error of a [WithDataDir] directory that
+// cannot be used (unreadable, damaged, held by another process) or whose
+// saved state does not match the options.
+var ErrDataDir = errors.New("openpaytest: data directory")
+
+// Close stops the server, as httptest.Server.Close does: it stops
+// accepting connections, closes idle ones at once (those the clients'
+// pools keep included), waits for the requests in progress, and closes
+// the connections of the clients [Server.Client] made. Calling it again
+// does nothing.
 func (s *Server) Close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := s.http.Shutdown(ctx); err != nil {
-		_ = s.http.Close()
-	}
-	<-s.done
+	s.hts.Close()
+	s.clientTransport.CloseIdleConnections()
 	s.ref.Close()
 }
 
@@ -332,7 +407,7 @@ func (s *Server) AddMerchant(id, privateKey, publicKey string) (*Merchant, error
 func (s *Server) AddMerchantIn(c openpay.Country, id, privateKey, publicKey string) (*Merchant, error) {
 	m, err := s.ref.AddMerchant(refserver.MerchantConfig{ID: id, PrivateKey: privateKey, PublicKey: publicKey, Country: c})
 	if err != nil {
-		return nil, err
+		return nil, kitError(err)
 	}
 	return &Merchant{MerchantID: m.ID, PrivateKey: m.PrivateKey, PublicKey: m.PublicKey, Country: m.Country, srv: s}, nil
 }
@@ -342,7 +417,7 @@ func (s *Server) AddMerchantIn(c openpay.Country, id, privateKey, publicKey stri
 func (s *Server) AddGroup(merchantIDs ...string) (id, privateKey string, err error) {
 	g, err := s.ref.AddGroup(refserver.GroupConfig{MerchantIDs: merchantIDs})
 	if err != nil {
-		return "", "", err
+		return "", "", kitError(err)
 	}
 	return g.ID, g.PrivateKey, nil
 }
@@ -360,26 +435,37 @@ func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	if s.clock == nil {
 		return time.Time{}, ErrRealClock
 	}
-	return s.ref.AdvanceClock(d)
+	t, err := s.ref.AdvanceClock(d)
+	return t, kitError(err)
 }
 
 // Now returns the server's current time.
 func (s *Server) Now() time.Time { return s.ref.Now() }
 
-// simError turns the server's error into an *openpay.Error, the type the
-// SDK returns, so errors.Is with the SDK's codes works.
-func simError(err error) error {
+// kitError turns the server's error into an *openpay.Error, the type the
+// SDK returns, so that errors.Is with the SDK's codes and categories works:
+// the server's error object keeps its code; a configuration the server
+// refuses (an id in use, an unknown country) is ErrInvalidParameter.
+func kitError(err error) error {
+	if err == nil {
+		return nil
+	}
 	var e *refserver.Error
 	if errors.As(err, &e) {
 		return &openpay.Error{Category: e.Code.Category(), Code: e.Code, Description: e.Description, HTTPStatus: e.HTTPStatus()}
 	}
-	return err
+	return &openpay.Error{Category: openpay.CategoryRequest, Code: openpay.ErrInvalidParameter, Description: unprefixed(err)}
+}
+
+// unprefixed is err's text without the internal package's prefixes.
+func unprefixed(err error) string {
+	return strings.ReplaceAll(strings.ReplaceAll(err.Error(), "refserver: ", ""), "reset: ", "")
 }
 
 func (m *Merchant) sim(op func(merchantID, chargeID string) (openpay.Transaction, error), chargeID string) (*openpay.Transaction, error) {
 	t, err := op(m.MerchantID, chargeID)
 	if err != nil {
-		return nil, simError(err)
+		return nil, kitError(err)
 	}
 	return &t, nil
 }
@@ -431,7 +517,15 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 	evs := m.srv.ref.Events(m.MerchantID)
 	out := make([]openpay.WebhookEvent, len(evs))
 	for i, ev := range evs {
-		out[i] = ev.Wire()
+		// Decoded from the body a delivery carries, so that Raw is set
+		// as in a receiver.
+		body, err := ev.Body()
+		if err == nil {
+			err = json.Unmarshal(body, &out[i])
+		}
+		if err != nil {
+			out[i] = ev.Wire()
+		}
 	}
 	return out
 }
@@ -444,7 +538,7 @@ func (m *Merchant) Events() []openpay.WebhookEvent {
 func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout, error) {
 	co, err := m.srv.ref.PayCheckout(m.MerchantID, checkoutID, cardNumber)
 	if err != nil {
-		return nil, simError(err)
+		return nil, kitError(err)
 	}
 	return &co, nil
 }
@@ -460,7 +554,7 @@ func (m *Merchant) PayCheckout(checkoutID, cardNumber string) (*openpay.Checkout
 func (m *Merchant) PayCheckoutBy(checkoutID string, method openpay.ChargeMethod) (*openpay.Checkout, error) {
 	co, err := m.srv.ref.PayCheckoutBy(m.MerchantID, checkoutID, method)
 	if err != nil {
-		return nil, simError(err)
+		return nil, kitError(err)
 	}
 	return &co, nil
 }
@@ -474,28 +568,61 @@ func (m *Merchant) PayCheckoutBy(checkoutID string, method openpay.ChargeMethod)
 // its start; with WithSeed or Deterministic the same requests get the same
 // ids again. Requests in progress finish first; requests made meanwhile
 // wait and see the state after.
-func (s *Server) Reset() error { return s.ref.Reset() }
+func (s *Server) Reset() error { return kitError(s.ref.Reset()) }
 
-// Fault is a failure armed with [Server.InjectFault]: the next Count
-// requests with Method and Path fail in one way, given by exactly one of
-// ErrorCode, Delay and Drop.
+// Fault is a failure armed with [Server.InjectFault]: the next requests
+// of one operation fail in one way, given by exactly one of ErrorCode,
+// Delay and Drop.
 //
+// Which operation: Operation names it as the SDK's users know it, the
+// service and method called ("Charges.GetByOrderID"), for the requests of
+// clients made by [Server.Client]; or Method and Path name a route of the
+// HTTP API, for the requests of any client. How many: Calls counts calls
+// as the SDK makes them, each with its retries (every attempt of a call
+// taken fails, so "the next charge fails" is Calls: 1 whatever the retry
+// policy); Count counts requests, each attempt one (the SDK's default
+// policy makes up to 3 attempts of a call whose failure it may retry:
+// 5xx, 429, a dropped connection on a read or a request with an
+// order_id). Neither: one request, as Count: 1.
+//
+//	// The next Charges.Create fails with 503, every retry included.
 //	srv.InjectFault(openpaytest.Fault{
-//		Method:    "POST",
-//		Path:      "/v1/{merchant_id}/charges",
-//		ErrorCode: openpay.ErrServiceUnavailable, // 503, as the gateway answers it
+//		Operation: "Charges.Create",
+//		Calls:     1,
+//		ErrorCode: openpay.ErrServiceUnavailable,
 //	})
+//
+// The SDK's lookups by order_id (Charges.GetByOrderID, and the lookup that
+// settles a lost Charges.Create, Payouts.Create, Fees.Create or
+// Transfers.Create) list the transactions: GET /v1/{merchant_id}/charges
+// (/payouts, /fees, /customers/{customer_id}/transfers; a customer's
+// charges at /v1/{merchant_id}/customers/{customer_id}/charges) with
+// order_id in the query. The lookup inside a create is part of that call,
+// so Operation "Charges.GetByOrderID" does not reach it; aim it by Path.
 type Fault struct {
+	// Operation is an SDK method, "Service.Method" as the client's field
+	// and the method are called, whatever the scope (Charges.Create is
+	// both c.Charges.Create and c.Customer(id).Charges.Create); the group
+	// scope's services are GroupCharges and GroupCards. [Operations] lists
+	// every name. It matches the requests of clients made by
+	// [Server.Client] or [Server.PublicClient] (or sent through
+	// [Server.HTTPClient]) only. Leave Method and Path empty with it.
+	Operation string
 	// Method is the request's method: "GET", "POST", "PUT" or "DELETE".
 	Method string
 	// Path is a route of the API, either as a pattern
-	// ("/v1/{merchant_id}/charges": that route for every merchant) or a
-	// concrete path ("/v1/mzdtln0bmtms6o3kck8f/charges": that merchant
-	// only).
+	// ("/v1/{merchant_id}/charges/{charge_id}": that route for every
+	// merchant; a {placeholder} may have any name) or a concrete path
+	// ("/v1/mzdtln0bmtms6o3kck8f/charges": that merchant only).
 	Path string
-	// Count is how many requests the fault takes; 0 means 1. In
-	// [Server.Faults] it is how many it still takes.
+	// Count is how many requests the fault takes, each attempt of the
+	// SDK one; 0 (and Calls 0) means 1. In [Server.Faults] it is how many
+	// it still takes.
 	Count int
+	// Calls is how many SDK calls the fault takes, each with all its
+	// attempts; requests of other clients count one each. In
+	// [Server.Faults] it is how many it still takes. Give Count or Calls.
+	Calls int
 	// ErrorCode makes the server answer with the gateway's error object
 	// for this code, with the code's HTTP status and category
 	// (openpay.ErrInternalServer 500, openpay.ErrServiceUnavailable 503,
@@ -528,22 +655,39 @@ const (
 
 // InjectFault arms a fault for the next matching requests; when several
 // faults match a request, the one armed first applies. A fault that is
-// not complete or names no operation of the API is refused with an
-// [*openpay.Error] (1001 or 1003).
+// not complete, names no operation of the API or of the SDK, or holds a
+// value out of range is refused with an [*openpay.Error] (1001 or 1003)
+// whose description names the Fault's fields.
 func (s *Server) InjectFault(f Fault) error {
-	_, err := s.ref.InjectFault(refserver.Fault{Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
-		Description: f.Description, Delay: f.Delay, Drop: refserver.FaultDrop(f.Drop)})
-	return simError(err)
+	rf := refserver.Fault{Operation: f.Operation, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
+		Description: f.Description, Delay: f.Delay, Drop: refserver.FaultDrop(f.Drop)}
+	switch {
+	case f.Count != 0 && f.Calls != 0:
+		return kitError(&refserver.Error{Code: openpay.ErrInvalidParameter, Description: "Give Fault.Count (requests) or Fault.Calls (SDK calls), not both"})
+	case f.Calls < 0:
+		return kitError(&refserver.Error{Code: openpay.ErrInvalidParameter, Description: "Fault.Calls must be positive"})
+	case f.Calls != 0:
+		rf.Count, rf.PerCall = f.Calls, true
+	}
+	if f.Operation != "" && !knownOperation(f.Operation) {
+		return kitError(&refserver.Error{Code: openpay.ErrInvalidParameter,
+			Description: fmt.Sprintf("Fault.Operation %q is no method of the SDK's services (\"Charges.Create\"; openpaytest.Operations lists them)", f.Operation)})
+	}
+	_, err := s.ref.InjectFault(rf)
+	return kitError(err)
 }
 
 // Faults returns the armed faults, oldest first, each with the number of
-// requests it still takes (Count).
+// requests (Count) or calls (Calls) it still takes.
 func (s *Server) Faults() []Fault {
 	armed := s.ref.Faults()
 	out := make([]Fault, len(armed))
 	for i, f := range armed {
-		out[i] = Fault{Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
+		out[i] = Fault{Operation: f.Operation, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
 			Description: f.Description, Delay: f.Delay, Drop: FaultDrop(f.Drop)}
+		if f.PerCall {
+			out[i].Count, out[i].Calls = 0, f.Count
+		}
 	}
 	return out
 }

@@ -41,7 +41,7 @@ func call(t *testing.T, method, url, key string, body any) (int, map[string]any)
 }
 
 func card(number string) map[string]any {
-	return map[string]any{"holder_name": "Ana", "card_number": number, "cvv2": openpaytest.TestCVV(number),
+	return map[string]any{"holder_name": "Ana", "card_number": number, "cvv2": openpaytest.CVV(number),
 		"expiration_month": "12", "expiration_year": "30"}
 }
 
@@ -52,15 +52,15 @@ func TestConstantsMatchTheServersTable(t *testing.T) {
 		threeD bool
 	}{
 		openpaytest.CardVisa: {}, openpaytest.CardVisaCredit: {}, openpaytest.CardMastercard: {},
-		openpaytest.CardMastercardPoints: {}, openpaytest.CardAmex: {}, openpaytest.CardAmex2: {}, openpaytest.CardCarnet: {},
+		openpaytest.CardMastercardPoints: {}, openpaytest.CardAmex: {}, openpaytest.CardAmex2: {}, openpaytest.EmulatorCardCarnet: {},
 		openpaytest.CardExpired: {code: openpay.ErrCardExpired}, openpaytest.CardInsufficientFunds: {code: openpay.ErrCardInsufficientFunds},
 		openpaytest.CardStolen: {code: openpay.ErrCardStolen}, openpaytest.CardNotOnline: {code: openpay.ErrCardNotSupportedOnline},
-		openpaytest.Card3DSecure: {threeD: true}, openpaytest.CardDeclined: {code: openpay.ErrCardDeclined},
-		openpaytest.CardFraud: {code: openpay.ErrCardFraud}, openpaytest.CardNotAllowed: {code: openpay.ErrOperationNotAllowed},
-		openpaytest.CardLost: {code: openpay.ErrCardLost}, openpaytest.CardRestricted: {code: openpay.ErrCardRestricted},
-		openpaytest.CardRetained: {code: openpay.ErrCardRetained}, openpaytest.CardBankAuthorization: {code: openpay.ErrBankAuthorizationRequired},
+		openpaytest.Card3DSecure: {threeD: true}, openpaytest.EmulatorCardDeclined: {code: openpay.ErrCardDeclined},
+		openpaytest.EmulatorCardFraud: {code: openpay.ErrCardFraud}, openpaytest.EmulatorCardNotAllowed: {code: openpay.ErrOperationNotAllowed},
+		openpaytest.EmulatorCardLost: {code: openpay.ErrCardLost}, openpaytest.EmulatorCardRestricted: {code: openpay.ErrCardRestricted},
+		openpaytest.EmulatorCardRetained: {code: openpay.ErrCardRetained}, openpaytest.EmulatorCardBankAuthorization: {code: openpay.ErrBankAuthorizationRequired},
 	}
-	table := openpaytest.TestCards()
+	table := openpaytest.SandboxCards()
 	require.Len(t, table, len(want), "one constant per card of the table")
 	for _, c := range table {
 		w, ok := want[c.Number]
@@ -70,8 +70,8 @@ func TestConstantsMatchTheServersTable(t *testing.T) {
 		}
 	}
 	assert.True(t, table[0].Documented)
-	assert.Equal(t, "1234", openpaytest.TestCVV(openpaytest.CardAmex))
-	assert.Equal(t, "123", openpaytest.TestCVV(openpaytest.CardVisa))
+	assert.Equal(t, "1234", openpaytest.CVV(openpaytest.CardAmex))
+	assert.Equal(t, "123", openpaytest.CVV(openpaytest.CardVisa))
 }
 
 // TestEveryTestCardBehavesAsListed charges each card of the table on a live
@@ -80,7 +80,7 @@ func TestEveryTestCardBehavesAsListed(t *testing.T) {
 	t.Parallel()
 	srv := openpaytest.NewServer(t)
 	base := srv.URL + "/v1/" + srv.MerchantID
-	for _, c := range openpaytest.TestCards() {
+	for _, c := range openpaytest.SandboxCards() {
 		status, tok := call(t, http.MethodPost, base+"/tokens", srv.PublicKey, card(c.Number))
 		require.Equal(t, http.StatusOK, status, "%v", tok)
 		status, ch := call(t, http.MethodPost, base+"/charges", srv.PrivateKey,

@@ -48,7 +48,7 @@ func conformanceCLI(ctx context.Context, sub string, args []string, stdout, stde
 	return code
 }
 
-const recordUsage = `Usage: openpay-refserver record --out flows.jsonl [--force] [--upstream URL] [--country mx|co|pe] [--listen 127.0.0.1:8080] [--allow-upstream]
+const recordUsage = `Usage: openpay-refserver record --out flows.jsonl [--force] [--upstream URL] [--country MX|CO|PE] [--addr 127.0.0.1:8080] [--allow-upstream]
 
 Listens on loopback as a reverse proxy to the gateway's sandbox: point your
 SDK or test suite at the URL it prints, with your sandbox credentials. Each
@@ -69,8 +69,9 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	upstream := fs.String("upstream", "", "base URL of the sandbox to record (default: the sandbox host of --country)")
 	out := fs.String("out", "", "cassette file to write (required; an existing file is refused without --force)")
 	force := fs.Bool("force", false, "replace --out if it exists")
-	country := fs.String("country", "", "the merchant's country: mx, co or pe (default: the upstream's, else mx)")
-	listen := fs.String("listen", "127.0.0.1:8080", "loopback address to listen on; port 0 picks a free port")
+	country := fs.String("country", "", "the merchant's country: MX, CO or PE, in any case (default: the upstream's, else MX)")
+	listen := fs.String("addr", "127.0.0.1:8080", "loopback address to listen on; port 0 picks a free port")
+	fs.StringVar(listen, "listen", "127.0.0.1:8080", "the old name of --addr, kept as an alias")
 	allowUpstream := fs.Bool("allow-upstream", false, "record against a host that is not the gateway's sandbox (its production hosts are refused whatever this says)")
 	if err := parseFlags(fs, args, recordUsage, stdout, stderr); err != nil {
 		return err
@@ -101,10 +102,10 @@ func record(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	host, _, err := net.SplitHostPort(*listen)
 	if err != nil {
-		return fmt.Errorf("--listen: %w", err)
+		return fmt.Errorf("--addr: %w", err)
 	}
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return errors.New("--listen: the recorder carries your sandbox keys and listens on loopback only")
+		return errors.New("--addr: the recorder carries your sandbox keys and listens on loopback only")
 	}
 
 	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL

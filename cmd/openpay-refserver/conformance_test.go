@@ -40,7 +40,7 @@ func recordWithCLI(t *testing.T, drive func(c *openpay.Client), opts ...openpayt
 	assertNoSecrets(t, out)
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	for _, s := range []string{openpaytest.CardVisa, openpaytest.CardDeclined, upstream.PrivateKey, `"cvv2":"123"`} {
+	for _, s := range []string{openpaytest.CardVisa, openpaytest.EmulatorCardDeclined, upstream.PrivateKey, `"cvv2":"123"`} {
 		assert.NotContains(t, string(b), s)
 	}
 	return out
@@ -58,7 +58,7 @@ func customerFlow(t *testing.T) func(c *openpay.Client) {
 		require.NoError(t, err)
 		_, err = c.Customer(cust.ID).Charges.Get(bg, ch.ID)
 		require.NoError(t, err)
-		card.CardNumber = openpaytest.CardDeclined
+		card.CardNumber = openpaytest.EmulatorCardDeclined
 		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.InlineCardCharge{Amount: openpay.MustAmount("5.00"), Description: "Order 8", OrderID: "order-8", Card: card})
 		require.ErrorIs(t, err, openpay.ErrCardDeclined)
 		_, err = c.Customers.Get(bg, "anosuchcustomer12345")

@@ -5,11 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -180,9 +184,30 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestHelpExitsZero runs the command as a process: help asked for is
-// printed on stdout with exit status 0; a bad flag prints the usage on
-// stderr and exits 2.
+// runCommand runs the test binary as the command with args and returns
+// its exit status, stdout and stderr.
+func runCommand(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+// TestHelpExitsZero runs the command as a process: help asked for (as a
+// flag, as the help command, for serve named) is printed on stdout with
+// exit status 0, listing the subcommands and serve's flags. A bad flag is
+// reported once on stderr, with the command that lists the flags, and exits
+// 2. (The usage line changed from "openpay-refserver [flags]" when the
+// subcommands were listed; a bad flag no longer prints the whole usage.)
 func TestHelpExitsZero(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -193,35 +218,93 @@ func TestHelpExitsZero(t *testing.T) {
 		{[]string{"--help"}, 0, true},
 		{[]string{"-h"}, 0, true},
 		{[]string{"-help"}, 0, true},
+		{[]string{"help"}, 0, true},
+		{[]string{"help", "serve"}, 0, true},
+		{[]string{"serve", "--help"}, 0, true},
 		{[]string{"--addr", "127.0.0.1:0", "--help"}, 0, true},
 		{[]string{"--nope"}, 2, false},
+		{[]string{"serve", "--nope"}, 2, false},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], tt.args...)
-			cmd.Env = append(os.Environ(), runMainEnv+"=1")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else {
-				require.NoError(t, err)
-			}
-			assert.Equal(t, tt.code, code, "exit status; stderr: %s", stderr.String())
-			usage, other := stdout.String(), stderr.String()
+			code, stdout, stderr := runCommand(t, tt.args...)
+			assert.Equal(t, tt.code, code, "exit status; stderr: %s", stderr)
 			if !tt.help {
-				usage, other = other, usage
-				assert.Contains(t, usage, "flag provided but not defined: -nope")
+				assert.Empty(t, stdout)
+				assert.Equal(t, "openpay-refserver: flag provided but not defined: -nope (openpay-refserver help serve lists the flags)\n", stderr,
+					"one line, the error once")
+				return
 			}
-			assert.Contains(t, usage, "Usage: openpay-refserver [flags]")
-			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-seed", "-fake-clock", "-data", "-verbose", "-webhook-queue-limit", "-no-dashboard"} {
-				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, usage)
+			assert.Empty(t, stderr)
+			for _, sub := range []string{"[serve]", "record", "replay", "help", "version"} {
+				assert.Regexp(t, `(?m)^  openpay-refserver `+regexp.QuoteMeta(sub), stdout)
 			}
-			assert.Empty(t, other)
+			assert.Contains(t, stdout, "go install github.com/openpay-go/openpay/cmd/openpay-refserver@latest")
+			for _, flag := range []string{"-addr", "-merchant-id", "-private-key", "-public-key", "-seed-file", "-strict", "-production", "-id-seed", "-fake-clock",
+				"-data", "-verbose", "-webhook-queue-limit", "-no-dashboard", "-drain", "-exit-with-parent", "-exit-on-stdin-close", "-webhook-ca"} {
+				assert.Regexp(t, `(?m)^  `+flag+`( |$)`, stdout)
+			}
 		})
 	}
+}
+
+// version prints the module's version; help names each command; an unknown
+// command is refused in one line.
+func TestVersionAndCommands(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCommand(t, "version")
+	assert.Equal(t, 0, code, stderr)
+	assert.Regexp(t, `^openpay-refserver \S+.* go1\.[0-9]+`, stdout)
+	code, stdout, _ = runCommand(t, "help", "record")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, stdout, "openpay-refserver record")
+	assert.Regexp(t, `(?m)^  -addr `, stdout, "record listens with --addr")
+	code, _, stderr = runCommand(t, "serv")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `unknown command "serv"`)
+}
+
+// serve may be named; --seed is the old name of --id-seed; the country is
+// taken in any case; a time flag that does not parse is explained in words.
+func TestServeNamedAndFlagNames(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.Equal(t, 0, cli(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--country", "Co"}, &out, &errOut), errOut.String())
+	assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+\n$`, out.String())
+
+	// --id-seed and its old name --seed give the same ids.
+	logs := map[string]string{}
+	for _, name := range []string{"--id-seed", "--seed"} {
+		_, stderr, stop := start(t, "--addr", "127.0.0.1:0", name, "7")
+		require.NoError(t, stop())
+		logs[name] = stderr.String()[strings.Index(stderr.String(), "merchant_id="):]
+	}
+	assert.Equal(t, logs["--id-seed"], logs["--seed"])
+
+	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--fake-clock", "yesterday"}, &out, &errOut)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "2026-01-05T10:00:00-06:00")
+	assert.NotContains(t, err.Error(), "2006-01-02T15:04:05Z07:00", "Go's layout is no example")
+	err = run(context.Background(), []string{"--addr", "127.0.0.1:0", "--country", "ar"}, &out, &errOut)
+	assert.ErrorContains(t, err, "(use MX, CO or PE, in any case)")
+}
+
+// --verbose names the path of a request that matches no operation (a
+// client pointed at the wrong base), with card-like numbers hidden.
+func TestVerboseNamesTheUnmatchedPath(t *testing.T) {
+	t.Parallel()
+	url, stderr, stop := start(t, "--addr", "127.0.0.1:0", "--verbose", "--merchant-id", "mverbose", "--private-key", "sk_verbose")
+	status, _ := get(t, url+"/v1/v1/mverbose/charges", "sk_verbose")
+	assert.Equal(t, http.StatusNotFound, status)
+	status, _ = get(t, url+"/nothing/4111111111111111", "sk_verbose")
+	assert.Equal(t, http.StatusNotFound, status)
+	require.NoError(t, stop())
+	logs := stderr.String()
+	assert.Contains(t, logs, "operation=unmatched")
+	assert.Contains(t, logs, "path=/v1/v1/mverbose/charges")
+	assert.NotContains(t, logs, "4111111111111111")
 }
 
 // Credentials and ids of seed.example.yaml.
@@ -472,4 +555,92 @@ func TestHealthAndReset(t *testing.T) {
 	status, _ = get(t, url+"/v1/mextra00000000000002", extraKey)
 	assert.Equal(t, http.StatusOK, status, "the generated key stays")
 	require.NoError(t, stop())
+}
+
+// record listens with --addr, as serve does; --listen stays its alias.
+func TestRecordTakesAddr(t *testing.T) {
+	t.Parallel()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"ok"}`)
+	}))
+	t.Cleanup(upstream.Close)
+	for _, flag := range []string{"--addr", "--listen"} {
+		out := filepath.Join(t.TempDir(), "flows.jsonl")
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		stderr := &syncBuffer{}
+		done := make(chan int, 1)
+		go func() {
+			done <- cli(ctx, []string{"record", "--upstream", upstream.URL, "--allow-upstream", flag, "127.0.0.1:0", "--out", out}, pw, stderr)
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		require.NoError(t, err, "%s: stderr: %s", flag, stderr.String())
+		go func() { _, _ = io.Copy(io.Discard, pr) }()
+		assert.Regexp(t, `^http://127\.0\.0\.1:[0-9]+\n$`, line, flag)
+		cancel()
+		assert.Equal(t, 0, <-done, "%s: stderr: %s", flag, stderr.String())
+	}
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 2, cli(context.Background(), []string{"record", "--addr", "0.0.0.0:0", "--out", "x", "--allow-upstream", "--upstream", upstream.URL}, &out, &errOut))
+	assert.Contains(t, errOut.String(), "--addr: the recorder")
+}
+
+// On SIGTERM the requests in progress have --drain to finish; one still
+// running then is cut, and the command says so (exit status 2).
+func TestDrainLimit(t *testing.T) {
+	t.Parallel()
+	const mid, key = "mdrain", "sk_drain_test"
+	url, _, stop := start(t, "--addr", "127.0.0.1:0", "--merchant-id", mid, "--private-key", key, "--drain", "100ms")
+	status, body := sendAs(t, http.MethodPost, url+"/_simulate/faults", key, `{"method":"GET","path":"/v1/{merchant_id}","delay_ms":60000}`)
+	require.Equal(t, http.StatusCreated, status, body)
+	slow := make(chan error, 1)
+	go func() {
+		res, err := http.Get(url + "/v1/" + mid)
+		if err == nil {
+			res.Body.Close()
+		}
+		slow <- err
+	}()
+	// The fault is taken when the request arrives: then it is in progress.
+	for {
+		_, list := sendAs(t, http.MethodGet, url+"/_simulate/faults", key, "")
+		if strings.TrimSpace(list) == "[]" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	err := stop()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "--drain 100ms")
+	assert.Error(t, <-slow, "the slow request was cut")
+}
+
+// --webhook-ca makes the server trust a private CA for https webhook
+// receivers: the receiver's verification event is delivered, so the
+// webhook is verified; without the flag it is not.
+func TestWebhookCA(t *testing.T) {
+	t.Parallel()
+	receiver := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: receiver.Certificate().Raw}), 0o600))
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--webhook-ca", ca}, "verified"},
+		{nil, "unverified"},
+	} {
+		const mid, key = "mwebhookca", "sk_webhook_ca"
+		url, _, stop := start(t, append([]string{"--addr", "127.0.0.1:0", "--merchant-id", mid, "--private-key", key}, tc.flags...)...)
+		status, hook := call(t, http.MethodPost, url+"/v1/"+mid+"/webhooks", key, `{"url":"`+receiver.URL+`","event_types":["charge.succeeded"]}`)
+		require.Equal(t, http.StatusCreated, status, hook)
+		assert.Equal(t, tc.want, hook["status"], "%v", tc.flags)
+		require.NoError(t, stop())
+	}
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--webhook-ca", filepath.Join(t.TempDir(), "none.pem")}, &out, &errOut)
+	assert.ErrorContains(t, err, "--webhook-ca")
 }

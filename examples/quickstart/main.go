@@ -36,7 +36,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	// Card data belongs on the payer's device (see examples/checkout); a
 	// sandbox test card is saved directly here to keep the flow short.
 	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{
-		HolderName: "Juan Pérez", CardNumber: openpaytest.CardVisa, CVV2: openpaytest.TestCVV(openpaytest.CardVisa),
+		HolderName: "Juan Pérez", CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa),
 		ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3),
 	})
 	if err != nil {
@@ -64,20 +64,21 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "charge %s is now %s; refund %s of %s\n", refunded.ID, refunded.Status, refunded.Refund.ID, refunded.Refund.Amount)
 
-	// A declined card is a typed error.
+	// A declined card is a typed error. The card is one the gateway
+	// documents: it declines here and in the sandbox alike.
 	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{
 		Amount: openpay.MustAmount("100.00"), Description: "Declined on purpose",
-		Card: openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: openpaytest.CardDeclined, CVV2: "123",
+		Card: openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: openpaytest.CardInsufficientFunds, CVV2: "123",
 			ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)},
 	}, openpay.WithClientIP(env.PayerIP))
 	var oe *openpay.Error
 	switch {
-	case errors.Is(err, openpay.ErrCardDeclined) && errors.As(err, &oe):
+	case errors.Is(err, openpay.ErrCardInsufficientFunds) && errors.As(err, &oe):
 		fmt.Fprintf(out, "declined as expected: code %d, category %s\n", oe.Code, oe.Category)
 	case err != nil:
 		fmt.Fprintf(out, "the test card failed another way: %v\n", err)
 	default:
-		fmt.Fprintln(out, "the test card was not declined (a real sandbox may not know this number)")
+		fmt.Fprintln(out, "the test card was not declined")
 	}
 
 	fmt.Fprintln(out, "done")

@@ -16,7 +16,7 @@ import (
 // The sandbox's test cards the demo pays with.
 const (
 	cardVisa     = openpaytest.CardVisa
-	cardDeclined = openpaytest.CardDeclined
+	cardDeclined = openpaytest.EmulatorCardDeclined
 )
 
 // payer plays the payer's browser in the demo: it turns cards into tokens
@@ -34,7 +34,7 @@ func (p payer) newOrder(ctx context.Context, total string) (Order, error) {
 
 func (p payer) payByCard(ctx context.Context, orderID, number string) (Order, error) {
 	tok, err := p.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana López", CardNumber: number,
-		CVV2: openpaytest.TestCVV(number), ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)})
+		CVV2: openpaytest.CVV(number), ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)})
 	if err != nil {
 		return Order{}, fmt.Errorf("tokenizing the card: %w", err)
 	}

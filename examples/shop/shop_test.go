@@ -69,7 +69,7 @@ func (f *fixture) order(t *testing.T, total string) Order {
 func (f *fixture) token(t *testing.T, number string) string {
 	t.Helper()
 	tok, err := f.public.Tokens.Create(context.Background(), openpay.TokenRequest{HolderName: "Ana López", CardNumber: number,
-		CVV2: openpaytest.TestCVV(number), ExpirationMonth: "12", ExpirationYear: "30"})
+		CVV2: openpaytest.CVV(number), ExpirationMonth: "12", ExpirationYear: "30"})
 	require.NoError(t, err)
 	return tok.ID
 }
@@ -134,7 +134,7 @@ func TestDeclineLeavesOrderUnpaid(t *testing.T) {
 	f := newFixture(t, nil)
 	o := f.order(t, "250.00")
 
-	o, err := f.pay(t, o.ID, openpaytest.CardDeclined)
+	o, err := f.pay(t, o.ID, openpaytest.EmulatorCardDeclined)
 	require.ErrorIs(t, err, openpay.ErrCardDeclined)
 	assert.Equal(t, openpay.ClassDeclined, openpay.ClassOf(err))
 
@@ -202,7 +202,7 @@ func TestLostDeclineIsNotPaid(t *testing.T) {
 	require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodPost, Path: "/v1/{merchant_id}/charges",
 		Drop: openpaytest.DropAfter}))
 
-	o, err := f.pay(t, o.ID, openpaytest.CardDeclined)
+	o, err := f.pay(t, o.ID, openpaytest.EmulatorCardDeclined)
 	require.ErrorIs(t, err, openpay.ErrCardDeclined)
 	assert.Empty(t, f.srv.Faults(), "the answer was dropped")
 
@@ -226,7 +226,7 @@ func TestReusedAttemptIDIsConflict(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	o := f.order(t, "250.00")
-	_, err := f.pay(t, o.ID, openpaytest.CardDeclined)
+	_, err := f.pay(t, o.ID, openpaytest.EmulatorCardDeclined)
 	require.ErrorIs(t, err, openpay.ErrCardDeclined)
 
 	// The bug: the shop forgets the attempt it made, so the next one is
@@ -570,7 +570,7 @@ func TestRecoveryJobSettlesUnknownDecline(t *testing.T) {
 	o := f.order(t, "90.00")
 	require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodPost, Path: "/v1/{merchant_id}/charges", Drop: openpaytest.DropAfter}))
 	require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodGet, Path: "/v1/{merchant_id}/charges", ErrorCode: openpay.ErrInternalServer, Count: 100}))
-	_, err := f.pay(t, o.ID, openpaytest.CardDeclined)
+	_, err := f.pay(t, o.ID, openpaytest.EmulatorCardDeclined)
 	require.ErrorIs(t, err, openpay.ErrOutcomeUnknown)
 	f.srv.ClearFaults()
 

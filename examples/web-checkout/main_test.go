@@ -54,7 +54,7 @@ func typeCard(t *testing.T, tab context.Context, number string) {
 		chromedp.SendKeys(chromedp.ID("number"), number),
 		chromedp.SendKeys(chromedp.ID("month"), "12"),
 		chromedp.SendKeys(chromedp.ID("year"), "30"),
-		chromedp.SendKeys(chromedp.ID("cvv"), openpaytest.TestCVV(number)),
+		chromedp.SendKeys(chromedp.ID("cvv"), openpaytest.CVV(number)),
 	)
 }
 
@@ -123,7 +123,7 @@ func TestBrowserCheckout(t *testing.T) {
 		name: "card that pays", card: openpaytest.CardVisa,
 		result: "Thank you: paid", status: openpay.TransactionStatusCompleted, event: openpay.EventTypeChargeSucceeded, path: "/return",
 	}, {
-		name: "declined card", card: openpaytest.CardDeclined,
+		name: "declined card", card: openpaytest.EmulatorCardDeclined,
 		result: "Payment declined", message: "The card was declined",
 		status: openpay.TransactionStatusFailed, event: openpay.EventTypeChargeFailed, path: "/pay",
 	}, {

@@ -79,6 +79,7 @@ var serverTests = []serverTest{
 	{"TestDashboardOff", TestDashboardOff},
 	{"TestDashboardPages", TestDashboardPages},
 	{"TestDashboardRefusesCrossSiteRequests", TestDashboardRefusesCrossSiteRequests},
+	{"TestDashboardResetTakesTheAdminKey", TestDashboardResetTakesTheAdminKey},
 	{"TestDashboardSessionsAreApart", TestDashboardSessionsAreApart},
 	{"TestDashboardTransactionPages", TestDashboardTransactionPages},
 	{"TestDashboardWebhookAttempts", TestDashboardWebhookAttempts},

@@ -100,9 +100,15 @@ var (
 func ParseCountry(s string) (openpay.Country, error) {
 	r, ok := rulesOf(openpay.Country(s))
 	if !ok {
-		return "", fmt.Errorf("unknown country %q (use mx, co or pe)", truncateForMessage(s))
+		return "", unknownCountry(s)
 	}
 	return r.code, nil
+}
+
+// unknownCountry is the one wording of a country the server does not know,
+// for the binary's flags, seed files and openpaytest alike.
+func unknownCountry(s string) error {
+	return fmt.Errorf("unknown country %q (use MX, CO or PE, in any case)", truncateForMessage(s))
 }
 
 // rulesOf returns a country's rules; empty is Mexico.

@@ -59,7 +59,7 @@ var _ web.DashboardBackend = dashBackend{}
 // Authorize implements web.DashboardBackend (see the rules above).
 func (b dashBackend) Authorize(r *http.Request) (web.Viewer, bool) {
 	if b.s.dashboardOnLoopback(r) {
-		return web.Viewer{All: true}, true
+		return web.Viewer{All: true, ResetNeedsKey: b.s.opts.AdminKey != ""}, true
 	}
 	user, key, ok := r.BasicAuth()
 	if !ok || key == "" {
@@ -413,5 +413,12 @@ func (b dashBackend) AdvanceClock(v web.Viewer, d time.Duration) error {
 
 // Reset implements web.DashboardBackend: the button does what POST
 // /_simulate/reset does with the admin key (reset.go), every merchant back
-// to its seed; package web offers it to the loopback viewer only.
-func (b dashBackend) Reset() error { return b.s.Reset() }
+// to its seed; package web offers it to the loopback viewer only, and on a
+// server with an admin key it takes that key, typed in the form: the
+// loopback viewer may be one worker of many sharing the server.
+func (b dashBackend) Reset(adminKey string) error {
+	if want := b.s.opts.AdminKey; want != "" && subtle.ConstantTimeCompare([]byte(adminKey), []byte(want)) != 1 {
+		return errors.New("this server has an admin key (--admin-key): type it to reset every merchant")
+	}
+	return b.s.Reset()
+}

@@ -1,9 +1,11 @@
 package refserver
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 )
 
 // Event is something that happened to a merchant's transaction, as a
@@ -27,6 +29,16 @@ type Event struct {
 func (e Event) Wire() openpay.WebhookEvent {
 	t := e.Transaction
 	return openpay.WebhookEvent{Type: e.Type, EventDate: e.Date, Transaction: &t}
+}
+
+// Body is the event's JSON as a webhook delivery carries it.
+func (e Event) Body() ([]byte, error) {
+	wire := e.Wire()
+	body, err := json.Marshal(wire)
+	if err != nil {
+		return nil, err
+	}
+	return answer.AddWireKeys(body, wire), nil
 }
 
 // maxEventsKept bounds each merchant's event log: Events returns at most the

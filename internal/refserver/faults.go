@@ -105,7 +105,26 @@ type Fault struct {
 	// Drop closes the connection without an answer, before or after the
 	// server carries the request out.
 	Drop FaultDrop
+	// Operation, in place of Method and Path, matches the requests whose
+	// FaultOperationHeader names it: the SDK method that sent them
+	// ("Charges.GetByOrderID"), as openpaytest's clients say. The server
+	// does not check the name; openpaytest does. Go API only.
+	Operation string
+	// PerCall makes Count a number of calls rather than requests: the
+	// requests of one call (the same FaultCallHeader id: an SDK call's
+	// retries) count once, and every attempt of the calls taken fails.
+	// Requests without the header count one each. Go API only.
+	PerCall bool
 }
+
+// The headers a client made by openpaytest sends with each attempt, so that
+// a fault can be aimed in the SDK's terms: the SDK method that sent the
+// request, and "<call id> <attempt> <most attempts>" for the call it is an
+// attempt of. The server reads them for faults only.
+const (
+	FaultOperationHeader = "X-Openpaytest-Operation"
+	FaultCallHeader      = "X-Openpaytest-Call"
+)
 
 // faultWire is a fault on the wire (the JSON of /_simulate/faults).
 type faultWire struct {
@@ -139,6 +158,9 @@ type armedFault struct {
 	route *route
 	exact string // the concrete path, "" for a pattern
 	owner string // the merchant (or group) whose paths it matches, "" for every merchant
+	// lastCall is the call (FaultCallHeader id) a PerCall fault took
+	// last: its further attempts fail too, even once Count is spent.
+	lastCall string
 }
 
 // faultSet is the server's armed faults, indexed by the merchant they are
@@ -230,7 +252,7 @@ var faultErrorText = map[openpay.Code]string{
 // the API, holds a value out of range, or would pass a bound on armed
 // faults. A pattern armed here matches every merchant's requests.
 func (s *Server) InjectFault(f Fault) (Fault, error) {
-	af, e := s.armFor("", f)
+	af, e := s.armFor("", f, goFaultNames)
 	if e != nil {
 		return Fault{}, e
 	}
@@ -239,8 +261,8 @@ func (s *Server) InjectFault(f Fault) (Fault, error) {
 
 // armFor checks and arms a fault for merchant (its paths only), or, with
 // merchant "", for the server.
-func (s *Server) armFor(merchant string, f Fault) (*armedFault, *Error) {
-	af, e := s.checkFault(f)
+func (s *Server) armFor(merchant string, f Fault, names faultNames) (*armedFault, *Error) {
+	af, e := s.checkFault(f, names)
 	if e != nil {
 		return nil, e
 	}
@@ -261,17 +283,52 @@ func (s *Server) armFor(merchant string, f Fault) (*armedFault, *Error) {
 // routeHasParam reports whether rt's pattern has the parameter name.
 func routeHasParam(rt *route, name string) bool { return slices.Contains(rt.params, name) }
 
-// checkFault validates a fault and finds its route.
-func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
+// faultNames are the names a refusal gives a fault's fields: the JSON
+// names over HTTP, the Go fields of openpaytest.Fault from Go.
+type faultNames struct {
+	method, path, count, errorCode, description, delay, drop, delayRange string
+}
+
+var (
+	wireFaultNames = faultNames{method: "'method'", path: "'path'", count: "'count'", errorCode: "'error_code'",
+		description: "'description'", delay: "'delay_ms'", drop: "'drop'", delayRange: "from 1 to " + strconv.FormatInt(maxFaultDelay.Milliseconds(), 10)}
+	goFaultNames = faultNames{method: "Fault.Method", path: "Fault.Path", count: "Fault.Count (or Fault.Calls)", errorCode: "Fault.ErrorCode",
+		description: "Fault.Description", delay: "Fault.Delay", drop: "Fault.Drop", delayRange: "from 1ms to " + maxFaultDelay.String()}
+)
+
+// samePattern reports whether a fault's path pattern names the route
+// pattern: the same literal segments, whatever its {placeholders} are
+// called ("/v1/{merchant_id}/charges/{id}" names
+// "/v1/{merchant_id}/charges/{transaction_id}").
+func samePattern(pattern, given string) bool {
+	ps, gs := strings.Split(pattern, "/"), strings.Split(given, "/")
+	if len(ps) != len(gs) {
+		return false
+	}
+	for i, p := range ps {
+		isParam := func(seg string) bool { return len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' }
+		if isParam(p) != isParam(gs[i]) || !isParam(p) && p != gs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkFault validates a fault and finds its route; a refusal names the
+// fields by names.
+func (s *Server) checkFault(f Fault, names faultNames) (*armedFault, *Error) {
 	f.Method = strings.ToUpper(f.Method)
-	if f.Method == "" || f.Path == "" {
-		return nil, errorf(openpay.ErrBadRequest, "A fault needs a 'method' and a 'path'")
+	switch {
+	case f.Operation != "" && (f.Method != "" || f.Path != ""):
+		return nil, errorf(openpay.ErrBadRequest, "A fault names its requests by Fault.Operation or by %s and %s, not both", names.method, names.path)
+	case f.Operation == "" && (f.Method == "" || f.Path == ""):
+		return nil, errorf(openpay.ErrBadRequest, "A fault needs a %s and a %s", names.method, names.path)
 	}
 	if f.Count == 0 {
 		f.Count = 1
 	}
 	if f.Count < 0 || f.Count > maxFaultCount {
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'count' must be from 1 to %d", maxFaultCount)
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be from 1 to %d", names.count, maxFaultCount)
 	}
 	kinds := 0
 	for _, set := range []bool{f.ErrorCode != 0, f.Delay != 0, f.Drop != ""} {
@@ -280,24 +337,27 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 		}
 	}
 	if kinds != 1 {
-		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of 'error_code', 'delay_ms' and 'drop'")
+		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of %s, %s and %s", names.errorCode, names.delay, names.drop)
 	}
 	switch {
 	case f.ErrorCode != 0 && !f.ErrorCode.Documented():
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'error_code' must be a documented error code")
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be a documented error code", names.errorCode)
 	case f.Delay < 0 || f.Delay > maxFaultDelay:
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'delay_ms' must be from 1 to %d", maxFaultDelay.Milliseconds())
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be %s", names.delay, names.delayRange)
 	case f.Drop != "" && f.Drop != DropBefore && f.Drop != DropAfter:
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'drop' must be 'before' or 'after'")
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be %q or %q", names.drop, DropBefore, DropAfter)
 	case len(f.Description) > 255:
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'description' must be at most 255 characters")
-	case len(f.Path) > maxFaultPath:
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'path' must be at most %d characters", maxFaultPath)
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be at most 255 characters", names.description)
+	case len(f.Path) > maxFaultPath || len(f.Operation) > maxFaultPath:
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be at most %d characters", names.path, maxFaultPath)
 	}
 	af := &armedFault{f: f}
+	if f.Operation != "" {
+		return af, nil
+	}
 	if strings.Contains(f.Path, "{") {
 		for _, rt := range s.routes.routes {
-			if rt.method == f.Method && rt.pattern == f.Path && !rt.simulation {
+			if rt.method == f.Method && samePattern(rt.pattern, f.Path) && !rt.simulation {
 				af.route = rt
 			}
 		}
@@ -307,7 +367,8 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 		}
 	}
 	if af.route == nil {
-		return nil, errorf(openpay.ErrInvalidParameter, "The fault's method and path name no operation of the API")
+		return nil, errorf(openpay.ErrInvalidParameter, "The %s and %s (%s %s) name no operation of the API", names.method, names.path,
+			f.Method, truncateForMessage(f.Path))
 	}
 	return af, nil
 }
@@ -334,9 +395,12 @@ func (fs *faultSet) list(owner *string) []Fault {
 		}
 		slices.SortFunc(afs, func(a, b *armedFault) int { return a.seq - b.seq })
 	}
-	out := make([]Fault, len(afs))
-	for i, af := range afs {
-		out[i] = af.f
+	out := make([]Fault, 0, len(afs))
+	for _, af := range afs {
+		if af.f.PerCall && af.f.Count == 0 {
+			continue // only the retries of its last call are left
+		}
+		out = append(out, af.f)
 	}
 	return out
 }
@@ -367,30 +431,79 @@ func (fs *faultSet) take(rt *route, params []string, r *http.Request) *Fault {
 		return nil
 	}
 	owner := pathOwner(rt, params)
+	op := r.Header.Get(FaultOperationHeader)
+	call, lastAttempt := parseFaultCall(r.Header.Get(FaultCallHeader))
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	var found *armedFault
+	var spent []*armedFault
 	for _, list := range fs.candidates(owner) {
 		for _, af := range list {
-			if af.route != rt || af.f.Method != r.Method || (af.exact != "" && af.exact != r.URL.Path) ||
-				(af.owner != "" && af.owner != owner) {
+			if !af.matches(rt, r, owner, op) {
+				continue
+			}
+			if af.f.PerCall && af.f.Count == 0 && (call == "" || call != af.lastCall) {
+				spent = append(spent, af) // its last call is over: another one came
 				continue
 			}
 			if found == nil || af.seq < found.seq {
 				found = af
 			}
-			break // the first match of a list is its oldest
+			break // the first live match of a list is its oldest
 		}
+	}
+	for _, af := range spent {
+		fs.remove(af)
 	}
 	if found == nil {
 		return nil
 	}
+	switch {
+	case !found.f.PerCall:
+		found.f.Count--
+	case call == "" || call != found.lastCall:
+		found.f.Count--
+		found.lastCall = call
+	}
 	f := found.f
-	if found.f.Count--; found.f.Count == 0 {
-		fs.setList(found.owner, slices.DeleteFunc(fs.listOf(found.owner), func(af *armedFault) bool { return af == found }))
-		fs.n.Add(-1)
+	// A per-call fault stays for the retries of its last call, until
+	// that call's last possible attempt or another call.
+	if found.f.Count == 0 && (!found.f.PerCall || call == "" || lastAttempt) {
+		fs.remove(found)
 	}
 	return &f
+}
+
+// matches reports whether af applies to a request for rt, whose path names
+// owner and whose FaultOperationHeader is op.
+func (af *armedFault) matches(rt *route, r *http.Request, owner, op string) bool {
+	if af.f.Operation != "" {
+		return af.f.Operation == op && !rt.simulation
+	}
+	return af.route == rt && af.f.Method == r.Method && (af.exact == "" || af.exact == r.URL.Path) &&
+		(af.owner == "" || af.owner == owner)
+}
+
+// remove disarms af. The caller holds fs.mu.
+func (fs *faultSet) remove(af *armedFault) {
+	fs.setList(af.owner, slices.DeleteFunc(fs.listOf(af.owner), func(x *armedFault) bool { return x == af }))
+	fs.n.Add(-1)
+}
+
+// parseFaultCall reads a FaultCallHeader value ("<id> <attempt> <most
+// attempts>"): the call's id, and whether this is its last possible
+// attempt. An unreadable value is no call.
+func parseFaultCall(v string) (id string, last bool) {
+	parts := strings.Fields(v)
+	if len(parts) != 3 {
+		return "", false
+	}
+	attempt, err1 := strconv.Atoi(parts[1])
+	most, err2 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	return parts[0], attempt >= most
 }
 
 // applyFault acts out the fault that took the request, and reports
@@ -458,7 +571,7 @@ func (s *Server) armFault(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'delay_ms' must be from 1 to %d", maxFaultDelay.Milliseconds())
 	}
 	armed, e := s.armFor(c.controlOwner(), Fault{Method: body.Method, Path: body.Path, Count: body.Count, ErrorCode: body.ErrorCode,
-		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop})
+		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop}, wireFaultNames)
 	if e != nil {
 		return nil, e
 	}

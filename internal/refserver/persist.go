@@ -102,6 +102,7 @@ func (s *Server) openData(dir string, closeWithServer bool) (restored bool, err 
 	if restored {
 		s.restored.Store(true)
 		s.attachData()
+		s.rebaseStoredURLs()
 		s.deliveries.Resume()
 	}
 	if closeWithServer {

@@ -260,6 +260,7 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerAntifraud(r)
 	s.registerSimulation(r)
 	s.registerControls(r)
+	s.registerDeliveryControls(r)
 	return r
 }
 

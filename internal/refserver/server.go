@@ -301,7 +301,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	}
 	rules, ok := rulesOf(cfg.Country)
 	if !ok {
-		return cfg, fmt.Errorf("refserver: unknown country %q (use MX, CO or PE)", cfg.Country)
+		return cfg, fmt.Errorf("refserver: %w", unknownCountry(string(cfg.Country)))
 	}
 	cfg.Country = rules.code
 	switch {
@@ -470,8 +470,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares the arguments' allocations
-			s.log.Debug("refserver: request", "operation", c.operation(), "method", logMethod(r.Method),
-				"status", sw.status, "duration", time.Since(start), "request_id", c.requestID)
+			attrs := []any{"operation", c.operation(), "method", logMethod(r.Method),
+				"status", sw.status, "duration", time.Since(start), "request_id", c.requestID}
+			if c.route == nil {
+				// What a client with a wrong base URL asked for, with
+				// anything like a card number hidden.
+				attrs = append(attrs, "path", truncateForMessage(r.URL.Path))
+			}
+			s.log.Debug("refserver: request", attrs...)
 		}
 	}()
 

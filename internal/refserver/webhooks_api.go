@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -339,13 +338,11 @@ func (s *Server) deliverEvent(ev *Event) {
 			continue
 		}
 		if body == nil {
-			wire := ev.Wire()
 			var err error
-			if body, err = json.Marshal(wire); err != nil {
+			if body, err = ev.Body(); err != nil {
 				s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
 				return
 			}
-			body = answer.AddWireKeys(body, wire)
 		}
 		d := delivery.Delivery{Owner: m.id, To: wh.target(), Body: body,
 			Event: delivery.Event{ID: ev.ID, TransactionID: ev.Transaction.ID, Type: ev.Type}}

@@ -268,6 +268,8 @@ func (t *Transport) CloseIdleConnections() {
 // callState follows one Request through its attempts. Attempts run one
 // after another on the caller's goroutine, so it needs no lock.
 type callState struct {
+	id           uint64 // unique within the process (CallOf)
+	maxAttempts  int
 	method       string
 	path         string
 	idempotent   bool
@@ -312,10 +314,29 @@ func stateOf(ctx context.Context) *callState {
 
 func (s *callState) last() *Attempt { return &s.attempts[len(s.attempts)-1] }
 
+// callIDs numbers the calls of every Transport of the process.
+var callIDs atomic.Uint64
+
+// CallOf tells, for the request of an attempt that Do sends, which call it
+// belongs to: the call's id (the same for all its attempts, unique within
+// the process), the attempt's number (1 for the first) and the most
+// attempts the policy allows. ok is false for a request Do did not send.
+// The base RoundTripper reads it from its request's context; the test kit
+// (openpaytest) uses it to count a call's retries as one call.
+func CallOf(ctx context.Context) (id uint64, attempt, most int, ok bool) {
+	st := stateOf(ctx)
+	if st == nil {
+		return 0, 0, 0, false
+	}
+	return st.id, len(st.attempts) + 1, st.maxAttempts, true
+}
+
 // Do sends req, retrying under the policy. It returns a Response for any
 // HTTP status; an error means no usable response arrived and is an *Error.
 func (t *Transport) Do(ctx context.Context, req *Request) (*Response, error) {
 	st := &callState{
+		id:           callIDs.Add(1),
+		maxAttempts:  t.rc.RetryMax + 1,
 		method:       req.Method,
 		idempotent:   req.Method == http.MethodGet || req.Method == http.MethodHead || req.Method == http.MethodDelete,
 		reconcilable: req.Reconcilable,

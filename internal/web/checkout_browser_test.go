@@ -82,7 +82,7 @@ func TestBrowserCheckoutLink(t *testing.T) {
 			chromedp.SendKeys(chromedp.ID("card_number"), number),
 			chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
 			chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
-			chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.TestCVV(number)),
+			chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.CVV(number)),
 			chromedp.Click(chromedp.ID("pay")),
 		)
 	}
@@ -115,7 +115,7 @@ func TestBrowserCheckoutLink(t *testing.T) {
 		tab := webtest.Tab(t, browser, co.CheckoutLink)
 		assert.Equal(t, "349.90 MXN", text(t, tab, "amount"))
 		assert.Equal(t, "available", text(t, tab, "status"))
-		typeCard(t, tab, openpaytest.CardDeclined)
+		typeCard(t, tab, openpaytest.EmulatorCardDeclined)
 		assert.Contains(t, text(t, tab, "message"), "The card was declined")
 		declined, err := client.Checkouts.Get(ctx, co.ID)
 		require.NoError(t, err)

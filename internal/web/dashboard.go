@@ -54,6 +54,10 @@ const DashboardPageSize = 25
 type Viewer struct {
 	All        bool
 	MerchantID string
+	// ResetNeedsKey: the server has an admin key, which the whole-server
+	// reset asks for (a loopback viewer may be one parallel worker among
+	// others, whose merchants the reset would erase).
+	ResetNeedsKey bool
 }
 
 // Sees reports whether the viewer may see (and act on) the merchant.
@@ -201,8 +205,9 @@ type DashboardBackend interface {
 	// AdvanceClock moves the server's clock forward for the viewer, as the
 	// clock control does, or says why the viewer may not.
 	AdvanceClock(v Viewer, d time.Duration) error
-	// Reset puts every merchant back to its seed.
-	Reset() error
+	// Reset puts every merchant back to its seed; adminKey is the key the
+	// viewer typed (ResetNeedsKey), which the backend checks.
+	Reset(adminKey string) error
 }
 
 //go:embed templates/dashboard/*.html
@@ -404,7 +409,7 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request, viewer Viewer
 			d.fail(w, http.StatusForbidden, viewer, "Reset refused", "Resetting puts every merchant back to its seed; only the loopback dashboard may.")
 			return
 		}
-		err = d.b.Reset()
+		err = d.b.Reset(r.PostFormValue("admin_key"))
 	case len(segs) == 5 && segs[0] == "merchants" && segs[2] == "transactions" && segs[1] != "" && segs[3] != "":
 		if !viewer.Sees(segs[1]) {
 			d.fail(w, http.StatusNotFound, viewer, "No such merchant", "There is no merchant with this id.")

@@ -178,7 +178,7 @@ func TestBrowserCheckout(t *testing.T) {
 
 	t.Run("declined card tokenizes and the charge is declined", func(t *testing.T) {
 		srv, tab := checkout(t, browser)
-		typeCard(t, tab, openpaytest.CardDeclined, "123")
+		typeCard(t, tab, openpaytest.EmulatorCardDeclined, "123")
 		webtest.Eval[any](t, tab, "formAndCreate()")
 		res := webtest.Await[tokenResult](t, tab, "window.result")
 		require.True(t, res.OK, "failure callback: %+v", res)

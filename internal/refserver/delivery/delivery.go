@@ -641,10 +641,14 @@ func (q *Queue) Reset() {
 // answered 2xx, or when it is given up or forgotten. A delivery enqueued
 // before Wait is called is waited for; one enqueued while Wait waits may
 // be too.
-func (q *Queue) Wait(ctx context.Context) error {
+func (q *Queue) Wait(ctx context.Context) error { return q.WaitFor(ctx, "") }
+
+// WaitFor is Wait for the deliveries of one owner (a merchant); "" waits
+// for every owner's.
+func (q *Queue) WaitFor(ctx context.Context, owner string) error {
 	for {
 		q.mu.Lock()
-		if q.closed || len(q.pending) == 0 {
+		if q.closed || owner == "" && len(q.pending) == 0 || owner != "" && q.owners[owner] == 0 {
 			q.mu.Unlock()
 			return nil
 		}
@@ -661,10 +665,18 @@ func (q *Queue) Wait(ctx context.Context) error {
 	}
 }
 
-// wake releases Wait's callers when nothing is pending any more or the
-// queue is closed. The caller holds q.mu.
+// PendingFor counts the pending deliveries of owner.
+func (q *Queue) PendingFor(owner string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.owners[owner]
+}
+
+// wake releases the callers of Wait and WaitFor, which look again whether
+// what they wait for is done: when a delivery is done with, nothing is
+// pending any more, or the queue is closed. The caller holds q.mu.
 func (q *Queue) wake() {
-	if q.drained != nil && (q.closed || len(q.pending) == 0) {
+	if q.drained != nil {
 		close(q.drained)
 		q.drained = nil
 	}
