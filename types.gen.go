@@ -1267,11 +1267,14 @@ type CheckoutRequest struct {
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type CheckoutStatus string
 
 // CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
@@ -2433,7 +2436,13 @@ type TransactionMethod string
 //   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the
 //     stages of a chargeback
 //   - charge_pending: waiting for the payer to act (redirect, 3-D Secure,
-//     wallet and IVR charges)
+//     wallet and IVR charges). The gateway ends a charge its payer
+//     abandons: a card charge waits an hour on the card form or the 3-D
+//     Secure page (until its payment link's expiration, when sooner), then
+//     is cancelled (charge.cancelled and transaction.expired); its answer
+//     shows no due_date. The vendor's card plug-ins cancel the order on
+//     those events; the hour is the reference server's choice (the
+//     gateway publishes none)
 //   - cancelled: not paid and cancelled (also a released authorization or a
 //     cancelled payout)
 //   - failed: the payment was attempted and an error occurred (see
@@ -2555,11 +2564,14 @@ type checkoutStartDateParam = string
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
 // creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients

@@ -225,13 +225,14 @@ func TestDashboardButtons(t *testing.T) {
 	assert.Contains(t, txs, "<code>chargeback.accepted</code>")
 	assert.Contains(t, txs, "<code>payout.succeeded</code>")
 
-	// fail: a charge waiting for its payer, and a payout in progress.
+	// fail: a charge waiting for its payer (cash that is never paid ends
+	// cancelled, as its due date would end it), and a payout in progress.
 	store := requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 20, "description": "x"}), http.StatusOK)["id"].(string)
 	payout := requireOK(t, env.post("/payouts", inlineBankPayout("amount", 1)), http.StatusOK)["id"].(string)
-	for _, id := range []string{store, payout} {
+	for id, want := range map[string]string{store: "cancelled", payout: "failed"} {
 		r := act(id, "fail")
 		require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
-		assert.Equal(t, "failed", status(id))
+		assert.Equal(t, want, status(id))
 	}
 
 	// An action the state refuses says why, and changes nothing.
