@@ -2,6 +2,7 @@ package openpay_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -173,4 +174,38 @@ func TestEdgeFailControlEndsCashUnpaid(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusFailed, ended.Status)
 	assert.Equal(t, "The card doesn't have sufficient funds", ended.ErrorMessage)
+}
+
+// TestEdgeRefusalsBeforeSending: every call the SDK refuses before sending
+// has a sentinel for errors.Is, and the README's
+// list of those refusals names each sentinel.
+func TestEdgeRefusalsBeforeSending(t *testing.T) {
+	t.Parallel()
+	k := newContract(t)
+	ctx := context.Background()
+	for _, id := range []string{"a/b", "tr1?limit=100", "", "..", "x#y", "50%"} {
+		_, err := k.c.Charges.Get(ctx, id)
+		assert.ErrorIs(t, err, openpay.ErrInvalidID, "id %q", id)
+		_, err = k.c.Checkouts.Get(ctx, id)
+		assert.ErrorIs(t, err, openpay.ErrInvalidID, "checkout id %q", id)
+	}
+	_, err := k.c.Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{Limit: 500}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+	_, err = k.c.Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{Offset: -1}})
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+	_, err = k.c.Reports.Fees(ctx, 99, time.March)
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+	_, err = k.c.Reports.Fees(ctx, 2026, 13)
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+	_, err = k.c.Charges.GetByOrderID(ctx, "")
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+	//lint:ignore SA1012 a nil context is the mistake under test
+	_, err = k.c.Charges.Get(nil, "tr1") //nolint:staticcheck
+	assert.ErrorIs(t, err, openpay.ErrInvalidArgument)
+
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	for _, name := range []string{"ErrInvalidID", "ErrInvalidArgument", "ErrInvalidUTF8", "ErrNilRequest", "ErrZeroClient"} {
+		assert.Contains(t, string(readme), "`openpay."+name+"`", "the README's list of refusals before sending names %s", name)
+	}
 }

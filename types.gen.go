@@ -1160,9 +1160,11 @@ type Checkout struct {
 	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink is the hosted page where the payer pays. Its host is that of
-	// the merchant's country in the environment (openpay.mx, openpay.co or
-	// openpay.pe), as in every URL the gateway answers.
+	// CheckoutLink is the hosted page where the payer pays. On the gateway its host
+	// is that of the merchant's country in the environment (openpay.mx,
+	// openpay.co or openpay.pe), as in every URL the gateway answers. Under
+	// the reference server (openpaytest, openpay-refserver) it is on the
+	// server's own address, the one the client was given.
 	CheckoutLink string `json:"checkout_link"`
 
 	// CreationDate is when the checkout was created.
@@ -1185,7 +1187,9 @@ type Checkout struct {
 	ID             string   `json:"id"`
 
 	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
-	// The charges that pay a Colombian checkout carry it as their IVA.
+	// The charges that pay a Colombian checkout are sent with it, but a
+	// charge's answer does not echo an iva (no source shows one on a
+	// transaction): read it here.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions;
@@ -1234,13 +1238,16 @@ type CheckoutRequest struct {
 
 	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
 	// string: zero or more, at most two decimal places (1003 otherwise). The
-	// charges that pay the checkout, by card, store or PSE, carry it as their IVA.
-	// Other countries' checkouts check and echo it too, and their charges ignore
-	// it.
+	// charges that pay the checkout, by card, store or PSE, are sent with it (a
+	// charge's answer does not echo it; the checkout's does). Other countries'
+	// checkouts check and echo it too, and their charges ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions
-	// (1006). The charges that pay the checkout carry it.
+	// (1006). The charges that pay the checkout carry it. A create whose
+	// answer is lost (ErrOutcomeUnknown) is not looked up by the SDK, as a
+	// transaction's is: settle it with Checkouts.Get(order_id), which finds a
+	// checkout by its order_id, before creating it again.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
