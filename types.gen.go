@@ -2447,9 +2447,8 @@ type TransactionMethod string
 //     abandons: a card charge waits an hour on the card form or the 3-D
 //     Secure page (until its payment link's expiration, when sooner), then
 //     is cancelled (charge.cancelled and transaction.expired); its answer
-//     shows no due_date. The vendor's card plug-ins cancel the order on
-//     those events; the hour is the reference server's choice (the
-//     gateway publishes none)
+//     shows no due_date. The gateway publishes no such window: the hour is
+//     the reference server's
 //   - cancelled: not paid and cancelled (also a released authorization or a
 //     cancelled payout)
 //   - failed: the payment was attempted and an error occurred (see
