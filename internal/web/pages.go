@@ -233,7 +233,7 @@ type pageView struct {
 	Title     string
 	Charge    openpay.Transaction
 	Token     string
-	Action    string // the form's address
+	Action    string    // the form's address
 	ReturnURL string    // the way back to the shop, when there is one
 	Message   string    // an error or a notice
 	Card      PayerCard // the holder and expiry typed, shown again after an error (never the number or cvv)
