@@ -173,8 +173,8 @@ func openPage(ctx context.Context, link string) error {
 // order pages.
 type receiver struct {
 	base, url, password string
-	events        chan *openpay.WebhookEvent
-	srv           *http.Server
+	events              chan *openpay.WebhookEvent
+	srv                 *http.Server
 }
 
 func startReceiver(client *openpay.Client) (*receiver, error) {
