@@ -393,6 +393,9 @@ func (m *Merchant) PayCharge(chargeID string) (*openpay.Transaction, error) {
 // CompleteCharge simulates the payer completing a charge_pending charge
 // (payment form, 3-D Secure, Alipay, IVR): it completes, or becomes a
 // pre-authorization when it was a 3-D Secure charge with capture false.
+// A charge past its window (an hour at 3-D Secure or on the card form; a
+// payment link's, the link's expiration) is cancelled instead, with an
+// error: a late approval moves no money.
 func (m *Merchant) CompleteCharge(chargeID string) (*openpay.Transaction, error) {
 	return m.sim(m.srv.ref.CompleteCharge, chargeID)
 }

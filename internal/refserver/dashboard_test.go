@@ -235,8 +235,17 @@ func TestDashboardButtons(t *testing.T) {
 		assert.Equal(t, want, status(id))
 	}
 
+	// The store charge paid above is cash: no chargeback button, and the
+	// action pressed anyway is refused and leaves it completed.
+	one := d.page("/_dashboard/merchants/" + env.m.ID + "/transactions?id=" + st.storeCharge)
+	assert.NotContains(t, one, "action-chargeback", "a paid store charge has no chargeback")
+	r := act(st.storeCharge, "chargeback")
+	assert.Equal(t, http.StatusConflict, r.status)
+	assert.Contains(t, string(r.body), "Only card charges can be disputed")
+	assert.Equal(t, "completed", status(st.storeCharge))
+
 	// An action the state refuses says why, and changes nothing.
-	r := act(st.storeCharge, "pay")
+	r = act(st.storeCharge, "pay")
 	assert.Equal(t, http.StatusConflict, r.status)
 	assert.Contains(t, string(r.body), "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 	r = act(st.storeCharge, "dance")
