@@ -2103,7 +2103,13 @@ type Store struct {
 // StoreCharge is a charge paid in cash at a convenience store. The answer is
 // in_progress with a store PaymentMethod carrying the reference and barcodes
 // the payer takes to the store. Send Customer on merchant-level store charges;
-// customer-scope charges do not send it.
+// customer-scope charges do not send it. Each store chain takes payments up to
+// its own limit (Store.paynet_chain.max_amount): a charge larger than every
+// chain of the country takes is still made, and no store can take it, so
+// offer such an amount another way to pay (the reference server's receipt
+// says that no store takes it). An unpaid store charge is cancelled when its
+// due_date passes; it is never disputed (chargebacks are a card's) and never
+// refunded.
 type StoreCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
 	// with at most two decimal places.

@@ -21,7 +21,9 @@ import (
 // redirect_store_payment, back to the shop with the charge id), PSE to the bank's
 // page of its charge; while such a payment waits, the link shows where it
 // goes on and takes no other. A checkout that is completed, expired or
-// cancelled shows its status and takes nothing.
+// cancelled shows its status, in the past, and takes nothing. Every state
+// links back to the shop's redirect_url (linkBack), and cash at a store is
+// offered only when some store chain takes the amount.
 
 // ErrNoCheckout is what a CheckoutBackend answers for a checkout that does
 // not exist (or belongs to another merchant).

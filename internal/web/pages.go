@@ -36,6 +36,12 @@ import (
 // The pages decide nothing about money: they call the same operations as
 // the simulation controls (PageBackend), so states, events and webhooks are
 // those of the controls.
+//
+// A payer can always leave: a page where a charge waits for its payer and
+// that has a shop to go back to carries "Cancel and go back to the shop"
+// (button#leave, leave), which cancels the charge and sends the payer to
+// the charge's redirect_url. What the payer reads is in the payer's terms
+// (words.go); the raw values stay in data-* attributes for tests.
 
 // PageKind is what a page makes of a charge.
 type PageKind int
@@ -452,7 +458,7 @@ func (p *Pages) final(w http.ResponseWriter, ch PageCharge, post bool) {
 	if post {
 		status = http.StatusConflict
 	}
-	v := pageView{Title: "Payment " + chargeWords(ch.Transaction.Status), Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
+	v := pageView{Title: "Your payment", Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
 	p.render(w, status, "final", v)
 }
 
