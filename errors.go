@@ -277,6 +277,20 @@ func (c Code) meaning() string {
 var ErrClientIPRequired = errors.New("openpay: charge creation needs the payer's IP address: " +
 	"pass openpay.WithClientIP(ip) to the call, or set openpay.WithDefaultClientIP(ip) on the client")
 
+// ErrInvalidID is returned, before anything is sent, for an id the SDK
+// will not put in a path: empty, longer than 45 characters, "." or "..",
+// or with '/', '?', '#', '%', '\\' or a control character ("a/b",
+// "tr1?limit=100"), so that an id can never change which resource a request
+// addresses. The id is not echoed: a mistaken argument could be a card
+// number or a key.
+var ErrInvalidID = errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+
+// ErrInvalidArgument matches (with errors.Is) the other arguments a call
+// refuses before anything is sent: a nil context, a list offset below 0 or
+// a limit outside 1..100, a report's year, month or type the gateway does
+// not take, an empty order_id to look up. The message says which.
+var ErrInvalidArgument = errors.New("openpay: invalid argument")
+
 // ErrOutcomeUnknown matches (with errors.Is) a failed call that changes
 // state when the gateway may have acted all the same: no answer arrived
 // after the request may have reached it ([*TransportError]), it answered

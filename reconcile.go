@@ -162,7 +162,7 @@ func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOptio
 		return nil, err
 	}
 	if orderID == "" {
-		return nil, errors.New("openpay: GetByOrderID needs an order_id")
+		return nil, invalidArgument("openpay: GetByOrderID needs an order_id")
 	}
 	var page []Transaction
 	if err := s.c.send(ctx, orderIDLookup(u, orderID, opts), &page); err != nil {

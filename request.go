@@ -129,7 +129,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 		*info = ResponseInfo{}
 	}
 	if ctx == nil {
-		return errors.New("openpay: nil context")
+		return invalidArgument("openpay: nil context")
 	}
 	path := c.displayPath(r.url)
 	if c.public && !r.publicKeyOK {
@@ -298,7 +298,7 @@ func buildURL(base string, prefix, parts []string) (string, error) {
 			if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, badPathRune) {
 				// The segment is not echoed: a mistaken argument could be a
 				// card number or a key.
-				return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+				return "", ErrInvalidID
 			}
 			if !utf8.ValidString(s) {
 				return "", &invalidUTF8Error{where: "an id"}

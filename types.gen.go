@@ -1160,9 +1160,11 @@ type Checkout struct {
 	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink is the hosted page where the payer pays. Its host is that of
-	// the merchant's country in the environment (openpay.mx, openpay.co or
-	// openpay.pe), as in every URL the gateway answers.
+	// CheckoutLink is the hosted page where the payer pays. On the gateway its host
+	// is that of the merchant's country in the environment (openpay.mx,
+	// openpay.co or openpay.pe), as in every URL the gateway answers. Under
+	// the reference server (openpaytest, openpay-refserver) it is on the
+	// server's own address, the one the client was given.
 	CheckoutLink string `json:"checkout_link"`
 
 	// CreationDate is when the checkout was created.
@@ -1185,7 +1187,9 @@ type Checkout struct {
 	ID             string   `json:"id"`
 
 	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
-	// The charges that pay a Colombian checkout carry it as their IVA.
+	// The charges that pay a Colombian checkout are sent with it, but a
+	// charge's answer does not echo an iva (no source shows one on a
+	// transaction): read it here.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions;
@@ -1234,13 +1238,16 @@ type CheckoutRequest struct {
 
 	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
 	// string: zero or more, at most two decimal places (1003 otherwise). The
-	// charges that pay the checkout, by card, store or PSE, carry it as their IVA.
-	// Other countries' checkouts check and echo it too, and their charges ignore
-	// it.
+	// charges that pay the checkout, by card, store or PSE, are sent with it (a
+	// charge's answer does not echo it; the checkout's does). Other countries'
+	// checkouts check and echo it too, and their charges ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions
-	// (1006). The charges that pay the checkout carry it.
+	// (1006). The charges that pay the checkout carry it. A create whose
+	// answer is lost (ErrOutcomeUnknown) is not looked up by the SDK, as a
+	// transaction's is: settle it with Checkouts.Get(order_id), which finds a
+	// checkout by its order_id, before creating it again.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
@@ -1267,11 +1274,14 @@ type CheckoutRequest struct {
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type CheckoutStatus string
 
 // CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
@@ -2093,7 +2103,13 @@ type Store struct {
 // StoreCharge is a charge paid in cash at a convenience store. The answer is
 // in_progress with a store PaymentMethod carrying the reference and barcodes
 // the payer takes to the store. Send Customer on merchant-level store charges;
-// customer-scope charges do not send it.
+// customer-scope charges do not send it. Each store chain takes payments up to
+// its own limit (Store.paynet_chain.max_amount): a charge larger than every
+// chain of the country takes is still made, and no store can take it, so
+// offer such an amount another way to pay (the reference server's receipt
+// says that no store takes it). An unpaid store charge is cancelled when its
+// due_date passes; it is never disputed (chargebacks are a card's) and never
+// refunded.
 type StoreCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
 	// with at most two decimal places.
@@ -2433,7 +2449,12 @@ type TransactionMethod string
 //   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the
 //     stages of a chargeback
 //   - charge_pending: waiting for the payer to act (redirect, 3-D Secure,
-//     wallet and IVR charges)
+//     wallet and IVR charges). The gateway ends a charge its payer
+//     abandons: a card charge waits an hour on the card form or the 3-D
+//     Secure page (until its payment link's expiration, when sooner), then
+//     is cancelled (charge.cancelled and transaction.expired); its answer
+//     shows no due_date. The gateway publishes no such window: the hour is
+//     the reference server's
 //   - cancelled: not paid and cancelled (also a released authorization or a
 //     cancelled payout)
 //   - failed: the payment was attempted and an error occurred (see
@@ -2555,11 +2576,14 @@ type checkoutStartDateParam = string
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
 // creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients

@@ -479,19 +479,27 @@ func (m *Merchant) PayCharge(chargeID string) (*openpay.Transaction, error) {
 // CompleteCharge simulates the payer completing a charge_pending charge
 // (payment form, 3-D Secure, Alipay, IVR): it completes, or becomes a
 // pre-authorization when it was a 3-D Secure charge with capture false.
+// A charge past its window (an hour at 3-D Secure or on the card form; a
+// payment link's, the link's expiration) is cancelled instead, with an
+// error: a late approval moves no money.
 func (m *Merchant) CompleteCharge(chargeID string) (*openpay.Transaction, error) {
 	return m.sim(m.srv.ref.CompleteCharge, chargeID)
 }
 
-// FailCharge simulates the failure of a charge that waits for the payer: it
-// ends failed with the message of code (a card error code, 3001 to 3012; 0
-// means 3001).
+// FailCharge simulates a charge that waits for the payer ending unpaid, as
+// the gateway ends it: a card charge fails with the message of code (a card
+// error code, 3001 to 3012; 0 means 3001), a PSE charge fails as its bank
+// rejected it, and cash at a store or a bank transfer, which nobody
+// declines, ends cancelled with its own error_message (a code is refused
+// for those and for PSE).
 func (m *Merchant) FailCharge(chargeID string, code openpay.Code) (*openpay.Transaction, error) {
 	return m.sim(func(mid, cid string) (openpay.Transaction, error) { return m.srv.ref.FailCharge(mid, cid, code) }, chargeID)
 }
 
-// OpenChargeback simulates the payer's bank disputing a completed charge:
-// chargeback_pending, and the disputed amount leaves the balance.
+// OpenChargeback simulates the card holder's bank disputing a completed
+// card charge: chargeback_pending, and the disputed amount leaves the
+// balance. Charges not paid by card (store, bank transfer, PSE, Alipay)
+// have no chargeback and are refused.
 func (m *Merchant) OpenChargeback(chargeID string) (*openpay.Transaction, error) {
 	return m.sim(m.srv.ref.OpenChargeback, chargeID)
 }

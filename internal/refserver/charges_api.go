@@ -24,7 +24,9 @@ import (
 //	card declined (3xxx, test cards, fraud e-mail) -> a failed transaction is stored with
 //	  error_message, and the request answers the decline's error
 //	card needing 3-D Secure (use_3d_secure, or the 3-D Secure test card) -> charge_pending,
-//	  payment_method redirect; completed (or in_progress when capture was false) by the payer
+//	  payment_method redirect; completed (or in_progress when capture was false) by the payer;
+//	  abandoned, cancelled after payerDueAfter (transaction.expired besides charge.cancelled),
+//	  a window kept in due_date and not shown (snapshot)
 //	redirect (confirm false), alipay, IVR (confirm "ivr") -> charge_pending with their payment_method
 //	store, bank_account           -> in_progress with their payment_method, until paid
 //	PSE (Colombia)                -> charge_pending, payment_method redirect to the bank page;
@@ -436,7 +438,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if t.kind != kindCard && t.kind != kindRedirect && t.kind != kindIVR {
+	if !t.byCard() {
 		return nil, errorf(openpay.ErrInvalidParameter, "Only card charges can be refunded")
 	}
 	if t.preauth {
@@ -505,26 +507,13 @@ func (s *Server) cancelCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// expiring reports whether t is a pending charge that the passing of its
-// due date cancels. The caller holds m.mu.
-func (t *tx) expiring() bool {
-	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
-}
-
 // expireCharges cancels pending charges whose due date has passed, on every
 // clock advance.
 func (s *Server) expireCharges(now time.Time) {
 	for _, m := range s.merchantsInOrder() {
 		m.mu.Lock()
 		for _, t := range m.txList {
-			if t.expiring() && now.After(t.t.DueDate) {
-				s.cancel(m, t)
-				if t.kind == kindPSE {
-					// The Colombian plug-in waits for this event, then reads the
-					// charge, cancelled (facts-vendor.md, section 3).
-					s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
-				}
-			}
+			s.lapse(m, t, now)
 		}
 		m.mu.Unlock()
 	}

@@ -43,6 +43,14 @@ const (
 	// pseDueAfter is how long a PSE payer has at the bank; the gateway does
 	// not say, and a bank session is short.
 	pseDueAfter = time.Hour
+	// payerDueAfter is how long a card charge waits for its payer on the
+	// gateway's card form (redirect, confirm false) or 3-D Secure page.
+	// The gateway ends such a charge itself (the vendor's Magento card
+	// plug-in cancels the order of a card charge on transaction.expired or
+	// charge.cancelled) and publishes no window; a payer's session at the
+	// bank is short, as PSE's, so the same hour (openapi.yaml,
+	// Transaction.due_date).
+	payerDueAfter = time.Hour
 )
 
 // chargeRequest is a validated charge request, whatever its variant.
@@ -166,6 +174,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 	case kindRedirect:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
 	case kindIVR:
 		echo()
@@ -198,7 +207,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		echo()
 		t.t.Method = openpay.TransactionMethodBankAccount
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = now.Add(pseDueAfter)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(pseDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
@@ -303,6 +312,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	if outcome.Requires3DS || req.use3DS {
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
+		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
@@ -435,4 +445,45 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 	}
 	m.markTx(t)
 	return t.snapshot(), nil
+}
+
+// expiring reports whether t is a pending charge that the passing of its
+// due date cancels. The caller holds m.mu.
+func (t *tx) expiring() bool {
+	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
+}
+
+// byCard reports whether t is a charge paid with a card (at once, on the
+// gateway's card form, or by phone): the charges a refund returns and a
+// card network's chargeback disputes. Cash at a store, a bank transfer,
+// PSE and Alipay are not.
+func (t *tx) byCard() bool {
+	return t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR
+}
+
+// lapse cancels t when it is a pending charge whose due date has passed
+// by now, as the clock's advance does, and reports whether it did. The
+// payer's controls and pages call it first, so that a payment that comes
+// after the window (a 3-D Secure approval after the link expired) finds
+// the charge cancelled whether or not the clock was advanced meanwhile.
+// The caller holds m.mu.
+func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
+	if !t.expiring() || !now.After(t.t.DueDate) {
+		return false
+	}
+	s.cancel(m, t)
+	if t.kind == kindPSE || t.kind == kindCard || t.kind == kindRedirect {
+		// The plug-ins wait for this event, then read the charge,
+		// cancelled: the Colombian PSE one and the card one
+		// (facts-vendor.md, sections 3 and 6).
+		s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
+	}
+	return true
+}
+
+// errLapsed is the refusal of a payer's move on a charge whose window
+// closed (lapse).
+func errLapsed(m *merchant, t *tx) *Error {
+	return errorf(openpay.ErrInvalidParameter, "The charge's payment window closed on %s; the charge is cancelled",
+		t.t.DueDate.In(zoneOf(m)).Format("2006-01-02 15:04"))
 }
