@@ -2348,7 +2348,16 @@ type Transaction struct {
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
-	// explains.
+	// explains: the code a merchant's dunning rules read (3003
+	// insufficient funds: try again; 3002 expired, 3004 stolen, 3009
+	// lost: ask for a new card). A declined card charge has its decline's
+	// code (3001-3012); a subscription's renewal on a card deleted since
+	// has 1005; a payout the receiving bank rejected has 1007. The
+	// gateway sends it with error_message on every failed transaction;
+	// when an answer lacks it, the SDK fills it from ErrorMessage (the
+	// decline messages), else ErrCardDeclined for a card charge and
+	// ErrFundsTransferRejected for anything else. Zero on a transaction
+	// that did not fail.
 	ErrorCode Code `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage says why the transaction failed, when its status is failed.

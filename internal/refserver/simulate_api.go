@@ -223,11 +223,11 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
 		t.countPhoneAttempt()
-		m.setStatus(t, openpay.TransactionStatusFailed)
-		t.t.ErrorMessage = declineMessage(code)
+		message := declineMessage(code)
 		if t.kind == kindPSE {
-			t.t.ErrorMessage = "The bank rejected the payment"
+			message = "The bank rejected the payment"
 		}
+		failTx(m, t, code, message)
 		t.t.OperationDate = s.nowFor(m)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil
