@@ -69,9 +69,11 @@ func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(transport.DefaultPoli
 const DefaultTimeout = 60 * time.Second
 
 // Client calls the gateway for one merchant. It is safe for concurrent use;
-// create one with [New] and share it. A Client that New did not create (a
-// zero Client{}, a nil *Client) sends nothing: its calls fail with
-// [ErrZeroClient].
+// create one with [New] and share it. A Client that New did not create
+// sends nothing: the calls through a zero Client{} and its services, and
+// through the scopes a nil *Client's Customer and Group return, fail with
+// [ErrZeroClient]. Reading a service field of a nil *Client (c.Plans)
+// panics, as reading any field through a nil pointer does.
 type Client struct {
 	// Merchant-level services. The services of one customer are at
 	// [Client.Customer].
