@@ -14,6 +14,7 @@
 package openpay
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -107,6 +108,7 @@ type Client struct {
 	sandbox        bool   // the base URL is one of the gateway's sandbox hosts
 	userAgentValue []string
 	clientIP       []string // the default X-Forwarded-For value, if any
+	inFlight       time.Duration
 	tr             *transport.Transport
 }
 
@@ -120,6 +122,7 @@ type settings struct {
 	userAgent  string
 	logger     *slog.Logger
 	clientIP   []string
+	inFlight   time.Duration // see WithInFlightBound
 }
 
 // Option configures a Client.
@@ -305,6 +308,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		baseURL:        base,
 		userAgentValue: []string{ua},
 		clientIP:       s.clientIP,
+		inFlight:       cmp.Or(s.inFlight, DefaultInFlightBound),
 		tr: transport.New(transport.Config{
 			HTTPClient: s.httpClient,
 			Timeout:    s.timeout,

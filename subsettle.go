@@ -2,6 +2,7 @@ package openpay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	neturl "net/url"
@@ -15,10 +16,27 @@ import (
 // lookup, used by Create after an unknown outcome and by a recovery job
 // through FindCreated.
 
-// inFlightFactor times the client's attempt timeout is how long after a
-// create began the SDK holds that it may still be carried out (see
-// FindCreated).
-const inFlightFactor = 2
+// DefaultInFlightBound is how long after a request was sent the SDK holds,
+// unless told otherwise ([WithInFlightBound]), that the gateway may still
+// carry it out. Openpay documents no such bound; this one covers the
+// longest a reference server holds a request (a delay fault's 5 minutes).
+const DefaultInFlightBound = 6 * time.Minute
+
+// WithInFlightBound sets how long after a request was sent the gateway may
+// still carry it out: a subscription create that found nothing is reported
+// as not made ([SubscriptionsService.FindCreated] answers ErrNotFound) only
+// that long after it began. Set it from what you know of the gateway's
+// limits, or, in tests, just above the longest delay a fault holds a
+// request.
+func WithInFlightBound(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("openpay: in-flight bound must be positive")
+		}
+		s.inFlight = d
+		return nil
+	}
+}
 
 // FindCreated settles a subscription create whose outcome was unknown (an
 // error matching [ErrOutcomeUnknown], an [*OutcomeUnknownError]): req is
@@ -30,15 +48,13 @@ const inFlightFactor = 2
 // (the oldest such, should there be more).
 //
 // When none is found the answer depends on how long ago began is. A create
-// may still be carried out a while after its caller gave up (the request
-// is on its way, or waits at the gateway); the SDK holds that it is not,
-// twice the client's attempt timeout ([WithTimeout], [DefaultTimeout])
-// after it began: when a client gives up its connection closes, and the
-// gateway acts on a request as it comes. (Openpay documents no bound of its
-// own; wait longer before calling when you know of one.) Before that, the
-// answer is an [*OutcomeUnknownError] again: look again later, never send
-// the create again. After it, the answer matches [ErrNotFound]: the create
-// made nothing, and only then is it safe to send it again.
+// may still be carried out well after its caller gave up (the request
+// waits at the gateway, which does not stop because the client went away);
+// the SDK holds that it is not, the client's in-flight bound after it began
+// ([WithInFlightBound], [DefaultInFlightBound]). Before that, the answer is
+// an [*OutcomeUnknownError] again: look again later, never send the create
+// again. After it, the answer matches [ErrNotFound]: the create made
+// nothing, and only then is it safe to send it again.
 //
 // Following this, a recovery never makes a second subscription: it either
 // finds the first, or learns after the in-flight bound that there is none.
@@ -53,10 +69,7 @@ func (ss *SubscriptionsService) FindCreated(ctx context.Context, req Subscriptio
 	if err != nil || sub != nil {
 		return sub, err
 	}
-	wait := inFlightFactor * s.c.tr.AttemptTimeout()
-	if wait <= 0 {
-		wait = inFlightFactor * DefaultTimeout
-	}
+	wait := s.c.inFlight
 	if time.Since(began) < wait {
 		return nil, &OutcomeUnknownError{Method: http.MethodPost, Path: path,
 			Err: fmt.Errorf("openpay: no subscription found yet, and the create may still be carried out until %s after it began", wait)}

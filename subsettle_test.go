@@ -103,13 +103,15 @@ func TestSubscriptionRecoveryWhileTheCreateIsInFlight(t *testing.T) {
 // A client that gives up on a slow create gets the subscription or an
 // *OutcomeUnknownError, never a plain error that invites a second create;
 // the documented recovery loop then ends with exactly one subscription.
-// When the create made nothing (Drop-before), FindCreated says ErrNotFound
-// once the in-flight bound (twice the attempt timeout) has passed, and only
-// then is the create sent again.
+// When the create made nothing (Drop-before, a 500 answered before
+// acting), FindCreated says ErrNotFound once the in-flight bound has passed,
+// and only then is the create sent again. The books are counted after the
+// held create has had every chance to land.
 func TestSubscriptionRecoveryLoopMakesOne(t *testing.T) {
 	t.Parallel()
 	k := newContract(t, openpaytest.Deterministic())
-	c, err := openpay.New(k.srv.MerchantID, k.srv.PrivateKey, openpay.WithBaseURL(k.srv.URL), openpay.WithTimeout(200*time.Millisecond))
+	c, err := openpay.New(k.srv.MerchantID, k.srv.PrivateKey, openpay.WithBaseURL(k.srv.URL),
+		openpay.WithTimeout(200*time.Millisecond), openpay.WithInFlightBound(1500*time.Millisecond))
 	require.NoError(t, err)
 	ctx := context.Background()
 	plan, err := c.Plans.Create(ctx, monthlyPlan("Pro"))
@@ -142,6 +144,7 @@ func TestSubscriptionRecoveryLoopMakesOne(t *testing.T) {
 		cust, card := k.subscriber(t, openpaytest.CardVisa)
 		require.NoError(t, k.srv.InjectFault(f))
 		sub := recover(c.Customer(cust.ID).Subscriptions, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID})
+		time.Sleep(1200 * time.Millisecond) // past the delay fault: a held create has landed
 		n, paid := subscriptionsOf(t, c, cust.ID)
 		assert.Equal(t, 1, n, "%+v", f)
 		assert.Equal(t, 1, paid, "%+v", f)

@@ -627,6 +627,3 @@ func pathOf(rawURL string) string {
 	}
 	return ""
 }
-
-// AttemptTimeout is the bound on one attempt (0: none).
-func (t *Transport) AttemptTimeout() time.Duration { return t.rc.HTTPClient.Timeout }
