@@ -44,6 +44,12 @@ type saasReport struct {
 	// redelivered counts the deliveries the handler failed (a busy
 	// gateway on its re-read), delivered again.
 	redelivered int
+	// The Colombian arm of the SaaS: its own merchant account, billing and
+	// subscriber, on a COP plan (charged with no IVA: plans carry none).
+	co           *openpaytest.Merchant
+	coClient     *openpay.Client
+	coBilling    *billing
+	coSubscriber *subscriber
 }
 
 // cardFor is a card request for a test card valid for the given number of
@@ -119,6 +125,10 @@ func runSaaS(ctx context.Context, env *exampleenv.Env, out io.Writer, months int
 			return nil, fmt.Errorf("subscribing %s: %w", s.name, err)
 		}
 	}
+	if err := r.startColombia(ctx, srv, start); err != nil {
+		return nil, fmt.Errorf("the Colombian account: %w", err)
+	}
+	coSeen := 0
 	if faults {
 		// The re-reads of the event handler meet a busy gateway (the SDK
 		// retries a GET on 503).
@@ -150,6 +160,13 @@ func runSaaS(ctx context.Context, env *exampleenv.Env, out io.Writer, months int
 				r.redelivered++
 			}
 		}
+		coEvents := r.co.Events()
+		for _, ev := range coEvents[coSeen:] {
+			if err := r.coBilling.handle(ctx, ev); err != nil {
+				return nil, fmt.Errorf("handling %s (CO): %w", ev.Type, err)
+			}
+		}
+		coSeen = len(coEvents)
 		// Dunning: a customer asked for a card gives one, valid for years.
 		for subID, customerID := range r.b.askedForCards() {
 			if err := r.b.takeNewCard(ctx, customerID, subID, cardFor(openpaytest.CardVisaCredit, srv.Now(), 0)); err != nil {
@@ -168,5 +185,40 @@ func runSaaS(ctx context.Context, env *exampleenv.Env, out io.Writer, months int
 		paid, ids, failed := r.b.ledger(s.customer.ID)
 		fmt.Fprintf(out, "%-8s %2d invoices paid, %s MXN; %d failed\n", s.name, len(ids), paid, len(failed))
 	}
+	paid, ids, failed := r.coBilling.ledger(r.coSubscriber.customer.ID)
+	fmt.Fprintf(out, "%-8s %2d invoices paid, %s COP; %d failed\n", r.coSubscriber.name, len(ids), paid, len(failed))
 	return r, nil
+}
+
+// startColombia opens the SaaS's Colombian account on the same server and
+// subscribes its customer to a monthly COP plan.
+func (r *saasReport) startColombia(ctx context.Context, srv *openpaytest.Server, now time.Time) error {
+	var err error
+	if r.co, err = srv.AddMerchantIn(openpay.CountryColombia, "", "", ""); err != nil {
+		return err
+	}
+	if r.coClient, err = openpay.New(r.co.MerchantID, r.co.PrivateKey, openpay.WithCountry(openpay.CountryColombia),
+		openpay.WithBaseURL(srv.URL)); err != nil {
+		return err
+	}
+	c := r.coClient
+	r.coBilling = newBilling(c)
+	plan, err := c.Plans.Create(ctx, openpay.PlanRequest{Name: "SaaS mensual Colombia", Amount: openpay.MustAmount("49900.00"),
+		RepeatEvery: 1, RepeatUnit: openpay.RepeatUnitMonth, RetryTimes: 3, StatusAfterRetry: openpay.StatusAfterRetryUnpaid, TrialDays: 14})
+	if err != nil {
+		return err
+	}
+	s := &subscriber{name: "hernan", card: openpaytest.CardVisa}
+	if s.customer, err = c.Customers.Create(ctx, openpay.CustomerRequest{Name: s.name, Email: s.name + "@example.com"}); err != nil {
+		return err
+	}
+	card, err := c.Customer(s.customer.ID).Cards.Create(ctx, cardFor(s.card, now, 0))
+	if err != nil {
+		return err
+	}
+	if s.sub, err = r.coBilling.subscribe(ctx, c.Customer(s.customer.ID).Subscriptions, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID}); err != nil {
+		return err
+	}
+	r.coSubscriber = s
+	return nil
 }

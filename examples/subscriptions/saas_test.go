@@ -103,6 +103,22 @@ func TestSaaSThirteenMonthsBalancesToTheCent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.SubscriptionStatusActive, moved.Status)
 	assert.Equal(t, 1, moved.CurrentPeriodNumber)
+	// hernan, in Colombia: a COP plan, its invoices the Colombian account's
+	// charges to the cent, each the plan's amount.
+	hernan := r.coSubscriber.customer.ID
+	coPaid, coIDs, coFailed := r.coBilling.ledger(hernan)
+	gwPaid, gwIDs, gwFailed, err := gatewayLedger(ctx, r.coClient, hernan)
+	require.NoError(t, err)
+	assert.Equal(t, gwPaid.String(), coPaid.String())
+	assert.Equal(t, gwIDs, coIDs)
+	assert.Equal(t, gwFailed, coFailed)
+	assert.Len(t, coIDs, 13)
+	assert.Equal(t, "648700.00", coPaid.String())
+	assert.Equal(t, r.co.Balance().String(), coPaid.String(), "the Colombian account holds what was invoiced")
+	for _, inv := range r.coBilling.invoices {
+		assert.Equal(t, openpay.CurrencyCOP, inv.Currency)
+		assert.Equal(t, "49900.00", inv.Amount.String(), "the plan's amount, no IVA added")
+	}
 	// fernanda and gabriel: subscribed once despite the lost answers.
 	for _, name := range []string{"fernanda", "gabriel"} {
 		paid, _ = count(name)
