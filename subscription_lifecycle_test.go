@@ -52,6 +52,7 @@ func TestSubscriptionLifecycleAsDocumented(t *testing.T) {
 	require.NoError(t, err)
 	got, err = cc.Subscriptions.Update(ctx, sub.ID, openpay.SubscriptionUpdateRequest{SourceID: good.ID})
 	require.NoError(t, err)
+	assert.Equal(t, good.ID, got.Card.ID, "the update takes the card")
 	_, err = k.srv.AdvanceClock(40 * 24 * time.Hour)
 	require.NoError(t, err)
 	got, err = cc.Subscriptions.Get(ctx, sub.ID)
