@@ -1,6 +1,7 @@
 package openpay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,12 @@ import (
 	"strings"
 )
 
-// ErrAmbiguousRenewal is returned by [SubscriptionsService.RenewalOf] when
+// ErrAmbiguousRenewal is returned by [CustomerScope.RenewalOf] when
 // more than one of the customer's subscriptions could have made the
 // charge: they charge the same card the same amount.
 var ErrAmbiguousRenewal = errors.New("openpay: the charge could renew more than one subscription")
 
-// RenewalOf returns the subscription of this customer scope whose renewal
+// RenewalOf returns the subscription of this customer whose renewal
 // (a period charged on schedule, paid or failed) charge is, as a charge.succeeded,
 // charge.failed or subscription.charge.failed event delivers it or a list
 // of charges shows it; an error matching [ErrNotFound] when charge renews
@@ -22,8 +23,8 @@ var ErrAmbiguousRenewal = errors.New("openpay: the charge could renew more than 
 // What the gateway gives: a renewal is a card charge of the customer, on
 // the subscription's card, of its plan's amount and currency, with no
 // order_id. Openpay documents no field tying it to its subscription or
-// plan (its interface, its examples and its own clients show none, and its
-// description is free text no one should parse), so the SDK ties them by
+// plan (its interface, its examples and its published clients show none, and
+// its description is free text no one should parse), so the SDK ties them by
 // those terms: the customer's subscriptions created no later than the
 // charge whose card is the charge's and whose plan (read from the gateway)
 // has its amount and currency. The tie is reliable when
@@ -36,13 +37,20 @@ var ErrAmbiguousRenewal = errors.New("openpay: the charge could renew more than 
 //     different amounts);
 //   - the renewal is tied as it arrives: a subscription's card may change
 //     (Update), and a renewal charged to its former card no longer matches.
-func (ss *SubscriptionsService) RenewalOf(ctx context.Context, charge *Transaction, opts ...CallOption) (*Subscription, error) {
+//
+// It is offered at the merchant's customer scope only: the gateway's group
+// API has no plans to read.
+func (cs *CustomerScope) RenewalOf(ctx context.Context, charge *Transaction, opts ...CallOption) (*Subscription, error) {
+	if cs == nil {
+		return nil, ErrZeroClient
+	}
 	if charge == nil {
 		return nil, ErrNilRequest
 	}
+	ss := cs.Subscriptions
 	s := scopeOf(ss)
-	if _, err := s.url("subscriptions"); err != nil {
-		return nil, err
+	if _, err := s.url("subscriptions"); err != nil || len(s.prefix) < 2 {
+		return nil, cmp.Or(err, ErrZeroClient)
 	}
 	notRenewal := func(why string) error {
 		return fmt.Errorf("openpay: charge %.40q renews no subscription of the customer (%s): %w", charge.ID, why, ErrNotFound)
@@ -55,7 +63,7 @@ func (ss *SubscriptionsService) RenewalOf(ctx context.Context, charge *Transacti
 	case charge.CustomerID != "" && charge.CustomerID != s.customerID():
 		return nil, notRenewal("another customer's charge")
 	}
-	plans := scope{c: s.c, prefix: s.prefix[:max(len(s.prefix)-2, 0)]}
+	plans := scope{c: s.c, prefix: s.prefix[:2]} // the merchant's
 	amounts := map[string]*Plan{}
 	var found []*Subscription
 	for sub, err := range ss.List(ctx, nil, opts...) {

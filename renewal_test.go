@@ -44,7 +44,7 @@ func TestRenewalIsTiedToItsSubscription(t *testing.T) {
 		if ev.Type != openpay.EventTypeChargeSucceeded {
 			continue
 		}
-		sub, err := cc.Subscriptions.RenewalOf(ctx, ev.Transaction)
+		sub, err := cc.RenewalOf(ctx, ev.Transaction)
 		if ev.Transaction.ID == oneOff.ID {
 			assert.ErrorIs(t, err, openpay.ErrNotFound, "a charge with an order_id is not a renewal")
 			continue
@@ -58,7 +58,7 @@ func TestRenewalIsTiedToItsSubscription(t *testing.T) {
 	other, err := cc.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("99.00"),
 		Description: "Other", DeviceSessionID: "s"})
 	require.NoError(t, err)
-	_, err = cc.Subscriptions.RenewalOf(ctx, other)
+	_, err = cc.RenewalOf(ctx, other)
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
 	// A failed renewal, from its subscription.charge.failed event.
@@ -75,7 +75,7 @@ func TestRenewalIsTiedToItsSubscription(t *testing.T) {
 	var failed int
 	for _, ev := range k.srv.Events() {
 		if p, ok := ev.Payload().(*openpay.SubscriptionChargeEvent); ok {
-			sub, err := cc2.Subscriptions.RenewalOf(ctx, p.Charge)
+			sub, err := cc2.RenewalOf(ctx, p.Charge)
 			require.NoError(t, err)
 			assert.Equal(t, dunned.ID, sub.ID)
 			assert.Equal(t, openpay.ErrCardInsufficientFunds, p.Charge.ErrorCode)
@@ -97,7 +97,7 @@ func TestRenewalIsTiedToItsSubscription(t *testing.T) {
 			break
 		}
 	}
-	_, err = cc.Subscriptions.RenewalOf(ctx, last)
+	_, err = cc.RenewalOf(ctx, last)
 	assert.ErrorIs(t, err, openpay.ErrAmbiguousRenewal)
 	assert.ErrorContains(t, err, twin.ID)
 }

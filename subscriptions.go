@@ -46,8 +46,8 @@ func (ss *SubscriptionsService) Get(ctx context.Context, subscriptionID string, 
 
 // Delete cancels a subscription at once, and it is gone: reading or
 // changing it answers not found, on the customer's paths and the plan's,
-// and it leaves every list (the vendor's own test suites count none after
-// deleting). Deleting it again succeeds, so a retried Delete is safe. See
+// and it leaves every list (Openpay's published test suites count none
+// after deleting). Deleting it again succeeds, so a retried Delete is safe. See
 // [CustomersService.Delete] for what deleting the customer does instead.
 func (ss *SubscriptionsService) Delete(ctx context.Context, subscriptionID string, opts ...CallOption) error {
 	return callNoContent(ctx, scopeOf(ss), http.MethodDelete, opts, "subscriptions", subscriptionID)

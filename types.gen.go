@@ -2150,7 +2150,7 @@ type StoreStatus string
 
 // Subscription is a customer's subscription to a plan. Each period is a card charge
 // of the customer, of the plan's amount and currency, with no order_id
-// (tie it to its subscription with SubscriptionsService.RenewalOf); for
+// (tie it to its subscription with CustomerScope.RenewalOf); for
 // a customer with an account (RequiresAccount) the amount is credited
 // to the customer's balance, as any charge of the customer is. A
 // Colombian (COP) plan is charged with no IVA: the gateway shows no

@@ -107,7 +107,7 @@ func (b *billing) handle(ctx context.Context, ev openpay.WebhookEvent) error {
 	if tx.Status != openpay.TransactionStatusCompleted && tx.Status != openpay.TransactionStatusFailed {
 		return nil
 	}
-	sub, err := cc.Subscriptions.RenewalOf(ctx, tx)
+	sub, err := cc.RenewalOf(ctx, tx)
 	if errors.Is(err, openpay.ErrNotFound) {
 		return nil // a one-off charge: not the billing's
 	}
