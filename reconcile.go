@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
@@ -382,16 +381,7 @@ func cardKey(n string) (key string, ok bool) {
 // the transaction's error_code, or the one its error_message names (a card
 // charge declined: ErrCardDeclined when the message names none).
 func failedTxError(method, path string, tx *Transaction, secrets []string) *Error {
-	code := tx.ErrorCode
-	if code == 0 {
-		code = Code(cardnum.DeclineCode(tx.ErrorMessage))
-	}
-	if code == 0 {
-		code = ErrFundsTransferRejected
-		if tx.Method == TransactionMethodCard {
-			code = ErrCardDeclined
-		}
-	}
+	code := failureCode(tx)
 	desc := transport.Excerpt(tx.ErrorMessage, excerptRunes, secrets...)
 	if desc == "" {
 		desc = code.meaning()

@@ -17,8 +17,10 @@ type scope struct {
 }
 
 // ErrZeroClient is returned by every call made through a [Client] that
-// [New] did not create: a zero Client{} (whose services are nil), a nil
-// *Client, or the services and scopes taken from one. Nothing is sent.
+// [New] did not create: a zero Client{} (whose services are nil) and the
+// services and scopes taken from it, and the scopes a nil *Client's
+// Customer and Group return. Nothing is sent. (A service field of a nil
+// *Client cannot be read: Go panics on the field read, before the SDK runs.)
 var ErrZeroClient = errors.New("openpay: the client was not created with openpay.New")
 
 // url returns the full URL (without query) of a path below the scope. Every

@@ -2164,7 +2164,14 @@ type StoreReference struct {
 // expect other values.
 type StoreStatus string
 
-// Subscription is a customer's subscription to a plan.
+// Subscription is a customer's subscription to a plan. Each period is a card charge
+// of the customer, of the plan's amount and currency, with no order_id
+// (tie it to its subscription with CustomerScope.RenewalOf); for
+// a customer with an account (RequiresAccount) the amount is credited
+// to the customer's balance, as any charge of the customer is. A
+// Colombian (COP) plan is charged with no IVA: the gateway shows no
+// iva on plans or subscriptions, so a merchant that must declare IVA
+// on a recurring charge charges it itself (a CardCharge with IVA).
 type Subscription struct {
 	// CancelAtPeriodEnd says whether the subscription ends with the current period
 	// instead of renewing.
@@ -2174,7 +2181,10 @@ type Subscription struct {
 	// address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// ChargeDate is the day of the next charge (yyyy-mm-dd).
+	// ChargeDate is the day of the next charge (yyyy-mm-dd): the next retry while
+	// past_due. On an unpaid or cancelled subscription, which charges
+	// nothing more, it is the day of the charge that was due when it
+	// stopped, a day in the past.
 	ChargeDate   Date      `json:"charge_date"`
 	CreationDate time.Time `json:"creation_date"`
 
@@ -2213,15 +2223,29 @@ type SubscriptionRequest struct {
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionStatus is the status of a subscription:
+// SubscriptionStatus is the status of a subscription, and what moves it:
 //
-//   - trial: inside the trial period
-//   - active: charging normally
-//   - past_due: a charge failed and is being retried
-//   - unpaid or cancelled: the retries failed (see the plan's
-//     StatusAfterRetry), or the subscription was cancelled
+//   - trial: inside the trial period; becomes active on the day after
+//     TrialEndDate, when the first period is charged (TrialEndDate can
+//     change only while in trial).
+//   - active: charging normally, each period on its ChargeDate at 00:00
+//     in the merchant's zone; a failed charge makes it past_due.
+//   - past_due: a charge failed (a decline, a card expired by then
+//     (3002), a card deleted since (1005), a card that asks for 3-D
+//     Secure (3012)) and is tried again each following day, RetryTimes
+//     times (the plan's); a retry that pays makes it active again, the
+//     period keeping its place in the calendar. A card update (Update
+//     with SourceID or Card) is charged at the next retry.
+//   - unpaid or cancelled: the retries failed (the plan's
+//     StatusAfterRetry), or the subscription was cancelled (Delete,
+//     CancelAtPeriodEnd at its period's end, its customer deleted).
+//     Both are final: nothing is charged any more, and a card update
+//     does not bring it back (subscribe the customer again).
 //
-// Expect values not listed here.
+// Every failed charge of a subscription is a failed transaction with
+// its ErrorCode, and sends both charge.failed and
+// subscription.charge.failed carrying that same transaction. Expect
+// values not listed here.
 type SubscriptionStatus string
 
 // SubscriptionUpdateRequest is a change to a subscription: only the fields
@@ -2364,7 +2388,16 @@ type Transaction struct {
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
-	// explains.
+	// explains: the code a merchant's dunning rules read (3003
+	// insufficient funds: try again; 3002 expired, 3004 stolen, 3009
+	// lost: ask for a new card). A declined card charge has its decline's
+	// code (3001-3012); a subscription's renewal on a card deleted since
+	// has 1005; a payout the receiving bank rejected has 1007. The
+	// gateway sends it with error_message on every failed transaction;
+	// when an answer lacks it, the SDK fills it from ErrorMessage (the
+	// decline messages), else ErrCardDeclined for a card charge and
+	// ErrFundsTransferRejected for anything else. Zero on a transaction
+	// that did not fail.
 	ErrorCode Code `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage says why the transaction failed, when its status is failed.

@@ -278,6 +278,13 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	}
 
 	now := t.t.CreationDate
+	// A card is charged as the gateway charges it on the charge's day: a
+	// stored card or a token whose expiry month has passed since it was
+	// saved declines with 3002 (card data sent inline was checked when the
+	// request was read).
+	if expired, ok := cardnum.ExpiryPassed(k.expMonth, k.expYear, now); ok && expired && req.inline == nil {
+		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
+	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
 	// that waits for its payer keeps it (newChargeTx).
 	outcome := k.outcome.ForPayer(payerEmail(cu, req))
@@ -286,21 +293,12 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		if outcome.FraudRule != "" {
 			e.FraudRules = []string{outcome.FraudRule}
 		}
-		m.setStatus(t, openpay.TransactionStatusFailed)
-		t.t.ErrorMessage = e.Description
-		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-		return nil, e
+		return nil, s.declineCharge(m, t, e)
 	}
 	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
 		value := openpay.MustAmount(pointsValueMXN)
 		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
-			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
-			m.setStatus(t, openpay.TransactionStatusFailed)
-			t.t.ErrorMessage = e.Description
-			m.addTx(t)
-			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-			return nil, e
+			return nil, s.declineCharge(m, t, errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge"))
 		}
 		used := value
 		if req.amount.Cmp(value) < 0 {
@@ -331,15 +329,40 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
 }
 
+// declineCharge records a new card charge t as failed with the error e
+// that answers it (failTx) and emits charge.failed; it returns e. The
+// caller holds m.mu.
+func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
+	failTx(m, t, e.Code, e.Description)
+	m.addTx(t)
+	s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+	return e
+}
+
+// failTx moves a transaction to failed with its error_code and the
+// error_message that explains it. Every failed transaction is failed here,
+// so that none lacks its code: the gateway sends both on a failed
+// transaction (the vendor's Java client reads error_code and error_message
+// from it), and a merchant's dunning rules read the code, not the text. The
+// caller holds m.mu.
+func failTx(m *merchant, t *tx, code openpay.Code, message string) {
+	m.setStatus(t, openpay.TransactionStatusFailed)
+	t.t.ErrorCode, t.t.ErrorMessage = code, message
+}
+
 // chargeStoredCard charges a card of cards stored at the scope of cu (a
 // merchant card when cu is nil) from inside the server, as subscriptions do
 // on schedule: the same outcome rules as a card charge through the API
-// (test cards, fraud e-mail), recorded the same way. It returns the
-// transaction it recorded (nil when none was, as for a card that does not
-// exist) and, unless the charge completed, the error: a decline's, or 3012
-// for a card that asks for 3-D Secure, whose charge is cancelled at once
-// since no payer is there to authenticate. The caller holds m.mu and the
-// lock of whoever owns cards.
+// (test cards, fraud e-mail, expiry on the charge's day), recorded the same
+// way. It returns the transaction it recorded and, unless the charge
+// completed, the error: a decline's; 1005 for a card of the owner deleted
+// since it was named (no one sent the charge to be told, so it is recorded
+// as a failed charge of that card, with charge.failed, as a decline is),
+// and 1005 with nothing recorded for a card that was never the owner's; or
+// 3012 for a
+// card that asks for 3-D Secure, whose charge is cancelled at once since no
+// payer is there to authenticate. The caller holds m.mu and the lock of
+// whoever owns cards.
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
@@ -348,11 +371,16 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(cu, req)
+	if k := cards.byID[cardID]; k != nil && k.deleted && k.customerID == ownerID(cu) {
+		w := k.wire()
+		t.t.Card = &w
+		return t, s.declineCharge(m, t, errorf(openpay.ErrNotFound, "The card with id '%s' does not exist", cardID))
+	}
 	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
-		if m.txByID(t.t.ID) == t { // a decline is recorded; a card not found is not
-			return t, e
+		if m.txByID(t.t.ID) != t { // refused before anything was recorded
+			return nil, e
 		}
-		return nil, e
+		return t, e
 	}
 	if t.t.Status == openpay.TransactionStatusCompleted {
 		return t, nil

@@ -245,6 +245,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		if sent && (t.kind == kindStore || t.kind == kindBank) {
 			return errorf(openpay.ErrInvalidParameter, "The field 'error_code' is a card's decline; a %s charge has none", t.t.Method)
 		}
+		message := declineMessage(code)
 		switch t.kind {
 		case kindStore, kindBank:
 			t.t.ErrorMessage = unpaidStoreMessage
@@ -254,12 +255,10 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 			s.cancel(m, t)
 			return nil
 		case kindPSE:
-			t.t.ErrorMessage = pseRejectedMessage
-		default:
-			t.t.ErrorMessage = declineMessage(code)
+			message = pseRejectedMessage
 		}
 		t.countPhoneAttempt()
-		m.setStatus(t, openpay.TransactionStatusFailed)
+		failTx(m, t, code, message)
 		t.t.OperationDate = s.nowFor(m)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil
