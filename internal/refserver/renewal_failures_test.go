@@ -85,11 +85,15 @@ func TestFailedTransactionsCarryTheirErrorCode(t *testing.T) {
 	assert.Equal(t, 3003.0, failed[0]["error_code"])
 	assert.Equal(t, "The card doesn't have sufficient funds", failed[0]["error_message"])
 
-	store := requireOK(t, env.post("/customers/"+cu+"/charges", map[string]any{"method": "store", "amount": 100, "description": "x"}), http.StatusOK)
-	tx, err := env.s.FailCharge(env.m.ID, store["id"].(string), 3010)
+	// A 3-D Secure charge waiting for the payer, failed by the fail control
+	// with a card's decline (cash and transfers have none: they end
+	// cancelled in their own words).
+	secure := requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(storedCard(t, env, "/customers/"+cu, "4111111111111111"),
+		"use_3d_secure", true, "redirect_url", "https://shop.example/back")), http.StatusOK)
+	tx, err := env.s.FailCharge(env.m.ID, secure["id"].(string), 3010)
 	require.NoError(t, err)
 	assert.EqualValues(t, 3010, tx.ErrorCode)
-	o := requireOK(t, env.get("/customers/"+cu+"/charges/"+store["id"].(string)), http.StatusOK)
+	o := requireOK(t, env.get("/customers/"+cu+"/charges/"+secure["id"].(string)), http.StatusOK)
 	assert.Equal(t, 3010.0, o["error_code"])
 	assert.NotEmpty(t, o["error_message"])
 
