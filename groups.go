@@ -37,9 +37,10 @@ func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opt
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
-	body, _ := req.chargeRequest()
-	// An empty expectation makes the request not reconcilable.
-	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")
+	body, want := req.chargeRequest()
+	// An expectation without an order_id makes the request not
+	// reconcilable; its amount is still checked.
+	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{amount: want.amount}, opts, "charges")
 }
 
 // charges is the merchant service sharing g's implementation (nil for a

@@ -93,6 +93,7 @@ var serverTests = []serverTest{
 	{"TestEventHooksAndLog", TestEventHooksAndLog},
 	{"TestEveryErrorCodeOverRawHTTP", TestEveryErrorCodeOverRawHTTP},
 	{"TestEveryOperationIsServed", TestEveryOperationIsServed},
+	{"TestFaultAnswersAfterActing", TestFaultAnswersAfterActing},
 	{"TestFaultBounds", TestFaultBounds},
 	{"TestFaultControl", TestFaultControl},
 	{"TestFaultCountAndExactPath", TestFaultCountAndExactPath},

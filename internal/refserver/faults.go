@@ -52,6 +52,12 @@ import (
 //	"drop": "before"        the connection is closed before the server does anything: no answer
 //	"drop": "after"         the request is carried out (a charge is made), then the connection is closed
 //	                        without the answer: the lost answer that order_id reconciliation exists for
+//	"page": 502             a proxy's HTML page with that status (400 to 599) instead of any answer
+//
+// With "error_code" or "page", "acted": true first carries the request out
+// (a charge is made, a refund taken), then answers the error or the page in
+// place of the server's answer: a front that failed after the gateway
+// behind it acted, which no status proves did nothing.
 
 // FaultDrop says when a fault closes the connection.
 type FaultDrop string
@@ -80,7 +86,7 @@ const (
 )
 
 // Fault is a failure armed with [Server.InjectFault] for the next requests
-// that match Method and Path. Exactly one of ErrorCode, Delay and Drop says
+// that match Method and Path. Exactly one of ErrorCode, Delay, Drop and Page says
 // how they fail.
 type Fault struct {
 	// ID identifies an armed fault (set by InjectFault).
@@ -100,11 +106,17 @@ type Fault struct {
 	// Description is the text of that error object; empty means the
 	// server's text for the code.
 	Description string
-	// Delay holds the request that long before it is answered as usual.
+	// Delay holds the request that long, then the server carries it out
+	// and answers as usual, even when the client gave up meanwhile.
 	Delay time.Duration
 	// Drop closes the connection without an answer, before or after the
 	// server carries the request out.
 	Drop FaultDrop
+	// Page answers a proxy's HTML page with this status (400 to 599).
+	Page int
+	// Acted, with ErrorCode or Page, carries the request out first and
+	// answers the error or the page in place of the server's answer.
+	Acted bool
 }
 
 // faultWire is a fault on the wire (the JSON of /_simulate/faults).
@@ -117,11 +129,13 @@ type faultWire struct {
 	Description string       `json:"description,omitempty"`
 	DelayMS     int64        `json:"delay_ms,omitempty"`
 	Drop        FaultDrop    `json:"drop,omitempty"`
+	Page        int          `json:"page,omitempty"`
+	Acted       bool         `json:"acted,omitempty"`
 }
 
 func (f Fault) wire() faultWire {
 	return faultWire{ID: f.ID, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
-		Description: f.Description, DelayMS: f.Delay.Milliseconds(), Drop: f.Drop}
+		Description: f.Description, DelayMS: f.Delay.Milliseconds(), Drop: f.Drop, Page: f.Page, Acted: f.Acted}
 }
 
 func wireFaults(fs []Fault) []faultWire {
@@ -274,15 +288,19 @@ func (s *Server) checkFault(f Fault) (*armedFault, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'count' must be from 1 to %d", maxFaultCount)
 	}
 	kinds := 0
-	for _, set := range []bool{f.ErrorCode != 0, f.Delay != 0, f.Drop != ""} {
+	for _, set := range []bool{f.ErrorCode != 0, f.Delay != 0, f.Drop != "", f.Page != 0} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of 'error_code', 'delay_ms' and 'drop'")
+		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of 'error_code', 'delay_ms', 'drop' and 'page'")
 	}
 	switch {
+	case f.Page != 0 && (f.Page < 400 || f.Page > 599):
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'page' must be an HTTP status from 400 to 599")
+	case f.Acted && f.ErrorCode == 0 && f.Page == 0:
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'acted' goes with 'error_code' or 'page'")
 	case f.ErrorCode != 0 && !f.ErrorCode.Documented():
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'error_code' must be a documented error code")
 	case f.Delay < 0 || f.Delay > maxFaultDelay:
@@ -399,15 +417,12 @@ func (fs *faultSet) take(rt *route, params []string, r *http.Request) *Fault {
 // nowhere (ServeHTTP then closes the connection).
 func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *statusWriter) bool {
 	switch {
-	case f.ErrorCode != 0:
-		desc := f.Description
-		if desc == "" {
-			desc = faultErrorText[f.ErrorCode]
-		}
-		if desc == "" {
-			desc = "The request failed with error " + strconv.Itoa(int(f.ErrorCode))
-		}
-		writeError(sw, c.requestID, &Error{Code: f.ErrorCode, Description: desc})
+	case f.Acted:
+		// The request goes on; its answer goes nowhere, and
+		// answerAfterActing answers in its place (ServeHTTP).
+		sw.ResponseWriter = &discardWriter{header: make(http.Header)}
+	case f.ErrorCode != 0 || f.Page != 0:
+		answerFault(f, c.requestID, sw)
 		return true
 	case f.Drop == DropBefore:
 		dropConnection(w)
@@ -423,6 +438,25 @@ func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *status
 		}
 	}
 	return false
+}
+
+// answerFault answers a fault's error object, or its page.
+func answerFault(f *Fault, requestID string, w http.ResponseWriter) {
+	if f.Page != 0 {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(f.Page)
+		text := strconv.Itoa(f.Page) + " " + http.StatusText(f.Page)
+		_, _ = w.Write([]byte("<html><head><title>" + text + "</title></head><body><h1>" + text + "</h1><hr><p>proxy</p></body></html>\n"))
+		return
+	}
+	desc := f.Description
+	if desc == "" {
+		desc = faultErrorText[f.ErrorCode]
+	}
+	if desc == "" {
+		desc = "The request failed with error " + strconv.Itoa(int(f.ErrorCode))
+	}
+	writeError(w, requestID, &Error{Code: f.ErrorCode, Description: desc})
 }
 
 // dropConnection closes the request's connection without an answer. Where
@@ -458,7 +492,8 @@ func (s *Server) armFault(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'delay_ms' must be from 1 to %d", maxFaultDelay.Milliseconds())
 	}
 	armed, e := s.armFor(c.controlOwner(), Fault{Method: body.Method, Path: body.Path, Count: body.Count, ErrorCode: body.ErrorCode,
-		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop})
+		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop,
+		Page: body.Page, Acted: body.Acted})
 	if e != nil {
 		return nil, e
 	}
