@@ -494,17 +494,15 @@ func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts .
 // each charge and fee once, so an exact re-send, or a retry after an
 // attempt whose answer was lost, gets the refund already made, as this
 // call's result. A pre-authorization found cancelled after an attempt that
-// may have acted was voided, as a refund of it does. Otherwise a definite
-// answer stands; a refund of another amount means this call refunded
-// nothing; and a charge or fee that shows no refund leaves the outcome
-// unknown: an attempt may still be held at the gateway.
+// may have acted was voided, as a refund of it does. Otherwise a refusal
+// that no attempt of this call may have caused stands; a refund of another
+// amount means this call refunded nothing; and a read back that fails, or
+// that shows no refund after an attempt that may have acted, leaves the
+// outcome unknown: an attempt may still be held at the gateway.
 func (c *Client) settleRefund(ctx context.Context, r apiRequest, path string, cause error, resp *transport.Response, out any) (status int, err error) {
 	log := c.tr.Logger()
-	definite := !errors.Is(cause, ErrOutcomeUnknown) && !earlierMayHaveActed(resp)
+	mayHaveActed := errors.Is(cause, ErrOutcomeUnknown) || earlierMayHaveActed(resp)
 	unknown := func(lookup error) error {
-		if definite {
-			return cause
-		}
 		err := &OutcomeUnknownError{Method: r.method, Path: path, Err: cause, Lookup: lookup}
 		log.LogAttrs(context.WithoutCancel(ctx), slog.LevelWarn, "openpay: outcome unknown",
 			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
@@ -513,12 +511,12 @@ func (c *Client) settleRefund(ctx context.Context, r apiRequest, path string, ca
 	if ctx.Err() != nil {
 		return 0, unknown(&notLookedUp{err: context.Cause(ctx)})
 	}
-	if !definite {
-		log.LogAttrs(ctx, slog.LevelWarn, "openpay: refund outcome unclear, reading it back",
-			slog.String("method", r.method), slog.String("path", path), slog.String("cause", cause.Error()))
-	}
+	log.LogAttrs(ctx, slog.LevelInfo, "openpay: reading a refund back",
+		slog.String("method", r.method), slog.String("path", path), slog.String("cause", cause.Error()))
 	var obj Transaction
 	if _, lerr := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: r.refund.url}, c.displayPath(r.refund.url), nil, &obj); lerr != nil {
+		// A refusal such as "already refunded" may be about this very
+		// refund, made before: unknown until read.
 		return 0, unknown(lerr)
 	}
 	tx, ok := out.(*Transaction)
@@ -538,11 +536,11 @@ func (c *Client) settleRefund(ctx context.Context, r apiRequest, path string, ca
 			*tx = *obj.Refund
 		}
 		return http.StatusOK, nil
-	case !definite && !r.refund.fee && obj.Refund == nil && obj.Status == TransactionStatusCancelled:
+	case mayHaveActed && !r.refund.fee && obj.Refund == nil && obj.Status == TransactionStatusCancelled:
 		*tx = obj // a pre-authorization, voided
 		return http.StatusOK, nil
-	case definite:
-		return 0, cause
+	case !mayHaveActed:
+		return 0, cause // a refusal, not about a refund of this call's
 	case obj.Refund != nil:
 		return 0, &Error{Category: CategoryRequest, Code: ErrInvalidParameter, HTTPStatus: ErrInvalidParameter.HTTPStatus(),
 			Method: r.method, Path: path, Description: "already refunded, by another amount (" + obj.Refund.Amount.String() +
