@@ -189,7 +189,7 @@ const (
 	ErrCardRestricted            Code = 3010 // HTTP 402: card restricted by the bank
 	ErrCardRetained              Code = 3011 // HTTP 402: the bank asked to hold the card
 	ErrBankAuthorizationRequired Code = 3012 // HTTP 412: bank authorization required
-	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the merchant account has insufficient funds
+	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the balance drawn on is short: the merchant's, or a customer's (a payout, transfer, fee or refund at a customer's account)
 )
 
 type codeInfo struct {
