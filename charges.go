@@ -210,14 +210,15 @@ func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req Capt
 // fails before sending, with an error matching [ErrInvalidAmount].
 //
 // The gateway refunds a charge once (in whole or in part), so Refund is
-// safe to repeat: when an answer is lost (no answer, a server error) the
-// SDK retries and reads the charge back, and a charge already refunded by
-// the amount asked is this call's success, returned with Reconciled set in
-// [ResponseInfo]; an exact re-send after an [*OutcomeUnknownError] does
-// the same. A charge refunded by another amount answers the gateway's
-// error (this call refunded nothing). When the charge shows no refund yet
-// after an answer that may have hidden one, the error is an
-// [*OutcomeUnknownError]: re-send the same refund later to settle it.
+// safe to repeat. When an answer is lost (no answer, a server error) the
+// SDK never sends the refund again by itself: it reads the charge back,
+// and a charge refunded by the amount asked is this call's success,
+// returned with Reconciled set in [ResponseInfo]; an exact re-send after an
+// [*OutcomeUnknownError], answered "already refunded", does the same. A
+// charge refunded by another amount answers the gateway's error (this call
+// refunded nothing). When the charge shows no refund yet after an answer
+// that may have hidden one, the error is an [*OutcomeUnknownError]:
+// re-send the same refund later to settle it.
 func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
 	return refund(ctx, scopeOf(cs), apiRequest{opts: opts, body: req}, refundCheck{amount: req.Amount}, "charges", chargeID, "refund")
 }

@@ -37,9 +37,10 @@ func (fs *FeesService) GetByOrderID(ctx context.Context, orderID string, opts ..
 // Refund returns a fee to the customer's balance; the answer is the
 // refund. The gateway refunds a fee once, so Refund is safe to repeat, as
 // [ChargesService.Refund] is: after a lost answer the SDK reads the fee
-// back, and a fee already refunded is this call's success (its refund is
-// returned); a fee that shows no refund yet after an answer that may have
-// hidden one gives an [*OutcomeUnknownError], settled by re-sending.
+// back (it never sends the refund again by itself), and a fee already
+// refunded is this call's success (its refund is returned); a fee that
+// shows no refund yet after an answer that may have hidden one gives an
+// [*OutcomeUnknownError], settled by re-sending.
 func (fs *FeesService) Refund(ctx context.Context, feeID string, req FeeRefundRequest, opts ...CallOption) (*Transaction, error) {
 	return refund(ctx, scopeOf(fs), apiRequest{opts: opts, body: req}, refundCheck{fee: true}, "fees", feeID, "refund")
 }

@@ -479,7 +479,9 @@ func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts .
 	if chk.url, err = s.url(parts[:len(parts)-1]...); err != nil {
 		return nil, err
 	}
-	r.method, r.url, r.reconcilable, r.refund = http.MethodPost, u, true, &chk
+	// Not reconcilable: the transport never sends a refund again once it
+	// may have reached the gateway; settleRefund reads it back instead.
+	r.method, r.url, r.refund = http.MethodPost, u, &chk
 	var tx Transaction
 	if err := s.c.send(ctx, r, &tx); err != nil {
 		return nil, err
@@ -491,9 +493,8 @@ func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts .
 // open, or that was refused as invalid (perhaps because it was made
 // already), by reading the charge or fee back. A refund of the amount
 // asked (all of it, for a zero amount) is this call's: the gateway refunds
-// each charge and fee once, so an exact re-send, or a retry after an
-// attempt whose answer was lost, gets the refund already made, as this
-// call's result. A pre-authorization found cancelled after an attempt that
+// each charge and fee once, so an attempt whose answer was lost, or an
+// exact re-send, gets the refund already made, as this call's result. A pre-authorization found cancelled after an attempt that
 // may have acted was voided, as a refund of it does. Otherwise a refusal
 // that no attempt of this call may have caused stands; a refund of another
 // amount means this call refunded nothing; and a read back that fails, or

@@ -103,8 +103,9 @@ type apiRequest struct {
 	// merchant's scope, for a request made at a customer's: the holder of
 	// an order_id may be another customer's.
 	merchantURL string
-	// refund describes a refund, which a read back of what it refunds
-	// settles when its outcome is left open (settleRefund).
+	// refund describes a refund, which is never re-sent once it may have
+	// reached the gateway: a read back of what it refunds settles it when
+	// its outcome is left open (settleRefund).
 	refund *refundCheck
 	// opts are the caller's options for this call.
 	opts []CallOption
@@ -172,7 +173,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			}
 		}
 	}
-	if r.reconcilable && (needsReconciling(err, resp) || r.refund != nil && errors.Is(err, ErrInvalidParameter)) {
+	if (r.reconcilable || r.refund != nil) && (needsReconciling(err, resp) || r.refund != nil && errors.Is(err, ErrInvalidParameter)) {
 		var status int
 		if r.refund != nil {
 			status, err = c.settleRefund(ctx, r, path, err, resp, out)

@@ -92,8 +92,7 @@ type Request struct {
 	Body []byte
 	// Reconcilable marks a request that changes state but can be retried
 	// after an unknown outcome, because its caller can find out whether an
-	// earlier attempt took effect (a transaction with an order_id, a
-	// refund, which the gateway makes once).
+	// earlier attempt took effect (a transaction with an order_id).
 	Reconcilable bool
 }
 
