@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -433,4 +435,120 @@ func TestClassUnknownIsUnmissable(t *testing.T) {
 	assert.Equal(t, "unknown", openpay.ClassUnknown.String())
 	assert.True(t, strings.HasPrefix(openpay.ErrorClass(99).String(), "ErrorClass("))
 	assert.False(t, errors.Is(nil, openpay.ErrOutcomeUnknown))
+}
+
+// The items of issue 31 once more, each with only what the starting main
+// (497acb9) had, so that each fails there and passes now: a small proxy
+// (after503) lets the server act and then replaces its answer with the
+// gateway's 503, as a front does.
+
+// after503 is a client whose POSTs to paths ending in suffix are carried out
+// by the server, then answered 503 (the gateway's 1004) once.
+func after503(t *testing.T, srv *openpaytest.Server, suffix string) *openpay.Client {
+	var used atomic.Bool
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if err == nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, suffix) && !used.Swap(true) {
+			resp.Body.Close()
+			body := `{"category":"internal","error_code":1004,"description":"A required service is unavailable","http_code":503,"request_id":"x"}`
+			return &http.Response{StatusCode: 503, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(body)),
+				ContentLength: int64(len(body)), Request: r, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
+		}
+		return resp, err
+	})}
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.9"),
+		openpay.WithHTTPClient(hc), openpay.WithRetryPolicy(openpay.RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond}))
+	require.NoError(t, err)
+	return c
+}
+
+func TestProxy503AfterChargeIsSettled(t *testing.T) {
+	srv := openpaytest.NewServer(t)
+	c := after503(t, srv, "/charges")
+	ch, err := c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("400"), Description: "d", OrderID: "i1"})
+	require.NoError(t, err)
+	assert.Equal(t, "i1", ch.OrderID)
+}
+
+func TestProxy503AfterRefundIsSettled(t *testing.T) {
+	srv := openpaytest.NewServer(t)
+	c := after503(t, srv, "/refund")
+	ch, err := c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("400"), Description: "d"})
+	require.NoError(t, err)
+	_, err = c.Charges.Refund(context.Background(), ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("50")})
+	require.NoError(t, err, "the refund was made")
+	assert.Equal(t, "350.00", srv.Balance().String())
+}
+
+func TestExactResendReturnsTheChargeMade(t *testing.T) {
+	srv := openpaytest.NewServer(t)
+	c := faultClient(t, srv)
+	require.NoError(t, srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges", Drop: openpaytest.DropAfter}))
+	require.NoError(t, srv.InjectFault(openpaytest.Fault{Method: "GET", Path: "/v1/{merchant_id}/charges", ErrorCode: openpay.ErrInternalServer, Count: 20}))
+	req := openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("75"), Description: "d", OrderID: "i3"}
+	_, err := c.Charges.Create(context.Background(), req)
+	require.ErrorIs(t, err, openpay.ErrOutcomeUnknown)
+	srv.ClearFaults()
+	tx, err := c.Charges.Create(context.Background(), req)
+	require.NoError(t, err, "an exact re-send returns the charge made")
+	assert.Equal(t, "i3", tx.OrderID)
+}
+
+func TestRetryMeetsAnotherCustomersOrderID(t *testing.T) {
+	k := newContract(t)
+	c := faultClient(t, k.srv)
+	a := k.fundedCustomer(t, "Ana", "")
+	b := k.fundedCustomer(t, "Beto", "")
+	_, err := c.Customer(a.ID).Charges.Create(context.Background(), openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("80"), Description: "d", OrderID: "i5"})
+	require.NoError(t, err)
+	require.NoError(t, k.srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/customers/{customer_id}/charges", ErrorCode: openpay.ErrInternalServer}))
+	_, err = c.Customer(b.ID).Charges.Create(context.Background(), openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("80"), Description: "d", OrderID: "i5"})
+	var oc *openpay.OrderConflictError
+	require.ErrorAs(t, err, &oc)
+}
+
+func TestNoLookupPastTheCallersContext(t *testing.T) {
+	srv := openpaytest.NewServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var gets atomic.Int32
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if r.Method == http.MethodGet {
+			gets.Add(1)
+		}
+		resp, err := http.DefaultTransport.RoundTrip(r)
+		if r.Method == http.MethodPost && resp != nil && resp.StatusCode >= 500 {
+			cancel()
+		}
+		return resp, err
+	})}
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP("203.0.113.9"),
+		openpay.WithHTTPClient(hc), openpay.WithRetryPolicy(openpay.RetryPolicy{MaxRetries: 2, WaitMin: 20 * time.Second, WaitMax: 20 * time.Second}))
+	require.NoError(t, err)
+	require.NoError(t, srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges", ErrorCode: openpay.ErrInternalServer}))
+	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("9"), Description: "d", OrderID: "i6"})
+	var ue *openpay.OutcomeUnknownError
+	require.ErrorAs(t, err, &ue)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Zero(t, gets.Load(), "no lookup past the caller's context")
+}
+
+func TestSecondRefundRefused(t *testing.T) {
+	k := newContract(t)
+	ch, err := k.c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("100"), Description: "d"})
+	require.NoError(t, err)
+	_, err = k.c.Charges.Refund(context.Background(), ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("10")})
+	require.NoError(t, err)
+	_, err = k.c.Charges.Refund(context.Background(), ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("20")})
+	require.Error(t, err, "a second refund would hide the first")
+	got, err := k.c.Charges.Get(context.Background(), ch.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "10.00", got.Refund.Amount.String())
+}
+
+func TestNegativeAmountRefusedBeforeSending(t *testing.T) {
+	k := newContract(t)
+	_, err := k.c.Charges.Create(context.Background(), openpay.StoreCharge{Amount: openpay.MustAmount("-5"), Description: "d"})
+	assert.True(t, errors.Is(err, openpay.ErrInvalidAmount), "%v", err)
+	assert.Empty(t, openpay.Code(0).Error())
 }
