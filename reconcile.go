@@ -457,7 +457,8 @@ func failedTxError(method, path string, tx *Transaction, secrets []string) *Erro
 // makes once for each: when its outcome is left open, reading the charge
 // or the fee back tells whether it was made.
 type refundCheck struct {
-	// url is the charge or the fee refunded.
+	// url is the charge or the fee refunded; empty when it cannot be read
+	// (a group's charge): an open outcome then stays unknown.
 	url string
 	// amount is the amount asked; zero asks for all of it.
 	amount Amount
@@ -476,8 +477,10 @@ func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts .
 	if err != nil {
 		return nil, err
 	}
-	if chk.url, err = s.url(parts[:len(parts)-1]...); err != nil {
-		return nil, err
+	if !s.group() { // the group API has no read of a charge
+		if chk.url, err = s.url(parts[:len(parts)-1]...); err != nil {
+			return nil, err
+		}
 	}
 	// Not reconcilable: the transport never sends a refund again once it
 	// may have reached the gateway; settleRefund reads it back instead.
@@ -488,6 +491,9 @@ func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts .
 	}
 	return &tx, nil
 }
+
+// errNoGroupRead is the Lookup of a group's refund left unknown.
+var errNoGroupRead = errors.New("not read back: the group API has no read of a charge (read it with the merchant's client)")
 
 // settleRefund settles a refund whose result (cause) leaves its outcome
 // open, or that was refused as invalid (perhaps because it was made
@@ -508,6 +514,12 @@ func (c *Client) settleRefund(ctx context.Context, r apiRequest, path string, ca
 		log.LogAttrs(context.WithoutCancel(ctx), slog.LevelWarn, "openpay: outcome unknown",
 			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
 		return err
+	}
+	if r.refund.url == "" {
+		if !mayHaveActed {
+			return 0, cause
+		}
+		return 0, unknown(errNoGroupRead)
 	}
 	if ctx.Err() != nil {
 		return 0, unknown(&notLookedUp{err: context.Cause(ctx)})

@@ -173,7 +173,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			}
 		}
 	}
-	if (r.reconcilable || r.refund != nil) && (needsReconciling(err, resp) || r.refund != nil && errors.Is(err, ErrInvalidParameter)) {
+	if (r.reconcilable || r.refund != nil) && (needsReconciling(err, resp) || r.refund != nil && r.refund.url != "" && errors.Is(err, ErrInvalidParameter)) {
 		var status int
 		if r.refund != nil {
 			status, err = c.settleRefund(ctx, r, path, err, resp, out)
