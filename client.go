@@ -48,7 +48,8 @@ const (
 // fixed by the SDK, for safety (see the README's "Retries"): reads and
 // deletes on transport errors, 429, 502, 503, 504 and 500 with codes 1000 or
 // 1004; requests that change state only when nothing reached the gateway,
-// or when they carry an order_id the SDK can reconcile.
+// or when they carry an order_id the SDK can reconcile (a refund is read
+// back instead, never sent again).
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt (0: none).
 	MaxRetries int

@@ -111,8 +111,9 @@ func (e *Error) Error() string {
 
 // Is reports whether target is e's [Code] or e's [Category], or
 // [ErrOutcomeUnknown] when e answers a call that changes state and the
-// gateway may have acted all the same: a server error other than 503, or a
-// 2xx answer whose body was not the expected object.
+// gateway may have acted all the same: any server error (a 503 too: a
+// front may answer it after the gateway acted), or a 2xx answer whose body
+// was not the expected object.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Code:
@@ -188,7 +189,7 @@ const (
 	ErrCardRestricted            Code = 3010 // HTTP 402: card restricted by the bank
 	ErrCardRetained              Code = 3011 // HTTP 402: the bank asked to hold the card
 	ErrBankAuthorizationRequired Code = 3012 // HTTP 412: bank authorization required
-	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the merchant account has insufficient funds
+	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the balance drawn on is short: the merchant's, or a customer's (a payout, transfer, fee or refund at a customer's account)
 )
 
 type codeInfo struct {
@@ -234,8 +235,13 @@ var codes = map[Code]codeInfo{
 	ErrMerchantInsufficientFunds: {412, CategoryRequest, "merchant account has insufficient funds"},
 }
 
-// Error describes the code; it makes Code usable with errors.Is.
+// Error describes the code; it makes Code usable with errors.Is. The zero
+// Code, no code at all (a transaction that did not fail), is the empty
+// text, so that printing a transaction shows nothing for it.
 func (c Code) Error() string {
+	if c == 0 {
+		return ""
+	}
 	return "openpay: " + c.meaning() + " (" + strconv.Itoa(int(c)) + ")"
 }
 
@@ -293,13 +299,16 @@ var ErrInvalidArgument = errors.New("openpay: invalid argument")
 
 // ErrOutcomeUnknown matches (with errors.Is) a failed call that changes
 // state when the gateway may have acted all the same: no answer arrived
-// after the request may have reached it ([*TransportError]), it answered
-// with a server error other than 503, or with a success whose body was not
-// the expected object ([*Error]). The charge, payout or update may or may
-// not have happened. A transaction with an order_id is looked up by it
-// before the SDK gives up, so for those the error is an
-// [*OutcomeUnknownError]: the lookup failed too. Look the object up before
-// trying again; [ClassOf] puts these errors in [ClassTemporary].
+// after the request may have reached it, or the context ended meanwhile
+// ([*TransportError]), it answered with a server error (503 included), or
+// with a success whose body was not the expected object ([*Error]). The
+// charge, payout or update may or may not have happened. A transaction
+// with an order_id is looked up by it, and a refund read back, before the
+// SDK gives up (unless the context has ended), so for those the error is
+// an [*OutcomeUnknownError]. [ClassOf] puts these errors in
+// [ClassUnknown]: settle them before anything else, by re-sending the same
+// request with the same order_id (see [OutcomeUnknownError]), never with
+// a new one while the first may still be in flight.
 var ErrOutcomeUnknown = errors.New("openpay: outcome unknown")
 
 // TransportError is a call that got no usable response: the connection

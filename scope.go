@@ -42,6 +42,9 @@ func (s scope) customerID() string {
 	return ""
 }
 
+// group reports whether s is a merchant group's scope (/v1/groups/...).
+func (s scope) group() bool { return len(s.prefix) > 1 && s.prefix[1] == "groups" }
+
 // below returns the scope of the path parts below s.
 func (s scope) below(parts ...string) scope {
 	return scope{c: s.c, prefix: slices.Concat(s.prefix, parts)}

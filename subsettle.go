@@ -7,6 +7,8 @@ import (
 	"net/http"
 	neturl "net/url"
 	"time"
+
+	"github.com/openpay-go/openpay/internal/transport"
 )
 
 // A subscription create carries no order_id, so a create whose answer was
@@ -125,16 +127,36 @@ func createdBy(sub *Subscription, req SubscriptionRequest) bool {
 // finds it, else an *OutcomeUnknownError (see FindCreated for the way to
 // settle it later).
 func (ss *SubscriptionsService) settleCreate(ctx context.Context, req SubscriptionRequest, began time.Time, cause error) (*Subscription, error) {
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), lookupGrace)
-		defer cancel()
-	}
 	s := scopeOf(ss)
 	u, _ := s.url("subscriptions")
+	if ctx.Err() != nil {
+		// An ended context is honoured at once, as for transactions: the
+		// outcome stays unknown and FindCreated settles it later.
+		return nil, &OutcomeUnknownError{Method: http.MethodPost, Path: s.c.displayPath(u), Err: cause, Lookup: &notLookedUp{err: context.Cause(ctx)}}
+	}
 	sub, lerr := ss.findCreated(ctx, req, began, nil)
 	if sub != nil {
 		return sub, nil
 	}
 	return nil, &OutcomeUnknownError{Method: http.MethodPost, Path: s.c.displayPath(u), Err: cause, Lookup: lerr}
+}
+
+// clockAllowance is how much earlier than a call's first attempt, by the
+// gateway's clock, an object may say it was created and still be that
+// call's: the gateway writes creation dates and its Date header to the
+// second, and its servers' clocks may differ a little.
+const clockAllowance = 5 * time.Second
+
+// gatewayTime is when a request sent at sent left, by the gateway's clock:
+// the Date header of resp, an answer to a later request, less the time
+// since sent. Zero when either is unknown.
+func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
+	if resp == nil || sent.IsZero() {
+		return time.Time{}
+	}
+	date, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return time.Time{}
+	}
+	return date.Add(-time.Since(sent))
 }

@@ -2437,7 +2437,8 @@ type Transaction struct {
 	// number.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
-	// Refund is the refund of a refunded charge.
+	// Refund is the refund of a refunded charge. A charge is refunded once, in whole or in part, so
+	// its refunded total is this refund's amount.
 	Refund *Transaction `json:"refund,omitempty"`
 
 	// RiskData is the anti-fraud assessment of a card charge, which the gateway

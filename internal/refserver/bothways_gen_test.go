@@ -95,6 +95,7 @@ var serverTests = []serverTest{
 	{"TestEveryErrorCodeOverRawHTTP", TestEveryErrorCodeOverRawHTTP},
 	{"TestEveryOperationIsServed", TestEveryOperationIsServed},
 	{"TestFailedTransactionsCarryTheirErrorCode", TestFailedTransactionsCarryTheirErrorCode},
+	{"TestFaultAnswersAfterActing", TestFaultAnswersAfterActing},
 	{"TestFaultBounds", TestFaultBounds},
 	{"TestFaultControl", TestFaultControl},
 	{"TestFaultCountAndExactPath", TestFaultCountAndExactPath},

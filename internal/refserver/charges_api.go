@@ -34,9 +34,11 @@ import (
 //	  cancelled, announced with transaction.expired besides charge.cancelled
 //	pending charges (charge_pending, unpaid store or bank, pre-authorization): cancel -> cancelled;
 //	  past their due_date when the clock advances -> cancelled
-//	completed card charge: refund (partial or full; never more than what was captured) ->
-//	  refunded, with the latest refund nested as `refund`; the refunded amount leaves the balance
-//	  (4001 when the balance cannot pay it)
+//	completed card charge: refund (partial or full; never more than what was captured), once ->
+//	  refunded, with the refund nested as `refund`; the refunded amount leaves the balance
+//	  (4001 when the balance cannot pay it). A refunded charge refuses another refund (1003):
+//	  the charge nests one refund, so a second would hide the first from every read
+//	  (openapi.yaml, refundCharge), and a refund is safe to repeat
 //	completed or refunded card charge: chargeback opened -> chargeback_pending (the disputed
 //	  amount leaves the balance at once); accepted -> chargeback_accepted; rejected -> back to
 //	  its previous status and the amount returns
@@ -413,7 +415,10 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// refundCharge refunds a card charge in whole or in part, or voids a
+// descAlreadyRefunded answers a refund of a charge refunded before.
+const descAlreadyRefunded = "The charge has already been refunded"
+
+// refundCharge refunds a card charge in whole or in part, once, or voids a
 // pre-authorization.
 func (s *Server) refundCharge(c *call) (any, *Error) {
 	f, e := readBody(c, true)
@@ -445,13 +450,13 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		s.cancel(m, t)
 		return t.snapshot(), nil
 	}
-	if t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded {
+	if t.t.Status == openpay.TransactionStatusRefunded || t.t.Refund != nil {
+		return nil, errorf(openpay.ErrInvalidParameter, descAlreadyRefunded)
+	}
+	if t.t.Status != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
 	remaining := t.t.Amount.Sub(t.after().refunded)
-	if !remaining.IsPositive() {
-		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
-	}
 	amount := remaining
 	if f.Has("amount") {
 		if req.Amount.Cmp(remaining) > 0 {
