@@ -80,25 +80,46 @@ func TestTransferFeePayout(t *testing.T) {
 }
 
 // A refund is keyed by its charge and a key; a lost answer is settled by
-// reading the charge back, never by refunding again.
+// reading the charge back, never by refunding again: by the SDK inside the
+// call when the read answers, else by the worker.
 func TestRefund(t *testing.T) {
 	forEach(t, func(t *testing.T, e engine) {
 		v := newEnv(t, e)
 		ctx := context.Background()
+		const refundRoute = "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund"
+
+		// The SDK reads the charge back and finds the refund its call made.
+		first, err := v.j.Charge(ctx, v.p.charge("o-r0", "300.00"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		inject(t, v.srv, openpaytest.Fault{Method: "POST", Path: refundRoute, Drop: openpaytest.DropAfter})
+		r0 := Refund{CustomerID: v.p.customer, ChargeID: first.ID, Key: "return-0", Request: openpay.RefundRequest{Amount: openpay.MustAmount("100.00")}}
+		if tx, err := v.j.Refund(ctx, r0); err != nil || tx.Refund == nil {
+			t.Fatalf("a lost answer the SDK settles: %v, %v", tx, err)
+		}
+		if a, err := v.j.RefundAttempt(ctx, first.ID, "return-0"); err != nil || a.State != StateMade {
+			t.Fatalf("attempt %+v, %v", a, err)
+		}
+
+		// The read-back fails too: the call ends unknown, the worker settles.
 		ch, err := v.j.Charge(ctx, v.p.charge("o-r", "300.00"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := balance(t, v.c)
 		r := Refund{CustomerID: v.p.customer, ChargeID: ch.ID, Key: "return-1", Request: openpay.RefundRequest{Amount: openpay.MustAmount("100.00")}}
-		inject(t, v.srv, openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}/refund", Drop: openpaytest.DropAfter})
-		if _, err := v.j.Refund(ctx, r); err == nil {
-			t.Fatal("a lost answer succeeded")
+		inject(t, v.srv, openpaytest.Fault{Method: "POST", Path: refundRoute, Drop: openpaytest.DropAfter})
+		inject(t, v.srv, openpaytest.Fault{Method: "GET", Path: "/v1/{merchant_id}/customers/{customer_id}/charges/{transaction_id}",
+			ErrorCode: openpay.ErrServiceUnavailable, Count: 50})
+		if _, err := v.j.Refund(ctx, r); !errors.Is(err, openpay.ErrOutcomeUnknown) {
+			t.Fatalf("a lost answer whose read-back fails: %v", err)
 		}
 		a, err := v.j.RefundAttempt(ctx, ch.ID, "return-1")
 		if err != nil || a.State != StateUnknown {
 			t.Fatalf("attempt %+v, %v", a, err)
 		}
+		v.srv.ClearFaults()
 		v.clk.advance(2 * time.Minute)
 		if _, err := (&Worker{Journal: v.j}).Drain(ctx); err != nil {
 			t.Fatal(err)
