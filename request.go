@@ -49,7 +49,8 @@ type ResponseInfo struct {
 	// decline it records, not the final answer itself.
 	Reconciled bool
 	// Header holds the headers of the final answer, as received; nil when
-	// none arrived.
+	// none arrived, and for a Reconciled call (whose result is a lookup's,
+	// not the final answer's).
 	Header http.Header
 }
 
@@ -178,7 +179,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	if r.reconcilable && needsReconciling(err, resp) {
 		status, err := c.reconcileTx(ctx, r, path, err, out, sent)
 		if info != nil && status != 0 {
-			info.HTTPStatus, info.Reconciled = status, true
+			info.HTTPStatus, info.Reconciled, info.Header = status, true, nil
 		}
 		return err
 	}

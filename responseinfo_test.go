@@ -64,7 +64,7 @@ func TestWithResponseInfo(t *testing.T) {
 		assert.Equal(t, "tr6cxbcefzatd10guvvw", tx.ID)
 		// The status is the one of the answer the result stands for (the
 		// charge made), not the 1006 that led to the lookup.
-		assert.Equal(t, ResponseInfo{HTTPStatus: 200, RequestID: tpRequestID, Attempts: 2, Reconciled: true}, headerless(t, info))
+		assert.Equal(t, ResponseInfo{HTTPStatus: 200, RequestID: tpRequestID, Attempts: 2, Reconciled: true}, info)
 	})
 	// The calls that answer a plain array pass their options on too.
 	t.Run("array answers", func(t *testing.T) {
