@@ -992,7 +992,7 @@ type CardBIN struct {
 
 	// Brand is the card brand, as on cards (visa, mastercard, american_express,
 	// carnet).
-	Brand string `json:"brand"`
+	Brand CardBrand `json:"brand"`
 
 	// Category is the card's category (product line); the gateway publishes no
 	// list of values.
@@ -1527,10 +1527,10 @@ type ExchangeRate struct {
 	Date Date `json:"date"`
 
 	// From is the currency converted from (ISO 4217).
-	From string `json:"from"`
+	From Currency `json:"from"`
 
 	// To is the currency converted to (ISO 4217).
-	To string `json:"to"`
+	To Currency `json:"to"`
 
 	// Value is the rate applied.
 	Value Decimal `json:"value"`
