@@ -31,8 +31,11 @@ type Amount struct {
 var ErrAmountPrecision = errors.New("openpay: amount has more than two decimal places")
 
 // ErrInvalidAmount is returned (wrapped) by [NewAmount] and [MustAmount]
-// for text that is not a plain decimal amount.
-var ErrInvalidAmount = errors.New("openpay: not a plain decimal amount")
+// for text that is not a plain decimal amount, and, before anything is
+// sent, by a call that moves money given an amount that cannot: zero or
+// less for a charge, payout, transfer or fee, less than zero for a refund
+// or a capture (where zero means all of it).
+var ErrInvalidAmount = errors.New("openpay: invalid amount")
 
 // NewAmount parses an amount written as a plain decimal: digits, optionally
 // a leading '-' and a '.' followed by one or two decimals, as in "250",
@@ -46,6 +49,10 @@ var ErrInvalidAmount = errors.New("openpay: not a plain decimal amount")
 // [ErrAmountPrecision] rather than rounded, since silently rounding money is
 // how cents go missing; this includes trailing zeros, as "1.000" is a
 // thousand where a point separates thousands (Colombia).
+//
+// A negative amount parses (a difference, a balance), but no request that
+// moves money takes one: such a call fails before sending, with an error
+// wrapping [ErrInvalidAmount].
 //
 // Amounts decoded from the gateway's JSON ([Amount.UnmarshalJSON]) and
 // [Amount.UnmarshalText] read any form of number, since they read what a

@@ -118,24 +118,28 @@ type ChargesService struct{ s scope }
 // with [ErrClientIPRequired].
 //
 // Give every charge an OrderID, one per payment attempt. Then a Create
-// whose outcome is unknown (the connection dropped after sending, a server
-// error) is retried, and the SDK settles it by looking the order_id up:
-//   - the charge this call made is returned, once: the money moves once;
+// whose outcome is unknown (the connection dropped after sending, any
+// server error, a 503 included) is retried, and any duplicate order_id it
+// meets is looked up, at the merchant's scope too:
+//   - the charge this call made is returned, once: the money moves once.
+//     An exact re-send (the same OrderID, amount, card and customer) gets
+//     the charge its first attempt made, so re-sending is idempotent;
 //   - if that charge was declined, the error is the decline ([ClassDeclined],
 //     matching its code such as [ErrCardDeclined], with the failed charge in
 //     [Error].Transaction), never a success;
 //   - if the order_id is held by another transaction (another amount, card
-//     or customer, or an earlier attempt such as a decline before the payer
-//     tried another card), the error is an [*OrderConflictError]: this call
+//     or customer), the error is an [*OrderConflictError]: this call
 //     charged nothing, and a new attempt needs a new OrderID;
-//   - if the lookup cannot tell, the error is an [*OutcomeUnknownError]:
-//     settle the order later with [ChargesService.GetByOrderID].
+//   - if the lookup cannot tell, or the context ended first, the error is
+//     an [*OutcomeUnknownError] ([ClassUnknown]): settle it by re-sending
+//     the same request with the same OrderID, never a new one.
 //
 // Without an OrderID such a failure returns an error matching
 // [ErrOutcomeUnknown] and is not retried. A declined charge keeps its
 // OrderID at the gateway, so the payer's next try (another card) must be
-// sent with a new one, such as "order-42-2". A nil req fails before
-// sending with [ErrNilRequest].
+// sent with a new one, such as "order-42-2". An amount of zero or less
+// fails before sending with [ErrInvalidAmount], a nil req with
+// [ErrNilRequest].
 func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ...CallOption) (*Transaction, error) {
 	if err := checkCharge(req); err != nil {
 		return nil, err
@@ -150,11 +154,15 @@ func (cs *ChargesService) Get(ctx context.Context, chargeID string, opts ...Call
 }
 
 // GetByOrderID returns the charge holding orderID, whatever its status, or
-// an error matching [ErrNotFound] when there is none. A recovery job calls
-// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
-// a transaction found is the attempt's outcome (a failed one is a
-// decline); none found means the gateway made nothing, and only then may
-// the attempt be sent again with the same order_id.
+// an error matching [ErrNotFound] when there is none now. It only reads:
+// [ErrNotFound] does not prove that nothing will be made, since an attempt
+// may still be held at the gateway, so a recovery job settles an attempt
+// left unknown by re-sending it with the same order_id (see
+// [OutcomeUnknownError]), never with a new one. At a customer's scope it
+// looks among that customer's charges, then at the merchant's: a holder
+// there (another customer's, or the merchant's) is an
+// [*OrderConflictError] carrying it, since order ids are unique across the
+// merchant.
 func (cs *ChargesService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
 	return getByOrderID(ctx, scopeOf(cs), orderID, opts, "charges")
 }
@@ -185,18 +193,34 @@ func (cs *ChargesService) Update(ctx context.Context, chargeID string, req Charg
 
 // Capture confirms a pre-authorization (a card charge made with
 // Capture: Ptr(false)). A zero req.Amount captures the whole authorized
-// amount; a smaller amount captures part of it. The charge becomes
-// completed with the captured amount.
+// amount; a smaller amount captures part of it (a negative one fails
+// before sending, with [ErrInvalidAmount]). The charge becomes completed
+// with the captured amount.
 func (cs *ChargesService) Capture(ctx context.Context, chargeID string, req CaptureRequest, opts ...CallOption) (*Transaction, error) {
+	if err := notNegative(req.Amount); err != nil {
+		return nil, err
+	}
 	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "capture")
 }
 
 // Refund returns a card charge's money to the payer: all of it when
 // req.Amount is zero, or part of it. The answer is the charge, refunded,
 // with the refund transaction nested in its Refund field. Refunding a
-// pre-authorization that was never captured cancels it.
+// pre-authorization that was never captured cancels it. A negative amount
+// fails before sending, with an error matching [ErrInvalidAmount].
+//
+// The gateway refunds a charge once (in whole or in part), so Refund is
+// safe to repeat. When an answer is lost (no answer, a server error) the
+// SDK never sends the refund again by itself: it reads the charge back,
+// and a charge refunded by the amount asked is this call's success,
+// returned with Reconciled set in [ResponseInfo]; an exact re-send after an
+// [*OutcomeUnknownError], answered "already refunded", does the same. A
+// charge refunded by another amount answers the gateway's error (this call
+// refunded nothing). When the charge shows no refund yet after an answer
+// that may have hidden one, the error is an [*OutcomeUnknownError]:
+// re-send the same refund later to settle it.
 func (cs *ChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
-	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "charges", chargeID, "refund")
+	return refund(ctx, scopeOf(cs), apiRequest{opts: opts, body: req}, refundCheck{amount: req.Amount}, "charges", chargeID, "refund")
 }
 
 // Cancel cancels a charge still waiting for the payer (a redirect or 3-D

@@ -36,7 +36,10 @@ type CheckoutsService struct{ s scope }
 // Create creates a checkout. At merchant scope the payer may be described
 // by req.Customer; a customer's checkouts (Client.Customer(id).Checkouts)
 // take none, the customer being the payer. An OrderID already used by a
-// checkout or a transaction gives [ErrDuplicateOrderID].
+// checkout or a transaction gives [ErrDuplicateOrderID]. A create whose
+// answer is lost ([ErrOutcomeUnknown]) is not looked up by order_id as a
+// transaction's is: settle it with [CheckoutsService.Get] by the order_id
+// before creating the link again.
 func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opts ...CallOption) (*Checkout, error) {
 	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req}, "checkouts")
 }

@@ -14,6 +14,7 @@
 package openpay
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -47,7 +48,8 @@ const (
 // fixed by the SDK, for safety (see the README's "Retries"): reads and
 // deletes on transport errors, 429, 502, 503, 504 and 500 with codes 1000 or
 // 1004; requests that change state only when nothing reached the gateway,
-// or when they carry an order_id the SDK can reconcile.
+// or when they carry an order_id the SDK can reconcile (a refund is read
+// back instead, never sent again).
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt (0: none).
 	MaxRetries int
@@ -69,9 +71,11 @@ func DefaultRetryPolicy() RetryPolicy { return RetryPolicy(transport.DefaultPoli
 const DefaultTimeout = 60 * time.Second
 
 // Client calls the gateway for one merchant. It is safe for concurrent use;
-// create one with [New] and share it. A Client that New did not create (a
-// zero Client{}, a nil *Client) sends nothing: its calls fail with
-// [ErrZeroClient].
+// create one with [New] and share it. A Client that New did not create
+// sends nothing: the calls through a zero Client{} and its services, and
+// through the scopes a nil *Client's Customer and Group return, fail with
+// [ErrZeroClient]. Reading a service field of a nil *Client (c.Plans)
+// panics, as reading any field through a nil pointer does.
 type Client struct {
 	// Merchant-level services. The services of one customer are at
 	// [Client.Customer].
@@ -105,6 +109,7 @@ type Client struct {
 	sandbox        bool   // the base URL is one of the gateway's sandbox hosts
 	userAgentValue []string
 	clientIP       []string // the default X-Forwarded-For value, if any
+	inFlight       time.Duration
 	tr             *transport.Transport
 }
 
@@ -118,6 +123,7 @@ type settings struct {
 	userAgent  string
 	logger     *slog.Logger
 	clientIP   []string
+	inFlight   time.Duration // see WithInFlightBound
 }
 
 // Option configures a Client.
@@ -311,6 +317,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		baseURL:        base,
 		userAgentValue: []string{ua},
 		clientIP:       s.clientIP,
+		inFlight:       cmp.Or(s.inFlight, DefaultInFlightBound),
 		tr: transport.New(transport.Config{
 			HTTPClient: s.httpClient,
 			Timeout:    s.timeout,

@@ -311,12 +311,16 @@ func TestContractPSE(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusCancelled, cancelled.Status)
 
-	// A repeated order_id is refused, as everywhere.
-	_, err = k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "again", OrderID: "pse-7", RedirectURL: "/", Customer: payer})
+	// A taken order_id is refused for another amount, as everywhere; an
+	// exact re-send gets the charge already made (issue 31).
+	_, err = k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("20000"), Description: "again", OrderID: "pse-7", RedirectURL: "/", Customer: payer})
 	var conflict *openpay.OrderConflictError
-	if !errors.As(err, &conflict) {
-		assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
-	}
+	require.ErrorAs(t, err, &conflict)
+	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
+	again, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: "1900",
+		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
+	require.NoError(t, err)
+	assert.Equal(t, ch.ID, again.ID)
 
 	// What no PSE charge can be is refused before sending.
 	for name, bad := range map[string]openpay.PSECharge{

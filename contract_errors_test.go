@@ -70,7 +70,14 @@ func TestContractEveryErrorCode(t *testing.T) {
 		openpay.ErrDuplicateOrderID: func(t *testing.T, k *contract) error {
 			_, err := k.c.Charges.Create(ctx, store("dup-1"))
 			require.NoError(t, err)
-			_, err = k.c.Charges.Create(ctx, store("dup-1"))
+			// An exact re-send is idempotent (issue 31); another amount
+			// under the taken order_id is the gateway's 1006, held by the
+			// conflict error.
+			again := store("dup-1")
+			again.Amount = openpay.MustAmount("11")
+			_, err = k.c.Charges.Create(ctx, again)
+			var conflict *openpay.OrderConflictError
+			require.ErrorAs(t, err, &conflict)
 			return err
 		},
 		openpay.ErrAccountDeactivated: func(t *testing.T, k *contract) error {

@@ -244,6 +244,11 @@ func TestContractGroups(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, ch.Refund)
 	assert.Equal(t, "50.00", ch.Refund.Amount.String())
+	// A second refund is refused as the gateway answers it: the group API
+	// has no read of a charge to settle it with (issue 31).
+	_, err = g.Merchant(k.srv.MerchantID).Customer(cust.ID).Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Amount: openpay.MustAmount("50")})
+	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+	assert.NotErrorIs(t, err, openpay.ErrOutcomeUnknown)
 
 	// The merchant's own key cannot act for the group.
 	mine, err := openpay.New(groupID, k.srv.PrivateKey, openpay.WithBaseURL(k.srv.URL))

@@ -269,10 +269,11 @@ func TestContractCharges(t *testing.T) {
 	assert.Equal(t, openpay.CurrencyUSD, usd.ExchangeRate.From)
 
 	// Validation failures.
+	// An amount that cannot move money is refused before sending (issue 31).
 	_, err = k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("-5"), Description: "d"})
-	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
+	assert.ErrorIs(t, err, openpay.ErrInvalidAmount)
 	_, err = k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Description: "zero amount"})
-	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "amount is required, so a zero amount is sent and refused")
+	assert.ErrorIs(t, err, openpay.ErrInvalidAmount, "amount is required, so a zero amount is refused before sending")
 	var precise openpay.Amount
 	require.NoError(t, precise.UnmarshalJSON([]byte("10.005")))
 	_, err = k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: precise, Description: "d"})

@@ -29,6 +29,15 @@ func (cs *CustomersService) Get(ctx context.Context, customerID string, opts ...
 
 // Delete removes a customer for good and cancels its subscriptions; it is
 // refused while the customer's balance is above zero.
+//
+// Beside [SubscriptionsService.Delete]: both stop the charges at once.
+// Deleting one subscription makes it gone (not found on every path, off
+// every list); deleting its customer leaves each subscription cancelled,
+// not gone: the customer's paths answer not found (the customer is), while
+// the plan's ([PlansService.Subscriptions], [PlansService.Subscription])
+// still show it, status cancelled, as the record of what was billed. The
+// gateway says deleting a customer cancels its subscriptions; that they
+// stay readable through the plan is the SDK's reading of "cancels".
 func (cs *CustomersService) Delete(ctx context.Context, customerID string, opts ...CallOption) error {
 	return callNoContent(ctx, scopeOf(cs), http.MethodDelete, opts, "customers", customerID)
 }

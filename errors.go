@@ -111,8 +111,9 @@ func (e *Error) Error() string {
 
 // Is reports whether target is e's [Code] or e's [Category], or
 // [ErrOutcomeUnknown] when e answers a call that changes state and the
-// gateway may have acted all the same: a server error other than 503, or a
-// 2xx answer whose body was not the expected object.
+// gateway may have acted all the same: any server error (a 503 too: a
+// front may answer it after the gateway acted), or a 2xx answer whose body
+// was not the expected object.
 func (e *Error) Is(target error) bool {
 	switch t := target.(type) {
 	case Code:
@@ -188,7 +189,7 @@ const (
 	ErrCardRestricted            Code = 3010 // HTTP 402: card restricted by the bank
 	ErrCardRetained              Code = 3011 // HTTP 402: the bank asked to hold the card
 	ErrBankAuthorizationRequired Code = 3012 // HTTP 412: bank authorization required
-	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the merchant account has insufficient funds
+	ErrMerchantInsufficientFunds Code = 4001 // HTTP 412: the balance drawn on is short: the merchant's, or a customer's (a payout, transfer, fee or refund at a customer's account)
 )
 
 type codeInfo struct {
@@ -234,8 +235,13 @@ var codes = map[Code]codeInfo{
 	ErrMerchantInsufficientFunds: {412, CategoryRequest, "merchant account has insufficient funds"},
 }
 
-// Error describes the code; it makes Code usable with errors.Is.
+// Error describes the code; it makes Code usable with errors.Is. The zero
+// Code, no code at all (a transaction that did not fail), is the empty
+// text, so that printing a transaction shows nothing for it.
 func (c Code) Error() string {
+	if c == 0 {
+		return ""
+	}
 	return "openpay: " + c.meaning() + " (" + strconv.Itoa(int(c)) + ")"
 }
 
@@ -277,15 +283,32 @@ func (c Code) meaning() string {
 var ErrClientIPRequired = errors.New("openpay: charge creation needs the payer's IP address: " +
 	"pass openpay.WithClientIP(ip) to the call, or set openpay.WithDefaultClientIP(ip) on the client")
 
+// ErrInvalidID is returned, before anything is sent, for an id the SDK
+// will not put in a path: empty, longer than 45 characters, "." or "..",
+// or with '/', '?', '#', '%', '\\' or a control character ("a/b",
+// "tr1?limit=100"), so that an id can never change which resource a request
+// addresses. The id is not echoed: a mistaken argument could be a card
+// number or a key.
+var ErrInvalidID = errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+
+// ErrInvalidArgument matches (with errors.Is) the other arguments a call
+// refuses before anything is sent: a nil context, a list offset below 0 or
+// a limit outside 1..100, a report's year, month or type the gateway does
+// not take, an empty order_id to look up. The message says which.
+var ErrInvalidArgument = errors.New("openpay: invalid argument")
+
 // ErrOutcomeUnknown matches (with errors.Is) a failed call that changes
 // state when the gateway may have acted all the same: no answer arrived
-// after the request may have reached it ([*TransportError]), it answered
-// with a server error other than 503, or with a success whose body was not
-// the expected object ([*Error]). The charge, payout or update may or may
-// not have happened. A transaction with an order_id is looked up by it
-// before the SDK gives up, so for those the error is an
-// [*OutcomeUnknownError]: the lookup failed too. Look the object up before
-// trying again; [ClassOf] puts these errors in [ClassTemporary].
+// after the request may have reached it, or the context ended meanwhile
+// ([*TransportError]), it answered with a server error (503 included), or
+// with a success whose body was not the expected object ([*Error]). The
+// charge, payout or update may or may not have happened. A transaction
+// with an order_id is looked up by it, and a refund read back, before the
+// SDK gives up (unless the context has ended), so for those the error is
+// an [*OutcomeUnknownError]. [ClassOf] puts these errors in
+// [ClassUnknown]: settle them before anything else, by re-sending the same
+// request with the same order_id (see [OutcomeUnknownError]), never with
+// a new one while the first may still be in flight.
 var ErrOutcomeUnknown = errors.New("openpay: outcome unknown")
 
 // TransportError is a call that got no usable response: the connection

@@ -413,8 +413,8 @@ func ExampleMustAmount() {
 	// true
 }
 
-// One switch tells the payer's problem, a passing failure and a fault
-// apart.
+// One switch tells an unknown outcome, the payer's problem, a passing
+// failure and a fault apart.
 func ExampleClassOf() {
 	c, _, stop := exampleClient()
 	defer stop()
@@ -424,10 +424,12 @@ func ExampleClassOf() {
 	card.CardNumber = openpaytest.CardInsufficientFunds
 	_, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("99.00"), Description: "Order 7"})
 	switch openpay.ClassOf(err) {
+	case openpay.ClassUnknown:
+		fmt.Println("settle first: re-send the same request, same order_id")
 	case openpay.ClassDeclined:
 		fmt.Println("tell the payer:", errors.Is(err, openpay.ErrCardInsufficientFunds))
 	case openpay.ClassTemporary:
-		fmt.Println("try again later; unknown outcome:", errors.Is(err, openpay.ErrOutcomeUnknown))
+		fmt.Println("nothing was done: try again later")
 	case openpay.ClassFault:
 		fmt.Println("fix the request:", err)
 	}

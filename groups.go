@@ -37,9 +37,10 @@ func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opt
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
-	body, _ := req.chargeRequest()
-	// An empty expectation makes the request not reconcilable.
-	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{}, opts, "charges")
+	body, want := req.chargeRequest()
+	// An expectation without an order_id makes the request not
+	// reconcilable; its amount is still checked.
+	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{amount: want.amount}, opts, "charges")
 }
 
 // charges is the merchant service sharing g's implementation (nil for a
@@ -53,7 +54,10 @@ func (g *GroupChargesService) Capture(ctx context.Context, chargeID string, req 
 }
 
 // Refund returns a card charge's money to the payer, in whole (zero
-// req.Amount) or in part; see [ChargesService.Refund].
+// req.Amount) or in part; see [ChargesService.Refund]. The group API has
+// no read of a charge, so a refund whose answer was lost is not read back:
+// the error is an [*OutcomeUnknownError]; read the charge with the
+// merchant's client ([ChargesService.Get]: its Refund) to settle it.
 func (g *GroupChargesService) Refund(ctx context.Context, chargeID string, req RefundRequest, opts ...CallOption) (*Transaction, error) {
 	return g.charges().Refund(ctx, chargeID, req, opts...)
 }

@@ -43,6 +43,17 @@ func checkRequest(req any, kind string) error {
 // never its text.
 var ErrInvalidUTF8 = errors.New("openpay: text is not valid UTF-8")
 
+// argumentError is an ErrInvalidArgument with its own message.
+type argumentError string
+
+// invalidArgument returns an error that says msg and matches
+// ErrInvalidArgument.
+func invalidArgument(msg string) error { return argumentError(msg) }
+
+func (e argumentError) Error() string { return string(e) }
+
+func (e argumentError) Is(target error) bool { return target == ErrInvalidArgument }
+
 // invalidUTF8Error is the ErrInvalidUTF8 of one member.
 type invalidUTF8Error struct {
 	method, path string

@@ -2,7 +2,6 @@ package openpay
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"net/http"
@@ -51,10 +50,10 @@ type ListParams struct {
 
 func (p ListParams) encode(q url.Values) error {
 	if p.Offset < 0 {
-		return errors.New("openpay: list offset must not be negative")
+		return invalidArgument("openpay: list offset must not be negative")
 	}
 	if p.Limit < 0 || p.Limit > MaxPageSize {
-		return errors.New("openpay: list limit must be between 1 and 100")
+		return invalidArgument("openpay: list limit must be between 1 and 100")
 	}
 	for _, f := range []struct {
 		key string

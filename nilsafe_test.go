@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -294,4 +295,30 @@ func TestNilRequestsAgainstReferenceServer(t *testing.T) {
 	payouts, err := c.Payouts.ListPage(ctx, nil)
 	require.NoError(t, err)
 	assert.Empty(t, payouts)
+}
+
+// What the README promises of a client New did not make holds as written:
+// it names the zero Client and the scopes a nil *Client gives, whose calls
+// fail with ErrZeroClient, and says that a service field of a nil *Client
+// cannot be read (Go panics on the field read, before the SDK runs), where
+// it once promised ErrZeroClient for those too.
+func TestNilClientPromiseHolds(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	assert.NotContains(t, text, "a nil `*Client`, and the services and scopes taken from them")
+	assert.Contains(t, text, "the scopes a nil `*Client`'s `Customer` and `Group` return) gives `openpay.ErrZeroClient`")
+	assert.Contains(t, text, "A service field of a nil `*Client` (`c.Plans`) cannot be read at all")
+
+	ctx := context.Background()
+	var c *openpay.Client
+	_, err = c.Customer("c1").Subscriptions.Create(ctx, openpay.SubscriptionRequest{PlanID: "p1", SourceID: "k1"})
+	assert.ErrorIs(t, err, openpay.ErrZeroClient)
+	_, err = c.Group("g1").Merchant("m1").Customer("c1").Subscriptions.Get(ctx, "s1")
+	assert.ErrorIs(t, err, openpay.ErrZeroClient)
+	assert.Panics(t, func() { _ = c.Plans }, "a field read through a nil pointer panics in the caller's code")
+	var zero openpay.Client
+	_, err = zero.Plans.Create(ctx, openpay.PlanRequest{Name: "Basic"})
+	assert.ErrorIs(t, err, openpay.ErrZeroClient)
 }

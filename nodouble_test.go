@@ -3,7 +3,6 @@ package openpay_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -224,11 +223,16 @@ func TestOrderIDConflictAfterRetry(t *testing.T) {
 	assert.Equal(t, first.ID, conflict.Existing.ID)
 	assert.Len(t, e.chargesWithOrderID(t, "shared"), 1)
 
-	// Met on the first attempt (nothing lost), a duplicate is the plain
-	// gateway error: no lookup, no conflict type.
-	_, err = e.direct.Charges.Create(ctx, openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("100.00"), Description: "d", OrderID: "shared"})
+	// Met on the first attempt (nothing lost), a duplicate is looked up
+	// too (issue 31): an exact re-send gets the charge already made, and
+	// another amount is a conflict, never the plain gateway error.
+	again, err := e.direct.Charges.Create(ctx, openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("100.00"), Description: "d", OrderID: "shared"})
+	require.NoError(t, err)
+	assert.Equal(t, first.ID, again.ID)
+	_, err = e.direct.Charges.Create(ctx, openpay.InlineCardCharge{Card: testCard(), Amount: openpay.MustAmount("300.00"), Description: "d", OrderID: "shared"})
+	require.ErrorAs(t, err, &conflict)
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
-	assert.False(t, errors.As(err, &conflict))
+	assert.Len(t, e.chargesWithOrderID(t, "shared"), 1)
 }
 
 // Payouts, transfers and fees with an order_id are reconciled the same way:

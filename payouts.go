@@ -44,6 +44,7 @@ type PayoutsService struct{ s scope }
 // for charges (see [ChargesService.Create]); without one it is reported
 // as [ErrOutcomeUnknown]. A nil req fails before sending with
 // [ErrNilRequest].
+// An amount of zero or less fails before sending with [ErrInvalidAmount].
 func (ps *PayoutsService) Create(ctx context.Context, req PayoutRequest, opts ...CallOption) (*Transaction, error) {
 	if err := checkRequest(req, "PayoutRequest"); err != nil {
 		return nil, err
@@ -58,11 +59,15 @@ func (ps *PayoutsService) Get(ctx context.Context, payoutID string, opts ...Call
 }
 
 // GetByOrderID returns the payout holding orderID, whatever its status, or
-// an error matching [ErrNotFound] when there is none. A recovery job calls
-// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
-// a transaction found is the attempt's outcome (a failed one is a
-// decline); none found means the gateway made nothing, and only then may
-// the attempt be sent again with the same order_id.
+// an error matching [ErrNotFound] when there is none now. It only reads:
+// [ErrNotFound] does not prove that nothing will be made, since an attempt
+// may still be held at the gateway, so a recovery job settles an attempt
+// left unknown by re-sending it with the same order_id (see
+// [OutcomeUnknownError]), never with a new one. At a customer's scope it
+// looks among that customer's payouts, then at the merchant's: a holder
+// there (another customer's, or the merchant's) is an
+// [*OrderConflictError] carrying it, since order ids are unique across the
+// merchant.
 func (ps *PayoutsService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
 	return getByOrderID(ctx, scopeOf(ps), orderID, opts, "payouts")
 }

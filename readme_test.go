@@ -18,8 +18,9 @@ import (
 // is checked in, the names the snippets take as given.
 const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req openpay.ChargeRequest, r *http.Request,
 	merchantID, privateKey, publicKey, number, cvv, sessionID, payerIP, bankAccountID, buyerID, sellerID,
-	clabe, hookSecret, groupID, groupCardID, chargeID, userInput, orderID, attemptID, tokenID string, attempt int,
-	total openpay.Amount, keepForRecovery func(attemptID string) error, askForAnotherCard func() error,
+	clabe, hookSecret, groupID, groupCardID, chargeID, userInput, orderID, attemptID, tokenID, clientIP string, attempt int,
+	total openpay.Amount, keepForRecovery func(attemptID string, req openpay.ChargeRequest, clientIP string) error, askForAnotherCard func() error,
+	declined func(attemptID string) error, refused func(attemptID string, err error) error,
 	cust *openpay.Customer, card *openpay.Card, plan *openpay.Plan, subs *openpay.SubscriptionsService,
 	err error, markPaid func(context.Context, *openpay.Transaction) error,
 	t *testing.T, shopFor func(*openpaytest.Server) http.Handler, srv *openpaytest.Server, hooks http.Handler`

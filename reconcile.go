@@ -8,9 +8,7 @@ import (
 	"net/http"
 	neturl "net/url"
 	"strings"
-	"time"
 
-	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/transport"
 )
 
@@ -48,14 +46,14 @@ func (w txExpectation) sameTerms(tx *Transaction) bool {
 		tx.Method == w.method && (w.txType == "" || tx.TransactionType == w.txType)
 }
 
-// OrderConflictError is returned when a request carrying an order_id may
-// have been carried out by an earlier attempt (or its answer was lost), and
-// the transaction that holds the order_id is not this request's: it differs
-// in amount, currency, method or type, it was paid with another card or
-// belongs to another customer, or it was created before this call began (an
-// earlier payment attempt that used the same order_id, declined or not).
-// This request made nothing, since order ids are unique: the order id is
-// taken, and a new attempt needs a new one.
+// OrderConflictError is returned when the transaction that holds a
+// request's order_id is not this request's: it differs in amount,
+// currency, method or type, it was paid with another card, or it belongs
+// to another customer (found at the merchant's scope when the request was
+// made at a customer's). This request made nothing, since order ids are
+// unique: the order id is taken, and a new attempt needs a new one. An
+// exact re-send (the same order_id, amount, card or account, and customer)
+// is never a conflict: it returns the transaction already made.
 // It unwraps to the answer that led to the lookup, usually the gateway's
 // duplicate-order error, so errors.Is(err, ErrDuplicateOrderID) holds then.
 type OrderConflictError struct {
@@ -63,7 +61,8 @@ type OrderConflictError struct {
 	// Existing is the transaction holding the order_id.
 	Existing *Transaction
 	// Err is the answer that led to the lookup (an [*Error], usually 1006,
-	// or a [*TransportError]).
+	// or a [*TransportError]); nil for a lookup ([ChargesService.GetByOrderID]
+	// at a customer's scope).
 	Err error
 
 	differs string // what tells Existing from this request
@@ -86,39 +85,52 @@ func (e *OrderConflictError) Error() string {
 // Unwrap returns the answer that led to the lookup.
 func (e *OrderConflictError) Unwrap() error { return e.Err }
 
-// OutcomeUnknownError is returned when a request carrying an order_id may
-// have been carried out by the gateway and looking its transaction up by
-// order_id could not settle it: the lookup failed, or found nothing. The
-// charge, payout, transfer or fee may exist. It matches [ErrOutcomeUnknown];
-// both what made the outcome unknown (Err) and the lookup's failure
-// (Lookup) are reachable with errors.As and errors.Is.
+// OutcomeUnknownError is returned when a request that moves money may have
+// been carried out by the gateway and the SDK could not settle it: looking
+// its transaction up by order_id (or, for a refund, reading the charge or
+// fee back) failed, found nothing yet, or was not tried because the
+// caller's context had ended. The charge, payout, transfer, fee or refund
+// may exist, or may still be made by an attempt held at the gateway. It
+// matches [ErrOutcomeUnknown] and [ClassOf] puts it in [ClassUnknown]; what
+// made the outcome unknown (Err) and the lookup's failure (Lookup, which
+// holds the context's error when the context ended) are both reachable
+// with errors.As and errors.Is.
 //
-// Keep the order's attempt id and settle it later, from a recovery job,
-// with GetByOrderID ([ChargesService.GetByOrderID],
-// [PayoutsService.GetByOrderID], [TransfersService.GetByOrderID],
-// [FeesService.GetByOrderID]): it returns the transaction holding the
-// order_id (check its Status), or an error matching [ErrNotFound] when the
-// gateway made none, and only then is it safe to try again with the same
-// order_id.
+// Settle it before anything else, and never with a new order id while
+// this attempt may be in flight. Keep the request, and re-send it as it
+// was, with the same order_id (a recovery job does this): an exact re-send
+// is idempotent, and returns the transaction the first attempt made (a
+// success, or the decline it met), or makes it once if the first attempt
+// made nothing. A refund is re-sent the same way: the gateway refunds a
+// charge or a fee once, and the SDK returns the refund already made when
+// it matches. GetByOrderID ([ChargesService.GetByOrderID], ...) only reads:
+// an [ErrNotFound] from it does not prove that nothing will be made.
 type OutcomeUnknownError struct {
 	// Method and Path name the call (the path never includes a query).
 	Method, Path string
-	OrderID      string
+	// OrderID is the request's order_id; empty for a refund.
+	OrderID string
 	// Err is what made the outcome unknown: a [*TransportError] (no
-	// answer), or an [*Error] (a duplicate order_id met by a retry, a
-	// server error, or a 2xx answer whose body was not usable).
+	// answer), or an [*Error] (a duplicate order_id, a server error, or a
+	// 2xx answer whose body was not usable).
 	Err error
-	// Lookup is the failure of the lookup by order_id; nil when the lookup
-	// answered but holds no transaction with the order_id.
+	// Lookup is the failure of the lookup, or the context's error when it
+	// ended first; nil when the lookup answered but shows no transaction
+	// (or refund) yet.
 	Lookup error
 }
 
 func (e *OutcomeUnknownError) Error() string {
-	lookup := "no transaction with it was found"
+	what, lookup := "outcome unknown", "no transaction with it was found"
+	if e.OrderID != "" {
+		what = fmt.Sprintf("outcome unknown for order_id %.100q", e.OrderID)
+	} else {
+		lookup = "reading it back shows no refund yet"
+	}
 	if e.Lookup != nil {
 		lookup = "looking it up failed: " + e.Lookup.Error()
 	}
-	return fmt.Sprintf("openpay: %s %s: outcome unknown for order_id %.100q (%v); %s", e.Method, e.Path, e.OrderID, e.Err, lookup)
+	return fmt.Sprintf("openpay: %s %s: %s (%v); %s; settle it by re-sending the same request", e.Method, e.Path, what, e.Err, lookup)
 }
 
 // Unwrap returns Err and Lookup.
@@ -132,20 +144,38 @@ func (e *OutcomeUnknownError) Unwrap() []error {
 // Is matches [ErrOutcomeUnknown].
 func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
-// createTx sends a state-changing request that creates a transaction. When
+// notLookedUp is the Lookup of an unknown outcome when the caller's
+// context ended before the lookup: settling is then the recovery job's.
+// It unwraps to the context's cause (its error, unless it was cancelled
+// with a cause).
+type notLookedUp struct{ err error }
+
+func (e *notLookedUp) Error() string { return "not looked up, the context ended: " + e.err.Error() }
+func (e *notLookedUp) Unwrap() error { return e.err }
+
+// createTx sends a state-changing request that creates a transaction,
+// after refusing an amount that is not positive (ErrInvalidAmount). When
 // it carries an order_id the transport may retry it after an unknown
-// outcome, and send settles any unknown outcome with reconcileTx.
+// outcome, and send settles any open outcome with reconcileTx.
 func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, opts []CallOption, parts ...string) (*Transaction, error) {
 	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
 	}
 	r.method, r.url, r.opts = http.MethodPost, u, opts
+	if err := positiveAmount(want.amount); err != nil {
+		return nil, err
+	}
 	if want.orderID != "" {
 		if want.customer == "" {
 			want.customer = s.customerID()
 		}
 		r.reconcilable, r.want = true, want
+		if s.customerID() != "" && parts[0] != "transfers" {
+			// An order_id is unique across the merchant: its holder may be
+			// another customer's, seen only from the merchant's scope.
+			r.merchantURL, _ = s.c.merchantScope().url(parts...)
+		}
 	}
 	var tx Transaction
 	if err := s.c.send(ctx, r, &tx); err != nil {
@@ -154,15 +184,36 @@ func createTx(ctx context.Context, s scope, r apiRequest, want txExpectation, op
 	return &tx, nil
 }
 
+// positiveAmount refuses, before sending, an amount that cannot move money:
+// zero or less. The error matches ErrInvalidAmount.
+func positiveAmount(a Amount) error {
+	if a.IsPositive() {
+		return nil
+	}
+	return fmt.Errorf("%w: not sent: an amount that moves money must be greater than zero, not %s", ErrInvalidAmount, a)
+}
+
+// notNegative refuses, before sending, a negative amount where zero means
+// "all of it" (a refund, a capture).
+func notNegative(a Amount) error {
+	if !a.d.IsNegative() {
+		return nil
+	}
+	return fmt.Errorf("%w: not sent: an amount that moves money cannot be negative (zero means all of it), not %s", ErrInvalidAmount, a)
+}
+
 // getByOrderID returns the transaction holding orderID in the collection
-// at parts (the GetByOrderID of charges, payouts, transfers and fees).
+// at parts (the GetByOrderID of charges, payouts, transfers and fees). At
+// a customer's scope a holder elsewhere at the merchant (another customer,
+// or the merchant itself) is an *OrderConflictError: the order_id is
+// taken, though not by this customer.
 func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOption, parts ...string) (*Transaction, error) {
 	u, err := s.url(parts...)
 	if err != nil {
 		return nil, err
 	}
 	if orderID == "" {
-		return nil, errors.New("openpay: GetByOrderID needs an order_id")
+		return nil, invalidArgument("openpay: GetByOrderID needs an order_id")
 	}
 	var page []Transaction
 	if err := s.c.send(ctx, orderIDLookup(u, orderID, opts), &page); err != nil {
@@ -171,9 +222,22 @@ func getByOrderID(ctx context.Context, s scope, orderID string, opts []CallOptio
 	if tx := holderOf(page, orderID); tx != nil {
 		return tx, nil
 	}
+	if s.customerID() != "" && parts[0] != "transfers" {
+		mu, err := s.c.merchantScope().url(parts...)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.c.send(ctx, orderIDLookup(mu, orderID, opts), &page); err != nil {
+			return nil, err
+		}
+		if tx := holderOf(page, orderID); tx != nil {
+			return nil, &OrderConflictError{OrderID: orderID, Existing: tx, differs: "another customer"}
+		}
+	}
 	return nil, &Error{Category: CategoryRequest, Code: ErrNotFound, HTTPStatus: http.StatusNotFound, Method: http.MethodGet,
-		Path:        s.c.displayPath(u),
-		Description: "no transaction holds this order_id: the gateway made none with it"}
+		Path: s.c.displayPath(u),
+		Description: "no transaction holds this order_id now (an attempt still in flight may yet make one: " +
+			"settle an unknown attempt by re-sending it with the same order_id)"}
 }
 
 // orderIDLookup is the list request that finds the transaction holding
@@ -194,78 +258,84 @@ func holderOf(page []Transaction, orderID string) *Transaction {
 	return nil
 }
 
-// needsReconciling reports whether the result of a reconcilable request
-// leaves its outcome open: cause is the error the call would return
-// (nil when a 2xx answer was usable) and resp the final response (nil when
-// none came). It is open when the final answer itself may hide a request
-// carried out (cause matches ErrOutcomeUnknown), or when an earlier attempt
-// may have been carried out and the final answer is an error, which may
-// then be about that attempt: a duplicate order_id, a token already used.
+// needsReconciling reports whether the result of a request that can be
+// settled leaves its outcome open: cause is the error the call would
+// return (nil when a 2xx answer was usable) and resp the final response
+// (nil when none came). It is open when the final answer itself may hide a
+// request carried out (cause matches ErrOutcomeUnknown), when it is a
+// duplicate order_id (whose holder may be this very request, sent before),
+// or when an earlier attempt may have been carried out and the final
+// answer is an error, which may then be about that attempt: a used token,
+// a charge already refunded.
 func needsReconciling(cause error, resp *transport.Response) bool {
 	if cause == nil {
 		return false
 	}
-	return errors.Is(cause, ErrOutcomeUnknown) || resp != nil && resp.EarlierMayHaveActed()
+	return errors.Is(cause, ErrOutcomeUnknown) || errors.Is(cause, ErrDuplicateOrderID) || earlierMayHaveActed(resp)
 }
 
-// lookupGrace bounds the lookup by order_id when the caller's context
-// ended before the outcome was known (its deadline passed mid-charge): the
-// lookup still runs, for at most this long, so that a charge the gateway
-// made is not left unknown for want of a second.
-const lookupGrace = 10 * time.Second
-
-// clockAllowance is how much earlier than this call's first attempt, by
-// the gateway's clock, a transaction may say it was created and still be
-// this call's: the gateway writes creation dates and its Date header to the
-// second, and its servers' clocks may differ a little.
-const clockAllowance = 5 * time.Second
+// earlierMayHaveActed reports whether an attempt before the final answer
+// resp may have been carried out.
+func earlierMayHaveActed(resp *transport.Response) bool {
+	return resp != nil && resp.EarlierMayHaveActed()
+}
 
 // reconcileTx settles the outcome of a request carrying an order_id whose
 // result (cause) leaves it open, by looking up the transaction holding the
-// order_id in the collection the request was sent to; sent is when the
-// request's first attempt left. The transaction is this request's own only
-// when it has the request's terms and source and was created after sent
-// (by the gateway's clock, read from the lookup's Date header). Then a
-// failed one is returned as the decline it was (an *Error with the
-// transaction), any other fills out (a *Transaction) and err is nil;
-// status is the HTTP status of the answer the settled outcome stands for.
-// A transaction that is not this request's means this request made
-// nothing: *OrderConflictError. Otherwise, when the final answer was
-// definite (a decline after an earlier attempt that may have been carried
-// out) and the lookup shows nothing, that answer stands; in every other
-// case the outcome stays unknown: *OutcomeUnknownError.
-func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cause error, out any, sent time.Time) (status int, err error) {
+// order_id in the collection the request was sent to, and at the
+// merchant's scope when that was a customer's. The transaction is this
+// request's own when it has the request's terms, source and customer: an
+// exact re-send gets the transaction its first attempt made. Then a failed
+// one is returned as the decline it was (an *Error with the transaction),
+// any other fills out (a *Transaction) and err is nil; status is the HTTP
+// status of the answer the settled outcome stands for. A transaction that
+// is not this request's means this request made nothing:
+// *OrderConflictError, as is a duplicate order_id met when no attempt of
+// this call may have acted and the lookup shows no holder (one of another
+// kind holds it). Otherwise, when the final answer was definite (a decline
+// after an earlier attempt that may have been carried out) and the lookup
+// shows nothing, that answer stands; in every other case the outcome stays
+// unknown: *OutcomeUnknownError. A context that has ended is
+// honoured at once: the outcome is then unknown without a lookup.
+func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cause error, resp *transport.Response, out any) (status int, err error) {
 	log := c.tr.Logger()
 	orderID := transport.Redact(r.want.orderID, c.secrets...)
-	log.LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unclear, looking the transaction up by order_id",
-		slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID), slog.String("cause", cause.Error()))
 	unknown := func(lookup error) error {
 		err := &OutcomeUnknownError{Method: r.method, Path: path, OrderID: r.want.orderID, Err: cause, Lookup: lookup}
-		log.LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unknown",
+		log.LogAttrs(context.WithoutCancel(ctx), slog.LevelWarn, "openpay: outcome unknown",
 			slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID), slog.String("error", err.Error()))
 		return err
 	}
 	if ctx.Err() != nil {
-		// The caller gave up waiting, but the gateway may have charged:
-		// settling that is worth a short while more.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), lookupGrace)
-		defer cancel()
+		return 0, unknown(&notLookedUp{err: context.Cause(ctx)})
 	}
+	log.LogAttrs(ctx, slog.LevelWarn, "openpay: outcome unclear, looking the transaction up by order_id",
+		slog.String("method", r.method), slog.String("path", path), slog.String("order_id", orderID), slog.String("cause", cause.Error()))
 	// The lookup is not the caller's call: it takes none of its options.
 	var page []Transaction
-	resp, lerr := c.roundTrip(ctx, orderIDLookup(r.url, r.want.orderID, nil), path, nil, &page)
-	if lerr != nil {
+	if _, lerr := c.roundTrip(ctx, orderIDLookup(r.url, r.want.orderID, nil), path, nil, &page); lerr != nil {
 		return 0, unknown(lerr)
 	}
 	found := holderOf(page, r.want.orderID)
+	if found == nil && r.merchantURL != "" {
+		if _, lerr := c.roundTrip(ctx, orderIDLookup(r.merchantURL, r.want.orderID, nil), c.displayPath(r.merchantURL), nil, &page); lerr != nil {
+			return 0, unknown(lerr)
+		}
+		found = holderOf(page, r.want.orderID)
+	}
 	if found == nil {
-		if errors.Is(cause, ErrOutcomeUnknown) || errors.Is(cause, ErrDuplicateOrderID) {
+		switch {
+		case errors.Is(cause, ErrOutcomeUnknown), errors.Is(cause, ErrDuplicateOrderID) && earlierMayHaveActed(resp):
 			return 0, unknown(nil)
+		case errors.Is(cause, ErrDuplicateOrderID):
+			// No attempt of this call may have acted, and the holder is
+			// not among the transactions this call could have made: a
+			// transaction of another kind holds the order_id.
+			return 0, &OrderConflictError{OrderID: r.want.orderID, Err: cause}
 		}
 		return 0, cause
 	}
-	own, why, lerr := c.isOwn(ctx, r.want, found, gatewayTime(resp, sent))
+	own, why, lerr := c.isOwn(ctx, r.want, found)
 	if lerr != nil {
 		return 0, unknown(lerr)
 	}
@@ -290,35 +360,17 @@ func (c *Client) reconcileTx(ctx context.Context, r apiRequest, path string, cau
 	return http.StatusOK, nil
 }
 
-// gatewayTime estimates, by the gateway's clock, the moment sent (read on
-// this machine's clock) from the Date header of resp, which was answered
-// after sent: the estimate is never later than the true moment. It is
-// the zero time when the answer has no usable Date header.
-func gatewayTime(resp *transport.Response, sent time.Time) time.Time {
-	if resp == nil || sent.IsZero() {
-		return time.Time{}
-	}
-	date, err := http.ParseTime(resp.Header.Get("Date"))
-	if err != nil {
-		return time.Time{}
-	}
-	return date.Add(-time.Since(sent))
-}
-
 // isOwn reports whether found, the transaction holding the request's
-// order_id, is the one the request made: the same terms, the same source
-// and customer, and created no earlier than the request's first attempt
-// (since, by the gateway's clock; not checked when either time is
-// unknown). why names the first difference. A token's card is read from
+// order_id, is the one the request made (or, for an exact re-send, the one
+// the same request made before): the same terms, the same source and
+// customer. why names the first difference. A token's card is read from
 // the gateway to be compared; err is that read's failure.
-func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction, since time.Time) (own bool, why string, err error) {
+func (c *Client) isOwn(ctx context.Context, w txExpectation, found *Transaction) (own bool, why string, err error) {
 	switch {
 	case !w.sameTerms(found):
 		return false, "another amount, currency, method or type", nil
 	case w.customer != "" && found.CustomerID != w.customer:
 		return false, "another customer", nil
-	case !since.IsZero() && !found.CreationDate.IsZero() && found.CreationDate.Before(since.Add(-clockAllowance)):
-		return false, "made before this call began", nil
 	case w.cardNumber != "" && found.Card != nil && !sameCardNumber(found.Card.CardNumber, w.cardNumber):
 		return false, "another card", nil
 	}
@@ -382,20 +434,120 @@ func cardKey(n string) (key string, ok bool) {
 // the transaction's error_code, or the one its error_message names (a card
 // charge declined: ErrCardDeclined when the message names none).
 func failedTxError(method, path string, tx *Transaction, secrets []string) *Error {
-	code := tx.ErrorCode
-	if code == 0 {
-		code = Code(cardnum.DeclineCode(tx.ErrorMessage))
-	}
-	if code == 0 {
-		code = ErrFundsTransferRejected
-		if tx.Method == TransactionMethodCard {
-			code = ErrCardDeclined
-		}
-	}
+	code := failureCode(tx)
 	desc := transport.Excerpt(tx.ErrorMessage, excerptRunes, secrets...)
 	if desc == "" {
 		desc = code.meaning()
 	}
 	return &Error{Category: code.Category(), Code: code, Description: desc, HTTPStatus: code.HTTPStatus(),
 		Method: method, Path: path, Transaction: tx}
+}
+
+// refundCheck describes a refund of a charge or a fee, which the gateway
+// makes once for each: when its outcome is left open, reading the charge
+// or the fee back tells whether it was made.
+type refundCheck struct {
+	// url is the charge or the fee refunded; empty when it cannot be read
+	// (a group's charge): an open outcome then stays unknown.
+	url string
+	// amount is the amount asked; zero asks for all of it.
+	amount Amount
+	// fee: the answer is the refund itself (a fee's), not the object.
+	fee bool
+}
+
+// refund sends a refund of the charge or fee at parts (the object's path
+// followed by "refund"), settled by settleRefund when its outcome is left
+// open. A negative amount is refused before sending.
+func refund(ctx context.Context, s scope, r apiRequest, chk refundCheck, parts ...string) (*Transaction, error) {
+	if err := notNegative(chk.amount); err != nil {
+		return nil, err
+	}
+	u, err := s.url(parts...)
+	if err != nil {
+		return nil, err
+	}
+	if !s.group() { // the group API has no read of a charge
+		if chk.url, err = s.url(parts[:len(parts)-1]...); err != nil {
+			return nil, err
+		}
+	}
+	// Not reconcilable: the transport never sends a refund again once it
+	// may have reached the gateway; settleRefund reads it back instead.
+	r.method, r.url, r.refund = http.MethodPost, u, &chk
+	var tx Transaction
+	if err := s.c.send(ctx, r, &tx); err != nil {
+		return nil, err
+	}
+	return &tx, nil
+}
+
+// errNoGroupRead is the Lookup of a group's refund left unknown.
+var errNoGroupRead = errors.New("not read back: the group API has no read of a charge (read it with the merchant's client)")
+
+// settleRefund settles a refund whose result (cause) leaves its outcome
+// open, or that was refused as invalid (perhaps because it was made
+// already), by reading the charge or fee back. A refund of the amount
+// asked (all of it, for a zero amount) is this call's: the gateway refunds
+// each charge and fee once, so an attempt whose answer was lost, or an
+// exact re-send, gets the refund already made, as this call's result. A pre-authorization found cancelled after an attempt that
+// may have acted was voided, as a refund of it does. Otherwise a refusal
+// that no attempt of this call may have caused stands; a refund of another
+// amount means this call refunded nothing; and a read back that fails, or
+// that shows no refund after an attempt that may have acted, leaves the
+// outcome unknown: an attempt may still be held at the gateway.
+func (c *Client) settleRefund(ctx context.Context, r apiRequest, path string, cause error, resp *transport.Response, out any) (status int, err error) {
+	log := c.tr.Logger()
+	mayHaveActed := errors.Is(cause, ErrOutcomeUnknown) || earlierMayHaveActed(resp)
+	unknown := func(lookup error) error {
+		err := &OutcomeUnknownError{Method: r.method, Path: path, Err: cause, Lookup: lookup}
+		log.LogAttrs(context.WithoutCancel(ctx), slog.LevelWarn, "openpay: outcome unknown",
+			slog.String("method", r.method), slog.String("path", path), slog.String("error", err.Error()))
+		return err
+	}
+	if r.refund.url == "" {
+		if !mayHaveActed {
+			return 0, cause
+		}
+		return 0, unknown(errNoGroupRead)
+	}
+	if ctx.Err() != nil {
+		return 0, unknown(&notLookedUp{err: context.Cause(ctx)})
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "openpay: reading a refund back",
+		slog.String("method", r.method), slog.String("path", path), slog.String("cause", cause.Error()))
+	var obj Transaction
+	if _, lerr := c.roundTrip(ctx, apiRequest{method: http.MethodGet, url: r.refund.url}, c.displayPath(r.refund.url), nil, &obj); lerr != nil {
+		// A refusal such as "already refunded" may be about this very
+		// refund, made before: unknown until read.
+		return 0, unknown(lerr)
+	}
+	tx, ok := out.(*Transaction)
+	if !ok {
+		return 0, fmt.Errorf("openpay: internal error: settling a refund into %T (after %w)", out, cause)
+	}
+	want := r.refund.amount
+	if want.IsZero() {
+		want = obj.Amount
+	}
+	switch {
+	case obj.Refund != nil && obj.Refund.Amount.Equal(want):
+		log.LogAttrs(ctx, slog.LevelInfo, "openpay: reconciled: the refund asked for is made",
+			slog.String("method", r.method), slog.String("path", path), slog.String("id", transport.Redact(obj.Refund.ID, c.secrets...)))
+		*tx = obj
+		if r.refund.fee {
+			*tx = *obj.Refund
+		}
+		return http.StatusOK, nil
+	case mayHaveActed && !r.refund.fee && obj.Refund == nil && obj.Status == TransactionStatusCancelled:
+		*tx = obj // a pre-authorization, voided
+		return http.StatusOK, nil
+	case !mayHaveActed:
+		return 0, cause // a refusal, not about a refund of this call's
+	case obj.Refund != nil:
+		return 0, &Error{Category: CategoryRequest, Code: ErrInvalidParameter, HTTPStatus: ErrInvalidParameter.HTTPStatus(),
+			Method: r.method, Path: path, Description: "already refunded, by another amount (" + obj.Refund.Amount.String() +
+				"): this call refunded nothing", cause: cause}
+	}
+	return 0, unknown(nil)
 }

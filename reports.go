@@ -2,7 +2,6 @@ package openpay
 
 import (
 	"context"
-	"errors"
 	"iter"
 	"net/http"
 	"net/url"
@@ -42,10 +41,10 @@ func (p *PageParams) encode(q url.Values) error {
 // monthQuery is the query of a month's fees report.
 func monthQuery(year int, month time.Month) (url.Values, error) {
 	if year < 2000 || year > 9999 {
-		return nil, errors.New("openpay: report year must have four digits, from 2000")
+		return nil, invalidArgument("openpay: report year must have four digits, from 2000")
 	}
 	if month < time.January || month > time.December {
-		return nil, errors.New("openpay: report month must be from 1 to 12")
+		return nil, invalidArgument("openpay: report month must be from 1 to 12")
 	}
 	return url.Values{"year": {strconv.Itoa(year)}, "month": {strconv.Itoa(int(month))}}, nil
 }
@@ -68,7 +67,7 @@ func feeDetailQuery(year int, month time.Month, feeType FeeReportType, page *Pag
 		return nil, err
 	}
 	if !feeType.Valid() {
-		return nil, errors.New("openpay: unknown fee report type " + strconv.Quote(string(feeType)))
+		return nil, invalidArgument("openpay: unknown fee report type " + strconv.Quote(string(feeType)))
 	}
 	q.Set("fee_type", string(feeType))
 	return q, page.encode(q)
@@ -100,7 +99,7 @@ func (rs *ReportsService) Payout(ctx context.Context, payoutID string, opts ...C
 // payoutDetailQuery is the query of a payout's detail.
 func payoutDetailQuery(detailType PayoutReportType, page *PageParams) (url.Values, error) {
 	if !detailType.Valid() {
-		return nil, errors.New("openpay: unknown payout report type " + strconv.Quote(string(detailType)))
+		return nil, invalidArgument("openpay: unknown payout report type " + strconv.Quote(string(detailType)))
 	}
 	q := url.Values{"detail_type": {string(detailType)}}
 	return q, page.encode(q)

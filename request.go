@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/openpay-go/openpay/internal/transport"
@@ -96,15 +95,23 @@ type apiRequest struct {
 	// noAuth: the call needs no credentials (the store lookup); the key is
 	// not sent where it is not needed.
 	noAuth bool
-	// reconcilable: a state-changing request carrying an order_id, which
-	// the transport may retry after an unknown outcome because reconcile
-	// can find out whether an earlier attempt took effect.
+	// reconcilable: a state-changing request whose outcome the SDK can
+	// settle (one carrying an order_id, or a refund), which the transport
+	// may therefore retry after an unknown outcome.
 	reconcilable bool
-	// want describes the transaction a reconcilable request creates: when
-	// its final attempt meets a duplicate order_id after an earlier
-	// attempt may have reached the gateway, the transaction is looked up
-	// by order_id and returned if it is this request's own (reconcileTx).
+	// want describes the transaction a request carrying an order_id
+	// creates: when its outcome is left open (an unknown outcome, a
+	// duplicate order_id), the transaction is looked up by order_id and
+	// returned if it is this request's own (reconcileTx).
 	want txExpectation
+	// merchantURL is the collection of want's transactions at the
+	// merchant's scope, for a request made at a customer's: the holder of
+	// an order_id may be another customer's.
+	merchantURL string
+	// refund describes a refund, which is never re-sent once it may have
+	// reached the gateway: a read back of what it refunds settles it when
+	// its outcome is left open (settleRefund).
+	refund *refundCheck
 	// opts are the caller's options for this call.
 	opts []CallOption
 }
@@ -112,7 +119,7 @@ type apiRequest struct {
 // send performs r and decodes a 2xx body into out (see answer). Any other
 // status, or a 2xx answer that is not the expected object, yields an
 // *Error; no response yields a *TransportError. A reconcilable request
-// whose outcome is left open is settled by reconcileTx.
+// whose outcome is left open is settled by reconcileTx, or settleRefund.
 func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 	var (
 		info     *ResponseInfo
@@ -134,7 +141,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 		*info = ResponseInfo{}
 	}
 	if ctx == nil {
-		return errors.New("openpay: nil context")
+		return invalidArgument("openpay: nil context")
 	}
 	path := c.displayPath(r.url)
 	if c.public && !r.publicKeyOK {
@@ -157,10 +164,6 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			return ErrClientIPRequired
 		}
 	}
-	var sent time.Time // when the first attempt left, for reconcileTx
-	if r.reconcilable {
-		sent = time.Now()
-	}
 	resp, err := c.roundTrip(ctx, r, path, clientIP, out)
 	if info != nil {
 		var te *TransportError
@@ -176,8 +179,13 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			}
 		}
 	}
-	if r.reconcilable && needsReconciling(err, resp) {
-		status, err := c.reconcileTx(ctx, r, path, err, out, sent)
+	if (r.reconcilable || r.refund != nil) && (needsReconciling(err, resp) || r.refund != nil && r.refund.url != "" && errors.Is(err, ErrInvalidParameter)) {
+		var status int
+		if r.refund != nil {
+			status, err = c.settleRefund(ctx, r, path, err, resp, out)
+		} else {
+			status, err = c.reconcileTx(ctx, r, path, err, resp, out)
+		}
 		if info != nil && status != 0 {
 			info.HTTPStatus, info.Reconciled, info.Header = status, true, nil
 		}
@@ -309,7 +317,7 @@ func buildURL(base string, prefix, parts []string) (string, error) {
 			if s == "" || len(s) > 45 || s == "." || s == ".." || strings.ContainsFunc(s, badPathRune) {
 				// The segment is not echoed: a mistaken argument could be a
 				// card number or a key.
-				return "", errors.New("openpay: invalid id: ids are 1 to 45 characters without '/', '?', '#', '%' or control characters")
+				return "", ErrInvalidID
 			}
 			if !utf8.ValidString(s) {
 				return "", &invalidUTF8Error{where: "an id"}

@@ -17,8 +17,10 @@ type scope struct {
 }
 
 // ErrZeroClient is returned by every call made through a [Client] that
-// [New] did not create: a zero Client{} (whose services are nil), a nil
-// *Client, or the services and scopes taken from one. Nothing is sent.
+// [New] did not create: a zero Client{} (whose services are nil) and the
+// services and scopes taken from it, and the scopes a nil *Client's
+// Customer and Group return. Nothing is sent. (A service field of a nil
+// *Client cannot be read: Go panics on the field read, before the SDK runs.)
 var ErrZeroClient = errors.New("openpay: the client was not created with openpay.New")
 
 // url returns the full URL (without query) of a path below the scope. Every
@@ -39,6 +41,9 @@ func (s scope) customerID() string {
 	}
 	return ""
 }
+
+// group reports whether s is a merchant group's scope (/v1/groups/...).
+func (s scope) group() bool { return len(s.prefix) > 1 && s.prefix[1] == "groups" }
 
 // below returns the scope of the path parts below s.
 func (s scope) below(parts ...string) scope {

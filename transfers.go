@@ -14,6 +14,7 @@ type TransfersService struct{ s scope }
 // req.CustomerID. The answer is the outgoing transaction; the receiving
 // customer gets the matching incoming one. With an OrderID, an unknown
 // outcome is retried and reconciled as for charges.
+// An amount of zero or less fails before sending with [ErrInvalidAmount].
 func (ts *TransfersService) Create(ctx context.Context, req TransferRequest, opts ...CallOption) (*Transaction, error) {
 	want := txExpectation{orderID: req.OrderID, amount: req.Amount, method: TransactionMethodCustomer, txType: TransactionTypeTransfer}
 	return createTx(ctx, scopeOf(ts), apiRequest{body: req}, want, opts, "transfers")
@@ -25,11 +26,12 @@ func (ts *TransfersService) Get(ctx context.Context, transferID string, opts ...
 }
 
 // GetByOrderID returns the transfer holding orderID, whatever its status, or
-// an error matching [ErrNotFound] when there is none. A recovery job calls
-// it to settle an order whose Create ended in an [*OutcomeUnknownError]:
-// a transaction found is the attempt's outcome (a failed one is a
-// decline); none found means the gateway made nothing, and only then may
-// the attempt be sent again with the same order_id.
+// an error matching [ErrNotFound] when there is none now. It only reads:
+// [ErrNotFound] does not prove that nothing will be made, since an attempt
+// may still be held at the gateway, so a recovery job settles an attempt
+// left unknown by re-sending it with the same order_id (see
+// [OutcomeUnknownError]), never with a new one. Transfers are listed at
+// a customer's scope only, so a holder elsewhere is not looked for.
 func (ts *TransfersService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Transaction, error) {
 	return getByOrderID(ctx, scopeOf(ts), orderID, opts, "transfers")
 }

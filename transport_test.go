@@ -617,7 +617,12 @@ func TestClientErrorsNeverRetried(t *testing.T) {
 					r.url, r.body = chargesPath, orderBody()
 				}
 				err = h.call(context.Background(), r, nil)
-				assert.Equal(t, 1, srv.count(), "a 4xx is final")
+				if tt.code == ErrDuplicateOrderID && call.reconcilable {
+					// Never retried, but looked up by order_id (issue 31).
+					assert.Equal(t, 2, srv.count(), "one attempt, then the lookup")
+				} else {
+					assert.Equal(t, 1, srv.count(), "a 4xx is final")
+				}
 				var oe *Error
 				require.ErrorAs(t, err, &oe)
 				assert.Equal(t, &Error{Category: tt.category, Code: tt.code, Description: tt.desc, HTTPStatus: tt.status,
@@ -630,10 +635,18 @@ func TestClientErrorsNeverRetried(t *testing.T) {
 
 	t.Run("the gateway's 1006 as it sends it", func(t *testing.T) {
 		t.Parallel()
-		srv := newScriptServer(t, reply(409, dupOrder), okReply(tpTx))
+		// Since issue 31 a 1006 is always looked up: here no holder is
+		// found among the charges, so another kind of transaction holds the
+		// order_id, and the conflict carries the gateway's error.
+		srv := newScriptServer(t, reply(409, dupOrder), okReply("[]"))
 		h := newHarness(t, srv.URL)
-		err := h.post(true, nil)
-		assert.Equal(t, 1, srv.count(), "1006 on the first attempt is an answer, not a reason to look anything up")
+		var tx Transaction
+		err := h.call(context.Background(), apiRequest{method: http.MethodPost, url: chargesPath, body: orderBody(), reconcilable: true,
+			want: txExpectation{orderID: tpOrderID, amount: MustAmount("100.00"), method: TransactionMethodCard}}, &tx)
+		assert.Equal(t, 2, srv.count(), "the answer, then the lookup")
+		var conflict *OrderConflictError
+		require.ErrorAs(t, err, &conflict)
+		assert.Nil(t, conflict.Existing)
 		assert.ErrorIs(t, err, ErrDuplicateOrderID)
 		assert.ErrorIs(t, err, CategoryRequest)
 		assert.NotErrorIs(t, err, CategoryGateway)

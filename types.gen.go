@@ -1256,9 +1256,11 @@ type Checkout struct {
 	// Amount is the amount the payer pays.
 	Amount Amount `json:"amount"`
 
-	// CheckoutLink is the hosted page where the payer pays. Its host is that of
-	// the merchant's country in the environment (openpay.mx, openpay.co or
-	// openpay.pe), as in every URL the gateway answers.
+	// CheckoutLink is the hosted page where the payer pays. On the gateway its host
+	// is that of the merchant's country in the environment (openpay.mx,
+	// openpay.co or openpay.pe), as in every URL the gateway answers. Under
+	// the reference server (openpaytest, openpay-refserver) it is on the
+	// server's own address, the one the client was given.
 	CheckoutLink string `json:"checkout_link"`
 
 	// CreationDate is when the checkout was created.
@@ -1281,7 +1283,9 @@ type Checkout struct {
 	ID             string   `json:"id"`
 
 	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
-	// The charges that pay a Colombian checkout carry it as their IVA.
+	// The charges that pay a Colombian checkout are sent with it, but a
+	// charge's answer does not echo an iva (no source shows one on a
+	// transaction): read it here.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions;
@@ -1330,13 +1334,16 @@ type CheckoutRequest struct {
 
 	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
 	// string: zero or more, at most two decimal places (1003 otherwise). The
-	// charges that pay the checkout, by card, store or PSE, carry it as their IVA.
-	// Other countries' checkouts check and echo it too, and their charges ignore
-	// it.
+	// charges that pay the checkout, by card, store or PSE, are sent with it (a
+	// charge's answer does not echo it; the checkout's does). Other countries'
+	// checkouts check and echo it too, and their charges ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions
-	// (1006). The charges that pay the checkout carry it.
+	// (1006). The charges that pay the checkout carry it. A create whose
+	// answer is lost (ErrOutcomeUnknown) is not looked up by the SDK, as a
+	// transaction's is: settle it with Checkouts.Get(order_id), which finds a
+	// checkout by its order_id, before creating it again.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
@@ -1363,11 +1370,14 @@ type CheckoutRequest struct {
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type CheckoutStatus string
 
 // CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
@@ -2189,7 +2199,13 @@ type Store struct {
 // StoreCharge is a charge paid in cash at a convenience store. The answer is
 // in_progress with a store PaymentMethod carrying the reference and barcodes
 // the payer takes to the store. Send Customer on merchant-level store charges;
-// customer-scope charges do not send it.
+// customer-scope charges do not send it. Each store chain takes payments up to
+// its own limit (Store.paynet_chain.max_amount): a charge larger than every
+// chain of the country takes is still made, and no store can take it, so
+// offer such an amount another way to pay (the reference server's receipt
+// says that no store takes it). An unpaid store charge is cancelled when its
+// due_date passes; it is never disputed (chargebacks are a card's) and never
+// refunded.
 type StoreCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
 	// with at most two decimal places.
@@ -2244,7 +2260,14 @@ type StoreReference struct {
 // expect other values.
 type StoreStatus string
 
-// Subscription is a customer's subscription to a plan.
+// Subscription is a customer's subscription to a plan. Each period is a card charge
+// of the customer, of the plan's amount and currency, with no order_id
+// (tie it to its subscription with CustomerScope.RenewalOf); for
+// a customer with an account (RequiresAccount) the amount is credited
+// to the customer's balance, as any charge of the customer is. A
+// Colombian (COP) plan is charged with no IVA: the gateway shows no
+// iva on plans or subscriptions, so a merchant that must declare IVA
+// on a recurring charge charges it itself (a CardCharge with IVA).
 type Subscription struct {
 	// CancelAtPeriodEnd says whether the subscription ends with the current period
 	// instead of renewing.
@@ -2254,7 +2277,10 @@ type Subscription struct {
 	// address key, null when it has none.
 	Card *Card `json:"card,omitempty"`
 
-	// ChargeDate is the day of the next charge (yyyy-mm-dd).
+	// ChargeDate is the day of the next charge (yyyy-mm-dd): the next retry while
+	// past_due. On an unpaid or cancelled subscription, which charges
+	// nothing more, it is the day of the charge that was due when it
+	// stopped, a day in the past.
 	ChargeDate   Date      `json:"charge_date"`
 	CreationDate time.Time `json:"creation_date"`
 
@@ -2293,15 +2319,29 @@ type SubscriptionRequest struct {
 	TrialEndDate Date `json:"trial_end_date,omitempty,omitzero"`
 }
 
-// SubscriptionStatus is the status of a subscription:
+// SubscriptionStatus is the status of a subscription, and what moves it:
 //
-//   - trial: inside the trial period
-//   - active: charging normally
-//   - past_due: a charge failed and is being retried
-//   - unpaid or cancelled: the retries failed (see the plan's
-//     StatusAfterRetry), or the subscription was cancelled
+//   - trial: inside the trial period; becomes active on the day after
+//     TrialEndDate, when the first period is charged (TrialEndDate can
+//     change only while in trial).
+//   - active: charging normally, each period on its ChargeDate at 00:00
+//     in the merchant's zone; a failed charge makes it past_due.
+//   - past_due: a charge failed (a decline, a card expired by then
+//     (3002), a card deleted since (1005), a card that asks for 3-D
+//     Secure (3012)) and is tried again each following day, RetryTimes
+//     times (the plan's); a retry that pays makes it active again, the
+//     period keeping its place in the calendar. A card update (Update
+//     with SourceID or Card) is charged at the next retry.
+//   - unpaid or cancelled: the retries failed (the plan's
+//     StatusAfterRetry), or the subscription was cancelled (Delete,
+//     CancelAtPeriodEnd at its period's end, its customer deleted).
+//     Both are final: nothing is charged any more, and a card update
+//     does not bring it back (subscribe the customer again).
 //
-// Expect values not listed here.
+// Every failed charge of a subscription is a failed transaction with
+// its ErrorCode, and sends both charge.failed and
+// subscription.charge.failed carrying that same transaction. Expect
+// values not listed here.
 type SubscriptionStatus string
 
 // SubscriptionUpdateRequest is a change to a subscription: only the fields
@@ -2444,7 +2484,16 @@ type Transaction struct {
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
 	// ErrorCode is the error code of a failed transaction, the one ErrorMessage
-	// explains.
+	// explains: the code a merchant's dunning rules read (3003
+	// insufficient funds: try again; 3002 expired, 3004 stolen, 3009
+	// lost: ask for a new card). A declined card charge has its decline's
+	// code (3001-3012); a subscription's renewal on a card deleted since
+	// has 1005; a payout the receiving bank rejected has 1007. The
+	// gateway sends it with error_message on every failed transaction;
+	// when an answer lacks it, the SDK fills it from ErrorMessage (the
+	// decline messages), else ErrCardDeclined for a card charge and
+	// ErrFundsTransferRejected for anything else. Zero on a transaction
+	// that did not fail.
 	ErrorCode Code `json:"error_code,omitempty,omitzero"`
 
 	// ErrorMessage says why the transaction failed, when its status is failed.
@@ -2484,7 +2533,8 @@ type Transaction struct {
 	// number.
 	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
 
-	// Refund is the refund of a refunded charge.
+	// Refund is the refund of a refunded charge. A charge is refunded once, in whole or in part, so
+	// its refunded total is this refund's amount.
 	Refund *Transaction `json:"refund,omitempty"`
 
 	// RiskData is the anti-fraud assessment of a card charge, which the gateway
@@ -2529,7 +2579,12 @@ type TransactionMethod string
 //   - chargeback_pending, chargeback_accepted, chargeback_adjustment: the
 //     stages of a chargeback
 //   - charge_pending: waiting for the payer to act (redirect, 3-D Secure,
-//     wallet and IVR charges)
+//     wallet and IVR charges). The gateway ends a charge its payer
+//     abandons: a card charge waits an hour on the card form or the 3-D
+//     Secure page (until its payment link's expiration, when sooner), then
+//     is cancelled (charge.cancelled and transaction.expired); its answer
+//     shows no due_date. The gateway publishes no such window: the hour is
+//     the reference server's
 //   - cancelled: not paid and cancelled (also a released authorization or a
 //     cancelled payout)
 //   - failed: the payment was attempted and an error occurred (see
@@ -2651,11 +2706,14 @@ type checkoutStartDateParam = string
 //   - expired: its expiration date passed unpaid
 //   - cancelled: the merchant cancelled it
 //
-// An update may set available or cancelled only. A store or PSE
-// payment completes the checkout when its charge completes, even after the
-// link's expiration (the payer paid in time at the store or bank); a store
-// charge made from a link is due at the link's expiration when that is sooner
-// than a store charge's 48 hours. Expect values not listed here.
+// An update may set available or cancelled only. A payment that waits
+// for its payer (3-D Secure, the store, the PSE bank) completes the checkout
+// when its charge completes; its charge waits until the link's expiration at
+// the latest (sooner when the charge's own window is shorter: an hour at
+// 3-D Secure or at the PSE bank, 48 hours at a store). When the link expires,
+// a charge still waiting is cancelled (charge.cancelled, transaction.expired)
+// and no later approval or payment completes it: once a link reads expired,
+// nothing moves money for it. Expect values not listed here.
 type checkoutStatusParam = CheckoutStatus
 
 // creationParam is a calendar day, yyyy-mm-dd, with no time of day nor zone. Clients

@@ -143,7 +143,7 @@ func TestDeclineAndRefusal(t *testing.T) {
 	forEach(t, func(t *testing.T, e engine) {
 		v := newEnv(t, e)
 		ctx := context.Background()
-		declining, err := v.c.Customer(v.p.customer).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana", CardNumber: openpaytest.EmulatorCardDeclined,
+		declining, err := v.c.Customer(v.p.customer).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana", CardNumber: openpaytest.CardInsufficientFunds,
 			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
 		if err != nil {
 			t.Fatal(err)
@@ -152,13 +152,13 @@ func TestDeclineAndRefusal(t *testing.T) {
 		r := ch.Request.(openpay.CardCharge)
 		r.SourceID = declining.ID
 		ch.Request = r
-		if _, err := v.j.Charge(ctx, ch); !errors.Is(err, openpay.ErrCardDeclined) {
+		if _, err := v.j.Charge(ctx, ch); !errors.Is(err, openpay.ErrCardInsufficientFunds) {
 			t.Fatalf("declined card: %v", err)
 		}
-		if _, err := v.j.Charge(ctx, ch); !errors.Is(err, openpay.ErrCardDeclined) {
+		if _, err := v.j.Charge(ctx, ch); !errors.Is(err, openpay.ErrCardInsufficientFunds) {
 			t.Fatalf("joining the decline: %v", err)
 		}
-		if a := v.attempt(t, "o-declined"); a.State != StateDeclined || a.ErrorCode != openpay.ErrCardDeclined {
+		if a := v.attempt(t, "o-declined"); a.State != StateDeclined || a.ErrorCode != openpay.ErrCardInsufficientFunds {
 			t.Fatalf("attempt %+v", a)
 		}
 		r.SourceID = "knowherecard0000000x"

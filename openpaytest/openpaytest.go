@@ -479,19 +479,27 @@ func (m *Merchant) PayCharge(chargeID string) (*openpay.Transaction, error) {
 // CompleteCharge simulates the payer completing a charge_pending charge
 // (payment form, 3-D Secure, Alipay, IVR): it completes, or becomes a
 // pre-authorization when it was a 3-D Secure charge with capture false.
+// A charge past its window (an hour at 3-D Secure or on the card form; a
+// payment link's, the link's expiration) is cancelled instead, with an
+// error: a late approval moves no money.
 func (m *Merchant) CompleteCharge(chargeID string) (*openpay.Transaction, error) {
 	return m.sim(m.srv.ref.CompleteCharge, chargeID)
 }
 
-// FailCharge simulates the failure of a charge that waits for the payer: it
-// ends failed with the message of code (a card error code, 3001 to 3012; 0
-// means 3001).
+// FailCharge simulates a charge that waits for the payer ending unpaid, as
+// the gateway ends it: a card charge fails with the message of code (a card
+// error code, 3001 to 3012; 0 means 3001), a PSE charge fails as its bank
+// rejected it, and cash at a store or a bank transfer, which nobody
+// declines, ends cancelled with its own error_message (a code is refused
+// for those and for PSE).
 func (m *Merchant) FailCharge(chargeID string, code openpay.Code) (*openpay.Transaction, error) {
 	return m.sim(func(mid, cid string) (openpay.Transaction, error) { return m.srv.ref.FailCharge(mid, cid, code) }, chargeID)
 }
 
-// OpenChargeback simulates the payer's bank disputing a completed charge:
-// chargeback_pending, and the disputed amount leaves the balance.
+// OpenChargeback simulates the card holder's bank disputing a completed
+// card charge: chargeback_pending, and the disputed amount leaves the
+// balance. Charges not paid by card (store, bank transfer, PSE, Alipay)
+// have no chargeback and are refused.
 func (m *Merchant) OpenChargeback(chargeID string) (*openpay.Transaction, error) {
 	return m.sim(m.srv.ref.OpenChargeback, chargeID)
 }
@@ -572,7 +580,8 @@ func (s *Server) Reset() error { return kitError(s.ref.Reset()) }
 
 // Fault is a failure armed with [Server.InjectFault]: the next requests
 // of one operation fail in one way, given by exactly one of ErrorCode,
-// Delay and Drop.
+// Delay, Drop and Page (with Acted, an error or a page comes after the
+// server acted).
 //
 // Which operation: Operation names it as the SDK's users know it, the
 // service and method called ("Charges.GetByOrderID"), for the requests of
@@ -631,12 +640,27 @@ type Fault struct {
 	// Description is the error object's text; empty means the usual text
 	// for ErrorCode.
 	Description string
-	// Delay holds each request that long (at most 5 minutes) before it is
-	// answered as usual; a client that gives up meanwhile does not stop it.
+	// Delay holds each request that long (at most 5 minutes); after the
+	// hold the server carries the request out (a charge is made) and
+	// answers as usual. A client that gives up meanwhile does not stop
+	// it: the request is carried out all the same, after the client left.
 	Delay time.Duration
 	// Drop closes the connection without an answer, [DropBefore] or
 	// [DropAfter] the server carries the request out.
 	Drop FaultDrop
+	// Page makes the server answer a proxy's HTML page with this HTTP
+	// status (400 to 599, such as 502 or 503) instead of the gateway's
+	// answer.
+	Page int
+	// Acted, with ErrorCode or Page, makes the server carry the request
+	// out first (a charge is made, a payout sent, a refund taken) and then
+	// answer the error or the page in place of its answer: a front that
+	// failed after the gateway behind it acted. No status proves that a
+	// request did nothing; this is how a test shows it.
+	//
+	//	srv.InjectFault(openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/charges",
+	//		ErrorCode: openpay.ErrServiceUnavailable, Acted: true}) // charged, answered 503
+	Acted bool
 }
 
 // FaultDrop says when a fault closes the connection.
@@ -660,7 +684,8 @@ const (
 // whose description names the Fault's fields.
 func (s *Server) InjectFault(f Fault) error {
 	rf := refserver.Fault{Operation: f.Operation, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
-		Description: f.Description, Delay: f.Delay, Drop: refserver.FaultDrop(f.Drop)}
+		Description: f.Description, Delay: f.Delay, Drop: refserver.FaultDrop(f.Drop),
+		Page: f.Page, Acted: f.Acted}
 	switch {
 	case f.Count != 0 && f.Calls != 0:
 		return kitError(&refserver.Error{Code: openpay.ErrInvalidParameter, Description: "Give Fault.Count (requests) or Fault.Calls (SDK calls), not both"})
@@ -684,7 +709,7 @@ func (s *Server) Faults() []Fault {
 	out := make([]Fault, len(armed))
 	for i, f := range armed {
 		out[i] = Fault{Operation: f.Operation, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
-			Description: f.Description, Delay: f.Delay, Drop: FaultDrop(f.Drop)}
+			Description: f.Description, Delay: f.Delay, Drop: FaultDrop(f.Drop), Page: f.Page, Acted: f.Acted}
 		if f.PerCall {
 			out[i].Count, out[i].Calls = 0, f.Count
 		}

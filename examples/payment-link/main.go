@@ -7,7 +7,9 @@
 //	go run ./examples/payment-link
 //
 // With no environment it runs against a reference server started in the
-// program: the shop's webhook receiver listens on a local port, and the
+// program: the shop's webhook receiver and its order page (where the payer
+// comes back, and which reads the link from the API) listen on a local
+// port, and the
 // payer is simulated with the server's pay control (the same payment as
 // typing a sandbox card on the link's page). With OPENPAY_MERCHANT_ID and
 // OPENPAY_PRIVATE_KEY set it creates the link in the Openpay sandbox and
@@ -18,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -39,7 +42,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		// The shop's webhook receiver. Against the sandbox it would need an
 		// address the gateway can reach.
 		var err error
-		if hook, err = startReceiver(); err != nil {
+		if hook, err = startReceiver(env.Client); err != nil {
 			return err
 		}
 		defer hook.close()
@@ -52,16 +55,11 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	}
 
 	// 1. The shop creates the link, valid for two days.
-	deadline := time.Now().Add(48 * time.Hour)
+	deadline, shopURL := time.Now().Add(48*time.Hour), "https://shop.example"
 	if env.Sim != nil {
-		deadline = env.Sim.Now().Add(48 * time.Hour)
+		deadline, shopURL = env.Sim.Now().Add(48*time.Hour), hook.base
 	}
-	co, err := env.Client.Checkouts.Create(ctx, openpay.CheckoutRequest{
-		Amount: openpay.MustAmount("1250.00"), Description: "Order " + order, OrderID: order,
-		RedirectURL:    "https://shop.example/orders/" + order,
-		ExpirationDate: deadline.In(mexicoCity).Format(openpay.CheckoutDateLayout),
-		Customer:       &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
-	})
+	co, err := newLink(ctx, env.Client, order, shopURL, deadline)
 	if err != nil {
 		return fmt.Errorf("creating the link: %w", err)
 	}
@@ -101,6 +99,47 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	return nil
 }
 
+// newLink creates the link of an order, paid back to the shop's order
+// page (shopURL/orders/{order}, where the payer lands with the charge id),
+// taking payments until deadline. Its order_id is the order's: a create
+// whose answer is lost is settled by reading the link by that order id
+// (Checkouts.Get) before creating it again.
+func newLink(ctx context.Context, client *openpay.Client, order, shopURL string, deadline time.Time) (*openpay.Checkout, error) {
+	return client.Checkouts.Create(ctx, openpay.CheckoutRequest{
+		Amount: openpay.MustAmount("1250.00"), Description: "Order " + order, OrderID: order,
+		RedirectURL:    shopURL + "/orders/" + order,
+		ExpirationDate: deadline.In(mexicoCity).Format(openpay.CheckoutDateLayout),
+		Customer:       &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
+	})
+}
+
+// orderPage is the shop's page the payer comes back to from the link,
+// /orders/{order}?id={charge id}. It believes the API, not the query: it
+// reads the link by the order id, and the order is paid only when the link
+// is completed. A payer back from an abandoned or late payment (the
+// charge cancelled, the link expired) reads that the order is not paid.
+func orderPage(client *openpay.Client) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		co, err := client.Checkouts.Get(r.Context(), r.PathValue("order"))
+		if err != nil {
+			http.Error(w, "unknown order", http.StatusNotFound)
+			return
+		}
+		state := "not paid"
+		switch {
+		case co.Status == openpay.CheckoutStatusCompleted:
+			state = "paid"
+		case co.Status == openpay.CheckoutStatusExpired:
+			state = "not paid: the link expired"
+		case co.Transaction != nil && co.Transaction.Status == openpay.TransactionStatusCancelled:
+			state = "not paid: the payment was cancelled"
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>Order</title><p>Order <span id=\"order\">%s</span>: <strong id=\"order_status\">%s</strong></p>\n",
+			html.EscapeString(co.OrderID), state)
+	}
+}
+
 // mexicoCity is the time zone of Mexican merchants (UTC-06:00 all year
 // since 2022), in which expiration dates are written.
 var mexicoCity = openpay.CountryMexico.Location()
@@ -130,19 +169,21 @@ func openPage(ctx context.Context, link string) error {
 	return nil
 }
 
-// receiver is the shop's webhook endpoint on a local port.
+// receiver is the shop on a local port: its webhook endpoint and its
+// order pages.
 type receiver struct {
-	url, password string
-	events        chan *openpay.WebhookEvent
-	srv           *http.Server
+	base, url, password string
+	events              chan *openpay.WebhookEvent
+	srv                 *http.Server
 }
 
-func startReceiver() (*receiver, error) {
+func startReceiver(client *openpay.Client) (*receiver, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	rc := &receiver{url: "http://" + ln.Addr().String() + "/webhooks", password: fmt.Sprint(time.Now().UnixNano()),
+	base := "http://" + ln.Addr().String()
+	rc := &receiver{base: base, url: base + "/webhooks", password: fmt.Sprint(time.Now().UnixNano()),
 		events: make(chan *openpay.WebhookEvent, 10)}
 	// Deduplicate drops the gateway's retries of an event already handled.
 	handle := openpay.Deduplicate(nil, func(_ context.Context, ev *openpay.WebhookEvent) error {
@@ -158,6 +199,7 @@ func startReceiver() (*receiver, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/webhooks", hook)
+	mux.Handle("GET /orders/{order}", orderPage(client))
 	rc.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = rc.srv.Serve(ln) }()
 	return rc, nil

@@ -144,7 +144,7 @@ func (s *Shop) refund(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, o)
 	case errors.Is(err, ErrOrderNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, ErrNotPaid), errors.Is(err, ErrRefundTooLarge), errors.Is(err, ErrCashRefund):
+	case errors.Is(err, ErrNotPaid), errors.Is(err, ErrRefundTooLarge), errors.Is(err, ErrCashRefund), errors.Is(err, ErrAlreadyRefunded):
 		writeError(w, http.StatusConflict, err.Error())
 	default:
 		s.log.Error("refund failed", "order", r.PathValue("id"), "err", err)

@@ -11,34 +11,37 @@ import (
 	"github.com/openpay-go/openpay"
 )
 
-// Recover settles the attempts whose outcome was lost: it asks the gateway
-// for the charge holding each attempt id. Run it every few minutes. A
-// charge found is the attempt's outcome (completed: the order is paid;
-// failed: declined); none found means the gateway made nothing, and the
-// payer may pay again. Attempts it cannot settle yet stay unknown for the
-// next run.
+// Recover settles the attempts whose outcome is unknown by re-sending each
+// exactly as it was sent, with the same attempt id as order_id. Run it
+// every few minutes. The re-send is idempotent: it returns the charge the
+// first attempt made (paid, or the decline it met), or makes the charge
+// once if the first attempt made nothing, even while that attempt is still
+// held at the gateway (whichever arrives second meets the order_id taken).
+// It never starts a new attempt id: a lookup that finds nothing proves
+// nothing while an attempt may be in flight. Attempts it cannot settle yet
+// stay unknown for the next run.
 func (s *Shop) Recover(ctx context.Context) error {
+	type pending struct {
+		id, clientIP string
+		req          openpay.ChargeRequest
+	}
 	s.mu.Lock()
-	var unknown []string
+	var unknown []pending
 	for _, o := range s.orders {
 		for _, a := range o.Attempts {
 			if a.Status == AttemptUnknown {
-				unknown = append(unknown, a.ID)
+				unknown = append(unknown, pending{a.ID, a.clientIP, a.request})
 			}
 		}
 	}
 	s.mu.Unlock()
 
 	var errs []error
-	for _, id := range unknown {
-		ch, err := s.c.Charges.GetByOrderID(ctx, id)
-		switch {
-		case errors.Is(err, openpay.ErrNotFound):
-			s.setAttempt(id, AttemptUnknown, AttemptNotMade, "the gateway made no charge")
-		case err != nil:
-			errs = append(errs, fmt.Errorf("attempt %s: %w", id, err))
-		default:
-			s.applyCharge(ch)
+	for _, a := range unknown {
+		ch, err := s.c.Charges.Create(ctx, a.req, openpay.WithClientIP(a.clientIP))
+		err = s.finishAttempt(a.id, AttemptUnknown, ch, err)
+		if openpay.ClassOf(err) == openpay.ClassUnknown {
+			errs = append(errs, fmt.Errorf("attempt %s: %w", a.id, err))
 		}
 	}
 	return errors.Join(errs...)

@@ -22,7 +22,7 @@ const (
 	OrderUnpaid   OrderStatus = "unpaid"   // nothing paid yet; the payer may (try again to) pay
 	OrderPending  OrderStatus = "pending"  // waiting for the payer: cash at a store, or the bank's 3-D Secure page
 	OrderPaid     OrderStatus = "paid"     // one charge completed for the whole total
-	OrderRefunded OrderStatus = "refunded" // paid, then refunded in full
+	OrderRefunded OrderStatus = "refunded" // paid, then refunded (in whole or in part: a charge is refunded once)
 )
 
 // AttemptStatus is what became of one payment attempt.
@@ -37,7 +37,6 @@ const (
 	AttemptCancelled AttemptStatus = "cancelled" // the store reference expired, or the payer gave up
 	AttemptRefused   AttemptStatus = "refused"   // the gateway refused the request: nothing was charged
 	AttemptUnknown   AttemptStatus = "unknown"   // the answer was lost and could not be looked up yet
-	AttemptNotMade   AttemptStatus = "not_made"  // the recovery job found no charge: nothing was charged
 	AttemptConflict  AttemptStatus = "conflict"  // the attempt id was used before: a bug in the shop
 )
 
@@ -63,6 +62,14 @@ type Attempt struct {
 	Reference string `json:"reference,omitempty"`
 	// RedirectURL is the bank's 3-D Secure page, when the bank asks for it.
 	RedirectURL string `json:"redirect_url,omitempty"`
+
+	// request and clientIP are the charge request as it was sent, and
+	// the payer's address: the recovery job settles an unknown attempt by
+	// re-sending exactly this (a real shop keeps them with the attempt in
+	// its database, the token id included: the gateway keeps the order_id,
+	// so a re-send never charges twice).
+	request  openpay.ChargeRequest
+	clientIP string
 }
 
 // Order is one purchase.
@@ -87,7 +94,8 @@ var (
 	ErrAlreadyPaid       = errors.New("shop: the order is already paid")
 	ErrPaymentInProgress = errors.New("shop: a payment of the order is still open (at a store, at the bank, or being checked)")
 	ErrNotPaid           = errors.New("shop: the order is not paid")
-	ErrRefundTooLarge    = errors.New("shop: the refund is larger than what is left of the payment")
+	ErrRefundTooLarge    = errors.New("shop: the refund is larger than the payment")
+	ErrAlreadyRefunded   = errors.New("shop: the payment was refunded already (the gateway refunds a charge once)")
 	ErrCashRefund        = errors.New("shop: a cash payment is refunded outside the gateway")
 )
 
@@ -167,17 +175,33 @@ func (s *Shop) Order(id string) (Order, bool) {
 // order says where the payment stands. r is the payer's request, for the
 // address the gateway's anti-fraud needs.
 func (s *Shop) PayByCard(ctx context.Context, orderID, tokenID, deviceSessionID string, r *http.Request) (Order, error) {
-	attemptID, o, err := s.startAttempt(orderID, MethodCard)
+	// redirect_url goes with every card charge: the bank may ask for 3-D
+	// Secure even when the shop did not.
+	return s.pay(ctx, orderID, MethodCard, r, func(o Order, attemptID string) openpay.ChargeRequest {
+		return openpay.CardCharge{SourceID: tokenID, DeviceSessionID: deviceSessionID, Amount: o.Total,
+			Description: o.Description, OrderID: attemptID, Customer: &o.Customer, RedirectURL: s.cfg.ReturnURL}
+	})
+}
+
+// pay starts an attempt of the order with the request build makes, sends
+// it with the payer's address (behind a proxy: WithClientIPFrom(r,
+// yourProxyRanges...) finds it) and records the outcome.
+func (s *Shop) pay(ctx context.Context, orderID, method string, r *http.Request, build func(o Order, attemptID string) openpay.ChargeRequest) (Order, error) {
+	ip, err := openpay.ClientIP(r)
 	if err != nil {
 		return Order{}, err
 	}
-	// redirect_url goes with every card charge: the bank may ask for 3-D
-	// Secure even when the shop did not.
-	charge, err := s.c.Charges.Create(ctx, openpay.CardCharge{
-		SourceID: tokenID, DeviceSessionID: deviceSessionID, Amount: o.Total,
-		Description: o.Description, OrderID: attemptID, Customer: &o.Customer, RedirectURL: s.cfg.ReturnURL,
-	}, openpay.WithClientIPFrom(r)) // behind a proxy: WithClientIPFrom(r, yourProxyRanges...)
-	return s.finishAttempt(orderID, attemptID, charge, err)
+	attemptID, req, err := s.startAttempt(orderID, method, ip, build)
+	if err != nil {
+		return Order{}, err
+	}
+	charge, err := s.c.Charges.Create(ctx, req, openpay.WithClientIP(ip))
+	err = s.finishAttempt(attemptID, AttemptSending, charge, err)
+	o, _ := s.Order(orderID)
+	if err != nil {
+		return o, fmt.Errorf("order %s, attempt %s: %w", orderID, attemptID, err)
+	}
+	return o, nil
 }
 
 // PayAtStore makes a cash payment: the payer takes the reference (and its
@@ -186,68 +210,72 @@ func (s *Shop) PayByCard(ctx context.Context, orderID, tokenID, deviceSessionID 
 // expires at the gateway's due date (charge.cancelled), and the payer may
 // then pay again.
 func (s *Shop) PayAtStore(ctx context.Context, orderID string, r *http.Request) (Order, error) {
-	attemptID, o, err := s.startAttempt(orderID, MethodStore)
-	if err != nil {
-		return Order{}, err
-	}
-	charge, err := s.c.Charges.Create(ctx, openpay.StoreCharge{
-		Amount: o.Total, Description: o.Description, OrderID: attemptID, Customer: &o.Customer,
-	}, openpay.WithClientIPFrom(r))
-	return s.finishAttempt(orderID, attemptID, charge, err)
+	return s.pay(ctx, orderID, MethodStore, r, func(o Order, attemptID string) openpay.ChargeRequest {
+		return openpay.StoreCharge{Amount: o.Total, Description: o.Description, OrderID: attemptID, Customer: &o.Customer}
+	})
 }
 
 // startAttempt records a new attempt of the order, numbered after the
 // previous ones: order-42-1, order-42-2, ... An order that is paid, or whose
 // previous attempt is still open, takes no new attempt: a second payment
 // could then go through as well.
-func (s *Shop) startAttempt(orderID, method string) (string, Order, error) {
+func (s *Shop) startAttempt(orderID, method, clientIP string, build func(o Order, attemptID string) openpay.ChargeRequest) (string, openpay.ChargeRequest, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o, ok := s.orders[orderID]
 	switch {
 	case !ok:
-		return "", Order{}, ErrOrderNotFound
+		return "", nil, ErrOrderNotFound
 	case o.PaidBy != "":
-		return "", Order{}, ErrAlreadyPaid
+		return "", nil, ErrAlreadyPaid
 	}
 	for _, a := range o.Attempts {
 		if a.Status == AttemptSending || a.Status == AttemptPending || a.Status == AttemptUnknown {
-			return "", Order{}, ErrPaymentInProgress
+			return "", nil, ErrPaymentInProgress
 		}
 	}
 	id := fmt.Sprintf("%s-%d", o.ID, len(o.Attempts)+1)
-	o.Attempts = append(o.Attempts, Attempt{ID: id, Method: method, Status: AttemptSending})
+	req := build(o.clone(), id)
+	o.Attempts = append(o.Attempts, Attempt{ID: id, Method: method, Status: AttemptSending, request: req, clientIP: clientIP})
 	s.attempts[id] = o.ID
-	return id, o.clone(), nil
+	return id, req, nil
 }
 
-// finishAttempt records the outcome of a charge request.
-func (s *Shop) finishAttempt(orderID, attemptID string, charge *openpay.Transaction, err error) (Order, error) {
+// finishAttempt records the outcome of a charge request for an attempt in
+// status from (sending, or unknown when the recovery job re-sent it), as
+// openpay.ClassOf sorts it, and returns the error when there is one.
+func (s *Shop) finishAttempt(attemptID string, from AttemptStatus, charge *openpay.Transaction, err error) error {
 	var conflict *openpay.OrderConflictError
 	var oe *openpay.Error
-	switch {
-	case err == nil:
+	switch openpay.ClassOf(err) {
+	case openpay.ClassNone:
 		s.applyCharge(charge)
-		o, _ := s.Order(orderID)
-		return o, nil
-	case errors.As(err, &conflict):
-		// The attempt id was sent before: attempt numbering is broken. The
-		// gateway made nothing for this request, and the payer was not charged.
-		s.log.Error("shop bug: a payment attempt id was used twice", "order", orderID, "attempt", attemptID)
-		s.setAttempt(attemptID, AttemptSending, AttemptConflict, "attempt id already used")
-	case errors.Is(err, openpay.ErrOutcomeUnknown):
-		// The gateway may have charged the card. The recovery job finds out.
-		s.log.Warn("payment outcome unknown; the recovery job will settle it", "order", orderID, "attempt", attemptID, "err", err)
-		s.setAttempt(attemptID, AttemptSending, AttemptUnknown, "")
-	case openpay.ClassOf(err) == openpay.ClassDeclined && errors.As(err, &oe):
-		s.setAttempt(attemptID, AttemptSending, AttemptDeclined, oe.Description)
+		return nil
+	case openpay.ClassUnknown:
+		// The gateway may have charged the card, or may still: the
+		// recovery job settles it by re-sending this very attempt. No new
+		// attempt starts meanwhile.
+		s.log.Warn("payment outcome unknown; the recovery job will settle it", "attempt", attemptID, "err", err)
+		s.setAttempt(attemptID, from, AttemptUnknown, "")
+	case openpay.ClassDeclined:
+		reason := err.Error()
+		if errors.As(err, &oe) {
+			reason = oe.Description
+		}
+		s.setAttempt(attemptID, from, AttemptDeclined, reason)
 	default:
-		// The request was refused (a used token, a bad amount) or never
-		// arrived: nothing was charged.
-		s.setAttempt(attemptID, AttemptSending, AttemptRefused, err.Error())
+		if errors.As(err, &conflict) {
+			// Another transaction holds the attempt id: attempt numbering
+			// is broken. The gateway made nothing for this request.
+			s.log.Error("shop bug: a payment attempt id was used twice", "attempt", attemptID)
+			s.setAttempt(attemptID, from, AttemptConflict, "attempt id already used")
+			break
+		}
+		// The request was refused (a used token, a bad amount), or failed
+		// where nothing was done: nothing was charged.
+		s.setAttempt(attemptID, from, AttemptRefused, err.Error())
 	}
-	o, _ := s.Order(orderID)
-	return o, fmt.Errorf("order %s, attempt %s: %w", orderID, attemptID, err)
+	return err
 }
 
 // setAttempt moves an attempt from one status to another. An attempt that
@@ -308,7 +336,11 @@ func (s *Shop) applyCharge(ch *openpay.Transaction) {
 	}
 }
 
-// Refund gives back amount of a paid order (zero: all that is left).
+// Refund gives back amount of a paid order (zero: all of it). The gateway
+// refunds a charge once, in whole or in part, so an order takes one
+// refund. A refund is safe to repeat: when its answer is lost the SDK reads
+// the charge back, and the same refund sent again returns the refund
+// already made rather than making a second.
 func (s *Shop) Refund(ctx context.Context, orderID string, amount openpay.Amount) (Order, error) {
 	s.mu.Lock()
 	o, ok := s.orders[orderID]
@@ -316,7 +348,7 @@ func (s *Shop) Refund(ctx context.Context, orderID string, amount openpay.Amount
 		s.mu.Unlock()
 		return Order{}, ErrOrderNotFound
 	}
-	chargeID, left := o.PaidBy, o.Total.Sub(o.Refunded)
+	chargeID, total, refunded := o.PaidBy, o.Total, o.Refunded
 	cash := slices.ContainsFunc(o.Attempts, func(a Attempt) bool { return a.ChargeID == chargeID && a.Method == MethodStore })
 	s.mu.Unlock()
 	switch {
@@ -324,24 +356,19 @@ func (s *Shop) Refund(ctx context.Context, orderID string, amount openpay.Amount
 		return Order{}, ErrNotPaid
 	case cash:
 		return Order{}, ErrCashRefund
-	case amount.IsZero() && left.IsPositive():
-		amount = left
-	case amount.Cmp(left) > 0 || !amount.IsPositive():
-		return Order{}, fmt.Errorf("%w: %s left of %s", ErrRefundTooLarge, left, chargeID)
+	case refunded.IsPositive():
+		return Order{}, fmt.Errorf("%w: %s of %s", ErrAlreadyRefunded, refunded, chargeID)
+	case amount.IsZero():
+		amount = total
+	case amount.Cmp(total) > 0 || !amount.IsPositive():
+		return Order{}, fmt.Errorf("%w: %s paid by %s", ErrRefundTooLarge, total, chargeID)
 	}
 
 	ch, err := s.c.Charges.Refund(ctx, chargeID, openpay.RefundRequest{Amount: amount, Description: "Refund of order " + orderID})
-	if errors.Is(err, openpay.ErrOutcomeUnknown) {
-		// A refund carries no order_id, so the SDK cannot look it up: read
-		// the charge, whose latest refund tells whether this one was made.
-		var getErr error
-		if ch, getErr = s.c.Charges.Get(ctx, chargeID); getErr != nil {
-			return Order{}, fmt.Errorf("refund of order %s may have been made; check charge %s before trying again: %w", orderID, chargeID, errors.Join(err, getErr))
-		}
-		if ch.Refund == nil || s.knownRefund(orderID, ch.Refund.ID) {
-			return Order{}, fmt.Errorf("refund of order %s not made (the charge shows no new refund): %w", orderID, err)
-		}
-		err = nil
+	if openpay.ClassOf(err) == openpay.ClassUnknown {
+		// Settle it by sending the same refund again (an operator's
+		// retry): the gateway makes it once.
+		return Order{}, fmt.Errorf("refund of order %s may have been made; send the same refund again to settle it: %w", orderID, err)
 	}
 	if err != nil {
 		return Order{}, err
@@ -354,12 +381,6 @@ func (s *Shop) Refund(ctx context.Context, orderID string, amount openpay.Amount
 		o.refresh()
 	}
 	return o.clone(), nil
-}
-
-func (s *Shop) knownRefund(orderID, refundID string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Contains(s.orders[orderID].RefundIDs, refundID)
 }
 
 // attemptLocked finds an attempt by its id, the charge's order_id. The
@@ -380,7 +401,7 @@ func (s *Shop) attemptLocked(attemptID string) (*Order, *Attempt) {
 // refresh sets the order's status from its payment and attempts.
 func (o *Order) refresh() {
 	switch {
-	case o.PaidBy != "" && o.Refunded.Cmp(o.Total) >= 0:
+	case o.PaidBy != "" && o.Refunded.IsPositive():
 		o.Status = OrderRefunded
 	case o.PaidBy != "":
 		o.Status = OrderPaid

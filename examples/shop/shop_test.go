@@ -317,8 +317,10 @@ func TestStorePaymentByWebhookDeliveredTwice(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCashRefund)
 }
 
-// Flow 7: a refund in part, then the rest.
-func TestRefundPartThenRest(t *testing.T) {
+// Flow 7: a refund in part. The gateway refunds a charge once (issue 31),
+// so the order takes one refund, and sending it again (as after a lost
+// answer) returns the same refund and moves nothing more.
+func TestRefundOnce(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, nil)
 	ctx := context.Background()
@@ -328,25 +330,35 @@ func TestRefundPartThenRest(t *testing.T) {
 	_, err = f.pay(t, o.ID, openpaytest.CardVisa)
 	require.NoError(t, err)
 
+	_, err = f.shop.Refund(ctx, o.ID, openpay.MustAmount("300.01"))
+	require.ErrorIs(t, err, ErrRefundTooLarge)
 	o, err = f.shop.Refund(ctx, o.ID, openpay.MustAmount("120.50"))
 	require.NoError(t, err)
-	assert.Equal(t, OrderPaid, o.Status)
+	assert.Equal(t, OrderRefunded, o.Status)
 	assertAmount(t, "120.50", o.Refunded, "refunded")
 	assertAmount(t, "179.50", f.srv.Balance(), "balance after the partial refund")
-
-	_, err = f.shop.Refund(ctx, o.ID, openpay.MustAmount("179.51"))
-	require.ErrorIs(t, err, ErrRefundTooLarge)
-
-	o, err = f.shop.Refund(ctx, o.ID, openpay.Amount{}) // the rest
-	require.NoError(t, err)
-	assert.Equal(t, OrderRefunded, o.Status)
-	assertAmount(t, "300.00", o.Refunded, "refunded")
-	assert.Len(t, o.RefundIDs, 2)
-	assert.True(t, f.srv.Balance().IsZero(), "balance %s", f.srv.Balance())
 	assert.Equal(t, []string{o.ID + "-1 refunded"}, statuses(f.charges(t)))
 
 	_, err = f.shop.Refund(ctx, o.ID, openpay.Amount{})
-	require.ErrorIs(t, err, ErrRefundTooLarge, "nothing is left")
+	require.ErrorIs(t, err, ErrAlreadyRefunded)
+	assertAmount(t, "179.50", f.srv.Balance(), "nothing more left the balance")
+}
+
+// Flow 7, with the refund's answer replaced by a 503 after the gateway
+// made it: the SDK reads the charge back, and the refund is this call's.
+func TestRefundAnswerLostAfterActing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	o := f.order(t, "300.00")
+	_, err := f.pay(t, o.ID, openpaytest.CardVisa)
+	require.NoError(t, err)
+	require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodPost, Path: "/v1/{merchant_id}/charges/{transaction_id}/refund",
+		ErrorCode: openpay.ErrServiceUnavailable, Acted: true}))
+	o, err = f.shop.Refund(ctx, o.ID, openpay.MustAmount("50"))
+	require.NoError(t, err)
+	assertAmount(t, "50.00", o.Refunded, "refunded")
+	assertAmount(t, "250.00", f.srv.Balance(), "refunded once")
 }
 
 // Flow 8: the nightly job runs at 00:30 UTC in a UTC container, 18:30 in
@@ -547,19 +559,38 @@ func TestRecoveryJobSettlesUnknownAttempts(t *testing.T) {
 		assert.Equal(t, []AttemptStatus{AttemptUnknown}, attemptStatuses(o))
 		f.srv.ClearFaults()
 
+		// The job re-sends the attempt as it was (issue 31): it is made now,
+		// under its own attempt id, and never a second time.
 		require.NoError(t, f.shop.Recover(ctx))
 		o, _ = f.shop.Order(o.ID)
-		assert.Equal(t, OrderUnpaid, o.Status)
-		assert.Equal(t, []AttemptStatus{AttemptNotMade}, attemptStatuses(o))
-		assert.Empty(t, f.charges(t))
-		assert.True(t, f.srv.Balance().IsZero(), "balance %s", f.srv.Balance())
-
-		// The payer pays again, under a new attempt id.
-		o, err = f.pay(t, o.ID, openpaytest.CardVisa)
-		require.NoError(t, err)
-		assert.Equal(t, []AttemptStatus{AttemptNotMade, AttemptPaid}, attemptStatuses(o))
-		assert.Equal(t, []string{o.ID + "-2 completed"}, statuses(f.charges(t)))
+		assert.Equal(t, OrderPaid, o.Status)
+		assert.Equal(t, []AttemptStatus{AttemptPaid}, attemptStatuses(o))
+		assert.Equal(t, []string{o.ID + "-1 completed"}, statuses(f.charges(t)))
 		assertAmount(t, "650.00", f.srv.Balance(), "balance")
+	})
+
+	// Order 77 (issue 31, item 4): the attempt is held at the gateway after
+	// the shop gave up. The job re-sends it while it is still held; the
+	// order is paid once, whichever request the gateway carries out first.
+	t.Run("still in flight", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, nil)
+		o := f.order(t, "640.00")
+		const hold = 1500 * time.Millisecond
+		require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodPost, Path: "/v1/{merchant_id}/charges", Delay: hold}))
+		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		defer cancel()
+		o, err := f.shop.PayByCard(short, o.ID, f.token(t, openpaytest.CardVisa), "device-session-1", payerRequest())
+		require.ErrorIs(t, err, openpay.ErrOutcomeUnknown)
+		assert.Equal(t, []AttemptStatus{AttemptUnknown}, attemptStatuses(o))
+
+		require.NoError(t, f.shop.Recover(ctx))
+		o, _ = f.shop.Order(o.ID)
+		assert.Equal(t, OrderPaid, o.Status)
+		time.Sleep(hold) // the held attempt reaches the gateway and meets its order_id taken
+		assert.Equal(t, []string{o.ID + "-1 completed"}, statuses(f.charges(t)))
+		assertAmount(t, "640.00", f.srv.Balance(), "paid once, not 1280.00")
+		assert.Equal(t, []string{o.ID}, f.shippedOrders())
 	})
 }
 

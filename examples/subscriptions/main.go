@@ -1,6 +1,10 @@
 // Command subscriptions shows recurring billing: a monthly plan with a
 // trial, a customer subscribed with a saved card, and the charges the
-// gateway makes as time passes.
+// gateway makes as time passes; then a SaaS's billing over thirteen months
+// (saas.go, billing.go): trials, renewals, dunning by error code, a new
+// card taken from a customer whose card expired, a plan change, invoices
+// booked from webhooks delivered twice and out of order, and subscription
+// creates whose answers are lost, settled without a second subscription.
 //
 //	go run ./examples/subscriptions
 //
@@ -89,5 +93,10 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		return fmt.Errorf("updating the subscription: %w", err)
 	}
 	fmt.Fprintf(out, "cancel at period end: %v\n", sub.CancelAtPeriodEnd)
+
+	fmt.Fprintln(out, "a SaaS's thirteen months of billing, with lost answers and webhooks delivered twice:")
+	if _, err := runSaaS(ctx, env, out, 13, true); err != nil {
+		return fmt.Errorf("the SaaS's year: %w", err)
+	}
 	return nil
 }

@@ -17,6 +17,7 @@ func TestSubscriptions(t *testing.T) {
 	assert.Regexp(t, `after two months: subscription active`, text)
 	assert.Regexp(t, `charge \S+ \S+ completed 299\.00`, text)
 	assert.Contains(t, text, "cancel at period end: true")
+	assert.Regexp(t, `ana +13 invoices paid, 3887\.00 MXN; 0 failed`, text)
 }
 
 // The dates the example prints agree with each other: the first charge is

@@ -26,9 +26,9 @@ type testShop struct {
 	Client *openpay.Client
 }
 
-func startShop(t *testing.T) testShop {
+func startShop(t *testing.T, opts ...openpaytest.Option) testShop {
 	t.Helper()
-	sim := openpaytest.NewServer(t)
+	sim := openpaytest.NewServer(t, opts...)
 	client, err := openpay.New(sim.MerchantID, sim.PrivateKey, openpay.WithBaseURL(sim.URL))
 	require.NoError(t, err)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -183,6 +183,75 @@ func TestBrowserCheckout(t *testing.T) {
 		})
 	}
 	t.Logf("browser checkout took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestBrowserCheckoutEdges: the payer at the edges of 3-D Secure and the
+// gateway's card page, in headless Chromium. A payer who goes back to the
+// shop from the bank's page, or from the gateway's card form, cancels the
+// charge and reads the order cancelled; a payer who leaves the page open
+// for more than the hour 3-D Secure waits finds the charge cancelled when
+// approving at last, and a way back to the shop, which the webhook has
+// already told. Each time one charge for the order, and no money.
+func TestBrowserCheckoutEdges(t *testing.T) {
+	browser := webtest.Browser(t)
+	shop := startShop(t, openpaytest.WithClock(time.Now()))
+	// cancelled checks the books: the order's one charge is cancelled, the
+	// webhook told the shop, and nothing reached the balance.
+	cancelled := func(t *testing.T, orderID string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, shop.Sim.WaitForDeliveries(ctx))
+		o, _ := shop.order(orderID)
+		assert.Equal(t, statusCanceled, o.Status)
+		assert.Contains(t, o.Events, openpay.EventTypeChargeCancelled, "the webhook told the shop")
+		charges, err := shop.Client.Charges.ListPage(context.Background(), &openpay.TransactionListParams{OrderID: orderID})
+		require.NoError(t, err)
+		require.Len(t, charges, 1, "one charge for the order")
+		assert.Equal(t, openpay.TransactionStatusCancelled, charges[0].Status)
+		assert.Equal(t, "0.00", shop.Sim.Balance().String())
+	}
+	to3DS := func(t *testing.T) context.Context {
+		tab := webtest.Tab(t, browser, shop.URL+"/")
+		webtest.Await[string](t, tab, `(document.querySelector("input[name=device_session_id]") || {}).value`)
+		typeCard(t, tab, openpaytest.Card3DSecure)
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("use_3ds")), chromedp.Click(chromedp.ID("pay")),
+			chromedp.WaitVisible(chromedp.ID("approve")))
+		return tab
+	}
+
+	t.Run("back to the shop from 3-D Secure", func(t *testing.T) {
+		tab := to3DS(t)
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("leave")))
+		got := readOutcome(t, tab)
+		assert.Equal(t, "Payment cancelled", got.Result)
+		assert.Equal(t, "/return", got.Path)
+		cancelled(t, got.Order)
+	})
+
+	t.Run("back to the shop from the gateway's card page", func(t *testing.T) {
+		tab := webtest.Tab(t, browser, shop.URL+"/")
+		webtest.Await[string](t, tab, `(document.querySelector("input[name=device_session_id]") || {}).value`)
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("mode-hosted")), chromedp.Click(chromedp.ID("pay")),
+			chromedp.WaitVisible(chromedp.ID("card_number")), chromedp.Click(chromedp.ID("leave")))
+		got := readOutcome(t, tab)
+		assert.Equal(t, "Payment cancelled", got.Result)
+		cancelled(t, got.Order)
+	})
+
+	t.Run("3-D Secure abandoned for an hour", func(t *testing.T) {
+		tab := to3DS(t)
+		_, err := shop.Sim.AdvanceClock(61 * time.Minute)
+		require.NoError(t, err)
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("approve")))
+		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("return")))
+		assert.Equal(t, "cancelled", webtest.Eval[string](t, tab, `document.getElementById("status").dataset.status`),
+			"the late approval finds the charge cancelled")
+		webtest.Do(t, tab, chromedp.Click(chromedp.ID("return")))
+		got := readOutcome(t, tab)
+		assert.Equal(t, "Payment cancelled", got.Result)
+		cancelled(t, got.Order)
+	})
 }
 
 // TestReturnReadsTheAPI checks that the return page believes the API, not

@@ -24,7 +24,9 @@ import (
 //	card declined (3xxx, test cards, fraud e-mail) -> a failed transaction is stored with
 //	  error_message, and the request answers the decline's error
 //	card needing 3-D Secure (use_3d_secure, or the 3-D Secure test card) -> charge_pending,
-//	  payment_method redirect; completed (or in_progress when capture was false) by the payer
+//	  payment_method redirect; completed (or in_progress when capture was false) by the payer;
+//	  abandoned, cancelled after payerDueAfter (transaction.expired besides charge.cancelled),
+//	  a window kept in due_date and not shown (snapshot)
 //	redirect (confirm false), alipay, IVR (confirm "ivr") -> charge_pending with their payment_method
 //	store, bank_account           -> in_progress with their payment_method, until paid
 //	PSE (Colombia)                -> charge_pending, payment_method redirect to the bank page;
@@ -32,9 +34,11 @@ import (
 //	  cancelled, announced with transaction.expired besides charge.cancelled
 //	pending charges (charge_pending, unpaid store or bank, pre-authorization): cancel -> cancelled;
 //	  past their due_date when the clock advances -> cancelled
-//	completed card charge: refund (partial or full; never more than what was captured) ->
-//	  refunded, with the latest refund nested as `refund`; the refunded amount leaves the balance
-//	  (4001 when the balance cannot pay it)
+//	completed card charge: refund (partial or full; never more than what was captured), once ->
+//	  refunded, with the refund nested as `refund`; the refunded amount leaves the balance
+//	  (4001 when the balance cannot pay it). A refunded charge refuses another refund (1003):
+//	  the charge nests one refund, so a second would hide the first from every read
+//	  (openapi.yaml, refundCharge), and a refund is safe to repeat
 //	completed or refunded card charge: chargeback opened -> chargeback_pending (the disputed
 //	  amount leaves the balance at once); accepted -> chargeback_accepted; rejected -> back to
 //	  its previous status and the amount returns
@@ -411,7 +415,10 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// refundCharge refunds a card charge in whole or in part, or voids a
+// descAlreadyRefunded answers a refund of a charge refunded before.
+const descAlreadyRefunded = "The charge has already been refunded"
+
+// refundCharge refunds a card charge in whole or in part, once, or voids a
 // pre-authorization.
 func (s *Server) refundCharge(c *call) (any, *Error) {
 	f, e := readBody(c, true)
@@ -436,20 +443,20 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if t.kind != kindCard && t.kind != kindRedirect && t.kind != kindIVR {
+	if !t.byCard() {
 		return nil, errorf(openpay.ErrInvalidParameter, "Only card charges can be refunded")
 	}
 	if t.preauth {
 		s.cancel(m, t)
 		return t.snapshot(), nil
 	}
-	if t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded {
+	if t.t.Status == openpay.TransactionStatusRefunded || t.t.Refund != nil {
+		return nil, errorf(openpay.ErrInvalidParameter, descAlreadyRefunded)
+	}
+	if t.t.Status != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
 	remaining := t.t.Amount.Sub(t.after().refunded)
-	if !remaining.IsPositive() {
-		return nil, errorf(openpay.ErrInvalidParameter, "The charge has already been refunded in full")
-	}
 	amount := remaining
 	if f.Has("amount") {
 		if req.Amount.Cmp(remaining) > 0 {
@@ -505,26 +512,13 @@ func (s *Server) cancelCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// expiring reports whether t is a pending charge that the passing of its
-// due date cancels. The caller holds m.mu.
-func (t *tx) expiring() bool {
-	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
-}
-
 // expireCharges cancels pending charges whose due date has passed, on every
 // clock advance.
 func (s *Server) expireCharges(now time.Time) {
 	for _, m := range s.merchantsInOrder() {
 		m.mu.Lock()
 		for _, t := range m.txList {
-			if t.expiring() && now.After(t.t.DueDate) {
-				s.cancel(m, t)
-				if t.kind == kindPSE {
-					// The Colombian plug-in waits for this event, then reads the
-					// charge, cancelled (facts-vendor.md, section 3).
-					s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
-				}
-			}
+			s.lapse(m, t, now)
 		}
 		m.mu.Unlock()
 	}

@@ -623,13 +623,16 @@ func TestUSDCharge(t *testing.T) {
 	assert.Equal(t, 10.01, o["amount"])
 	assert.Equal(t, map[string]any{"from": "USD", "to": "MXN", "date": "2026-03-10", "value": 18.5}, o["exchange_rate"])
 	assert.Equal(t, "185.19", balance(t, env), "10.01 x 18.5 = 185.185, to the cent")
-	// Partial refunds round each part; the last takes exactly what is left.
+	// A partial refund rounds its part: 3.33 x 18.5 = 61.605, to the cent.
+	// A charge takes one refund (issue 31), so the rest stays credited.
 	id := o["id"].(string)
-	for range 3 {
-		requireOK(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 3.33}), http.StatusOK)
-	}
-	requireOK(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 0.02}), http.StatusOK)
-	assert.Equal(t, "0", balance(t, env))
+	requireOK(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 3.33}), http.StatusOK)
+	assert.Equal(t, "123.58", balance(t, env))
+	requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 6.68}), 1003)
+	// A whole refund takes exactly what was credited: nothing is left.
+	o = requireOK(t, env.post("/charges", cardCharge(card, "currency", "USD", "amount", 10.01)), http.StatusOK)
+	requireOK(t, env.post("/charges/"+o["id"].(string)+"/refund", nil), http.StatusOK)
+	assert.Equal(t, "123.58", balance(t, env))
 }
 
 func TestRefunds(t *testing.T) {
@@ -652,16 +655,25 @@ func TestRefunds(t *testing.T) {
 	assert.Equal(t, o, requireOK(t, env.get("/charges/"+id), http.StatusOK), "a read shows the refund too")
 	requireError(t, env.get("/charges/"+rf["id"].(string)), 1005)
 
-	requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 70.01}), 1003)
+	// A charge takes one refund (issue 31): it nests one, so a second
+	// would hide the first; the refunded total is the nested refund's.
+	desc := requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 20}), 1003)
+	assert.Contains(t, desc, "already been refunded")
+	desc = requireError(t, env.post("/charges/"+id+"/refund", nil), 1003)
+	assert.Contains(t, desc, "refunded")
+	assert.Equal(t, "70", balance(t, env), "nothing more left the balance")
+	assert.Equal(t, o, requireOK(t, env.get("/charges/"+id), http.StatusOK), "the one refund stays readable")
+	requireError(t, env.post("/charges/"+id+"/cancel", nil), 1003)
+	requireError(t, env.post("/charges/trnothere/refund", nil), 1005)
+
+	// Bad refunds, and a whole refund: without an amount, all of it.
+	id = requireOK(t, env.post("/charges", cardCharge(card, "amount", 100)), http.StatusOK)["id"].(string)
+	requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 100.01}), 1003)
 	requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": -1}), 1003)
 	requireError(t, env.post("/charges/"+id+"/refund", map[string]any{"description": strings.Repeat("d", 251)}), 1003)
 	o = requireOK(t, env.post("/charges/"+id+"/refund", nil), http.StatusOK)
-	assert.Equal(t, 70.0, o["refund"].(map[string]any)["amount"], "without an amount: what is left")
-	assert.Equal(t, "0", balance(t, env))
-	desc := requireError(t, env.post("/charges/"+id+"/refund", nil), 1003)
-	assert.Contains(t, desc, "refunded")
-	requireError(t, env.post("/charges/"+id+"/cancel", nil), 1003)
-	requireError(t, env.post("/charges/trnothere/refund", nil), 1005)
+	assert.Equal(t, 100.0, o["refund"].(map[string]any)["amount"], "without an amount: all of it")
+	assert.Equal(t, "70", balance(t, env))
 
 	// The balance must be able to pay the refund.
 	id = requireOK(t, env.post("/charges", cardCharge(card, "amount", 100)), http.StatusOK)["id"].(string)
@@ -710,9 +722,10 @@ func TestConcurrentRefundsNeverExceedTheCharge(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	assert.Equal(t, 14, ok, "14 x 7 = 98 fits in 100, a 15th would not")
-	assert.Equal(t, 26, refused)
-	assert.Equal(t, "2", balance(t, env))
+	// A charge takes one refund (issue 31): of 40 at once, one is made.
+	assert.Equal(t, 1, ok, "one refund per charge")
+	assert.Equal(t, 39, refused)
+	assert.Equal(t, "93", balance(t, env))
 }
 
 func TestOrderIDIsUniqueAcrossTheMerchant(t *testing.T) {

@@ -43,6 +43,14 @@ const (
 	// pseDueAfter is how long a PSE payer has at the bank; the gateway does
 	// not say, and a bank session is short.
 	pseDueAfter = time.Hour
+	// payerDueAfter is how long a card charge waits for its payer on the
+	// gateway's card form (redirect, confirm false) or 3-D Secure page.
+	// The gateway ends such a charge itself (the vendor's Magento card
+	// plug-in cancels the order of a card charge on transaction.expired or
+	// charge.cancelled) and publishes no window; a payer's session at the
+	// bank is short, as PSE's, so the same hour (openapi.yaml,
+	// Transaction.due_date).
+	payerDueAfter = time.Hour
 )
 
 // chargeRequest is a validated charge request, whatever its variant.
@@ -166,6 +174,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 	case kindRedirect:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
 	case kindIVR:
 		echo()
@@ -198,7 +207,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		echo()
 		t.t.Method = openpay.TransactionMethodBankAccount
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = now.Add(pseDueAfter)
+		t.t.DueDate = dueOr(req.dueDate, now.Add(pseDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 	case kindBank:
 		t.t.Method = openpay.TransactionMethodBankAccount
@@ -269,6 +278,13 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	}
 
 	now := t.t.CreationDate
+	// A card is charged as the gateway charges it on the charge's day: a
+	// stored card or a token whose expiry month has passed since it was
+	// saved declines with 3002 (card data sent inline was checked when the
+	// request was read).
+	if expired, ok := cardnum.ExpiryPassed(k.expMonth, k.expYear, now); ok && expired && req.inline == nil {
+		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
+	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
 	// that waits for its payer keeps it (newChargeTx).
 	outcome := k.outcome.ForPayer(payerEmail(cu, req))
@@ -277,21 +293,12 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		if outcome.FraudRule != "" {
 			e.FraudRules = []string{outcome.FraudRule}
 		}
-		m.setStatus(t, openpay.TransactionStatusFailed)
-		t.t.ErrorMessage = e.Description
-		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-		return nil, e
+		return nil, s.declineCharge(m, t, e)
 	}
 	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
 		value := openpay.MustAmount(pointsValueMXN)
 		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
-			e := errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge")
-			m.setStatus(t, openpay.TransactionStatusFailed)
-			t.t.ErrorMessage = e.Description
-			m.addTx(t)
-			s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
-			return nil, e
+			return nil, s.declineCharge(m, t, errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge"))
 		}
 		used := value
 		if req.amount.Cmp(value) < 0 {
@@ -303,6 +310,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	if outcome.Requires3DS || req.use3DS {
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
+		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
@@ -321,15 +329,40 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
 }
 
+// declineCharge records a new card charge t as failed with the error e
+// that answers it (failTx) and emits charge.failed; it returns e. The
+// caller holds m.mu.
+func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
+	failTx(m, t, e.Code, e.Description)
+	m.addTx(t)
+	s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+	return e
+}
+
+// failTx moves a transaction to failed with its error_code and the
+// error_message that explains it. Every failed transaction is failed here,
+// so that none lacks its code: the gateway sends both on a failed
+// transaction (the vendor's Java client reads error_code and error_message
+// from it), and a merchant's dunning rules read the code, not the text. The
+// caller holds m.mu.
+func failTx(m *merchant, t *tx, code openpay.Code, message string) {
+	m.setStatus(t, openpay.TransactionStatusFailed)
+	t.t.ErrorCode, t.t.ErrorMessage = code, message
+}
+
 // chargeStoredCard charges a card of cards stored at the scope of cu (a
 // merchant card when cu is nil) from inside the server, as subscriptions do
 // on schedule: the same outcome rules as a card charge through the API
-// (test cards, fraud e-mail), recorded the same way. It returns the
-// transaction it recorded (nil when none was, as for a card that does not
-// exist) and, unless the charge completed, the error: a decline's, or 3012
-// for a card that asks for 3-D Secure, whose charge is cancelled at once
-// since no payer is there to authenticate. The caller holds m.mu and the
-// lock of whoever owns cards.
+// (test cards, fraud e-mail, expiry on the charge's day), recorded the same
+// way. It returns the transaction it recorded and, unless the charge
+// completed, the error: a decline's; 1005 for a card of the owner deleted
+// since it was named (no one sent the charge to be told, so it is recorded
+// as a failed charge of that card, with charge.failed, as a decline is),
+// and 1005 with nothing recorded for a card that was never the owner's; or
+// 3012 for a
+// card that asks for 3-D Secure, whose charge is cancelled at once since no
+// payer is there to authenticate. The caller holds m.mu and the lock of
+// whoever owns cards.
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
@@ -338,11 +371,16 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(cu, req)
+	if k := cards.byID[cardID]; k != nil && k.deleted && k.customerID == ownerID(cu) {
+		w := k.wire()
+		t.t.Card = &w
+		return t, s.declineCharge(m, t, errorf(openpay.ErrNotFound, "The card with id '%s' does not exist", cardID))
+	}
 	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
-		if m.txByID(t.t.ID) == t { // a decline is recorded; a card not found is not
-			return t, e
+		if m.txByID(t.t.ID) != t { // refused before anything was recorded
+			return nil, e
 		}
-		return nil, e
+		return t, e
 	}
 	if t.t.Status == openpay.TransactionStatusCompleted {
 		return t, nil
@@ -435,4 +473,45 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 	}
 	m.markTx(t)
 	return t.snapshot(), nil
+}
+
+// expiring reports whether t is a pending charge that the passing of its
+// due date cancels. The caller holds m.mu.
+func (t *tx) expiring() bool {
+	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
+}
+
+// byCard reports whether t is a charge paid with a card (at once, on the
+// gateway's card form, or by phone): the charges a refund returns and a
+// card network's chargeback disputes. Cash at a store, a bank transfer,
+// PSE and Alipay are not.
+func (t *tx) byCard() bool {
+	return t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR
+}
+
+// lapse cancels t when it is a pending charge whose due date has passed
+// by now, as the clock's advance does, and reports whether it did. The
+// payer's controls and pages call it first, so that a payment that comes
+// after the window (a 3-D Secure approval after the link expired) finds
+// the charge cancelled whether or not the clock was advanced meanwhile.
+// The caller holds m.mu.
+func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
+	if !t.expiring() || !now.After(t.t.DueDate) {
+		return false
+	}
+	s.cancel(m, t)
+	if t.kind == kindPSE || t.kind == kindCard || t.kind == kindRedirect {
+		// The plug-ins wait for this event, then read the charge,
+		// cancelled: the Colombian PSE one and the card one
+		// (facts-vendor.md, sections 3 and 6).
+		s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
+	}
+	return true
+}
+
+// errLapsed is the refusal of a payer's move on a charge whose window
+// closed (lapse).
+func errLapsed(m *merchant, t *tx) *Error {
+	return errorf(openpay.ErrInvalidParameter, "The charge's payment window closed on %s; the charge is cancelled",
+		t.t.DueDate.In(zoneOf(m)).Format("2006-01-02 15:04"))
 }

@@ -421,19 +421,21 @@ func checkoutKind(m *merchant, method openpay.ChargeMethod) (chargeKind, *Error)
 
 // checkoutCharge is the request of the charge that pays a checkout by a
 // kind: the checkout's amount, currency, description, order_id and iva,
-// its payer. A store payment's window closes with the link, when that is
-// sooner than a store charge's own; a PSE payer comes back to the shop's
+// its payer. A payment that waits for its payer (3-D Secure, the store,
+// the bank) closes with the link, when that is sooner than the charge's
+// own window: past the link's expiration the charge is cancelled, so no
+// payment completes an expired link. A PSE payer comes back to the shop's
 // redirect_url or, without one, to the link, which then shows the outcome.
 func (s *Server) checkoutCharge(m *merchant, r *checkoutRecord, kind chargeKind) *chargeRequest {
 	req := &chargeRequest{kind: kind, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency), description: r.c.Description,
 		orderID: r.c.OrderID, iva: r.c.IVA, customer: r.payer, capture: true, country: m.country}
+	window := map[chargeKind]time.Duration{kindCard: payerDueAfter, kindStore: storeDueAfter, kindPSE: pseDueAfter}[kind]
+	if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.Now().Add(window)) {
+		req.dueDate = exp
+	}
 	switch kind {
 	case kindCard:
 		req.redirectURL = r.redirect
-	case kindStore:
-		if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.Now().Add(storeDueAfter)) {
-			req.dueDate = exp
-		}
 	case kindPSE:
 		req.redirectURL = r.redirect
 		if req.redirectURL == "" {
@@ -470,6 +472,9 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	r := extState(m, newCheckoutState).byID[checkoutID]
 	if r == nil {
 		return checkoutPayment{}, errNotFound("checkout", checkoutID)
+	}
+	if t := m.txByID(r.txID); t != nil {
+		s.lapse(m, t, s.Now()) // a payment whose window closed waits no more
 	}
 	if st := s.checkoutStatus(m, r); st != openpay.CheckoutStatusAvailable {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)

@@ -259,7 +259,7 @@ func TestCheckoutPage(t *testing.T) {
 	link := o["checkout_link"].(string)
 	page := browse(t, env, link, nil)
 	require.Equal(t, http.StatusOK, page.status)
-	for _, el := range []string{`id="amount">349.90 MXN`, `id="status">available`, `id="expires">2026-03-11 12:00`,
+	for _, el := range []string{`id="amount">349.90 MXN`, `data-status="available" id="status"`, `id="expires">2026-03-11 12:00`,
 		`id="card_number"`, `id="cvv2"`, `id="pay"`} {
 		assert.Contains(t, page.body, el)
 	}
@@ -292,7 +292,7 @@ func TestCheckoutPage(t *testing.T) {
 	// Paid: the page shows it and takes nothing.
 	page = browse(t, env, link, nil)
 	assert.Equal(t, http.StatusOK, page.status)
-	assert.Contains(t, page.body, `id="status">completed`)
+	assert.Contains(t, page.body, `data-status="completed" id="status"`)
 	assert.Contains(t, page.body, `id="charge_id">`+chargeID)
 	assert.NotContains(t, page.body, `id="pay"`)
 	res = browse(t, env, link, cardForm(token, "4111111111111111"))
@@ -303,7 +303,7 @@ func TestCheckoutPage(t *testing.T) {
 	env.clock.Advance(2 * time.Hour)
 	page = browse(t, env, late["checkout_link"].(string), nil)
 	assert.Equal(t, http.StatusOK, page.status)
-	assert.Contains(t, page.body, `id="status">expired`)
+	assert.Contains(t, page.body, `data-status="expired" id="status"`)
 	assert.NotContains(t, page.body, `id="card_form"`)
 
 	// No such link; another merchant's path.
@@ -322,7 +322,7 @@ func TestCheckoutPageWithoutRedirect(t *testing.T) {
 	page := browse(t, env, link, nil)
 	res := browse(t, env, link, cardForm(page.token(t), "4111111111111111"))
 	assert.Equal(t, http.StatusOK, res.status)
-	assert.Contains(t, res.body, `id="status">completed`)
+	assert.Contains(t, res.body, `data-status="completed" id="status"`)
 	assert.NotContains(t, res.body, `id="return"`)
 }
 
@@ -339,7 +339,7 @@ func TestCheckoutPageWhilePaymentWaits(t *testing.T) {
 	res = browse(t, env, link, cardForm(page.token(t), "4111111111111111"))
 	assert.Equal(t, http.StatusConflict, res.status)
 	assert.Contains(t, res.body, "A payment of the checkout is in progress")
-	assert.Contains(t, res.body, `id="status">available`)
+	assert.Contains(t, res.body, `data-status="available" id="status"`)
 }
 
 // TestCheckoutPayerEmail: the payer named on a merchant's checkout is the

@@ -47,7 +47,7 @@ func TestCheckoutPageMethodsPerCountry(t *testing.T) {
 			link := o["checkout_link"].(string)
 			page := browse(t, env, link, nil)
 			require.Equal(t, http.StatusOK, page.status)
-			assert.Contains(t, page.body, `id="amount">349.90 `+tc.currency)
+			assert.Contains(t, page.body, `data-amount="349.90" data-currency="`+tc.currency+`" id="amount"`)
 			assert.Contains(t, page.body, `id="pay"`, "a card, everywhere")
 			assert.Contains(t, page.body, `id="pay_store"`, "cash at a store, everywhere")
 			assert.Contains(t, page.body, tc.network, "the stores of the country's networks")
@@ -206,7 +206,7 @@ func TestCheckoutPSEWithoutRedirect(t *testing.T) {
 	require.Equal(t, http.StatusSeeOther, res.status)
 	assert.Equal(t, link+"?id="+chargeID, res.location, "back to the link")
 	page := browse(t, env, res.location, nil)
-	assert.Contains(t, page.body, `id="status">completed`)
+	assert.Contains(t, page.body, `data-status="completed" id="status"`)
 	assert.Contains(t, page.body, `id="charge_id">`+chargeID)
 }
 

@@ -391,7 +391,7 @@ func TestPSEFlow(t *testing.T) {
 			require.Equal(t, http.StatusOK, page.status)
 			assert.Contains(t, page.body, `id="approve"`)
 			assert.Contains(t, page.body, `id="fail"`)
-			assert.Contains(t, page.body, "10000.00 COP")
+			assert.Contains(t, page.body, "10.000,00 COP", "written as Colombia writes it")
 			res := browse(t, env, pageURL, url.Values{"token": {page.token(t)}, "action": {tc.action}})
 			require.Equal(t, http.StatusSeeOther, res.status, res.body)
 			assert.Equal(t, "https://shop.example.co/back?order=7&id="+id, res.location)

@@ -304,7 +304,7 @@ func (t *tx) dashActions() []string {
 		if t.pending() && !t.preauth {
 			out = append(out, web.ActionFail)
 		}
-		if (st == openpay.TransactionStatusCompleted || st == openpay.TransactionStatusRefunded) &&
+		if t.byCard() && (st == openpay.TransactionStatusCompleted || st == openpay.TransactionStatusRefunded) &&
 			(t.later == nil || (t.later.chargeback == "" && t.t.Amount.Sub(t.later.refunded).IsPositive())) {
 			out = append(out, web.ActionChargeback)
 		}

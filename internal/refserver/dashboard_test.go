@@ -225,17 +225,27 @@ func TestDashboardButtons(t *testing.T) {
 	assert.Contains(t, txs, "<code>chargeback.accepted</code>")
 	assert.Contains(t, txs, "<code>payout.succeeded</code>")
 
-	// fail: a charge waiting for its payer, and a payout in progress.
+	// fail: a charge waiting for its payer (cash that is never paid ends
+	// cancelled, as its due date would end it), and a payout in progress.
 	store := requireOK(t, env.post("/charges", map[string]any{"method": "store", "amount": 20, "description": "x"}), http.StatusOK)["id"].(string)
 	payout := requireOK(t, env.post("/payouts", inlineBankPayout("amount", 1)), http.StatusOK)["id"].(string)
-	for _, id := range []string{store, payout} {
+	for id, want := range map[string]string{store: "cancelled", payout: "failed"} {
 		r := act(id, "fail")
 		require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
-		assert.Equal(t, "failed", status(id))
+		assert.Equal(t, want, status(id))
 	}
 
+	// The store charge paid above is cash: no chargeback button, and the
+	// action pressed anyway is refused and leaves it completed.
+	one := d.page("/_dashboard/merchants/" + env.m.ID + "/transactions?id=" + st.storeCharge)
+	assert.NotContains(t, one, "action-chargeback", "a paid store charge has no chargeback")
+	r := act(st.storeCharge, "chargeback")
+	assert.Equal(t, http.StatusConflict, r.status)
+	assert.Contains(t, string(r.body), "Only card charges can be disputed")
+	assert.Equal(t, "completed", status(st.storeCharge))
+
 	// An action the state refuses says why, and changes nothing.
-	r := act(st.storeCharge, "pay")
+	r = act(st.storeCharge, "pay")
 	assert.Equal(t, http.StatusConflict, r.status)
 	assert.Contains(t, string(r.body), "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 	r = act(st.storeCharge, "dance")

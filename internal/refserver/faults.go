@@ -52,6 +52,12 @@ import (
 //	"drop": "before"        the connection is closed before the server does anything: no answer
 //	"drop": "after"         the request is carried out (a charge is made), then the connection is closed
 //	                        without the answer: the lost answer that order_id reconciliation exists for
+//	"page": 502             a proxy's HTML page with that status (400 to 599) instead of any answer
+//
+// With "error_code" or "page", "acted": true first carries the request out
+// (a charge is made, a refund taken), then answers the error or the page in
+// place of the server's answer: a front that failed after the gateway
+// behind it acted, which no status proves did nothing.
 
 // FaultDrop says when a fault closes the connection.
 type FaultDrop string
@@ -80,7 +86,7 @@ const (
 )
 
 // Fault is a failure armed with [Server.InjectFault] for the next requests
-// that match Method and Path. Exactly one of ErrorCode, Delay and Drop says
+// that match Method and Path. Exactly one of ErrorCode, Delay, Drop and Page says
 // how they fail.
 type Fault struct {
 	// ID identifies an armed fault (set by InjectFault).
@@ -100,7 +106,8 @@ type Fault struct {
 	// Description is the text of that error object; empty means the
 	// server's text for the code.
 	Description string
-	// Delay holds the request that long before it is answered as usual.
+	// Delay holds the request that long, then the server carries it out
+	// and answers as usual, even when the client gave up meanwhile.
 	Delay time.Duration
 	// Drop closes the connection without an answer, before or after the
 	// server carries the request out.
@@ -115,6 +122,11 @@ type Fault struct {
 	// retries) count once, and every attempt of the calls taken fails.
 	// Requests without the header count one each. Go API only.
 	PerCall bool
+	// Page answers a proxy's HTML page with this status (400 to 599).
+	Page int
+	// Acted, with ErrorCode or Page, carries the request out first and
+	// answers the error or the page in place of the server's answer.
+	Acted bool
 }
 
 // The headers a client made by openpaytest sends with each attempt, so that
@@ -136,11 +148,13 @@ type faultWire struct {
 	Description string       `json:"description,omitempty"`
 	DelayMS     int64        `json:"delay_ms,omitempty"`
 	Drop        FaultDrop    `json:"drop,omitempty"`
+	Page        int          `json:"page,omitempty"`
+	Acted       bool         `json:"acted,omitempty"`
 }
 
 func (f Fault) wire() faultWire {
 	return faultWire{ID: f.ID, Method: f.Method, Path: f.Path, Count: f.Count, ErrorCode: f.ErrorCode,
-		Description: f.Description, DelayMS: f.Delay.Milliseconds(), Drop: f.Drop}
+		Description: f.Description, DelayMS: f.Delay.Milliseconds(), Drop: f.Drop, Page: f.Page, Acted: f.Acted}
 }
 
 func wireFaults(fs []Fault) []faultWire {
@@ -286,14 +300,14 @@ func routeHasParam(rt *route, name string) bool { return slices.Contains(rt.para
 // faultNames are the names a refusal gives a fault's fields: the JSON
 // names over HTTP, the Go fields of openpaytest.Fault from Go.
 type faultNames struct {
-	method, path, count, errorCode, description, delay, drop, delayRange string
+	method, path, count, errorCode, description, delay, drop, delayRange, page, acted string
 }
 
 var (
 	wireFaultNames = faultNames{method: "'method'", path: "'path'", count: "'count'", errorCode: "'error_code'",
-		description: "'description'", delay: "'delay_ms'", drop: "'drop'", delayRange: "from 1 to " + strconv.FormatInt(maxFaultDelay.Milliseconds(), 10)}
+		description: "'description'", delay: "'delay_ms'", drop: "'drop'", page: "'page'", acted: "'acted'", delayRange: "from 1 to " + strconv.FormatInt(maxFaultDelay.Milliseconds(), 10)}
 	goFaultNames = faultNames{method: "Fault.Method", path: "Fault.Path", count: "Fault.Count (or Fault.Calls)", errorCode: "Fault.ErrorCode",
-		description: "Fault.Description", delay: "Fault.Delay", drop: "Fault.Drop", delayRange: "from 1ms to " + maxFaultDelay.String()}
+		description: "Fault.Description", delay: "Fault.Delay", drop: "Fault.Drop", page: "Fault.Page", acted: "Fault.Acted", delayRange: "from 1ms to " + maxFaultDelay.String()}
 )
 
 // samePattern reports whether a fault's path pattern names the route
@@ -331,15 +345,19 @@ func (s *Server) checkFault(f Fault, names faultNames) (*armedFault, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be from 1 to %d", names.count, maxFaultCount)
 	}
 	kinds := 0
-	for _, set := range []bool{f.ErrorCode != 0, f.Delay != 0, f.Drop != ""} {
+	for _, set := range []bool{f.ErrorCode != 0, f.Delay != 0, f.Drop != "", f.Page != 0} {
 		if set {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of %s, %s and %s", names.errorCode, names.delay, names.drop)
+		return nil, errorf(openpay.ErrInvalidParameter, "A fault takes exactly one of %s, %s, %s and %s", names.errorCode, names.delay, names.drop, names.page)
 	}
 	switch {
+	case f.Page != 0 && (f.Page < 400 || f.Page > 599):
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be an HTTP status from 400 to 599", names.page)
+	case f.Acted && f.ErrorCode == 0 && f.Page == 0:
+		return nil, errorf(openpay.ErrInvalidParameter, "The field %s goes with %s or %s", names.acted, names.errorCode, names.page)
 	case f.ErrorCode != 0 && !f.ErrorCode.Documented():
 		return nil, errorf(openpay.ErrInvalidParameter, "The field %s must be a documented error code", names.errorCode)
 	case f.Delay < 0 || f.Delay > maxFaultDelay:
@@ -512,15 +530,12 @@ func parseFaultCall(v string) (id string, last bool) {
 // nowhere (ServeHTTP then closes the connection).
 func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *statusWriter) bool {
 	switch {
-	case f.ErrorCode != 0:
-		desc := f.Description
-		if desc == "" {
-			desc = faultErrorText[f.ErrorCode]
-		}
-		if desc == "" {
-			desc = "The request failed with error " + strconv.Itoa(int(f.ErrorCode))
-		}
-		writeError(sw, c.requestID, &Error{Code: f.ErrorCode, Description: desc})
+	case f.Acted:
+		// The request goes on; its answer goes nowhere, and
+		// answerAfterActing answers in its place (ServeHTTP).
+		sw.ResponseWriter = &discardWriter{header: make(http.Header)}
+	case f.ErrorCode != 0 || f.Page != 0:
+		answerFault(f, c.requestID, sw)
 		return true
 	case f.Drop == DropBefore:
 		dropConnection(w)
@@ -536,6 +551,25 @@ func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *status
 		}
 	}
 	return false
+}
+
+// answerFault answers a fault's error object, or its page.
+func answerFault(f *Fault, requestID string, w http.ResponseWriter) {
+	if f.Page != 0 {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(f.Page)
+		text := strconv.Itoa(f.Page) + " " + http.StatusText(f.Page)
+		_, _ = w.Write([]byte("<html><head><title>" + text + "</title></head><body><h1>" + text + "</h1><hr><p>proxy</p></body></html>\n"))
+		return
+	}
+	desc := f.Description
+	if desc == "" {
+		desc = faultErrorText[f.ErrorCode]
+	}
+	if desc == "" {
+		desc = "The request failed with error " + strconv.Itoa(int(f.ErrorCode))
+	}
+	writeError(w, requestID, &Error{Code: f.ErrorCode, Description: desc})
 }
 
 // dropConnection closes the request's connection without an answer. Where
@@ -571,7 +605,8 @@ func (s *Server) armFault(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'delay_ms' must be from 1 to %d", maxFaultDelay.Milliseconds())
 	}
 	armed, e := s.armFor(c.controlOwner(), Fault{Method: body.Method, Path: body.Path, Count: body.Count, ErrorCode: body.ErrorCode,
-		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop}, wireFaultNames)
+		Description: body.Description, Delay: time.Duration(body.DelayMS) * time.Millisecond, Drop: body.Drop,
+		Page: body.Page, Acted: body.Acted}, wireFaultNames)
 	if e != nil {
 		return nil, e
 	}

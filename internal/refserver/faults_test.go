@@ -192,3 +192,36 @@ func BenchmarkFaultCheck(b *testing.B) {
 	}
 	b.Run("another merchant's faults armed", run)
 }
+
+// An "acted" fault carries the request out, then answers its error or page
+// in place of the answer (issue 31): the customer exists though the client
+// read a 503 or a proxy's page. A page without "acted" comes before acting.
+func TestFaultAnswersAfterActing(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	env.arm(map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "error_code": 1004, "acted": true})
+	requireError(t, env.post("/customers", customerBody("Ana")), 1004)
+	assert.Len(t, listIDs(t, env.get("/customers")), 1, "carried out before the 503")
+
+	env.arm(map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "page": 502, "acted": true})
+	r := env.post("/customers", customerBody("Bea"))
+	assert.Equal(t, http.StatusBadGateway, r.status)
+	assert.Contains(t, r.header.Get("Content-Type"), "text/html")
+	assert.Contains(t, string(r.body), "502 Bad Gateway")
+	assert.Len(t, listIDs(t, env.get("/customers")), 2, "carried out before the page")
+
+	env.arm(map[string]any{"method": "POST", "path": "/v1/{merchant_id}/customers", "page": 503})
+	r = env.post("/customers", customerBody("Cid"))
+	assert.Equal(t, http.StatusServiceUnavailable, r.status)
+	assert.Len(t, listIDs(t, env.get("/customers")), 2, "a page without acted comes before acting")
+
+	for _, bad := range []map[string]any{
+		{"page": 302},
+		{"page": 502, "error_code": 1004},
+		{"delay_ms": 10, "acted": true},
+		{"drop": "after", "acted": true},
+	} {
+		bad["method"], bad["path"] = "POST", "/v1/{merchant_id}/customers"
+		requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PrivateKey, bad), 1003)
+	}
+}

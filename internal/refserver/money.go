@@ -297,10 +297,15 @@ func addTransferIn(m *merchant, in *tx) {
 // cancelled or failed, which return its amount to the balance it left. The
 // caller holds m.mu and has checked the status.
 func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus, errorMessage string) {
-	m.setStatus(t, status)
+	if status == openpay.TransactionStatusFailed {
+		// The receiving bank's refusal: a funds transfer rejected (1007).
+		failTx(m, t, openpay.ErrFundsTransferRejected, errorMessage)
+	} else {
+		m.setStatus(t, status)
+		t.t.ErrorMessage = errorMessage
+	}
 	t.t.OperationDate = s.nowFor(m)
 	t.t.Authorization = strings.ToUpper(t.t.ID)
-	t.t.ErrorMessage = errorMessage
 	if status != openpay.TransactionStatusCompleted {
 		m.accountFor(t.t.CustomerID).credit(t.t.Amount)
 	}

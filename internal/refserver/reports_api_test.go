@@ -20,7 +20,9 @@ func TestFeesReport(t *testing.T) {
 		return id
 	}
 	first, second := charge(2000), charge(1000) // fees 2.00 and 1.00, in March
-	pending := requireOK(t, env.post("/charges", alipay), http.StatusOK)["id"].(string)
+	// Paid in April: its due_date gives the payer until then (past its
+	// due_date a charge takes no payment).
+	pending := requireOK(t, env.post("/charges", with(alipay, "due_date", env.clock.Now().Add(40*24*time.Hour).Format(time.RFC3339))), http.StatusOK)["id"].(string)
 	requireOK(t, env.post("/charges", cardCharge("", "source_id", nil, "card", validCard("4111111111111111"))), http.StatusOK)
 	env.clock.Advance(31 * 24 * time.Hour) // April
 	_, err := env.s.CompleteCharge(env.m.ID, pending)

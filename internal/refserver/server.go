@@ -495,6 +495,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.Drop == DropAfter {
 			defer dropConnection(w)
 		}
+		if f.Acted {
+			// Carried out, then answered with the fault in place of
+			// the server's answer (which went nowhere).
+			defer answerFault(f, c.requestID, w)
+		}
 	}
 	// The body is read before the request enters the reset gate, so that
 	// a reset waits for handlers at work, never for a client's bytes.

@@ -15,7 +15,7 @@ import (
 //
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/pay                 store, bank or PSE charge paid
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/complete            redirect, 3-D Secure, Alipay or IVR charge completed by the payer
-//	POST /_simulate/{merchant_id}/charges/{transaction_id}/fail                a pending charge fails; body {"error_code": 3001} (optional, any 3xxx)
+//	POST /_simulate/{merchant_id}/charges/{transaction_id}/fail                a pending charge ends unpaid: a card or PSE one failed (body {"error_code": 3001}, optional, any 3xxx, cards only), cash or a transfer cancelled
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback          chargeback opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback/resolve  body {"accepted": true|false}
 //	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the server's clock (shared by every merchant) moves on
@@ -155,6 +155,9 @@ func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 // completes and its amount is credited.
 func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if s.lapse(m, t, s.Now()) {
+			return errLapsed(m, t)
+		}
 		if t.kind == kindPSE && t.t.Status == openpay.TransactionStatusChargePending {
 			t.t.Conciliated = true
 			s.completeCharge(m, t, t.t.Amount)
@@ -175,6 +178,9 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 // payment_method.attempts.
 func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if s.lapse(m, t, s.Now()) {
+			return errLapsed(m, t)
+		}
 		if t.t.Status != openpay.TransactionStatusChargePending {
 			return errorf(openpay.ErrInvalidParameter, "Only a charge_pending charge can be completed")
 		}
@@ -207,11 +213,22 @@ func (t *tx) countPhoneAttempt() {
 	t.t.PaymentMethod = &pm
 }
 
-// FailCharge simulates the failure of a charge waiting for the payer
-// (charge_pending, or a store or bank charge in progress): it ends failed,
-// with the message of code, a card error code 3001-3012 (0 means 3001). An
-// IVR charge counts the payer's call in payment_method.attempts.
+// FailCharge simulates a charge waiting for its payer ending unpaid, as
+// the gateway would end it:
+//
+//   - a card charge (3-D Secure, the card form, IVR) and an Alipay one
+//     fail with the decline of code, a card error code 3001-3012 (0 means
+//     3001);
+//   - a PSE charge fails: the payer's bank rejected it;
+//   - cash at a store and a bank transfer are never declined: the payer
+//     just does not pay, so the charge is cancelled, as when its due date
+//     passes, with its own words (unpaidStoreMessage, unpaidBankMessage).
+//
+// A code is refused (1003) for cash and transfers, which have no decline,
+// and ignored for PSE (the bank's words are always the same). An IVR
+// charge counts the payer's call in payment_method.attempts.
 func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (openpay.Transaction, error) {
+	sent := code != 0
 	if code == 0 {
 		code = openpay.ErrCardDeclined
 	}
@@ -219,27 +236,55 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "The field 'error_code' must be a card error code from 3001 to 3012")
 	}
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if s.lapse(m, t, s.Now()) {
+			return errLapsed(m, t)
+		}
 		if !t.pending() || t.preauth {
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
-		t.countPhoneAttempt()
-		m.setStatus(t, openpay.TransactionStatusFailed)
-		t.t.ErrorMessage = declineMessage(code)
-		if t.kind == kindPSE {
-			t.t.ErrorMessage = "The bank rejected the payment"
+		if sent && (t.kind == kindStore || t.kind == kindBank) {
+			return errorf(openpay.ErrInvalidParameter, "The field 'error_code' is a card's decline; a %s charge has none", t.t.Method)
 		}
+		message := declineMessage(code)
+		switch t.kind {
+		case kindStore, kindBank:
+			t.t.ErrorMessage = unpaidStoreMessage
+			if t.kind == kindBank {
+				t.t.ErrorMessage = unpaidBankMessage
+			}
+			s.cancel(m, t)
+			return nil
+		case kindPSE:
+			message = pseRejectedMessage
+		}
+		t.countPhoneAttempt()
+		failTx(m, t, code, message)
 		t.t.OperationDate = s.nowFor(m)
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil
 	})
 }
 
-// OpenChargeback simulates the payer's bank disputing a completed (or
-// partly refunded) charge: chargeback_pending, and what the charge still
-// holds in the balance leaves it at once (this is the one movement that
-// may take a balance below zero, as a card network's would).
+// The error_message of charges the fail control ends without a card's
+// decline.
+const (
+	unpaidStoreMessage = "The payer did not pay at the store"
+	unpaidBankMessage  = "The payer did not make the bank transfer"
+	pseRejectedMessage = "The bank rejected the payment"
+)
+
+// OpenChargeback simulates the card holder's bank disputing a completed
+// (or partly refunded) card charge: chargeback_pending, and what the
+// charge still holds in the balance leaves it at once (this is the one
+// movement that may take a balance below zero, as a card network's
+// would). A chargeback is a card network's: cash paid at a store, a bank
+// transfer, PSE and Alipay have none, and are refused (1003), as their
+// refund is.
 func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
+		if !t.byCard() {
+			return errorf(openpay.ErrInvalidParameter, "Only card charges can be disputed: a %s charge has no chargeback", t.t.Method)
+		}
 		if t.after().chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
 			!t.t.Amount.Sub(t.after().refunded).IsPositive() {
 			return errorf(openpay.ErrInvalidParameter, "Only a completed charge with an amount not refunded can be disputed")

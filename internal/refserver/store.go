@@ -546,8 +546,18 @@ type txKey struct {
 }
 
 // snapshot returns a copy of the wire form, safe to encode after the lock is
-// released (see the copy-on-write rule above).
-func (t *tx) snapshot() openpay.Transaction { return t.t }
+// released (see the copy-on-write rule above). A card charge waiting for
+// its payer (3-D Secure, the card form) keeps its window in DueDate, which
+// the gateway's answer does not show (the documented redirect charge has
+// no due_date; charging.go's payerDueAfter).
+func (t *tx) snapshot() openpay.Transaction {
+	if t.kind == kindCard || t.kind == kindRedirect {
+		w := t.t
+		w.DueDate = time.Time{}
+		return w
+	}
+	return t.t
+}
 
 // addTx stores a new transaction and reserves its order_id. The caller
 // holds m.mu and has checked the order_id with orderIDTaken.

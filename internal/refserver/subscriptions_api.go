@@ -95,8 +95,9 @@ import (
 //     the clock over several periods charges each period once, in order;
 //   - with cancel_at_period_end, the subscription is cancelled on the
 //     charge day instead of being charged;
-//   - a failed charge (a decline, a card that needs 3-D Secure, a card
-//     deleted since) makes it past_due, and the charge is tried again every
+//   - a failed charge (a decline, a card expired by the charge's day
+//     (3002), a card that needs 3-D Secure (3012), a card deleted since
+//     (1005)) makes it past_due, and the charge is tried again every
 //     following day. retry_times is the number of those further attempts:
 //     when the last one fails too (at once when retry_times is 0), the
 //     status becomes the plan's status_after_retry, unpaid or cancelled,
@@ -109,12 +110,17 @@ import (
 //
 // Events: a charge of a subscription is a card charge and emits what a card
 // charge emits (charge.succeeded, charge.failed; for a 3-D Secure card
-// charge.created then charge.cancelled). A scheduled charge that fails also
-// emits subscription.charge.failed with the failed transaction (a
-// different type, for webhooks that listen to subscriptions only); a
-// failure that recorded no transaction (a card deleted since) emits
-// nothing. A declined charge at creation emits only charge.failed: there is
-// no subscription.
+// charge.created then charge.cancelled). Every scheduled charge that fails
+// is recorded as a failed transaction with its error_code and
+// error_message (a card deleted since too: a failed charge of that card,
+// 1005) and also emits subscription.charge.failed with that transaction (a
+// different type, for webhooks that listen to subscriptions only). The
+// gateway's documents list both types without saying which operation sends
+// which; a renewal is a card charge, so both are sent, with the same
+// transaction id, and a receiver subscribed to both sees the failure twice
+// (a dunning handler acts once per failed transaction id; Deduplicate keys
+// on the type too, so it does not merge the two). A declined
+// charge at creation emits only charge.failed: there is no subscription.
 
 // registerSubscriptions registers subscriptions of a customer (also through a merchant group), charged on schedule when the clock advances (see onClockAdvance).
 func (s *Server) registerSubscriptions(r *routeTable) {

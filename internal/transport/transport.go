@@ -133,8 +133,8 @@ func (r *Response) EarlierMayHaveActed() bool {
 
 // MayHaveActed reports whether the server may have carried out the request
 // in this attempt: it may have received it and no complete answer came
-// back, or it answered with a server error other than 503 (unavailable,
-// which refuses before doing anything) or with a success.
+// back, or it answered with a success or any server error (see
+// StatusMayHaveActed).
 func (a Attempt) MayHaveActed() bool {
 	if a.Err != nil {
 		return a.MayHaveReached
@@ -152,11 +152,13 @@ func ChangesState(method string) bool {
 
 // StatusMayHaveActed reports whether a server that answered a
 // state-changing request with this status may have carried it out: a
-// success, or a server error other than 503 (unavailable, which refuses
-// before doing anything). A 502 or 504 comes from a proxy that may have
-// passed the request on; a 500 from a server that failed part way.
+// success, or any server error. No 5xx proves that nothing was done: a
+// 502 or 504 comes from a proxy that may have passed the request on, a 500
+// from a server that failed part way, and a 503 (the gateway's 1004, or a
+// proxy's page) may be answered by a front after the gateway behind it
+// acted. Only a 4xx, the gateway refusing the request, says it did nothing.
 func StatusMayHaveActed(status int) bool {
-	return status >= 500 && status != http.StatusServiceUnavailable || status >= 200 && status <= 299
+	return status >= 500 || status >= 200 && status <= 299
 }
 
 // Error is returned when no usable response arrived.

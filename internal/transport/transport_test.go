@@ -589,15 +589,18 @@ func TestAttemptMayHaveActed(t *testing.T) {
 		{"500", Attempt{Status: 500, MayHaveReached: true}, true},
 		{"502 from a proxy", Attempt{Status: 502, MayHaveReached: true}, true},
 		{"504 from a proxy", Attempt{Status: 504, MayHaveReached: true}, true},
-		{"503 unavailable", Attempt{Status: 503, MayHaveReached: true}, false},
+		// A 503 may come from a front after the gateway acted (issue 31).
+		{"503 unavailable", Attempt{Status: 503, MayHaveReached: true}, true},
 		{"429 rate limited", Attempt{Status: 429, MayHaveReached: true}, false},
 		{"409 answered", Attempt{Status: 409, MayHaveReached: true}, false},
 		{"200 answered", Attempt{Status: 200, MayHaveReached: true}, true},
 	} {
 		assert.Equal(t, tt.want, tt.a.MayHaveActed(), tt.name)
 	}
-	r := &Response{Attempts: []Attempt{{Status: 503, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
-	assert.False(t, r.EarlierMayHaveActed(), "a 503 refused before doing anything")
+	r := &Response{Attempts: []Attempt{{Status: 429, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
+	assert.False(t, r.EarlierMayHaveActed(), "a 429 refused before doing anything")
+	r = &Response{Attempts: []Attempt{{Status: 503, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
+	assert.True(t, r.EarlierMayHaveActed(), "a 503 may hide a request carried out")
 	r = &Response{Attempts: []Attempt{{Status: 504, MayHaveReached: true}, {Status: 409, MayHaveReached: true}}}
 	assert.True(t, r.EarlierMayHaveActed(), "a 504 may hide a request carried out")
 }

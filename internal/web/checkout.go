@@ -21,7 +21,9 @@ import (
 // redirect_store_payment, back to the shop with the charge id), PSE to the bank's
 // page of its charge; while such a payment waits, the link shows where it
 // goes on and takes no other. A checkout that is completed, expired or
-// cancelled shows its status and takes nothing.
+// cancelled shows its status, in the past, and takes nothing. Every state
+// links back to the shop's redirect_url (linkBack), and cash at a store is
+// offered only when some store chain takes the amount.
 
 // ErrNoCheckout is what a CheckoutBackend answers for a checkout that does
 // not exist (or belongs to another merchant).
@@ -94,10 +96,13 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		p.checkoutFinal(w, co, post)
 		return
 	}
-	v := pageView{Title: "Pay " + co.Checkout.Description, Checkout: &co.Checkout, Token: p.token(stepCheckout, mid, id), Action: r.URL.Path,
-		Methods: co.Methods, Waiting: waitingAt(mid, co.Checkout.Transaction)}
+	v := pageView{Title: "Payment link", Checkout: &co.Checkout, Token: p.token(stepCheckout, mid, id), Action: r.URL.Path,
+		Methods: co.Methods, Waiting: waitingAt(mid, co.Checkout.Transaction), ReturnURL: linkBack(co)}
 	if slices.Contains(co.Methods, openpay.ChargeMethodStore) {
-		v.Networks = p.b.StoreNetworks(mid, co.Checkout.Amount)
+		// A store is offered only when some network takes the amount.
+		if v.Networks = p.b.StoreNetworks(mid, co.Checkout.Amount); len(v.Networks) == 0 {
+			v.Methods = slices.DeleteFunc(slices.Clone(co.Methods), func(m openpay.ChargeMethod) bool { return m == openpay.ChargeMethodStore })
+		}
 	}
 	if !post {
 		p.render(w, http.StatusOK, "checkout", v)
@@ -112,7 +117,7 @@ func (p *Pages) checkoutPage(w http.ResponseWriter, r *http.Request, mid, id str
 		return
 	}
 	method := openpay.ChargeMethod(r.PostFormValue("method"))
-	if method != "" && method != openpay.ChargeMethodCard && !slices.Contains(co.Methods, method) {
+	if method != "" && method != openpay.ChargeMethodCard && !slices.Contains(v.Methods, method) {
 		p.fail(w, http.StatusBadRequest, "Unknown payment method", "This payment link does not take that way to pay.")
 		return
 	}
@@ -176,11 +181,22 @@ func (p *Pages) checkoutFinal(w http.ResponseWriter, co PageCheckout, post bool)
 	if post {
 		status = http.StatusConflict
 	}
-	v := pageView{Title: "Payment link " + string(co.Checkout.Status), Checkout: &co.Checkout}
-	if t := co.Checkout.Transaction; t != nil && co.Checkout.Status == openpay.CheckoutStatusCompleted {
-		v.ReturnURL = returnURL(co.RedirectURL, t.ID)
-	}
+	v := pageView{Title: "Payment link " + linkWords(co.Checkout.Status), Checkout: &co.Checkout, ReturnURL: linkBack(co)}
 	p.render(w, status, "checkout", v)
+}
+
+// linkBack is the way from a link's page back to the shop: its
+// redirect_url, with the id of the link's latest charge when it has one
+// (the shop reads that charge, as after the other pages), as given when it
+// has none; "" without a redirect_url a browser may be sent to.
+func linkBack(co PageCheckout) string {
+	if t := co.Checkout.Transaction; t != nil {
+		return returnURL(co.RedirectURL, t.ID)
+	}
+	if !ReturnURLAllowed(co.RedirectURL) {
+		return ""
+	}
+	return co.RedirectURL
 }
 
 // waitingAt is where a checkout's payment that waits for the payer goes on

@@ -170,9 +170,9 @@ type DashWebhooks struct {
 const (
 	ActionPay        = "pay"        // a store or bank charge in progress is paid
 	ActionComplete   = "complete"   // a charge_pending charge is completed by the payer
-	ActionFail       = "fail"       // a charge waiting for its payer, or a payout in progress, fails
+	ActionFail       = "fail"       // a charge waiting for its payer ends unpaid (a card or PSE one failed, cash or a transfer cancelled), or a payout in progress fails
 	ActionSettle     = "settle"     // a payout in progress settles
-	ActionChargeback = "chargeback" // a completed charge is disputed
+	ActionChargeback = "chargeback" // a completed card charge is disputed
 	ActionAccept     = "accept"     // an open chargeback is accepted (the payer keeps the money)
 	ActionReject     = "reject"     // an open chargeback is rejected (the money comes back)
 )

@@ -36,6 +36,12 @@ import (
 // The pages decide nothing about money: they call the same operations as
 // the simulation controls (PageBackend), so states, events and webhooks are
 // those of the controls.
+//
+// A payer can always leave: a page where a charge waits for its payer and
+// that has a shop to go back to carries "Cancel and go back to the shop"
+// (button#leave, leave), which cancels the charge and sends the payer to
+// the charge's redirect_url. What the payer reads is in the payer's terms
+// (words.go); the raw values stay in data-* attributes for tests.
 
 // PageKind is what a page makes of a charge.
 type PageKind int
@@ -135,7 +141,7 @@ func NewPages(b PageBackend) (*Pages, error) {
 			return ""
 		}
 		return t.Format("2006-01-02 15:04")
-	}}
+	}, "money": payerMoney, "ivaMoney": ivaMoney, "chargeWords": chargeWords, "linkWords": linkWords}
 	var err error
 	if p.pages, err = parseTemplates(pageFS, "templates/pages", funcs); err != nil {
 		return nil, err
@@ -233,8 +239,8 @@ type pageView struct {
 	Title     string
 	Charge    openpay.Transaction
 	Token     string
-	Action    string // the form's address
-	ReturnURL string
+	Action    string    // the form's address
+	ReturnURL string    // the way back to the shop, when there is one
 	Message   string    // an error or a notice
 	Card      PayerCard // the holder and expiry typed, shown again after an error (never the number or cvv)
 	Networks  []string
@@ -306,13 +312,18 @@ func (p *Pages) cardPage(w http.ResponseWriter, r *http.Request, ch PageCharge, 
 		p.final(w, ch, post)
 		return
 	}
-	v := pageView{Title: "Pay with a card", Charge: ch.Transaction, Token: p.token(stepCard, mid, id), Action: r.URL.Path}
+	v := pageView{Title: "Pay with a card", Charge: ch.Transaction, Token: p.token(stepCard, mid, id), Action: r.URL.Path,
+		ReturnURL: returnURL(ch.RedirectURL, id)}
 	if !post {
 		p.render(w, http.StatusOK, "card", v)
 		return
 	}
 	if !p.tokenOK(r.PostFormValue("token"), stepCard, mid, id) {
 		p.fail(w, http.StatusForbidden, "Form expired", "The form's token does not belong to this charge. Open the payment page again.")
+		return
+	}
+	if r.PostFormValue("action") == actionLeave {
+		p.leave(w, r, ch, mid)
 		return
 	}
 	card := typedCard(r)
@@ -370,7 +381,7 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 		p.fail(w, http.StatusForbidden, "Card needed", "Type the card on the payment form first.")
 		return
 	}
-	v := pageView{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path}
+	v := pageView{Charge: ch.Transaction, Token: p.token(step, mid, id), Action: r.URL.Path, ReturnURL: returnURL(ch.RedirectURL, id)}
 	name := "challenge"
 	v.Title = "3-D Secure verification"
 	switch ch.Kind {
@@ -396,6 +407,9 @@ func (p *Pages) redirectPage(w http.ResponseWriter, r *http.Request, ch PageChar
 		err = p.b.FailCharge(mid, id, 0)
 	case step == stepAlipay && action == "cancel":
 		err = p.b.CancelCharge(mid, id)
+	case (step == stepChallenge || step == stepPSE) && action == actionLeave:
+		p.leave(w, r, ch, mid)
+		return
 	default:
 		p.fail(w, http.StatusBadRequest, "Unknown action", "The form sent an action this page does not take.")
 		return
@@ -420,6 +434,23 @@ func (p *Pages) receipt(w http.ResponseWriter, ch PageCharge, mid string, kind P
 	p.render(w, http.StatusOK, name, v)
 }
 
+// actionLeave is the action of the "back to the shop" button of a page
+// where a charge waits for its payer.
+const actionLeave = "leave"
+
+// leave is the payer going back to the shop from a page where the charge
+// waits: the charge is cancelled, as the payer abandoned it (the API's
+// cancel), and the payer goes back to the charge's redirect_url with its
+// id, where the shop reads it cancelled. A link's payment so left leaves
+// the link open for another try.
+func (p *Pages) leave(w http.ResponseWriter, r *http.Request, ch PageCharge, mid string) {
+	if err := p.b.CancelCharge(mid, ch.Transaction.ID); err != nil {
+		p.conflict(w, mid, ch.Transaction.ID)
+		return
+	}
+	p.sendBack(w, r, ch, mid)
+}
+
 // final answers a page of a charge the payer can no longer act on: GET
 // shows its status and the way back; POST is a conflict.
 func (p *Pages) final(w http.ResponseWriter, ch PageCharge, post bool) {
@@ -427,7 +458,7 @@ func (p *Pages) final(w http.ResponseWriter, ch PageCharge, post bool) {
 	if post {
 		status = http.StatusConflict
 	}
-	v := pageView{Title: "Charge " + string(ch.Transaction.Status), Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
+	v := pageView{Title: "Your payment", Charge: ch.Transaction, ReturnURL: returnURL(ch.RedirectURL, ch.Transaction.ID)}
 	p.render(w, status, "final", v)
 }
 
