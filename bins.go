@@ -8,8 +8,8 @@ import (
 
 // BINsService looks up the issuer of a card prefix (Client.BINs): what a
 // checkout page asks while the payer types a card number, to tell credit
-// from debit and decide whether to offer instalments. The gateway's own
-// payment plug-ins use a different lookup in each country:
+// from debit and decide whether to offer instalments. Openpay's own
+// checkout integrations use a different lookup in each country:
 //
 //	lookup      used for          answers
 //	Get         every country     bank, brand, type, country, online and points use

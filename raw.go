@@ -2,7 +2,6 @@ package openpay
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/textproto"
 	"net/url"
@@ -35,13 +34,16 @@ func (c *Client) Do(ctx context.Context, method, path string, body, out any, opt
 	if strings.HasPrefix(path, "/") {
 		s.prefix = nil
 	}
+	if _, err := s.url(); err != nil {
+		return err
+	}
 	p, rawQuery, _ := strings.Cut(strings.TrimPrefix(path, "/"), "?")
 	if !validMethod(method) {
-		return errors.New("openpay: Do needs an HTTP method such as GET, POST, PUT or DELETE")
+		return invalidArgument("openpay: Do needs an HTTP method such as GET, POST, PUT or DELETE")
 	}
 	query, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return errors.New("openpay: Do: the path's query is not valid")
+		return invalidArgument("openpay: Do: the path's query is not valid")
 	}
 	var parts []string
 	if p != "" {
@@ -79,9 +81,9 @@ func WithHeader(name, value string) CallOption {
 	k := textproto.CanonicalMIMEHeaderKey(name)
 	switch {
 	case reservedHeaders[k]:
-		return CallOption{err: errors.New("openpay: WithHeader cannot set " + k + ", which the SDK sets itself")}
+		return CallOption{err: invalidArgument("openpay: WithHeader cannot set " + k + ", which the SDK sets itself")}
 	case k == "" || strings.ContainsAny(k, " :\r\n") || strings.ContainsAny(value, "\r\n"):
-		return CallOption{err: errors.New("openpay: WithHeader needs a header name and a single-line value")}
+		return CallOption{err: invalidArgument("openpay: WithHeader needs a header name and a single-line value")}
 	}
 	return CallOption{header: http.Header{k: {value}}}
 }

@@ -62,13 +62,14 @@ func TestDoReachesTheAPI(t *testing.T) {
 
 	// A path that would leave the API, a bad method or a reserved header
 	// fail before sending; a public key may not use Do for a private call.
-	for _, bad := range []error{
-		c.Do(ctx, http.MethodGet, "customers/../charges", nil, &raw),
-		c.Do(ctx, http.MethodGet, "customers/a%2fb", nil, &raw),
-		c.Do(ctx, "TRACE", "customers", nil, &raw),
-		c.Do(ctx, http.MethodGet, "customers", nil, &list, openpay.WithHeader("Authorization", "Basic x")),
+	for _, tc := range []struct{ got, want error }{
+		{c.Do(ctx, http.MethodGet, "customers/../charges", nil, &raw), openpay.ErrInvalidID},
+		{c.Do(ctx, http.MethodGet, "customers/a%2fb", nil, &raw), openpay.ErrInvalidID},
+		{c.Do(ctx, "TRACE", "customers", nil, &raw), openpay.ErrInvalidArgument},
+		{c.Do(ctx, http.MethodGet, "customers", nil, &list, openpay.WithHeader("Authorization", "Basic x")), openpay.ErrInvalidArgument},
 	} {
-		require.Error(t, bad)
+		bad := tc.got
+		require.ErrorIs(t, bad, tc.want)
 		assert.False(t, errors.As(bad, &oe), "refused before sending: %v", bad)
 	}
 	pub, err := srv.PublicClient()
