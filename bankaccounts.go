@@ -8,8 +8,9 @@ import (
 
 // BankAccountsService registers bank accounts (CLABE), the destinations of
 // payouts: a customer's at Client.Customer(id).BankAccounts, the merchant's
-// own at Client.BankAccounts. Openpay's API reference does not describe the
-// merchant's own bank accounts.
+// own at Client.BankAccounts. Stability: the gateway serves the merchant's
+// own bank accounts but Openpay does not document them, so they may change
+// without notice.
 type BankAccountsService struct{ s scope }
 
 // Create registers a bank account; the same CLABE twice on one customer

@@ -6,11 +6,19 @@ import (
 	"net/url"
 )
 
-// BINsService looks up the issuer of a card prefix (Client.BINs).
-// Openpay's API reference does not describe these operations. CardType,
-// Promotions and Validate are the per-country checks a checkout page makes
-// while the payer types a card number, to decide whether to offer
-// instalments.
+// BINsService looks up the issuer of a card prefix (Client.BINs): what a
+// checkout page asks while the payer types a card number, to tell credit
+// from debit and decide whether to offer instalments. Openpay's own
+// checkout integrations use a different lookup in each country:
+//
+//	lookup      used for          answers
+//	Get         every country     bank, brand, type, country, online and points use
+//	CardType    Mexico            CREDIT or DEBIT
+//	Validate    Colombia          CREDIT or DEBIT (the same fact as CardType; it validates nothing)
+//	Promotions  Peru              CREDIT or DEBIT, and the instalments the card may pay in
+//
+// Stability: the gateway serves these lookups but Openpay does not
+// document them, so they may change without notice.
 type BINsService struct{ s scope }
 
 // Get returns what the gateway knows of the cards whose numbers start with

@@ -185,8 +185,8 @@ func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListP
 
 // Update changes a charge's description or order ID (the members of req
 // that are not empty); a new order ID must be unused, else
-// [ErrDuplicateOrderID]. Openpay's API reference does not describe this
-// operation. At the merchant level it also finds a customer's charge.
+// [ErrDuplicateOrderID]. Stability: the gateway serves this operation but
+// Openpay does not document it, so it may change without notice. At the merchant level it also finds a customer's charge.
 func (cs *ChargesService) Update(ctx context.Context, chargeID string, req ChargeUpdateRequest, opts ...CallOption) (*Transaction, error) {
 	return call[Transaction](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPut, body: req}, "charges", chargeID)
 }

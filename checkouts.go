@@ -50,6 +50,27 @@ func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string,
 	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
 }
 
+// GetByOrderID returns the checkout made with orderID, or an error matching
+// [ErrNotFound] when there is none, as the other services' GetByOrderID do.
+// A lost answer to Create is settled with it (same order_id).
+func (cs *CheckoutsService) GetByOrderID(ctx context.Context, orderID string, opts ...CallOption) (*Checkout, error) {
+	s := scopeOf(cs)
+	if _, err := s.url("checkouts"); err != nil {
+		return nil, err
+	}
+	if orderID == "" {
+		return nil, invalidArgument("openpay: GetByOrderID needs an order_id")
+	}
+	co, err := call[Checkout](ctx, s, apiRequest{opts: opts, method: http.MethodGet}, "checkouts", orderID)
+	if err != nil {
+		return nil, err
+	}
+	if co.OrderID != orderID { // the gateway matched a checkout's id, not an order_id
+		return nil, fmt.Errorf("openpay: no checkout has order_id %q: %w", orderID, ErrNotFound)
+	}
+	return co, nil
+}
+
 // Update changes a checkout: req.Status (CheckoutStatusAvailable or
 // CheckoutStatusCancelled; empty keeps it) and, when req.ExpirationDate is
 // set, its expiration. Setting available with a future expiration opens

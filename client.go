@@ -182,6 +182,13 @@ func WithBaseURL(base string) Option {
 // pool, proxy, TLS settings) and its Timeout (per attempt). The SDK does not
 // follow redirects whatever hc says. Without this option the SDK uses a pool
 // tuned for concurrent callers.
+//
+// A platform acting for many merchants makes one Client per merchant (each
+// holds one merchant's keys) and passes them all the same hc: one
+// connection pool to the gateway, however many merchants. A Client is
+// cheap; keep one per merchant for the life of the process rather than
+// one per request. hc's Transport must allow enough idle connections per
+// host (MaxIdleConnsPerHost) for the calls in flight across merchants.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(s *settings) error {
 		if hc == nil {
@@ -216,7 +223,8 @@ func WithRetryPolicy(p RetryPolicy) Option {
 }
 
 // WithUserAgent adds the application's name and version to the User-Agent
-// header, before the SDK's own: "shop/2.1 openpay-go/0.1.0 (go1.24; linux/amd64)".
+// header, before the SDK's own: "shop/2.1 openpay-go/0.1.0 (go1.25.0; linux/amd64)",
+// with the version of Go that built the program.
 func WithUserAgent(ua string) Option {
 	return func(s *settings) error {
 		if strings.ContainsAny(ua, "\r\n") {

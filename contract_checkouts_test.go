@@ -312,8 +312,13 @@ func TestFlexTime(t *testing.T) {
 }
 
 func ExampleCheckoutsService_Create() {
-	c, srv, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL)) // leave out against the gateway
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	// A payment link for an order; the payer opens co.CheckoutLink.

@@ -101,7 +101,7 @@ func TestContractCountryOperations(t *testing.T) {
 				Currency: openpay.CurrencyUSD, Description: "Dollars"})
 			require.NoError(t, err)
 			require.NotNil(t, usd.ExchangeRate)
-			assert.Equal(t, string(tc.currency), usd.ExchangeRate.To)
+			assert.Equal(t, tc.currency, usd.ExchangeRate.To)
 			ref, err := k.c.Charges.Refund(ctx, ch.ID, openpay.RefundRequest{Description: "Devolución"})
 			require.NoError(t, err)
 			assert.Equal(t, openpay.TransactionStatusRefunded, ref.Status)

@@ -364,6 +364,7 @@ func TestContractBINLookup(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, openpaytest.CardVisa[:6], bin.BIN)
 	assert.Equal(t, "Banamex", bin.Bank)
+	assert.Equal(t, openpay.CardBrandVisa, bin.Brand, "the brand is a CardBrand, as on cards")
 	assert.Equal(t, "debit", bin.Type)
 	assert.Equal(t, "MX", bin.CountryCode)
 	assert.True(t, bin.AllowedOnline)

@@ -220,7 +220,7 @@ func TestContractListsOfMoneyMovements(t *testing.T) {
 	// payout_type: every payout here was requested through the API.
 	newest := slices.Clone(ids)
 	slices.Reverse(newest)
-	byType := func(typ string) ([]string, error) {
+	byType := func(typ openpay.PayoutType) ([]string, error) {
 		var out []string
 		for tx, err := range payouts.List(ctx, &openpay.PayoutListParams{PayoutType: typ}) {
 			if err != nil {

@@ -266,7 +266,7 @@ func TestContractCharges(t *testing.T) {
 	usd, err := k.c.Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("10"), Description: "d", Currency: openpay.CurrencyUSD})
 	require.NoError(t, err)
 	require.NotNil(t, usd.ExchangeRate)
-	assert.Equal(t, "USD", usd.ExchangeRate.From)
+	assert.Equal(t, openpay.CurrencyUSD, usd.ExchangeRate.From)
 
 	// Validation failures.
 	// An amount that cannot move money is refused before sending (issue 31).

@@ -150,9 +150,55 @@ const (
 func (c Category) Error() string { return string(c) }
 
 // Code is a gateway error code (error_code in error bodies). Every
-// documented code is a constant of this type named after its meaning, and
-// each is an error value: errors.Is(err, openpay.ErrCardDeclined) asks
-// whether err is an [*Error] with that code.
+// documented code is a constant of this type named after its meaning
+// (ErrCardDeclined is 3001), listed below, and each is an error value:
+// errors.Is(err, openpay.ErrCardDeclined) asks whether err is an [*Error]
+// with that code. The SDK's own error values (ErrClientIPRequired,
+// ErrOutcomeUnknown, ErrZeroClient, ...) are under Variables.
+//
+// Three vocabularies describe a failure. The code says what happened; the
+// [Category] is the gateway's own grouping, sent with the code; the
+// [ErrorClass] ([ClassOf]) is the SDK's advice on what to do next. They do
+// not line up: the card-data codes 2004 to 2009 come in category request
+// but are class declined (the payer must give other card data), because
+// the class follows the payer, not the gateway's grouping. Each documented
+// code with the HTTP status it comes with, its category and its class (for
+// a request whose outcome is clear; a call that may have acted is
+// [ClassUnknown] whatever its code):
+//
+//	code  HTTP category  class      meaning
+//	1000  500  internal  temporary  internal server error
+//	1001  400  request   fault      malformed request
+//	1002  401  request   fault      authentication failed
+//	1003  422  request   fault      invalid parameter
+//	1004  503  internal  temporary  service unavailable
+//	1005  404  request   fault      resource not found
+//	1006  409  request   fault      duplicate order_id
+//	1007  402  gateway   declined   funds transfer rejected
+//	1008  423  request   fault      account deactivated
+//	1009  413  request   fault      request too large
+//	1010  403  request   fault      operation not allowed with this key
+//	2001  409  request   fault      bank account already registered
+//	2002  409  request   fault      card already registered
+//	2003  409  request   fault      external_id already in use
+//	2004  422  request   declined   invalid card number
+//	2005  400  request   declined   card expiration date in the past
+//	2006  400  request   declined   security code missing
+//	2007  412  request   declined   test card used in production
+//	2008  412  request   declined   card not valid for points
+//	2009  412  request   declined   security code invalid
+//	3001  402  gateway   declined   card declined
+//	3002  402  gateway   declined   card expired
+//	3003  402  gateway   declined   insufficient funds on card
+//	3004  402  gateway   declined   card reported stolen
+//	3005  402  gateway   declined   card identified as fraudulent
+//	3006  412  gateway   declined   operation not allowed
+//	3008  412  gateway   declined   card not supported online
+//	3009  402  gateway   declined   card reported lost
+//	3010  402  gateway   declined   card restricted
+//	3011  402  gateway   declined   card retained by the bank
+//	3012  412  gateway   declined   bank authorization required
+//	4001  412  request   fault      merchant account has insufficient funds
 type Code int
 
 // The documented error codes, each with the HTTP status the gateway answers
@@ -243,6 +289,19 @@ func (c Code) Error() string {
 		return ""
 	}
 	return "openpay: " + c.meaning() + " (" + strconv.Itoa(int(c)) + ")"
+}
+
+// String returns the code's number and meaning, "3001 card declined", or
+// "3999 undocumented" for a code the SDK does not know; the zero Code (no
+// error) is "0".
+func (c Code) String() string {
+	switch info, ok := codes[c]; {
+	case c == 0:
+		return "0"
+	case ok:
+		return strconv.Itoa(int(c)) + " " + info.meaning
+	}
+	return strconv.Itoa(int(c)) + " undocumented"
 }
 
 // UnmarshalJSON reads an error_code sent as a number or as a string

@@ -19,20 +19,16 @@ import (
 // the gateway, build the client with openpay.New(merchantID, privateKey) and
 // nothing else: the Mexican sandbox is the default.
 
-// exampleClient starts a reference server and returns a client for its
-// merchant, and the function that stops the server.
-func exampleClient(opts ...openpaytest.Option) (*openpay.Client, *openpaytest.Server, func()) {
+// exampleServer starts a reference server with deterministic ids and
+// clock, the examples' stand-in for the gateway. Each example builds its
+// client with openpay.New from the server's merchant id and key, as a
+// program does with its own.
+func exampleServer(opts ...openpaytest.Option) *openpaytest.Server {
 	srv, err := openpaytest.Start(append([]openpaytest.Option{openpaytest.Deterministic()}, opts...)...)
 	if err != nil {
 		panic(err)
 	}
-	c, err := openpay.New(srv.MerchantID, srv.PrivateKey,
-		openpay.WithBaseURL(srv.URL),
-		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
-	if err != nil {
-		panic(err)
-	}
-	return c, srv, srv.Close
+	return srv
 }
 
 // exampleCard is a sandbox test card that is always approved.
@@ -60,8 +56,14 @@ func ExampleNew() {
 }
 
 func ExampleChargesService_Create() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{
@@ -82,8 +84,14 @@ func ExampleChargesService_Create() {
 // A store charge gives the payer a reference to pay in cash; the reference
 // server's PayCharge plays the payer.
 func ExampleStoreCharge() {
-	c, srv, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("150"), Description: "Order 43"})
@@ -105,8 +113,14 @@ func ExampleStoreCharge() {
 }
 
 func ExampleChargesService_Refund() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("300"), Description: "Two items"})
@@ -131,8 +145,14 @@ func ExampleChargesService_Refund() {
 
 // A pre-authorization holds the amount; Capture takes all or part of it.
 func ExampleChargesService_Capture() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("500"),
@@ -156,8 +176,14 @@ func ExampleChargesService_Capture() {
 // Lists are lazy iterators: nothing is fetched until the loop runs, and
 // pages are fetched as the loop goes.
 func ExampleChargesService_List() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	for _, amount := range []string{"10", "20", "30"} {
@@ -182,12 +208,18 @@ func ExampleChargesService_List() {
 // Every refusal from the gateway is an *openpay.Error, matched with
 // errors.Is against a constant per documented code or a category.
 func ExampleError() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 
 	card := exampleCard()
 	card.CardNumber = openpaytest.EmulatorCardDeclined
-	_, err := c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("100"), Description: "Declined"})
+	_, err = c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("100"), Description: "Declined"})
 
 	fmt.Println(errors.Is(err, openpay.ErrCardDeclined), errors.Is(err, openpay.CategoryGateway))
 	var oe *openpay.Error
@@ -201,8 +233,14 @@ func ExampleError() {
 
 // Services of one customer hang off c.Customer(id).
 func ExampleClient_Customer() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	cust, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
@@ -233,8 +271,14 @@ func ExampleClient_Customer() {
 // money between two of them, fees take the merchant's commission, payouts
 // send it to a bank account.
 func ExampleTransfersService_Create() {
-	c, srv, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	buyer, _ := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Pablo", Email: "pablo@example.com", RequiresAccount: true})
@@ -272,8 +316,14 @@ func ExampleTransfersService_Create() {
 // server, which delivers the verification event when the webhook is
 // created and then the events it subscribed to, as the gateway does.
 func ExampleWebhookHandler() {
-	c, srv, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	paid := make(chan string, 10)
@@ -370,8 +420,14 @@ func ExampleDeduplicate() {
 // ClientIP finds the payer's address for a charge: behind load balancers,
 // trust their addresses and nobody else's.
 func ExampleClientIP() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 	balancers := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 
@@ -416,13 +472,19 @@ func ExampleMustAmount() {
 // One switch tells an unknown outcome, the payer's problem, a passing
 // failure and a fault apart.
 func ExampleClassOf() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	card := exampleCard()
 	card.CardNumber = openpaytest.CardInsufficientFunds
-	_, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("99.00"), Description: "Order 7"})
+	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{Card: card, Amount: openpay.MustAmount("99.00"), Description: "Order 7"})
 	switch openpay.ClassOf(err) {
 	case openpay.ClassUnknown:
 		fmt.Println("settle first: re-send the same request, same order_id")
@@ -438,12 +500,18 @@ func ExampleClassOf() {
 }
 
 func ExampleWithResponseInfo() {
-	c, _, stop := exampleClient()
-	defer stop()
+	srv := exampleServer() // stands in for the gateway: its merchant id, key and address
+	defer srv.Close()
+	c, err := openpay.New(srv.MerchantID, srv.PrivateKey, // your merchant id and private key
+		openpay.WithBaseURL(srv.URL),               // leave out against the gateway
+		openpay.WithDefaultClientIP("203.0.113.7")) // the payer's address on every charge
+	if err != nil {
+		panic(err)
+	}
 	ctx := context.Background()
 
 	var info openpay.ResponseInfo
-	_, err := c.Charges.Get(ctx, "trnotthere0000000001", openpay.WithResponseInfo(&info))
+	_, err = c.Charges.Get(ctx, "trnotthere0000000001", openpay.WithResponseInfo(&info))
 	fmt.Println(errors.Is(err, openpay.ErrNotFound), info.HTTPStatus, info.Attempts, info.RequestID != "")
 	// Output:
 	// true 404 1 true

@@ -139,10 +139,25 @@ func (p *TransactionListParams) query() (url.Values, error) {
 // PayoutListParams filter lists of payouts.
 type PayoutListParams struct {
 	TransactionListParams
-	// PayoutType keeps payouts of that type (the gateway's payout_type
-	// filter, for example "AUTOMATIC" or "MANUAL").
-	PayoutType string
+	// PayoutType keeps payouts of that kind (the gateway's payout_type
+	// filter); empty lists every payout.
+	PayoutType PayoutType
 }
+
+// PayoutType is a kind of payout, to filter lists of payouts with. The
+// gateway does not list its values; the SDK sends any value as given.
+type PayoutType string
+
+// The kinds of payout the gateway's documentation names.
+const (
+	// PayoutTypeAll lists every payout.
+	PayoutTypeAll PayoutType = "ALL"
+	// PayoutTypeManual lists the payouts the merchant requested.
+	PayoutTypeManual PayoutType = "MANUAL"
+	// PayoutTypeAutomatic lists the payouts the gateway schedules by
+	// itself.
+	PayoutTypeAutomatic PayoutType = "AUTOMATIC"
+)
 
 func (p *PayoutListParams) query() (url.Values, error) {
 	if p == nil {
@@ -153,7 +168,7 @@ func (p *PayoutListParams) query() (url.Values, error) {
 		return nil, err
 	}
 	if p.PayoutType != "" {
-		q.Set("payout_type", p.PayoutType)
+		q.Set("payout_type", string(p.PayoutType))
 	}
 	return q, nil
 }

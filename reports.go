@@ -11,7 +11,8 @@ import (
 
 // ReportsService reads the merchant's statements of account
 // (Client.Reports): Openpay's fees by month and what each payout settled.
-// Openpay's API reference does not describe these operations.
+// Stability: the gateway serves these reports but Openpay does not document
+// them, so they may change without notice.
 type ReportsService struct{ s scope }
 
 // PageParams page a report's detail, which takes no other filter. The

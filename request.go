@@ -16,11 +16,12 @@ import (
 )
 
 // CallOption adjusts one call: every service method takes any number of
-// them. Build one with [WithClientIP] or [WithResponseInfo].
+// them. Build one with [WithClientIP], [WithHeader] or [WithResponseInfo].
 type CallOption struct {
 	// clientIP is the X-Forwarded-For value, ready to send.
 	clientIP []string
 	info     *ResponseInfo
+	header   http.Header // added to the request's headers (WithHeader)
 	err      error
 }
 
@@ -46,6 +47,10 @@ type ResponseInfo struct {
 	// answer, a server error): the result is that transaction, or the
 	// decline it records, not the final answer itself.
 	Reconciled bool
+	// Header holds the headers of the final answer, as received; nil when
+	// none arrived, and for a Reconciled call (whose result is a lookup's,
+	// not the final answer's).
+	Header http.Header
 }
 
 // WithResponseInfo makes the call fill info with how the gateway answered:
@@ -167,6 +172,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 		} else if resp != nil {
 			info.HTTPStatus, info.Attempts = resp.Status, len(resp.Attempts)
 			info.RequestID = headerRequestID(resp, c.secrets)
+			info.Header = resp.Header.Clone()
 			var e *Error
 			if errors.As(err, &e) && e.RequestID != "" {
 				info.RequestID = e.RequestID
@@ -181,7 +187,7 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 			status, err = c.reconcileTx(ctx, r, path, err, resp, out)
 		}
 		if info != nil && status != 0 {
-			info.HTTPStatus, info.Reconciled = status, true
+			info.HTTPStatus, info.Reconciled, info.Header = status, true, nil
 		}
 		return err
 	}
@@ -214,6 +220,11 @@ func (c *Client) roundTrip(ctx context.Context, r apiRequest, path string, clien
 	}
 	if clientIP != nil {
 		header["X-Forwarded-For"] = clientIP
+	}
+	for _, o := range r.opts {
+		for k, v := range o.header {
+			header[k] = append(header[k], v...)
+		}
 	}
 	var body []byte
 	if r.body != nil {

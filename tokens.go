@@ -35,7 +35,8 @@ func (ts *TokensService) Points(ctx context.Context, tokenID string, opts ...Cal
 
 // List iterates over the merchant's tokens matching params, newest first,
 // consumed ones included. Their cards are masked as in [TokensService.Get].
-// Openpay's API reference does not describe this operation.
+// Stability: the gateway serves this lookup but Openpay does not document
+// it, so it may change without notice.
 func (ts *TokensService) List(ctx context.Context, params *ListParams, opts ...CallOption) iter.Seq2[*Token, error] {
 	q, err := params.query()
 	return iterOf[Token](ctx, scopeOf(ts), q, err, opts, "tokens")

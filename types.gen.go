@@ -8,7 +8,9 @@ import (
 	"time"
 )
 
-// Defines values for CardBrand.
+// The CardBrand values this version of the SDK knows. A value
+// the gateway adds later still decodes; [CardBrand.Valid]
+// tells them apart.
 const (
 	CardBrandAmericanExpress CardBrand = "american_express"
 	CardBrandCarnet          CardBrand = "carnet"
@@ -16,7 +18,9 @@ const (
 	CardBrandVisa            CardBrand = "visa"
 )
 
-// Valid indicates whether the value is a known member of the CardBrand enum.
+// Valid reports whether e is one of the CardBrand values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e CardBrand) Valid() bool {
 	switch e {
 	case CardBrandAmericanExpress:
@@ -32,7 +36,9 @@ func (e CardBrand) Valid() bool {
 	}
 }
 
-// Defines values for ChargeMethod.
+// The ChargeMethod values this version of the SDK knows. A value
+// the gateway adds later still decodes; [ChargeMethod.Valid]
+// tells them apart.
 const (
 	ChargeMethodAlipay      ChargeMethod = "alipay"
 	ChargeMethodBankAccount ChargeMethod = "bank_account"
@@ -40,7 +46,9 @@ const (
 	ChargeMethodStore       ChargeMethod = "store"
 )
 
-// Valid indicates whether the value is a known member of the ChargeMethod enum.
+// Valid reports whether e is one of the ChargeMethod values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e ChargeMethod) Valid() bool {
 	switch e {
 	case ChargeMethodAlipay:
@@ -56,7 +64,9 @@ func (e ChargeMethod) Valid() bool {
 	}
 }
 
-// Defines values for CheckoutStatus.
+// The CheckoutStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [CheckoutStatus.Valid]
+// tells them apart.
 const (
 	CheckoutStatusAvailable CheckoutStatus = "available"
 	CheckoutStatusCancelled CheckoutStatus = "cancelled"
@@ -64,7 +74,9 @@ const (
 	CheckoutStatusExpired   CheckoutStatus = "expired"
 )
 
-// Valid indicates whether the value is a known member of the CheckoutStatus enum.
+// Valid reports whether e is one of the CheckoutStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e CheckoutStatus) Valid() bool {
 	switch e {
 	case CheckoutStatusAvailable:
@@ -80,7 +92,9 @@ func (e CheckoutStatus) Valid() bool {
 	}
 }
 
-// Defines values for Currency.
+// The Currency values this version of the SDK knows. A value
+// the gateway adds later still decodes; [Currency.Valid]
+// tells them apart.
 const (
 	CurrencyCOP Currency = "COP"
 	CurrencyMXN Currency = "MXN"
@@ -88,7 +102,9 @@ const (
 	CurrencyUSD Currency = "USD"
 )
 
-// Valid indicates whether the value is a known member of the Currency enum.
+// Valid reports whether e is one of the Currency values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e Currency) Valid() bool {
 	switch e {
 	case CurrencyCOP:
@@ -104,13 +120,17 @@ func (e Currency) Valid() bool {
 	}
 }
 
-// Defines values for CustomerStatus.
+// The CustomerStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [CustomerStatus.Valid]
+// tells them apart.
 const (
 	CustomerStatusActive  CustomerStatus = "active"
 	CustomerStatusDeleted CustomerStatus = "deleted"
 )
 
-// Valid indicates whether the value is a known member of the CustomerStatus enum.
+// Valid reports whether e is one of the CustomerStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e CustomerStatus) Valid() bool {
 	switch e {
 	case CustomerStatusActive:
@@ -122,7 +142,9 @@ func (e CustomerStatus) Valid() bool {
 	}
 }
 
-// Defines values for EventType.
+// The EventType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [EventType.Valid]
+// tells them apart.
 const (
 	EventTypeChargeCancelled          EventType = "charge.cancelled"
 	EventTypeChargeCreated            EventType = "charge.created"
@@ -152,7 +174,9 @@ const (
 	EventTypeVerification             EventType = "verification"
 )
 
-// Valid indicates whether the value is a known member of the EventType enum.
+// Valid reports whether e is one of the EventType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e EventType) Valid() bool {
 	switch e {
 	case EventTypeChargeCancelled:
@@ -212,7 +236,9 @@ func (e EventType) Valid() bool {
 	}
 }
 
-// Defines values for FeeReportType.
+// The FeeReportType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [FeeReportType.Valid]
+// tells them apart.
 const (
 	FeeReportTypeCharged             FeeReportType = "charged"
 	FeeReportTypeChargedAdjustments  FeeReportType = "charged_adjustments"
@@ -220,7 +246,9 @@ const (
 	FeeReportTypeRefundedAdjustments FeeReportType = "refunded_adjustments"
 )
 
-// Valid indicates whether the value is a known member of the FeeReportType enum.
+// Valid reports whether e is one of the FeeReportType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e FeeReportType) Valid() bool {
 	switch e {
 	case FeeReportTypeCharged:
@@ -236,13 +264,17 @@ func (e FeeReportType) Valid() bool {
 	}
 }
 
-// Defines values for MerchantStatus.
+// The MerchantStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [MerchantStatus.Valid]
+// tells them apart.
 const (
 	MerchantStatusActive  MerchantStatus = "active"
 	MerchantStatusDeleted MerchantStatus = "deleted"
 )
 
-// Valid indicates whether the value is a known member of the MerchantStatus enum.
+// Valid reports whether e is one of the MerchantStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e MerchantStatus) Valid() bool {
 	switch e {
 	case MerchantStatusActive:
@@ -254,13 +286,17 @@ func (e MerchantStatus) Valid() bool {
 	}
 }
 
-// Defines values for OperationType.
+// The OperationType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [OperationType.Valid]
+// tells them apart.
 const (
 	OperationTypeIn  OperationType = "in"
 	OperationTypeOut OperationType = "out"
 )
 
-// Valid indicates whether the value is a known member of the OperationType enum.
+// Valid reports whether e is one of the OperationType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e OperationType) Valid() bool {
 	switch e {
 	case OperationTypeIn:
@@ -272,7 +308,9 @@ func (e OperationType) Valid() bool {
 	}
 }
 
-// Defines values for PaymentMethodType.
+// The PaymentMethodType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PaymentMethodType.Valid]
+// tells them apart.
 const (
 	PaymentMethodTypeBankTransfer PaymentMethodType = "bank_transfer"
 	PaymentMethodTypeIVR          PaymentMethodType = "ivr"
@@ -280,7 +318,9 @@ const (
 	PaymentMethodTypeStore        PaymentMethodType = "store"
 )
 
-// Valid indicates whether the value is a known member of the PaymentMethodType enum.
+// Valid reports whether e is one of the PaymentMethodType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e PaymentMethodType) Valid() bool {
 	switch e {
 	case PaymentMethodTypeBankTransfer:
@@ -296,13 +336,17 @@ func (e PaymentMethodType) Valid() bool {
 	}
 }
 
-// Defines values for PaymentPlanPaymentsType.
+// The PaymentPlanPaymentsType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PaymentPlanPaymentsType.Valid]
+// tells them apart.
 const (
 	PaymentPlanPaymentsTypeWithInterest    PaymentPlanPaymentsType = "WITH_INTEREST"
 	PaymentPlanPaymentsTypeWithoutInterest PaymentPlanPaymentsType = "WITHOUT_INTEREST"
 )
 
-// Valid indicates whether the value is a known member of the PaymentPlanPaymentsType enum.
+// Valid reports whether e is one of the PaymentPlanPaymentsType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e PaymentPlanPaymentsType) Valid() bool {
 	switch e {
 	case PaymentPlanPaymentsTypeWithInterest:
@@ -314,13 +358,17 @@ func (e PaymentPlanPaymentsType) Valid() bool {
 	}
 }
 
-// Defines values for PayoutMethod.
+// The PayoutMethod values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PayoutMethod.Valid]
+// tells them apart.
 const (
 	PayoutMethodBankAccount PayoutMethod = "bank_account"
 	PayoutMethodCard        PayoutMethod = "card"
 )
 
-// Valid indicates whether the value is a known member of the PayoutMethod enum.
+// Valid reports whether e is one of the PayoutMethod values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e PayoutMethod) Valid() bool {
 	switch e {
 	case PayoutMethodBankAccount:
@@ -332,7 +380,9 @@ func (e PayoutMethod) Valid() bool {
 	}
 }
 
-// Defines values for PayoutReportType.
+// The PayoutReportType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PayoutReportType.Valid]
+// tells them apart.
 const (
 	PayoutReportTypeChargedAdjustments  PayoutReportType = "charged_adjustments"
 	PayoutReportTypeIn                  PayoutReportType = "in"
@@ -340,7 +390,9 @@ const (
 	PayoutReportTypeRefundedAdjustments PayoutReportType = "refunded_adjustments"
 )
 
-// Valid indicates whether the value is a known member of the PayoutReportType enum.
+// Valid reports whether e is one of the PayoutReportType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e PayoutReportType) Valid() bool {
 	switch e {
 	case PayoutReportTypeChargedAdjustments:
@@ -356,13 +408,17 @@ func (e PayoutReportType) Valid() bool {
 	}
 }
 
-// Defines values for PlanStatus.
+// The PlanStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PlanStatus.Valid]
+// tells them apart.
 const (
 	PlanStatusActive  PlanStatus = "active"
 	PlanStatusDeleted PlanStatus = "deleted"
 )
 
-// Valid indicates whether the value is a known member of the PlanStatus enum.
+// Valid reports whether e is one of the PlanStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e PlanStatus) Valid() bool {
 	switch e {
 	case PlanStatusActive:
@@ -374,14 +430,18 @@ func (e PlanStatus) Valid() bool {
 	}
 }
 
-// Defines values for RepeatUnit.
+// The RepeatUnit values this version of the SDK knows. A value
+// the gateway adds later still decodes; [RepeatUnit.Valid]
+// tells them apart.
 const (
 	RepeatUnitMonth RepeatUnit = "month"
 	RepeatUnitWeek  RepeatUnit = "week"
 	RepeatUnitYear  RepeatUnit = "year"
 )
 
-// Valid indicates whether the value is a known member of the RepeatUnit enum.
+// Valid reports whether e is one of the RepeatUnit values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e RepeatUnit) Valid() bool {
 	switch e {
 	case RepeatUnitMonth:
@@ -395,13 +455,17 @@ func (e RepeatUnit) Valid() bool {
 	}
 }
 
-// Defines values for StatusAfterRetry.
+// The StatusAfterRetry values this version of the SDK knows. A value
+// the gateway adds later still decodes; [StatusAfterRetry.Valid]
+// tells them apart.
 const (
 	StatusAfterRetryCancelled StatusAfterRetry = "cancelled"
 	StatusAfterRetryUnpaid    StatusAfterRetry = "unpaid"
 )
 
-// Valid indicates whether the value is a known member of the StatusAfterRetry enum.
+// Valid reports whether e is one of the StatusAfterRetry values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e StatusAfterRetry) Valid() bool {
 	switch e {
 	case StatusAfterRetryCancelled:
@@ -413,12 +477,16 @@ func (e StatusAfterRetry) Valid() bool {
 	}
 }
 
-// Defines values for StoreStatus.
+// The StoreStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [StoreStatus.Valid]
+// tells them apart.
 const (
 	StoreStatusActive StoreStatus = "active"
 )
 
-// Valid indicates whether the value is a known member of the StoreStatus enum.
+// Valid reports whether e is one of the StoreStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e StoreStatus) Valid() bool {
 	switch e {
 	case StoreStatusActive:
@@ -428,7 +496,9 @@ func (e StoreStatus) Valid() bool {
 	}
 }
 
-// Defines values for SubscriptionStatus.
+// The SubscriptionStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [SubscriptionStatus.Valid]
+// tells them apart.
 const (
 	SubscriptionStatusActive    SubscriptionStatus = "active"
 	SubscriptionStatusCancelled SubscriptionStatus = "cancelled"
@@ -437,7 +507,9 @@ const (
 	SubscriptionStatusUnpaid    SubscriptionStatus = "unpaid"
 )
 
-// Valid indicates whether the value is a known member of the SubscriptionStatus enum.
+// Valid reports whether e is one of the SubscriptionStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e SubscriptionStatus) Valid() bool {
 	switch e {
 	case SubscriptionStatusActive:
@@ -455,7 +527,9 @@ func (e SubscriptionStatus) Valid() bool {
 	}
 }
 
-// Defines values for TransactionMethod.
+// The TransactionMethod values this version of the SDK knows. A value
+// the gateway adds later still decodes; [TransactionMethod.Valid]
+// tells them apart.
 const (
 	TransactionMethodAlipay      TransactionMethod = "alipay"
 	TransactionMethodBank        TransactionMethod = "bank"
@@ -465,7 +539,9 @@ const (
 	TransactionMethodStore       TransactionMethod = "store"
 )
 
-// Valid indicates whether the value is a known member of the TransactionMethod enum.
+// Valid reports whether e is one of the TransactionMethod values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e TransactionMethod) Valid() bool {
 	switch e {
 	case TransactionMethodAlipay:
@@ -485,7 +561,9 @@ func (e TransactionMethod) Valid() bool {
 	}
 }
 
-// Defines values for TransactionStatus.
+// The TransactionStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [TransactionStatus.Valid]
+// tells them apart.
 const (
 	TransactionStatusCancelled            TransactionStatus = "cancelled"
 	TransactionStatusChargePending        TransactionStatus = "charge_pending"
@@ -498,7 +576,9 @@ const (
 	TransactionStatusRefunded             TransactionStatus = "refunded"
 )
 
-// Valid indicates whether the value is a known member of the TransactionStatus enum.
+// Valid reports whether e is one of the TransactionStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e TransactionStatus) Valid() bool {
 	switch e {
 	case TransactionStatusCancelled:
@@ -524,7 +604,9 @@ func (e TransactionStatus) Valid() bool {
 	}
 }
 
-// Defines values for transactionStatusFilter.
+// The transactionStatusFilter values this version of the SDK knows. A value
+// the gateway adds later still decodes; [transactionStatusFilter.Valid]
+// tells them apart.
 const (
 	transactionStatusFilterCancelled            transactionStatusFilter = "CANCELLED"
 	transactionStatusFilterChargePending        transactionStatusFilter = "CHARGE_PENDING"
@@ -537,7 +619,9 @@ const (
 	transactionStatusFilterRefunded             transactionStatusFilter = "REFUNDED"
 )
 
-// Valid indicates whether the value is a known member of the transactionStatusFilter enum.
+// Valid reports whether e is one of the transactionStatusFilter values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e transactionStatusFilter) Valid() bool {
 	switch e {
 	case transactionStatusFilterCancelled:
@@ -563,7 +647,9 @@ func (e transactionStatusFilter) Valid() bool {
 	}
 }
 
-// Defines values for TransactionType.
+// The TransactionType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [TransactionType.Valid]
+// tells them apart.
 const (
 	TransactionTypeCharge   TransactionType = "charge"
 	TransactionTypeFee      TransactionType = "fee"
@@ -572,7 +658,9 @@ const (
 	TransactionTypeTransfer TransactionType = "transfer"
 )
 
-// Valid indicates whether the value is a known member of the TransactionType enum.
+// Valid reports whether e is one of the TransactionType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e TransactionType) Valid() bool {
 	switch e {
 	case TransactionTypeCharge:
@@ -590,14 +678,18 @@ func (e TransactionType) Valid() bool {
 	}
 }
 
-// Defines values for UseCardPoints.
+// The UseCardPoints values this version of the SDK knows. A value
+// the gateway adds later still decodes; [UseCardPoints.Valid]
+// tells them apart.
 const (
 	UseCardPointsMixed      UseCardPoints = "MIXED"
 	UseCardPointsNone       UseCardPoints = "NONE"
 	UseCardPointsOnlyPoints UseCardPoints = "ONLY_POINTS"
 )
 
-// Valid indicates whether the value is a known member of the UseCardPoints enum.
+// Valid reports whether e is one of the UseCardPoints values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e UseCardPoints) Valid() bool {
 	switch e {
 	case UseCardPointsMixed:
@@ -611,13 +703,17 @@ func (e UseCardPoints) Valid() bool {
 	}
 }
 
-// Defines values for WebhookStatus.
+// The WebhookStatus values this version of the SDK knows. A value
+// the gateway adds later still decodes; [WebhookStatus.Valid]
+// tells them apart.
 const (
 	WebhookStatusUnverified WebhookStatus = "unverified"
 	WebhookStatusVerified   WebhookStatus = "verified"
 )
 
-// Valid indicates whether the value is a known member of the WebhookStatus enum.
+// Valid reports whether e is one of the WebhookStatus values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
 func (e WebhookStatus) Valid() bool {
 	switch e {
 	case WebhookStatusUnverified:
@@ -896,7 +992,7 @@ type CardBIN struct {
 
 	// Brand is the card brand, as on cards (visa, mastercard, american_express,
 	// carnet).
-	Brand string `json:"brand"`
+	Brand CardBrand `json:"brand"`
 
 	// Category is the card's category (product line); the gateway publishes no
 	// list of values.
@@ -1441,10 +1537,10 @@ type ExchangeRate struct {
 	Date Date `json:"date"`
 
 	// From is the currency converted from (ISO 4217).
-	From string `json:"from"`
+	From Currency `json:"from"`
 
 	// To is the currency converted to (ISO 4217).
-	To string `json:"to"`
+	To Currency `json:"to"`
 
 	// Value is the rate applied.
 	Value Decimal `json:"value"`

@@ -57,7 +57,7 @@ func (s *Server) getBIN(c *call) (any, *Error) {
 		return nil, e
 	}
 	return openpay.CardBIN{
-		BIN: bin, Bank: tc.BankName, BankCode: tc.BankCode, Brand: tc.Brand, Type: tc.Type,
+		BIN: bin, Bank: tc.BankName, BankCode: tc.BankCode, Brand: openpay.CardBrand(tc.Brand), Type: tc.Type,
 		Category: BINCategory, Country: "Mexico", CountryCode: "MX",
 		AllowedOnline: tc.Outcome.Code != cardnum.CodeCardNotOnline, AllowedSantanderPoints: tc.PointsCard,
 	}, nil

@@ -120,7 +120,7 @@ func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
 		if req.country != mexico {
 			rate = openpay.MustDecimal(req.country.usdRate)
 		}
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: string(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
+		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: openpay.Currency(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
 	}
 	return t
 }

@@ -425,7 +425,7 @@ func appendCardBIN(b []byte, v *openpay.CardBIN) ([]byte, error) {
 	b = append(b, ",\"bin\":"...)
 	b = appendJSONString(b, v.BIN)
 	b = append(b, ",\"brand\":"...)
-	b = appendJSONString(b, v.Brand)
+	b = appendJSONString(b, string(v.Brand))
 	b = append(b, ",\"category\":"...)
 	b = appendJSONString(b, v.Category)
 	b = append(b, ",\"country\":"...)
@@ -827,9 +827,9 @@ func appendExchangeRate(b []byte, v *openpay.ExchangeRate) ([]byte, error) {
 		return b, err
 	}
 	b = append(b, ",\"from\":"...)
-	b = appendJSONString(b, v.From)
+	b = appendJSONString(b, string(v.From))
 	b = append(b, ",\"to\":"...)
-	b = appendJSONString(b, v.To)
+	b = appendJSONString(b, string(v.To))
 	b = append(b, ",\"value\":"...)
 	if b, err = appendMarshaled(b, v.Value); err != nil {
 		return b, err
