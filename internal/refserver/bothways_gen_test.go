@@ -185,6 +185,7 @@ var serverTests = []serverTest{
 	{"TestResetUnderConcurrentRequests", TestResetUnderConcurrentRequests},
 	{"TestSPEIReceiptSimulation", TestSPEIReceiptSimulation},
 	{"TestSecurityCodeIsUsedOnceThenDropped", TestSecurityCodeIsUsedOnceThenDropped},
+	{"TestServersShareTheRouteShape", TestServersShareTheRouteShape},
 	{"TestServesTheBrowserLibrary", TestServesTheBrowserLibrary},
 	{"TestSimulationControlsOverHTTP", TestSimulationControlsOverHTTP},
 	{"TestSlowBodyDoesNotHoldTheServer", TestSlowBodyDoesNotHoldTheServer},

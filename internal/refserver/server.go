@@ -544,7 +544,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, e := rt.handle(c)
+	body, e := s.routes.handlers[rt.order-1](c)
 	// What the request changed is on disk before it is answered.
 	if ce := c.commit(); ce != nil {
 		e = ce
