@@ -13,7 +13,7 @@
 // # Layout
 //
 // Parts with a contract of their own are packages under internal/refserver
-// (apierr, idgen, answer, reqbody, delivery, datadir) and under internal/
+// (apierr, idgen, answer, reqbody, delivery, datadir, seed) and under internal/
 // (cardnum, clabe, barcode, storedata, web); each states its contract and
 // its lock rules in its package doc, so `go doc` on the package is its map.
 //
