@@ -41,6 +41,11 @@
 //		...
 //	}
 //
+// Register every route whatever the options: the table's shape is built by
+// the first server of the process and shared, and each later server only
+// gives its handlers, in the same order (a server that registers otherwise
+// panics at New).
+//
 // Routes under /v1/{merchant_id} are authenticated as that merchant with its
 // private key (allowPublicKey for the few the public key may call, which
 // also opens them to browsers on other origins; fromBrowser opens a noAuth
