@@ -188,6 +188,7 @@ var serverTests = []serverTest{
 	{"TestResetUnderConcurrentRequests", TestResetUnderConcurrentRequests},
 	{"TestSPEIReceiptSimulation", TestSPEIReceiptSimulation},
 	{"TestSecurityCodeIsUsedOnceThenDropped", TestSecurityCodeIsUsedOnceThenDropped},
+	{"TestServersShareTheRouteShape", TestServersShareTheRouteShape},
 	{"TestServesTheBrowserLibrary", TestServesTheBrowserLibrary},
 	{"TestSimulationControlsOverHTTP", TestSimulationControlsOverHTTP},
 	{"TestSlowBodyDoesNotHoldTheServer", TestSlowBodyDoesNotHoldTheServer},

@@ -46,6 +46,10 @@ type call struct {
 	body reqbody.Body
 	// gated: the request holds s.gate for reading (enterGate).
 	gated bool
+	// sw is c.w, kept here so that a request allocates one value for both;
+	// idHeader is the storage of the X-Request-Id header's value.
+	sw       statusWriter
+	idHeader [1]string
 }
 
 // parseQuery parses the request's query string once, whole: a query that
@@ -192,8 +196,20 @@ func (c *call) baseURL() string {
 	if host == "" || strings.ContainsAny(host, "/?#@ ") {
 		host = "localhost"
 	}
-	return scheme + "://" + host
+	// Clients reach a server by one address, as a rule: the last one
+	// built is kept rather than built again for every answer that holds
+	// a link.
+	if b := c.s.lastBase.Load(); b != nil && b.host == host && b.scheme == scheme {
+		return b.url
+	}
+	b := &baseURL{scheme: scheme, host: host, url: scheme + "://" + host}
+	c.s.lastBase.Store(b)
+	return b.url
 }
+
+// baseURL is the base URL of the server built from a request's scheme and
+// host (call.baseURL).
+type baseURL struct{ scheme, host, url string }
 
 // Scopes. A path names up to three owners: a group, a merchant and a
 // customer. Customers (and their cards) on group paths are the group's own,
@@ -213,6 +229,14 @@ func (c *call) lock() (unlock func()) {
 	}
 	if m != nil {
 		m.mu.Lock()
+		if g == nil {
+			// A merchant's path: the merchant's own unlock, made once
+			// (under its lock), rather than a function per request.
+			if m.unlock == nil {
+				m.unlock = m.mu.Unlock
+			}
+			return m.unlock
+		}
 	}
 	return func() {
 		if m != nil {

@@ -13,7 +13,7 @@
 // # Layout
 //
 // Parts with a contract of their own are packages under internal/refserver
-// (apierr, idgen, answer, reqbody, delivery, datadir) and under internal/
+// (apierr, idgen, answer, reqbody, delivery, datadir, seed) and under internal/
 // (cardnum, clabe, barcode, storedata, web); each states its contract and
 // its lock rules in its package doc, so `go doc` on the package is its map.
 //
@@ -40,6 +40,11 @@
 //		r.add("createPlan", http.MethodPost, "/v1/{merchant_id}/plans", http.StatusOK, s.createPlan)
 //		...
 //	}
+//
+// Register every route whatever the options: the table's shape is built by
+// the first server of the process and shared, and each later server only
+// gives its handlers, in the same order (a server that registers otherwise
+// panics at New).
 //
 // Routes under /v1/{merchant_id} are authenticated as that merchant with its
 // private key (allowPublicKey for the few the public key may call, which

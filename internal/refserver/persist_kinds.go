@@ -704,9 +704,10 @@ var stateFields = map[reflect.Type]map[string]string{
 		"restored":           "whether this run loaded its state from the data directory (known again at each OpenData)",
 		"clockStart":         "configuration (the fake clock's start, given again at each start)",
 		"ownDate":            "configuration (whether the clock is the wall clock)",
+		"lastBase":           "a cache of the base URL built from a request",
 	},
 	reflect.TypeFor[merchant](): {
-		"mu": "a lock", "id": "the owner bucket's name",
+		"mu": "a lock", "unlock": "the lock's release as a function (call.lock)", "id": "the owner bucket's name",
 		"name": fieldSaved, "email": fieldSaved, "phone": fieldSaved, "clabe": fieldSaved, "created": fieldSaved,
 		"privHash": fieldSaved, "pubHash": fieldSaved, "status": fieldSaved, "balance": fieldSaved,
 		"country":   fieldSaved + " (as its code)",

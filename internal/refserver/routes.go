@@ -2,10 +2,12 @@ package refserver
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The route table: one entry per operationId of openapi.yaml, plus the
@@ -51,12 +53,11 @@ type route struct {
 	pattern     string
 	status      int // success status
 	access      access
-	group       bool // a /v1/groups/{group_id}/... path: authenticated by the group's key
-	clientIP    bool // charge creation: the X-Forwarded-For rule applies
-	simulation  bool // a simulation control, not part of the gateway's API
-	browser     bool // browsers on other origins may call it (CORS, browser.go)
-	exclusive   bool // answered outside the gate, which it takes itself (Reset)
-	handle      handlerFunc
+	group       bool     // a /v1/groups/{group_id}/... path: authenticated by the group's key
+	clientIP    bool     // charge creation: the X-Forwarded-For rule applies
+	simulation  bool     // a simulation control, not part of the gateway's API
+	browser     bool     // browsers on other origins may call it (CORS, browser.go)
+	exclusive   bool     // answered outside the gate, which it takes itself (Reset)
 	segs        []string // literal segments, "" for a parameter
 	params      []string // parameter names in order
 	literals    int
@@ -78,8 +79,13 @@ func (rt *route) noAuth() *route { rt.access = accessNone; return rt }
 // needsClientIP applies the X-Forwarded-For rule of charge creation.
 func (rt *route) needsClientIP() *route { rt.clientIP = true; return rt }
 
-// routeTable holds the routes. It is built once, in New, and only read
-// afterwards.
+// routeTable holds the routes. Their shape (patterns, access, the indexes
+// that match a path) is the same on every server and built once per process,
+// by the first server made; each server's table shares it and holds only its
+// own handlers, so that making a server costs a handler per route rather than
+// the table (BenchmarkNewServer in openpaytest). It is only read after New,
+// but for a test's route (add after New), which gives that server indexes of
+// its own first.
 type routeTable struct {
 	routes []*route
 	byOp   map[string]*route
@@ -90,6 +96,24 @@ type routeTable struct {
 	// route of its length (routes ending in a parameter are under "").
 	// Each list keeps the order of registration.
 	byShape map[routeShape][]*route
+	// handlers are this server's, by route (route.order-1).
+	handlers []handlerFunc
+	// filling is set while a server registers its handlers against the
+	// shared shape: add then only checks the operation and keeps the
+	// handler.
+	filling bool
+	// shared is set when the indexes are the process's, which add copies
+	// before changing.
+	shared bool
+	// scratch takes the settings (allowPublicKey, ...) that registration
+	// applies to a route of the shared shape, which already has them.
+	scratch route
+}
+
+// sharedRoutes is the route table's shape, built by the first server.
+var sharedRoutes struct {
+	once  sync.Once
+	table *routeTable
 }
 
 // routeShape is a key of routeTable.byShape.
@@ -108,7 +132,18 @@ func newRouteTable() *routeTable {
 // the merchant, under /v1/groups/{group_id} as the group. It panics on a
 // duplicate, which is a programming error that every test run catches.
 func (t *routeTable) add(operationID, method, pattern string, status int, h handlerFunc) *route {
-	rt := &route{operationID: operationID, method: method, pattern: pattern, status: status, handle: h, access: accessPrivate}
+	if t.filling {
+		if i := len(t.handlers); i >= len(t.routes) || t.routes[i].operationID != operationID {
+			panic("refserver: routes registered in another order than the first server's: " + operationID)
+		}
+		t.handlers = append(t.handlers, h)
+		t.scratch = route{}
+		return &t.scratch
+	}
+	if t.shared {
+		t.own()
+	}
+	rt := &route{operationID: operationID, method: method, pattern: pattern, status: status, access: accessPrivate}
 	if !strings.HasPrefix(pattern, "/") {
 		panic("refserver: route pattern must start with /: " + pattern)
 	}
@@ -131,6 +166,7 @@ func (t *routeTable) add(operationID, method, pattern string, status int, h hand
 		}
 	}
 	t.routes = append(t.routes, rt)
+	t.handlers = append(t.handlers, h)
 	t.byOp[operationID] = rt
 	t.bySegs[len(rt.segs)] = append(t.bySegs[len(rt.segs)], rt)
 	shape := routeShape{len(rt.segs), rt.segs[len(rt.segs)-1]}
@@ -238,7 +274,48 @@ func (rt *route) matches(segs []string) bool {
 // register function; a file of the second wave replaces the body of its
 // function (its stub) without touching the others.
 func (s *Server) buildRoutes() *routeTable {
-	r := newRouteTable()
+	var first *routeTable
+	sharedRoutes.once.Do(func() {
+		first = newRouteTable()
+		s.registerRoutes(first)
+		sharedRoutes.table = first
+	})
+	shape := sharedRoutes.table
+	t := &routeTable{routes: shape.routes, byOp: shape.byOp, bySegs: shape.bySegs, byShape: shape.byShape, shared: true}
+	if first != nil {
+		t.handlers = first.handlers
+		return t
+	}
+	t.handlers = make([]handlerFunc, 0, len(shape.routes))
+	t.filling = true
+	s.registerRoutes(t)
+	t.filling = false
+	if len(t.handlers) != len(t.routes) {
+		panic("refserver: a server registered fewer routes than the first")
+	}
+	return t
+}
+
+// own gives the table indexes of its own, for a route added to one server
+// (a test's): the shared ones stay as they are.
+func (t *routeTable) own() {
+	t.routes = slices.Clip(slices.Clone(t.routes))
+	t.byOp = maps.Clone(t.byOp)
+	bySegs := make(map[int][]*route, len(t.bySegs))
+	for k, v := range t.bySegs {
+		bySegs[k] = slices.Clip(v)
+	}
+	byShape := make(map[routeShape][]*route, len(t.byShape))
+	for k, v := range t.byShape {
+		byShape[k] = slices.Clip(v)
+	}
+	t.bySegs, t.byShape = bySegs, byShape
+	t.handlers = slices.Clip(t.handlers)
+	t.shared = false
+}
+
+// registerRoutes registers every route of the server in t.
+func (s *Server) registerRoutes(r *routeTable) {
 	s.registerMerchant(r)
 	s.registerCards(r)
 	s.registerTokens(r)
@@ -261,7 +338,6 @@ func (s *Server) buildRoutes() *routeTable {
 	s.registerSimulation(r)
 	s.registerControls(r)
 	s.registerDeliveryControls(r)
-	return r
 }
 
 // Route describes one entry of the route table, for documentation and tests.

@@ -267,3 +267,31 @@ func TestMatchDoesNotAllocate(t *testing.T) {
 		assert.Zero(t, allocs, c.path)
 	}
 }
+
+// TestServersShareTheRouteShape: every server after the first reuses the
+// first's route shape (patterns and indexes) with handlers of its own, so
+// that each answers with its own state; a route added to one server (as a
+// test does) stays that server's.
+func TestServersShareTheRouteShape(t *testing.T) {
+	t.Parallel()
+	a := newTestEnv(t, Options{})
+	b := newTestEnv(t, Options{})
+	require.Equal(t, len(a.s.routes.routes), len(b.s.routes.handlers))
+	assert.Same(t, a.s.routes.routes[0], b.s.routes.routes[0], "the shape is shared")
+
+	// Each server's handlers act on its own state.
+	assert.Equal(t, http.StatusOK, a.get("/customers").status)
+	assert.Equal(t, http.StatusOK, b.get("/customers").status)
+	cu := newCustomer(t, a, false)
+	assert.Equal(t, http.StatusOK, a.get("/customers/"+cu).status)
+	requireError(t, b.get("/customers/"+cu), 1005)
+
+	a.s.routes.add("testOnlyA", http.MethodGet, "/v1/{merchant_id}/only-a", http.StatusOK, func(*call) (any, *Error) {
+		return map[string]string{"server": "a"}, nil
+	})
+	assert.Equal(t, http.StatusOK, a.get("/only-a").status)
+	requireError(t, b.get("/only-a"), 1005)
+	c := newTestEnv(t, Options{})
+	requireError(t, c.get("/only-a"), 1005)
+	assert.Equal(t, http.StatusOK, c.get("/customers").status)
+}

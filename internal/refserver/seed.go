@@ -9,13 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/seed"
 )
 
 // Seeds: a server's starting state written down, so that a test suite with
@@ -31,277 +30,46 @@ import (
 // server never hands them out to anything else. Applying is all or nothing:
 // on the first error everything the seed created is removed again.
 
-// Seed is a starting state for a server: merchants with their keys, opening
-// balances, customers, cards and plans, and merchant groups with their own
-// customers. Empty ids and keys are generated. Read one from a file with
-// [ReadSeedFile] or [ParseSeed], or build it in Go, and apply it with
-// [Server.ApplySeed], which does not change it. A seed holds keys and card
-// numbers: never log it.
-type Seed struct {
-	Merchants []SeedMerchant `json:"merchants,omitempty"`
-	Groups    []SeedGroup    `json:"groups,omitempty"`
+// The seed's types and reading are package seed's; these names keep the
+// server's API as it was.
+type (
+	// Seed is a starting state for a server ([seed.Seed]): apply it with
+	// [Server.ApplySeed].
+	Seed = seed.Seed
+	// SeedMerchant is a merchant account of a seed ([seed.Merchant]).
+	SeedMerchant = seed.Merchant
+	// SeedGroup is a merchant group of a seed ([seed.Group]).
+	SeedGroup = seed.Group
+	// SeedCustomer is a customer of a seed ([seed.Customer]).
+	SeedCustomer = seed.Customer
+	// SeedCard is a stored card of a seed ([seed.Card]).
+	SeedCard = seed.Card
+	// SeedPlan is a subscription plan of a seed ([seed.Plan]).
+	SeedPlan = seed.Plan
+)
+
+// ReadSeedFile reads a seed from a JSON or YAML file and checks it as
+// [ParseSeed] does.
+func ReadSeedFile(path string) (Seed, error) { return seed.ReadFile(path, knownCountry) }
+
+// ParseSeed reads a seed from JSON or YAML and checks what can be checked
+// without a server ([seed.Parse]), the country against the server's.
+func ParseSeed(data []byte) (Seed, error) { return seed.Parse(data, knownCountry) }
+
+// knownCountry refuses a country the server does not know.
+func knownCountry(c string) error {
+	_, err := ParseCountry(c)
+	return err
 }
 
-// SeedMerchant is a merchant account of a seed. ID, keys, name, e-mail,
-// phone and CLABE follow the rules of [Server.AddMerchant] and are
-// generated when empty.
-type SeedMerchant struct {
-	ID         string `json:"id,omitempty"`
-	PrivateKey string `json:"private_key,omitempty"`
-	PublicKey  string `json:"public_key,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Email      string `json:"email,omitempty"`
-	Phone      string `json:"phone,omitempty"`
-	CLABE      string `json:"clabe,omitempty"`
-	// Country is the merchant's country, mx, co or pe in any case (empty:
-	// the server's, Mexico unless Options.Country says otherwise).
-	Country string `json:"country,omitempty"`
-	// Balance is the opening balance, received as a bank transfer (zero:
-	// none).
-	Balance   openpay.Amount `json:"balance,omitzero"`
-	Customers []SeedCustomer `json:"customers,omitempty"`
-	// Cards are merchant-level cards (no customer).
-	Cards []SeedCard `json:"cards,omitempty"`
-	Plans []SeedPlan `json:"plans,omitempty"`
-}
-
-// SeedGroup is a merchant group of a seed: its key acts for the listed
-// merchants, which must be merchants of the seed named by their ids.
-type SeedGroup struct {
-	ID         string   `json:"id,omitempty"`
-	PrivateKey string   `json:"private_key,omitempty"`
-	Merchants  []string `json:"merchants,omitempty"`
-	// Customers are the group's own customers (they have no account).
-	Customers []SeedCustomer `json:"customers,omitempty"`
-}
-
-// SeedCustomer is a customer of a seed: the members of the API's customer
-// request, an optional fixed id, an opening balance (for a customer with
-// requires_account) and its cards.
-type SeedCustomer struct {
-	ID string `json:"id,omitempty"`
-	openpay.CustomerRequest
-	Balance openpay.Amount `json:"balance,omitzero"`
-	Cards   []SeedCard     `json:"cards,omitempty"`
-}
-
-// SeedCard is a stored card of a seed: the members of the API's card
-// request and an optional fixed id. Like [openpay.CardRequest], it prints
-// and encodes masked, and without its id.
-type SeedCard struct {
-	ID string `json:"id,omitempty"`
-	openpay.CardRequest
-}
-
-// SeedPlan is a subscription plan of a seed: the members of the API's plan
-// request and an optional fixed id.
-type SeedPlan struct {
-	ID string `json:"id,omitempty"`
-	openpay.PlanRequest
+// seedErrorf formats a seed error about the entry at path ([seed.Errorf]).
+func seedErrorf(path, id, format string, args ...any) error {
+	return seed.Errorf(path, id, format, args...)
 }
 
 // seedBalanceDescription is the description of the bank transfer that
 // brings a seeded opening balance.
 const seedBalanceDescription = "Opening balance"
-
-// ReadSeedFile reads a seed from a JSON or YAML file and checks it as
-// [ParseSeed] does.
-func ReadSeedFile(path string) (Seed, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Seed{}, fmt.Errorf("seed: %w", err)
-	}
-	sd, err := ParseSeed(data)
-	if err != nil {
-		return Seed{}, fmt.Errorf("seed file %s: %w", path, errors.Unwrap(err))
-	}
-	return sd, nil
-}
-
-// ParseSeed reads a seed from JSON or YAML. Unknown or repeated members are
-// refused; text members may be written as YAML numbers (card numbers,
-// CLABEs, security codes). It then checks what can be checked without a
-// server: the form of fixed ids, that no id or key is used twice, that a
-// group names merchants of the seed and that balances are possible. The
-// error names the line or the entry at fault.
-func ParseSeed(data []byte) (Seed, error) {
-	var sd Seed
-	if err := decodeSeedDocument(data, &sd); err != nil {
-		return Seed{}, seedError{err}
-	}
-	if err := sd.check(); err != nil {
-		return Seed{}, err
-	}
-	return sd, nil
-}
-
-// seedError is an error of a seed; its message starts with "seed: ".
-type seedError struct{ err error }
-
-func (e seedError) Error() string { return "seed: " + e.err.Error() }
-func (e seedError) Unwrap() error { return e.err }
-
-// seedErrorf formats a seed error about the entry at path (with its id,
-// when it has one).
-func seedErrorf(path, id, format string, args ...any) error {
-	if id != "" {
-		path += " (id " + id + ")"
-	}
-	return seedError{fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))}
-}
-
-// WithMerchant returns the seed combined with a merchant given apart from
-// it (the binary's --merchant-id, --private-key and --public-key), which
-// wins over the seed: when id names a merchant of the seed, the keys given
-// replace that merchant's; otherwise the given merchant comes first, before
-// the seed's. Given nothing, a seed without merchants gets one with
-// everything generated, so that a server always has a merchant.
-func (sd Seed) WithMerchant(id, privateKey, publicKey string) Seed {
-	ms := slices.Clone(sd.Merchants)
-	if id != "" {
-		for i := range ms {
-			if ms[i].ID == id {
-				if privateKey != "" {
-					ms[i].PrivateKey = privateKey
-				}
-				if publicKey != "" {
-					ms[i].PublicKey = publicKey
-				}
-				sd.Merchants = ms
-				return sd
-			}
-		}
-	}
-	if id != "" || privateKey != "" || publicKey != "" || len(ms) == 0 {
-		ms = append([]SeedMerchant{{ID: id, PrivateKey: privateKey, PublicKey: publicKey}}, ms...)
-	}
-	sd.Merchants = ms
-	return sd
-}
-
-// seedEntity is an entry of a seed that owns an id, for the checks that
-// span the whole seed.
-type seedEntity struct {
-	path, id string
-	// gatewayForm: the id must have the form of the server's ids. Merchant
-	// ids keep the looser rule of AddMerchant (and of --merchant-id).
-	gatewayForm bool
-}
-
-// entities lists every entry of the seed that has an id, in file order.
-func (sd Seed) entities() []seedEntity {
-	var out []seedEntity
-	customers := func(path string, cs []SeedCustomer) {
-		for j, cu := range cs {
-			p := fmt.Sprintf("%s.customers[%d]", path, j)
-			out = append(out, seedEntity{p, cu.ID, true})
-			for k, kd := range cu.Cards {
-				out = append(out, seedEntity{fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, true})
-			}
-		}
-	}
-	for i, m := range sd.Merchants {
-		p := fmt.Sprintf("merchants[%d]", i)
-		out = append(out, seedEntity{p, m.ID, false})
-		customers(p, m.Customers)
-		for k, kd := range m.Cards {
-			out = append(out, seedEntity{fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, true})
-		}
-		for k, pl := range m.Plans {
-			out = append(out, seedEntity{fmt.Sprintf("%s.plans[%d]", p, k), pl.ID, true})
-		}
-	}
-	for i, g := range sd.Groups {
-		p := fmt.Sprintf("groups[%d]", i)
-		out = append(out, seedEntity{p, g.ID, true})
-		customers(p, g.Customers)
-	}
-	return out
-}
-
-// check applies the rules that need no server (see ParseSeed).
-func (sd Seed) check() error {
-	seen := make(map[string]string) // id -> path of the entry that has it
-	for _, e := range sd.entities() {
-		if e.id == "" {
-			continue
-		}
-		if e.gatewayForm && !idgen.Valid(e.id) {
-			return seedErrorf(e.path, "", "the id %q must be %d lower-case letters and digits, as the gateway's ids", truncateForMessage(e.id), idgen.Length)
-		}
-		if other, dup := seen[e.id]; dup {
-			return seedErrorf(e.path, e.id, "the id is already the id of %s", other)
-		}
-		seen[e.id] = e.path
-	}
-	// Keys: no key may open two accounts. The message names the entries,
-	// never the key.
-	keys := make(map[string]string)
-	key := func(path, what, k string) error {
-		if k == "" {
-			return nil
-		}
-		if other, dup := keys[k]; dup {
-			return seedErrorf(path, "", "its %s is already a key of %s", what, other)
-		}
-		keys[k] = path
-		return nil
-	}
-	merchants := make(map[string]bool)
-	for i, m := range sd.Merchants {
-		p := fmt.Sprintf("merchants[%d]", i)
-		if err := key(p, "private key", m.PrivateKey); err != nil {
-			return err
-		}
-		if err := key(p, "public key", m.PublicKey); err != nil {
-			return err
-		}
-		if err := checkSeedBalance(p, m.ID, m.Balance); err != nil {
-			return err
-		}
-		if _, err := ParseCountry(m.Country); err != nil {
-			return seedErrorf(p, m.ID, "%s", err)
-		}
-		for j, cu := range m.Customers {
-			cp := fmt.Sprintf("%s.customers[%d]", p, j)
-			if err := checkSeedBalance(cp, cu.ID, cu.Balance); err != nil {
-				return err
-			}
-			if !cu.Balance.IsZero() && !cu.RequiresAccount {
-				return seedErrorf(cp, cu.ID, "a balance needs an account: set requires_account to true")
-			}
-		}
-		if m.ID != "" {
-			merchants[m.ID] = true
-		}
-	}
-	for i, g := range sd.Groups {
-		p := fmt.Sprintf("groups[%d]", i)
-		if err := key(p, "private key", g.PrivateKey); err != nil {
-			return err
-		}
-		for j, id := range g.Merchants {
-			if !merchants[id] {
-				return seedErrorf(fmt.Sprintf("%s.merchants[%d]", p, j), "", "%q is not the id of a merchant of the seed", truncateForMessage(id))
-			}
-		}
-		for j, cu := range g.Customers {
-			if cu.RequiresAccount || !cu.Balance.IsZero() {
-				return seedErrorf(fmt.Sprintf("%s.customers[%d]", p, j), cu.ID, "a customer of a group has no account, so neither requires_account nor a balance")
-			}
-		}
-	}
-	return nil
-}
-
-// checkSeedBalance checks an opening balance: zero (none), or an amount a
-// bank transfer can bring.
-func checkSeedBalance(path, id string, a openpay.Amount) error {
-	if a.Cmp(openpay.Amount{}) < 0 || !a.HasValidPrecision() {
-		return seedErrorf(path, id, "the balance must be an amount of zero or more with at most two decimals")
-	}
-	return nil
-}
 
 // ApplySeed creates what the seed describes and returns the seed as
 // applied: every generated id and key filled in, so that applying it to a
@@ -317,13 +85,13 @@ func (s *Server) ApplySeed(sd Seed) (Seed, error) {
 
 // applySeed is ApplySeed without recording the step.
 func (s *Server) applySeed(sd Seed) (Seed, error) {
-	if err := sd.check(); err != nil {
+	if err := sd.Check(knownCountry); err != nil {
 		return Seed{}, err
 	}
 	var fixed []string
-	for _, e := range sd.entities() {
-		if e.id != "" {
-			fixed = append(fixed, e.id)
+	for _, e := range sd.Entities() {
+		if e.ID != "" {
+			fixed = append(fixed, e.ID)
 		}
 	}
 	s.ids.Reserve(fixed)

@@ -137,16 +137,18 @@ type GroupConfig struct {
 // merchants with [Server.AddMerchant], and serve it with net/http or
 // httptest. It is safe for concurrent use.
 type Server struct {
-	opts    Options
-	clock   Clock
-	ids     *idgen.Generator // resource ids and references
-	reqIDs  *idgen.Generator // request ids, apart so they do not shift resource ids
-	log     *slog.Logger
-	maxBody int64
-	usdRate openpay.Decimal
-	routes  *routeTable
-	pages   *web.Pages     // the hosted pages (pages.go)
-	dash    *web.Dashboard // the dashboard (dashboard.go), nil when turned off
+	opts   Options
+	clock  Clock
+	ids    *idgen.Generator // resource ids and references
+	reqIDs *idgen.Generator // request ids, apart so they do not shift resource ids
+	// lastBase is the base URL last built from a request (call.baseURL).
+	lastBase atomic.Pointer[baseURL]
+	log      *slog.Logger
+	maxBody  int64
+	usdRate  openpay.Decimal
+	routes   *routeTable
+	pages    *web.Pages     // the hosted pages (pages.go)
+	dash     *web.Dashboard // the dashboard (dashboard.go), nil when turned off
 	// deliveries sends the webhooks' events (webhooks_api.go).
 	deliveries *delivery.Queue
 	data       *dataStore // the data directory's store (persist.go), nil without one
@@ -452,9 +454,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // gateway's error object: a panic is recovered into a 1000 error object.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
-	c := &call{s: s, w: sw, r: r, requestID: s.reqIDs.RequestID()}
-	sw.Header()["X-Request-Id"] = []string{c.requestID} // the key in canonical form: Set would check it
+	c := &call{s: s, r: r, requestID: s.reqIDs.RequestID()}
+	sw := &c.sw
+	sw.ResponseWriter, c.w = w, sw
+	c.idHeader[0] = c.requestID
+	sw.Header()["X-Request-Id"] = c.idHeader[:] // the key in canonical form: Set would check it
 	if s.ownDate {
 		sw.Header()["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
 	}
@@ -549,7 +553,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, e := rt.handle(c)
+	body, e := s.routes.handlers[rt.order-1](c)
 	// What the request changed is on disk before it is answered.
 	if ce := c.commit(); ce != nil {
 		e = ce

@@ -46,6 +46,8 @@ import (
 // merchant is one merchant account and everything it owns.
 type merchant struct {
 	mu sync.Mutex
+	// unlock is mu.Unlock as a function value, made once (call.lock).
+	unlock func()
 
 	id                string
 	name, email       string

@@ -253,7 +253,7 @@ func NewDashboard(b DashboardBackend) (*Dashboard, error) {
 		"inc": func(n int) int { return n + 1 },
 	}
 	var err error
-	if d.pages, err = parseTemplates(dashboardFS, "templates/dashboard", funcs); err != nil {
+	if d.pages, err = sharedTemplates(dashboardFS, "templates/dashboard", funcs); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -143,7 +143,7 @@ func NewPages(b PageBackend) (*Pages, error) {
 		return t.Format("2006-01-02 15:04")
 	}, "money": payerMoney, "ivaMoney": ivaMoney, "chargeWords": chargeWords, "linkWords": linkWords}
 	var err error
-	if p.pages, err = parseTemplates(pageFS, "templates/pages", funcs); err != nil {
+	if p.pages, err = sharedTemplates(pageFS, "templates/pages", funcs); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -6,7 +6,26 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 )
+
+// parsed holds the templates of each directory once parsed, shared by every
+// server of the process: parsing is most of what making a server cost, and a
+// parsed html/template is safe for concurrent use and never changed after.
+var parsed sync.Map // dir -> func() (map[string]*template.Template, error)
+
+// sharedTemplates is parseTemplates done once per directory per process.
+// funcs must not depend on the caller (every caller of a directory passes
+// the same functions): the first caller's are the ones kept.
+func sharedTemplates(fsys fs.FS, dir string, funcs template.FuncMap) (map[string]*template.Template, error) {
+	once, ok := parsed.Load(dir)
+	if !ok {
+		once, _ = parsed.LoadOrStore(dir, sync.OnceValues(func() (map[string]*template.Template, error) {
+			return parseTemplates(fsys, dir, funcs)
+		}))
+	}
+	return once.(func() (map[string]*template.Template, error))()
+}
 
 // parseTemplates parses the HTML pages of a directory of fsys: each file but
 // layout.html is one page, parsed together with layout.html, which it fills

@@ -1,4 +1,4 @@
-package refserver
+package seed
 
 import (
 	"fmt"
@@ -21,18 +21,18 @@ import (
 // the line and the path of the member ("line 12: merchants[0].customers[1].
 // email: ...").
 
-// maxSeedNodes bounds the nodes a seed may expand to, aliases included, so
+// maxNodes bounds the nodes a seed may expand to, aliases included, so
 // that a file of nested aliases (the "billion laughs") cannot exhaust memory.
-const maxSeedNodes = 100_000
+const maxNodes = 100_000
 
-// seedDecoder decodes parsed YAML nodes into Go values.
-type seedDecoder struct {
+// decoder decodes parsed YAML nodes into Go values.
+type decoder struct {
 	nodes int // nodes decoded so far
 }
 
-// decodeSeedDocument parses data (JSON or YAML) and decodes its one
+// decodeDocument parses data (JSON or YAML) and decodes its one
 // document into dst, a pointer to a struct.
-func decodeSeedDocument(data []byte, dst any) error {
+func decodeDocument(data []byte, dst any) error {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("not valid JSON or YAML: %s", strings.TrimPrefix(err.Error(), "yaml: "))
@@ -40,15 +40,15 @@ func decodeSeedDocument(data []byte, dst any) error {
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return fmt.Errorf("the file is empty")
 	}
-	var d seedDecoder
+	var d decoder
 	return d.decode(doc.Content[0], reflect.ValueOf(dst).Elem(), "")
 }
 
 // decode decodes node n into v; path names n in errors ("" for the root).
-func (d *seedDecoder) decode(n *yaml.Node, v reflect.Value, path string) error {
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 	d.nodes++
-	if d.nodes > maxSeedNodes {
-		return fmt.Errorf("line %d: the file expands to more than %d values", n.Line, maxSeedNodes)
+	if d.nodes > maxNodes {
+		return fmt.Errorf("line %d: the file expands to more than %d values", n.Line, maxNodes)
 	}
 	if n.Kind == yaml.AliasNode {
 		return d.decode(n.Alias, v, path)
@@ -78,7 +78,7 @@ func (d *seedDecoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 		if n.Kind != yaml.MappingNode {
 			return fail("must be a mapping (an object)")
 		}
-		members := seedMembers(t)
+		members := memberIndex(t)
 		seen := make(map[string]bool)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			key, val := n.Content[i], n.Content[i+1]
@@ -147,16 +147,16 @@ func (d *seedDecoder) decode(n *yaml.Node, v reflect.Value, path string) error {
 	return nil
 }
 
-// seedMembers maps the json names of struct type t's fields to their index
+// memberIndex maps the json names of struct type t's fields to their index
 // paths, the fields of embedded structs included, as encoding/json promotes
 // them (a field of t itself wins over an embedded one of the same name).
-func seedMembers(t reflect.Type) map[string][]int {
+func memberIndex(t reflect.Type) map[string][]int {
 	out := make(map[string][]int)
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
-			for n, idx := range seedMembers(f.Type) {
+			for n, idx := range memberIndex(f.Type) {
 				out[n] = append([]int{i}, idx...)
 			}
 		}
