@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -181,6 +182,9 @@ func printings(t *testing.T, v any) map[string]string {
 
 // Card data never shows through fmt, encoding/json or slog, wherever the
 // value sits.
+// pointerAddress matches a pointer as fmt prints it.
+var pointerAddress = regexp.MustCompile(`0x[0-9a-f]{6,}`)
+
 func TestCardDataNeverPrinted(t *testing.T) {
 	t.Parallel()
 	forbidden := []string{secretNumber, secretNumber[:12], hex.EncodeToString([]byte(secretNumber)),
@@ -188,6 +192,10 @@ func TestCardDataNeverPrinted(t *testing.T) {
 	for _, v := range cardValues() {
 		for where, w := range wrappings(v) {
 			for how, text := range printings(t, w) {
+				// A pointer's address (%#v prints nested pointers as
+				// (*T)(0xc000123739)) holds no data, but its digits may
+				// spell the security code by chance.
+				text = pointerAddress.ReplaceAllString(text, "0x(address)")
 				for _, s := range forbidden {
 					assert.NotContains(t, text, s, "%T in a %s, printed with %s", v, where, how)
 				}
