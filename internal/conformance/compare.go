@@ -326,8 +326,10 @@ func (c *comparer) shapeOf(s string) string {
 
 // sameDraw reports whether two strings of the same length could be drawn
 // from one alphabet: the letters and digits of one are of the kinds
-// (digits, a to f, g to z, A to Z) of the other. A random code of mixed
-// case may draw no capital; it is not another shape for that.
+// (digits, a to f, g to z, A to Z) of the other, or, for a code of mixed
+// case, both hold letters of one case. A random code of mixed case and
+// digits may draw no capital in one sample and no digit in another
+// ("AB12CD34" and "aBcDeFgH"); it is not another shape for that.
 func sameDraw(a, b string) bool {
 	if len(a) != len(b) {
 		return false
@@ -336,7 +338,22 @@ func sameDraw(a, b string) bool {
 	if ka&kindOther != 0 || kb&kindOther != 0 {
 		return false
 	}
-	return ka&kb == ka || ka&kb == kb
+	if ka&kb == ka || ka&kb == kb {
+		return true
+	}
+	union := ka | kb
+	mixed := union&kindUpper != 0 && union&(kindHex|kindLower) != 0
+	return mixed && letterCases(ka)&letterCases(kb) != 0
+}
+
+// letterCases keeps the cases of the letters of kinds k: kindUpper, and
+// kindLower for any lower-case letter (a to f included).
+func letterCases(k int) int {
+	out := k & kindUpper
+	if k&(kindHex|kindLower) != 0 {
+		out |= kindLower
+	}
+	return out
 }
 
 const (
