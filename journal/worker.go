@@ -204,16 +204,9 @@ func (w *Worker) passLocked(ctx context.Context) (passResult, error) {
 	if err != nil {
 		return passResult{}, err
 	}
-	var p passResult
-	for _, a := range batch {
-		s := w.settle(ctx, a)
-		if err := j.write(ctx, tx, a, s, ""); err != nil {
-			return p, err
-		}
-		p.taken++
-		if s.down {
-			p.down++
-		}
+	p, err := w.settleAll(ctx, tx, batch, "")
+	if err != nil {
+		return p, err
 	}
 	return p, tx.Commit()
 }
@@ -234,10 +227,17 @@ func (w *Worker) passLeased(ctx context.Context) (passResult, error) {
 	if err != nil {
 		return passResult{}, err
 	}
+	return w.settleAll(ctx, j.db, batch, w.id)
+}
+
+// settleAll settles each attempt of a batch a pass took and writes what it
+// found through db (the pass's transaction, or the database under the
+// lease of owner).
+func (w *Worker) settleAll(ctx context.Context, db execer, batch []*attempt, owner string) (passResult, error) {
 	var p passResult
 	for _, a := range batch {
 		s := w.settle(ctx, a)
-		if err := j.write(ctx, j.db, a, s, w.id); err != nil {
+		if err := w.Journal.write(ctx, db, a, s, owner); err != nil {
 			return p, err
 		}
 		p.taken++
