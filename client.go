@@ -211,6 +211,28 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// DefaultInFlightBound is how long after a request was sent the SDK holds,
+// unless told otherwise ([WithInFlightBound]), that the gateway may still
+// carry it out. Openpay documents no such bound; this one covers the
+// longest a reference server holds a request (a delay fault's 5 minutes).
+const DefaultInFlightBound = 6 * time.Minute
+
+// WithInFlightBound sets how long after a request was sent the gateway may
+// still carry it out: a subscription create that found nothing is reported
+// as not made ([SubscriptionsService.FindCreated] answers ErrNotFound) only
+// that long after it began. Set it from what you know of the gateway's
+// limits, or, in tests, just above the longest delay a fault holds a
+// request.
+func WithInFlightBound(d time.Duration) Option {
+	return func(s *settings) error {
+		if d <= 0 {
+			return errors.New("openpay: in-flight bound must be positive")
+		}
+		s.inFlight = d
+		return nil
+	}
+}
+
 // WithRetryPolicy replaces the default retry bounds.
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(s *settings) error {
