@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/openapidoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -22,11 +22,11 @@ type specOp struct{ id, method, path string }
 
 func loadSpecOps(t *testing.T) []specOp {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromFile("openapi.yaml")
+	doc, err := openapidoc.Load("openapi.yaml")
 	require.NoError(t, err)
 	var ops []specOp
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
+	for path, item := range doc.Paths {
+		for method, op := range item {
 			ops = append(ops, specOp{op.OperationID, method, path})
 		}
 	}

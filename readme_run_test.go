@@ -10,7 +10,8 @@ import (
 )
 
 // TestCheckout is the README's testing snippet, word for word
-// (TestReadmeCompiles checks that the README holds this function's text),
+// (TestReadmeCompiles, in the nested module tests/, checks that the README
+// holds this function's text),
 // so that the snippet runs with every go test.
 func TestCheckout(t *testing.T) {
 	srv := openpaytest.NewServer(t) // closed when the test ends

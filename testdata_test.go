@@ -17,6 +17,14 @@ import (
 // in testdata (specPath, examplesDir) so that every clone runs them.
 const sharedSpecDir = "../shared/spec"
 
+// The module's copies: the interface specification and the gateway's
+// documented examples, which the spec tests of the nested module tests/
+// (tests/openpay) read.
+const (
+	specPath    = "testdata/api-spec.md"
+	examplesDir = "testdata/examples"
+)
+
 // TestTestdataMatchesSharedSpec checks that testdata's copies are the shared
 // spec folder's files byte for byte, with no example added or missing on
 // either side, so the copies cannot drift from the source silently.

@@ -18,7 +18,6 @@ var serverTests = []serverTest{
 	{"TestBankCharge", TestBankCharge},
 	{"TestBodyLimit", TestBodyLimit},
 	{"TestBrowserCallsCarryTheOrigin", TestBrowserCallsCarryTheOrigin},
-	{"TestBrowserPSEPage", TestBrowserPSEPage},
 	{"TestCancelPayout", TestCancelPayout},
 	{"TestCancelledPayoutsCarryTheirAuthorization", TestCancelledPayoutsCarryTheirAuthorization},
 	{"TestCardValidationErrors", TestCardValidationErrors},

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/openpay-go/openpay/internal/openapidoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -425,7 +425,7 @@ func TestGatewayRefusalsSeen(t *testing.T) {
 // each with an accepted and a refused case.
 func TestLooseRulesDocumented(t *testing.T) {
 	t.Parallel()
-	doc, err := openapi3.NewLoader().LoadFromFile(openAPIPath)
+	doc, err := openapidoc.Load(openAPIPath)
 	require.NoError(t, err)
 	ext, ok := doc.Components.Extensions["x-openpay-lenient"].(map[string]any)
 	require.True(t, ok, "components.x-openpay-lenient must map rule names to their descriptions")

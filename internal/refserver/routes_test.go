@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/openapidoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,13 +27,13 @@ type apiOperation struct {
 
 func loadOperations(t *testing.T) []apiOperation {
 	t.Helper()
-	doc, err := openapi3.NewLoader().LoadFromFile(openAPIPath)
+	doc, err := openapidoc.Load(openAPIPath)
 	require.NoError(t, err)
 	var ops []apiOperation
-	for path, item := range doc.Paths.Map() {
-		for method, op := range item.Operations() {
+	for path, item := range doc.Paths {
+		for method, op := range item {
 			o := apiOperation{id: op.OperationID, method: method, path: path}
-			for code := range op.Responses.Map() {
+			for _, code := range op.Responses {
 				if n, err := strconv.Atoi(code); err == nil && n >= 200 && n < 300 {
 					o.statuses = append(o.statuses, n)
 					if o.status == 0 || n < o.status {

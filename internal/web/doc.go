@@ -28,6 +28,8 @@
 //
 // # Tests
 //
-// Package webtest drives headless Chromium for the browser tests; they skip,
+// The browser tests of these pages are in the nested module tests/
+// (tests/web), which requires chromedp so that the SDK's module does not;
+// its package webtest drives headless Chromium for them, and they skip,
 // saying why, where no browser is installed.
 package web

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/openapidoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +33,7 @@ const keyPlansFile = "wirekeys.gen.go"
 // compares them with wirekeys.gen.go; with -update-keyplans (go generate)
 // it writes the file instead.
 func TestKeyPlansFollowOpenAPI(t *testing.T) {
-	doc, err := openapi3.NewLoader().LoadFromFile(openAPIPath)
+	doc, err := openapidoc.Load(openAPIPath)
 	require.NoError(t, err)
 	specs, err := deriveKeyPlans(doc)
 	require.NoError(t, err)
@@ -125,7 +125,7 @@ func TestKeyPlansFitTheWireTypes(t *testing.T) {
 // A property whose allOf sits next to its own required list gets a plan of
 // its own, named Schema.property. Plans that add nothing, in themselves or
 // in their members, are left out.
-func deriveKeyPlans(doc *openapi3.T) ([]keyPlanSpec, error) {
+func deriveKeyPlans(doc *openapidoc.Doc) ([]keyPlanSpec, error) {
 	d := keyPlanDeriver{doc: doc, specs: map[string]*keyPlanSpec{}}
 	names := make([]string, 0, len(doc.Components.Schemas))
 	for name := range doc.Components.Schemas {
@@ -175,7 +175,7 @@ func deriveKeyPlans(doc *openapi3.T) ([]keyPlanSpec, error) {
 }
 
 type keyPlanDeriver struct {
-	doc   *openapi3.T
+	doc   *openapidoc.Doc
 	specs map[string]*keyPlanSpec
 	err   error
 }
@@ -188,7 +188,7 @@ func (d *keyPlanDeriver) fail(format string, args ...any) {
 
 // visit derives plan name for schema s (the component schemaName), with
 // extra the keys the referring property requires in that place.
-func (d *keyPlanDeriver) visit(name, schemaName string, s *openapi3.Schema, extra []string) {
+func (d *keyPlanDeriver) visit(name, schemaName string, s *openapidoc.Schema, extra []string) {
 	if d.specs[name] != nil {
 		return
 	}
@@ -228,7 +228,7 @@ func (d *keyPlanDeriver) visit(name, schemaName string, s *openapi3.Schema, extr
 // type may leave it out (as oapi-codegen writes it: an optional property, or
 // a required one marked x-omitempty or x-omitzero); a key it always encodes
 // needs no plan.
-func (d *keyPlanDeriver) key(schemaName string, s *openapi3.Schema, k string) (wireKey, bool) {
+func (d *keyPlanDeriver) key(schemaName string, s *openapidoc.Schema, k string) (wireKey, bool) {
 	ref, ok := s.Properties[k]
 	if !ok {
 		d.fail("%s: %s is required but is no property", schemaName, k)
@@ -260,7 +260,7 @@ func (d *keyPlanDeriver) key(schemaName string, s *openapi3.Schema, k string) (w
 }
 
 // variants reads x-required-if: a list of {property, in, required}.
-func (d *keyPlanDeriver) variants(sp *keyPlanSpec, schemaName string, s *openapi3.Schema, raw any) {
+func (d *keyPlanDeriver) variants(sp *keyPlanSpec, schemaName string, s *openapidoc.Schema, raw any) {
 	list, ok := raw.([]any)
 	if !ok {
 		d.fail("%s: x-required-if must be a list", schemaName)
@@ -312,7 +312,7 @@ func (d *keyPlanDeriver) variants(sp *keyPlanSpec, schemaName string, s *openapi
 
 // member is the object schema a property holds (or holds a list of): its
 // component name, its schema and the keys the property itself requires.
-func (d *keyPlanDeriver) member(ref *openapi3.SchemaRef) (string, *openapi3.Schema, []string) {
+func (d *keyPlanDeriver) member(ref *openapidoc.SchemaRef) (string, *openapidoc.Schema, []string) {
 	p := ref.Value
 	var required []string
 	switch {

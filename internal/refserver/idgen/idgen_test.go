@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/openpay-go/openpay/internal/barcode"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -150,21 +149,6 @@ func TestReferences(t *testing.T) {
 		assert.NoError(t, err, ref)
 	}
 	assert.Len(t, g.StoreReference(g.NewID(KindTransaction)), len("000020TRNIRKIYOBO5QFEX55EF0100009"))
-}
-
-func TestRequestIDIsUUIDv4(t *testing.T) {
-	t.Parallel()
-	g := New(seed(9))
-	variants := map[byte]bool{}
-	for range 200 {
-		s := g.RequestID()
-		u, err := uuid.Parse(s)
-		require.NoError(t, err, s)
-		assert.Equal(t, uuid.Version(4), u.Version(), s)
-		assert.Equal(t, uuid.RFC4122, u.Variant(), s)
-		variants[s[19]] = true
-	}
-	assert.Len(t, variants, 4, "all four variant nibbles occur")
 }
 
 // TestIDsAllocateOnce: an identifier or request id is built in one

@@ -1,4 +1,4 @@
-package openpay
+package openpay_test
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	. "github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/testseam"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +26,7 @@ import (
 // file (see its README.md), copied from the project's shared spec folder so
 // that every clone has them (TestTestdataMatchesSharedSpec keeps the copies
 // faithful).
-const examplesDir = "testdata/examples"
+const examplesDir = "../../testdata/examples"
 
 // exampleKind says which generated type (and which schema of openapi.yaml,
 // of the same name) an example file decodes into.
@@ -43,7 +45,7 @@ func (k exampleKind) schemaName() string {
 
 // errorObject is the kind of the error object, whose Go type is not
 // exported.
-var errorObject = exampleKind{typ: reflect.TypeFor[errorResponse](), schema: "ErrorResponse"}
+var errorObject = exampleKind{typ: testseam.ErrorResponse, schema: "ErrorResponse"}
 
 func one[T any]() exampleKind  { return exampleKind{typ: reflect.TypeFor[T]()} }
 func many[T any]() exampleKind { return exampleKind{typ: reflect.TypeFor[T](), list: true} }
@@ -478,20 +480,20 @@ func decodeNumbers(data []byte) (any, error) {
 // Go types that document a value as loose: a number may arrive quoted, or a
 // string as a number. For them a quoted number and a number are equal.
 var looseTypes = map[reflect.Type]bool{
-	reflect.TypeFor[Amount]():     true,
-	reflect.TypeFor[Decimal]():    true,
-	reflect.TypeFor[flexInt]():    true,
-	reflect.TypeFor[flexString](): true,
+	reflect.TypeFor[Amount]():  true,
+	reflect.TypeFor[Decimal](): true,
+	testseam.FlexInt:           true,
+	testseam.FlexString:        true,
 }
 
 // looseFields are the members that plain fields hold but that their type's
 // UnmarshalJSON reads loosely (loose.go), by type and key, with the loose
 // type each is read as.
 var looseFields = map[reflect.Type]map[string]reflect.Type{
-	reflect.TypeFor[PaymentPlan]():   {"payments": reflect.TypeFor[flexInt]()},
-	reflect.TypeFor[Store]():         {"id": reflect.TypeFor[flexInt](), "id_store": reflect.TypeFor[flexString]()},
-	reflect.TypeFor[RiskData]():      {"score": reflect.TypeFor[flexString]()},
-	reflect.TypeFor[errorResponse](): {"http_code": reflect.TypeFor[flexInt]()},
+	reflect.TypeFor[PaymentPlan](): {"payments": testseam.FlexInt},
+	reflect.TypeFor[Store]():       {"id": testseam.FlexInt, "id_store": testseam.FlexString},
+	reflect.TypeFor[RiskData]():    {"score": testseam.FlexString},
+	testseam.ErrorResponse:         {"http_code": testseam.FlexInt},
 }
 
 // compareJSON reports where back (the round trip) differs from orig. typ is

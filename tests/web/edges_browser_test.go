@@ -11,8 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/web/webtest"
 	"github.com/openpay-go/openpay/openpaytest"
+	"github.com/openpay-go/openpay/tests/internal/webtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -1,4 +1,4 @@
-package openpay
+package openpay_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	. "github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/testseam"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -21,7 +23,11 @@ import (
 // specPath is the interface specification: the gateway's published
 // interface, copied from the project's shared spec folder so that every clone
 // has it (TestTestdataMatchesSharedSpec keeps the copy faithful).
-const specPath = "testdata/api-spec.md"
+const specPath = "../../testdata/api-spec.md"
+
+// openAPIPath is the module's OpenAPI document, the one description of the
+// wire.
+const openAPIPath = "../../openapi.yaml"
 
 // Prefixes that api-spec.md abbreviates as P and C.
 const (
@@ -32,7 +38,7 @@ const (
 func loadOpenAPI(t *testing.T) *openapi3.T {
 	t.Helper()
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromFile("openapi.yaml")
+	doc, err := loader.LoadFromFile(openAPIPath)
 	require.NoError(t, err, "openapi.yaml must load")
 	return doc
 }
@@ -702,7 +708,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 		return op.RequestBody.Value.Content.Get("application/json").Schema.Value
 	}
 	validate := func(s *openapi3.Schema, v any) error {
-		b, err := json.Marshal(wireForm(v)) // the body as the client sends it, card data in clear
+		b, err := json.Marshal(testseam.WireForm(v)) // the body as the client sends it, card data in clear
 
 		require.NoError(t, err)
 		var generic any
@@ -751,7 +757,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	// (An InlineCardCharge embedded in a struct would lend it its masking
 	// MarshalJSON, which ignores the other fields: the mix is built as a map.)
 	var mixed map[string]any
-	b, err := json.Marshal(wireForm(charges["InlineCardCharge"]))
+	b, err := json.Marshal(testseam.WireForm(charges["InlineCardCharge"]))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &mixed))
 	mixed["source_id"] = "kqgykn96i7bcs1wwhvgw"

@@ -1,4 +1,4 @@
-package openpay
+package openpay_test
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ const readmeParams = `ctx context.Context, c, groupClient *openpay.Client, req o
 // runs against openpaytest.
 func TestReadmeCompiles(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 
 	var src strings.Builder
@@ -74,7 +74,7 @@ import (
 		// The //line directive makes positions point into README.md.
 		line := fmt.Sprintf("\n//line README.md:%d\n", start+1)
 		if strings.HasPrefix(body, "func TestCheckout(") {
-			run, err := os.ReadFile("readme_run_test.go")
+			run, err := os.ReadFile("../../readme_run_test.go")
 			require.NoError(t, err)
 			assert.Contains(t, string(run), "\n"+body+"\n", "the README's TestCheckout differs from the one readme_run_test.go runs")
 			ranSnippet = true
@@ -91,7 +91,7 @@ import (
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "readme.go", src.String(), parser.SkipObjectResolution)
 	require.NoError(t, err, "a README snippet is not Go")
-	imp, _ := exportImporter(t, "./openpaytest", "github.com/chromedp/chromedp", "context", "errors", "fmt", "log", "net/http",
+	imp, _ := exportImporter(t, "github.com/openpay-go/openpay/openpaytest", "github.com/chromedp/chromedp", "context", "errors", "fmt", "log", "net/http",
 		"net/http/httptest", "net/netip", "testing", "time")
 	var hard []string
 	conf := types.Config{Importer: imp, Error: func(err error) {

@@ -1,4 +1,4 @@
-package openpay
+package openpay_test
 
 import (
 	"sort"
