@@ -24,63 +24,57 @@ import (
 //
 // The set is closed: only these types implement it, and each carries only
 // the fields its method accepts, so an impossible mix does not compile.
-// The SDK sets each variant's method (and confirm) field itself.
+// The SDK writes each variant's method (and confirm, and a PSE charge's
+// currency) itself: the types have no field for them.
+//
+// Every variant has a ClientIP field: the IP address of the payer's device
+// (IPv4 or IPv6, with or without a port as in http.Request.RemoteAddr;
+// [ClientIP] finds it in the payer's request), which the gateway requires
+// on every charge for its anti-fraud checks. Empty takes the client's
+// [WithDefaultClientIP]; with neither, Create fails before sending with
+// [ErrClientIPRequired], and an address that is not one fails with an
+// error matching [ErrInvalidClientIP].
 type ChargeRequest interface {
-	chargeRequest() (body any, want txExpectation)
+	chargeRequest() (body any, want txExpectation, clientIP string)
 }
 
-func (r CardCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodCard
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, source: r.SourceID, token: true}
+func (r CardCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"card"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, source: r.SourceID, token: true}, r.ClientIP
 }
 
-func (r InlineCardCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodCard
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, cardNumber: r.Card.CardNumber}
+func (r InlineCardCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"card"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge, cardNumber: r.Card.CardNumber}, r.ClientIP
 }
 
-func (r RedirectCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodCard
-	r.Confirm = false
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}
+func (r RedirectCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"card","confirm":false`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}, r.ClientIP
 }
 
-func (r StoreCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodStore
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodStore, txType: TransactionTypeCharge}
+func (r StoreCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"store"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodStore, txType: TransactionTypeCharge}, r.ClientIP
 }
 
-func (r BankCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodBankAccount
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}
+func (r BankCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"bank_account"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}, r.ClientIP
 }
 
 // chargeRequest sends a PSE charge to the charges path, with method
 // bank_account (the gateway also takes the /pse path; see
-// docs/how-we-know.md). PSE has one currency, so an
-// empty Currency is sent as COP: the expectation that reconciles a lost
-// answer then names it.
-func (r PSECharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodBankAccount
-	if r.Currency == "" {
-		r.Currency = CurrencyCOP
-	}
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}
+// docs/how-we-know.md), and in COP, PSE's one currency: the expectation
+// that reconciles a lost answer names it.
+func (r PSECharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"bank_account","currency":"COP"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: CurrencyCOP, method: TransactionMethodBankAccount, txType: TransactionTypeCharge}, r.ClientIP
 }
 
 // ErrInvalidPSECharge is returned (wrapped), before anything is sent, for a
-// PSE charge that cannot be one: without a RedirectURL (the bank has
-// nowhere to send the payer back) or in a currency other than COP (PSE
-// moves Colombian pesos only).
+// PSE charge without a RedirectURL: the bank has nowhere to send the payer
+// back.
 var ErrInvalidPSECharge = errors.New("openpay: invalid PSE charge")
 
 // check refuses what no PSE charge can be (ErrInvalidPSECharge).
 func (r PSECharge) check() error {
-	switch {
-	case strings.TrimSpace(r.RedirectURL) == "":
+	if strings.TrimSpace(r.RedirectURL) == "" {
 		return fmt.Errorf("%w: it needs a RedirectURL for the payer's return from the bank", ErrInvalidPSECharge)
-	case r.Currency != "" && !strings.EqualFold(string(r.Currency), string(CurrencyCOP)):
-		return fmt.Errorf("%w: its currency is COP, not %.10q", ErrInvalidPSECharge, string(r.Currency))
 	}
 	return nil
 }
@@ -97,15 +91,12 @@ func checkCharge(req ChargeRequest) error {
 	return nil
 }
 
-func (r AlipayCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodAlipay
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodAlipay, txType: TransactionTypeCharge}
+func (r AlipayCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"alipay"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodAlipay, txType: TransactionTypeCharge}, r.ClientIP
 }
 
-func (r IVRCharge) chargeRequest() (any, txExpectation) {
-	r.Method = ChargeMethodCard
-	r.Confirm = "ivr"
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}
+func (r IVRCharge) chargeRequest() (any, txExpectation, string) {
+	return fixedBody{`"method":"card","confirm":"ivr"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, currency: r.Currency, method: TransactionMethodCard, txType: TransactionTypeCharge}, r.ClientIP
 }
 
 // ChargesService creates and manages charges, at the merchant level
@@ -113,9 +104,9 @@ func (r IVRCharge) chargeRequest() (any, txExpectation) {
 type ChargesService struct{ s scope }
 
 // Create charges with one of the [ChargeRequest] variants. The gateway
-// requires the payer's IP address: pass [WithClientIP] (or set
+// requires the payer's IP address: set the request's ClientIP (or
 // [WithDefaultClientIP] on the client), else Create fails before sending
-// with [ErrClientIPRequired].
+// with [ErrClientIPRequired]. [WithClientIP] overrides both for one call.
 //
 // Give every charge an OrderID, one per payment attempt. Then a Create
 // whose outcome is unknown (the connection dropped after sending, any
@@ -144,8 +135,8 @@ func (cs *ChargesService) Create(ctx context.Context, req ChargeRequest, opts ..
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
-	body, want := req.chargeRequest()
-	return createTx(ctx, scopeOf(cs), apiRequest{body: body, needsClientIP: true}, want, opts, "charges")
+	body, want, ip := req.chargeRequest()
+	return createTx(ctx, scopeOf(cs), apiRequest{body: body, needsClientIP: true, clientIP: ip}, want, opts, "charges")
 }
 
 // Get returns a charge, with its refund when it was refunded.

@@ -268,7 +268,8 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithDefaultClientIP sets the payer IP address sent in X-Forwarded-For on
-// charge creation when the call does not pass [WithClientIP]. It suits
+// charge creation when the charge request's ClientIP is empty (and the
+// call does not pass [WithClientIP]). It suits
 // back-office programs that charge on behalf of one known device; a web
 // backend should pass each payer's address per call.
 func WithDefaultClientIP(ip string) Option {

@@ -49,8 +49,9 @@ func parseAddr(s string) (netip.Addr, bool) {
 	return a.WithZone("").Unmap(), true
 }
 
-// ClientIP returns the IP address of the client that sent r, ready for
-// [WithClientIP]; in a checkout handler that is the payer's device.
+// ClientIP returns the IP address of the client that sent r, ready for a
+// charge's ClientIP field; in a checkout handler that is the payer's
+// device.
 //
 // With no trustedProxies it is the address of the connection's peer
 // (r.RemoteAddr without its port) and forwarding headers are ignored:

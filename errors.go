@@ -337,10 +337,12 @@ func (c Code) meaning() string {
 }
 
 // ErrClientIPRequired is returned, before anything is sent, by charge
-// creation when no payer IP address is known. The gateway requires the
-// payer device's address in X-Forwarded-For for its anti-fraud checks.
+// creation when no payer IP address is known: the charge request's
+// ClientIP is empty and the client has no [WithDefaultClientIP]. The
+// gateway requires the payer device's address in X-Forwarded-For for its
+// anti-fraud checks.
 var ErrClientIPRequired = errors.New("openpay: charge creation needs the payer's IP address: " +
-	"pass openpay.WithClientIP(ip) to the call, or set openpay.WithDefaultClientIP(ip) on the client")
+	"set the charge's ClientIP, or openpay.WithDefaultClientIP(ip) on the client")
 
 // ErrInvalidID is returned, before anything is sent, for an id the SDK
 // will not put in a path: empty, longer than 45 characters, "." or "..",

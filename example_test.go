@@ -70,8 +70,9 @@ func ExampleChargesService_Create() {
 		Card:        exampleCard(),
 		Amount:      openpay.MustAmount("250.00"),
 		Description: "Order 42",
-		OrderID:     "order-42", // a retried call can never charge twice
-	}, openpay.WithClientIP("198.51.100.23"))
+		OrderID:     "order-42",      // a retried call can never charge twice
+		ClientIP:    "198.51.100.23", // the payer's address, which every charge carries
+	})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -444,9 +445,15 @@ func ExampleClientIP() {
 	ip, _ = openpay.ClientIP(r, balancers...)
 	fmt.Println(ip)
 
-	// In the handler, WithClientIPFrom does both steps.
+	// In the handler, the charge carries the address found.
+	r.RemoteAddr = "10.0.3.7:41522"
+	ip, err = openpay.ClientIP(r, balancers...)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	ch, err := c.Charges.Create(ctx, openpay.InlineCardCharge{Card: exampleCard(), Amount: openpay.MustAmount("20"),
-		Description: "Order 45"}, openpay.WithClientIPFrom(r, balancers...))
+		Description: "Order 45", ClientIP: ip})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -20,9 +20,9 @@ import (
 type GroupChargesService struct{ s scope }
 
 // Create charges with one of the [ChargeRequest] variants. The gateway
-// requires the payer's IP address: pass [WithClientIP] (or set
+// requires the payer's IP address: set the request's ClientIP (or
 // [WithDefaultClientIP] on the client), else Create fails before sending
-// with [ErrClientIPRequired].
+// with [ErrClientIPRequired]. [WithClientIP] overrides both for one call.
 //
 // Unlike [ChargesService.Create], a Create whose outcome is unknown (the
 // connection dropped after sending) is never retried, even with an
@@ -37,10 +37,10 @@ func (g *GroupChargesService) Create(ctx context.Context, req ChargeRequest, opt
 	if err := checkCharge(req); err != nil {
 		return nil, err
 	}
-	body, want := req.chargeRequest()
+	body, want, ip := req.chargeRequest()
 	// An expectation without an order_id makes the request not
 	// reconcilable; its amount is still checked.
-	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true}, txExpectation{amount: want.amount}, opts, "charges")
+	return createTx(ctx, scopeOf(g), apiRequest{body: body, needsClientIP: true, clientIP: ip}, txExpectation{amount: want.amount}, opts, "charges")
 }
 
 // charges is the merchant service sharing g's implementation (nil for a

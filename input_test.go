@@ -153,9 +153,10 @@ func TestCheckUTF8Query(t *testing.T) {
 // BenchmarkCheckUTF8 is the check's cost on the body of a card charge, the
 // case every Charges.Create pays.
 func BenchmarkCheckUTF8(b *testing.B) {
-	body, err := json.Marshal(wireForm(CardCharge{SourceID: "kqgykn96i7bcs1wwhvgw", Amount: MustAmount("100.00"), Method: ChargeMethodCard,
+	req, _, _ := CardCharge{SourceID: "kqgykn96i7bcs1wwhvgw", Amount: MustAmount("100.00"),
 		Description: "Cargo inicial a mi cuenta", OrderID: "oid-00052", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f",
-		Metadata: Metadata{"sku": "A-1", "note": "entrega en sucursal"}}))
+		Metadata: Metadata{"sku": "A-1", "note": "entrega en sucursal"}}.chargeRequest()
+	body, err := json.Marshal(wireForm(req))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,29 +9,26 @@ import (
 // PayoutRequest is one of the payout variants: [BankAccountPayout] (a
 // registered bank account), [InlineBankAccountPayout] (CLABE and holder in
 // the request), [CardPayout] (a stored card) and [InlineCardPayout] (card
-// data in the request). The SDK sets each variant's method field itself.
+// data in the request). The SDK writes each variant's method itself: the
+// types have no field for it.
 type PayoutRequest interface {
 	payoutRequest() (body any, want txExpectation)
 }
 
 func (r BankAccountPayout) payoutRequest() (any, txExpectation) {
-	r.Method = PayoutMethodBankAccount
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout, source: r.DestinationID}
+	return fixedBody{`"method":"bank_account"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout, source: r.DestinationID}
 }
 
 func (r InlineBankAccountPayout) payoutRequest() (any, txExpectation) {
-	r.Method = PayoutMethodBankAccount
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout}
+	return fixedBody{`"method":"bank_account"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodBankAccount, txType: TransactionTypePayout}
 }
 
 func (r CardPayout) payoutRequest() (any, txExpectation) {
-	r.Method = PayoutMethodCard
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, source: r.DestinationID}
+	return fixedBody{`"method":"card"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, source: r.DestinationID}
 }
 
 func (r InlineCardPayout) payoutRequest() (any, txExpectation) {
-	r.Method = PayoutMethodCard
-	return r, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, cardNumber: r.Card.CardNumber}
+	return fixedBody{`"method":"card"`, r}, txExpectation{orderID: r.OrderID, amount: r.Amount, method: TransactionMethodCard, txType: TransactionTypePayout, cardNumber: r.Card.CardNumber}
 }
 
 // PayoutsService sends funds from the merchant's balance

@@ -20,20 +20,20 @@ func TestCheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	payer := openpay.WithClientIP("203.0.113.1")
+	const payer = "203.0.113.1" // the payer's IP address, which every charge carries
 
 	// A test card the gateway documents: declined here and in the sandbox.
 	_, err = c.Charges.Create(ctx, openpay.InlineCardCharge{
 		Card: openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardInsufficientFunds,
 			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"},
-		Amount: openpay.MustAmount("100"), Description: "declined on purpose",
-	}, payer)
+		Amount: openpay.MustAmount("100"), Description: "declined on purpose", ClientIP: payer,
+	})
 	if !errors.Is(err, openpay.ErrCardInsufficientFunds) {
 		t.Fatalf("want a decline, got %v", err)
 	}
 
 	// What only the outside world does: the payer pays at the store.
-	ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42"}, payer)
+	ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42", ClientIP: payer})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestCheckout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("80"), Description: "Order 43"}, payer)
+	_, err = c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("80"), Description: "Order 43", ClientIP: payer})
 	if openpay.ClassOf(err) != openpay.ClassUnknown {
 		t.Errorf("want an unknown outcome, got %v", err)
 	}

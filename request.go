@@ -65,7 +65,8 @@ func WithResponseInfo(info *ResponseInfo) CallOption { return CallOption{info: i
 // WithClientIP sets the payer device's IP address (IPv4 or IPv6, with or
 // without a port as in http.Request.RemoteAddr), sent in the
 // X-Forwarded-For header that the gateway requires on charge creation for
-// its anti-fraud checks. Pass the address of the payer's browser or app,
+// its anti-fraud checks. A charge request's ClientIP field says the same
+// where the request is built; WithClientIP overrides it for one call. Pass the address of the payer's browser or app,
 // not the server's: [WithClientIPFrom] finds it in the payer's request. An
 // invalid address fails the call before sending, with an error matching
 // [ErrInvalidClientIP].
@@ -79,6 +80,36 @@ func WithClientIP(ip string) CallOption {
 
 var jsonMediaType = []string{"application/json"}
 
+// fixedBody is a request body together with the members its variant fixes
+// (a charge's method, a redirect charge's confirm), which the variant's Go
+// type has no field for (x-openpay-sdk-writes in openapi.yaml). members is
+// their JSON text, written before the body's own members.
+type fixedBody struct {
+	members string
+	body    any
+}
+
+// MarshalJSON writes the fixed members, then the body's own as
+// json.Marshal writes them (card data masked).
+func (b fixedBody) MarshalJSON() ([]byte, error) {
+	inner, err := json.Marshal(b.body)
+	if err != nil {
+		return nil, err
+	}
+	if len(inner) < 2 || inner[0] != '{' {
+		return nil, fmt.Errorf("openpay: a %T is not a JSON object", b.body)
+	}
+	out := make([]byte, 0, len(b.members)+len(inner)+1)
+	out = append(append(out, '{'), b.members...)
+	if inner[1] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, inner[1:]...), nil
+}
+
+// wire is the body as the gateway must receive it, card data in clear.
+func (b fixedBody) wire() any { return fixedBody{b.members, wireForm(b.body)} }
+
 // apiRequest is one call as the services describe it.
 type apiRequest struct {
 	method string
@@ -89,6 +120,9 @@ type apiRequest struct {
 	body  any
 	// needsClientIP: charge creation, which must carry X-Forwarded-For.
 	needsClientIP bool
+	// clientIP is the payer's address the request itself carries (a
+	// charge's ClientIP), as the caller wrote it.
+	clientIP string
 	// publicKeyOK: creating a card or a token, the only calls a public
 	// key may make (and the store lookup, which sends no key).
 	publicKeyOK bool
@@ -157,6 +191,15 @@ func (c *Client) send(ctx context.Context, r apiRequest, out any) error {
 		return optErr
 	}
 	if r.needsClientIP {
+		if r.clientIP != "" {
+			a, err := parseClientIP(r.clientIP)
+			if err != nil {
+				return err
+			}
+			if clientIP == nil {
+				clientIP = []string{a}
+			}
+		}
 		if clientIP == nil {
 			clientIP = c.clientIP
 		}

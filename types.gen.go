@@ -755,6 +755,11 @@ type AlipayCharge struct {
 	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
+
 	// Customer is the payer of a charge made at merchant level, echoed on the
 	// charge (it creates no customer). Leave it out on customer-scope charges,
 	// whose payer is the path's customer.
@@ -767,9 +772,6 @@ type AlipayCharge struct {
 	// it is central Mexico time. A payer already logged in to the wallet may have
 	// up to 15 minutes more.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
-
-	// Method is always alipay for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -824,9 +826,6 @@ type BankAccountPayout struct {
 	// DestinationID is the id of a stored bank account.
 	DestinationID string `json:"destination_id"`
 
-	// Method is always bank_account for this variant.
-	Method PayoutMethod `json:"method"`
-
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
 	// whatever its outcome: a declined charge holds it too, so when the payer
@@ -856,6 +855,11 @@ type BankCharge struct {
 	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
+
 	// Customer is the payer of a charge made at merchant level, echoed on the
 	// charge (it creates no customer). Leave it out on customer-scope charges,
 	// whose payer is the path's customer.
@@ -867,9 +871,6 @@ type BankCharge struct {
 	// DueDate is the payment deadline, an ISO 8601 timestamp converted to the
 	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
-
-	// Method is always bank_account for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1027,6 +1028,11 @@ type CardCharge struct {
 	// part, or a cancel releases.
 	Capture *bool `json:"capture,omitempty"`
 
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
+
 	// Currency is the currency of the charge; empty means the account's own
 	// currency (MXN, COP or PEN).
 	Currency Currency `json:"currency,omitempty,omitzero"`
@@ -1056,9 +1062,6 @@ type CardCharge struct {
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
-
-	// Method is always card for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1132,9 +1135,6 @@ type CardPayout struct {
 
 	// DestinationID is the id of a stored card whose AllowsPayouts is true.
 	DestinationID string `json:"destination_id"`
-
-	// Method is always card for this variant.
-	Method PayoutMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1633,8 +1633,10 @@ type IVRCharge struct {
 	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm is always ivr for this variant.
-	Confirm string `json:"confirm"`
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
 
 	// Currency is the currency of the charge; empty means the account's own
 	// currency (MXN, COP or PEN).
@@ -1651,9 +1653,6 @@ type IVRCharge struct {
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
-
-	// Method is always card for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1680,9 +1679,6 @@ type InlineBankAccountPayout struct {
 	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
 
-	// Method is always bank_account for this variant.
-	Method PayoutMethod `json:"method"`
-
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
 	// whatever its outcome: a declined charge holds it too, so when the payer
@@ -1706,6 +1702,11 @@ type InlineCardCharge struct {
 
 	// Card is the card to charge.
 	Card CardDetails `json:"card"`
+
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
 
 	// Currency is the currency of the charge; empty means the account's own
 	// currency (MXN, COP or PEN).
@@ -1732,9 +1733,6 @@ type InlineCardCharge struct {
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
 	Metadata Metadata `json:"metadata,omitempty,omitzero"`
-
-	// Method is always card for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1774,9 +1772,6 @@ type InlineCardPayout struct {
 
 	// Description is your description of the payout, at most 250 characters.
 	Description string `json:"description"`
-
-	// Method is always card for this variant.
-	Method PayoutMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1827,15 +1822,17 @@ type OperationType string
 // announced with a transaction.expired event). Mexican accounts read
 // bank_account as a SPEI charge (BankCharge) and refuse a PSE body with error
 // 1003; Peruvian accounts have neither. The SDK refuses, before sending, a PSE
-// charge without RedirectURL or in a currency other than COP. Merchant-level
+// charge without RedirectURL. Merchant-level
 // charges carry the payer in Customer, with its CustomerAddress.
 type PSECharge struct {
 	// Amount is the amount in Colombian pesos, greater than zero with at most two
 	// decimal places.
 	Amount Amount `json:"amount"`
 
-	// Currency is COP, the only currency of PSE (the default when empty).
-	Currency Currency `json:"currency,omitempty,omitzero"`
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
 
 	// Customer is the payer of a charge made at merchant level, echoed on the
 	// charge (it creates no customer). Leave it out on customer-scope charges,
@@ -1848,9 +1845,6 @@ type PSECharge struct {
 	// IVA is the value-added tax (IVA) included in the amount, as a decimal string
 	// ("1900" on 10000).
 	IVA string `json:"iva,omitempty,omitzero"`
-
-	// Method is always bank_account for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -2106,9 +2100,10 @@ type RedirectCharge struct {
 	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
-	// Confirm is always false for this variant: it selects the payment form, and
-	// it is always sent.
-	Confirm bool `json:"confirm"`
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
 
 	// Currency is the currency of the charge; empty means the account's own
 	// currency (MXN, COP or PEN).
@@ -2121,9 +2116,6 @@ type RedirectCharge struct {
 
 	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description"`
-
-	// Method is always card for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -2211,6 +2203,11 @@ type StoreCharge struct {
 	// with at most two decimal places.
 	Amount Amount `json:"amount"`
 
+	// ClientIP is the IP address of the payer's device, which the gateway requires
+	// on every charge (see ChargeRequest). It is sent in the X-Forwarded-For
+	// header, not in the body.
+	ClientIP string `json:"-"`
+
 	// Currency is the account's own currency (MXN, COP or PEN; the default when
 	// empty): a store takes cash in local currency only, so USD is refused with
 	// error 1003.
@@ -2232,9 +2229,6 @@ type StoreCharge struct {
 	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
 	// other countries ignore it.
 	IVA string `json:"iva,omitempty,omitzero"`
-
-	// Method is always store for this variant.
-	Method ChargeMethod `json:"method"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -2635,10 +2629,6 @@ type UseCardPoints string
 type Webhook struct {
 	EventTypes []EventType `json:"event_types"`
 	ID         string      `json:"id"`
-
-	// Password is the password the gateway sends (HTTP Basic) with each delivery;
-	// never returned.
-	Password string `json:"password,omitempty,omitzero"`
 
 	// Status says whether the URL has been verified.
 	Status WebhookStatus `json:"status"`

@@ -104,7 +104,8 @@ func (e *TermsConflictError) Error() string {
 }
 
 // Charge is a charge to record and send. ClientIP is the payer's IP address
-// (sent as with [openpay.WithClientIP]; empty: the client's default).
+// (sent as with [openpay.WithClientIP]; empty: the request's own ClientIP,
+// else the client's default).
 // CustomerID, when set, makes the charge in the customer's scope.
 type Charge struct {
 	CustomerID string
@@ -206,20 +207,26 @@ func (j *Journal) Refund(ctx context.Context, r Refund) (*openpay.Transaction, e
 func chargeAttempt(c Charge) (attempt, error) {
 	a := attempt{Attempt: Attempt{Kind: KindCharge, CustomerID: c.CustomerID}, clientIP: c.ClientIP}
 	var body any
+	// The request's own ClientIP is not part of its recorded JSON (it is
+	// sent in a header): it is kept beside it, as Charge.ClientIP is.
+	var ip string
 	switch r := c.Request.(type) {
 	case openpay.CardCharge:
 		if r.CVV2 != "" {
 			return a, ErrCardData
 		}
-		a.Variant, a.OrderID, a.Amount, a.Currency, a.Source, body = "CardCharge", r.OrderID, r.Amount, r.Currency, r.SourceID, r
+		a.Variant, a.OrderID, a.Amount, a.Currency, a.Source, body, ip = "CardCharge", r.OrderID, r.Amount, r.Currency, r.SourceID, r, r.ClientIP
 	case openpay.StoreCharge:
-		a.Variant, a.OrderID, a.Amount, a.Currency, body = "StoreCharge", r.OrderID, r.Amount, r.Currency, r
+		a.Variant, a.OrderID, a.Amount, a.Currency, body, ip = "StoreCharge", r.OrderID, r.Amount, r.Currency, r, r.ClientIP
 	case openpay.BankCharge:
-		a.Variant, a.OrderID, a.Amount, body = "BankCharge", r.OrderID, r.Amount, r
+		a.Variant, a.OrderID, a.Amount, body, ip = "BankCharge", r.OrderID, r.Amount, r, r.ClientIP
 	case openpay.InlineCardCharge:
 		return a, ErrCardData
 	default:
 		return a, fmt.Errorf("journal: charges of type %T are not journaled", c.Request)
+	}
+	if a.clientIP == "" {
+		a.clientIP = ip
 	}
 	return a, a.encode(body)
 }

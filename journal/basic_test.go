@@ -305,5 +305,15 @@ func TestNotSentLetsGoOfTheKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		v.oneCharge(t, "o-ip")
+		// The address may be given in the charge request itself: it is
+		// kept with the attempt (the recorded request has no member for it).
+		ch = v.p.charge("o-ip-2", "41.00")
+		req := ch.Request.(openpay.CardCharge)
+		req.ClientIP = "198.51.100.5"
+		ch.Request = req
+		if _, err := j.Charge(ctx, ch); err != nil {
+			t.Fatalf("with the request's own address: %v", err)
+		}
+		v.oneCharge(t, "o-ip-2")
 	})
 }

@@ -9,8 +9,8 @@
 //	if err != nil {
 //		t.Fatal(err)
 //	}
-//	ch, err := client.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42"},
-//		openpay.WithClientIP("203.0.113.7"))
+//	ch, err := client.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("250"), Description: "Order 42",
+//		ClientIP: "203.0.113.7"}) // the payer's address, which every charge carries
 //	if err != nil {
 //		t.Fatal(err)
 //	}
@@ -240,7 +240,7 @@ func (s *Server) WebhookDeliveryStats(webhookID string) WebhookDeliveryStats {
 // request that causes them is answered, so a test can make its calls,
 // then wait, then look at what its receiver got:
 //
-//	_, err := client.Charges.Create(ctx, charge, openpay.WithClientIP(ip))
+//	_, err := client.Charges.Create(ctx, charge)
 //	// ...
 //	if err := srv.WaitForDeliveries(ctx); err != nil {
 //		t.Fatal(err)

@@ -57,7 +57,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		SourceID: tok.ID, Amount: openpay.MustAmount("899.90"), Description: "Checkout order 1001",
 		OrderID: fmt.Sprintf("checkout-%d", time.Now().UnixNano()), DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f",
 		Customer: &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("charging the token: %w", err)
 	}
@@ -65,8 +66,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 
 	// A token is single-use.
 	_, err = env.Client.Charges.Create(ctx, openpay.CardCharge{SourceID: tok.ID, Amount: openpay.MustAmount("1.00"),
-		Description: "reuse", Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana.lopez@example.com"}},
-		openpay.WithClientIP(env.PayerIP))
+		Description: "reuse", Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana.lopez@example.com"}, ClientIP: env.PayerIP})
 	if err != nil {
 		fmt.Fprintln(out, "the used token is refused:", errorCode(err))
 	}
@@ -80,7 +80,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		SourceID: tok3ds.ID, Amount: openpay.MustAmount("1500.00"), Description: "Checkout order 1002",
 		Use3DSecure: true, RedirectURL: "https://shop.example/checkout/return",
 		Customer: &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("charging with 3-D Secure: %w", err)
 	}

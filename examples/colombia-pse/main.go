@@ -46,7 +46,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	ch, err := c.Charges.Create(ctx, openpay.PSECharge{
 		Amount: openpay.MustAmount("119000"), IVA: "19000", Description: "Order 3001, PSE",
 		OrderID: fmt.Sprintf("pse-%d", time.Now().UnixNano()), RedirectURL: returnURL, Customer: payer,
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("PSE charge: %w", err)
 	}
@@ -78,7 +79,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	second, err := c.Charges.Create(ctx, openpay.PSECharge{
 		Amount: openpay.MustAmount("45000.50"), IVA: "7185.79", Description: "Order 3002, PSE",
 		RedirectURL: returnURL, Customer: payer,
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("PSE charge: %w", err)
 	}

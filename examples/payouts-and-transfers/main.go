@@ -47,7 +47,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		Amount: openpay.MustAmount("1000.00"), Description: "Top-up", OrderID: fmt.Sprintf("topup-%d", stamp),
 		Card: openpay.CardDetails{HolderName: "Pablo Soto", CardNumber: openpaytest.CardVisa, CVV2: "123",
 			ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)},
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("funding the buyer: %w", err)
 	}

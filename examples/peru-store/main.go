@@ -36,7 +36,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	store, err := c.Charges.Create(ctx, openpay.StoreCharge{
 		Amount: openpay.MustAmount("189.90"), Currency: openpay.CurrencyPEN, Description: "Order 4001, pay at a store",
 		OrderID: fmt.Sprintf("pe-store-%d", time.Now().UnixNano()), Customer: payer,
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("store charge: %w", err)
 	}
@@ -58,7 +59,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 			ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 2)},
 		Amount: openpay.MustAmount("25.00"), Currency: openpay.CurrencyUSD, Description: "Order 4002, card in dollars",
 		Customer: payer,
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("card charge: %w", err)
 	}

@@ -50,7 +50,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		Amount:      openpay.MustAmount("250.00"),
 		Description: "Quickstart order",
 		OrderID:     orderID, // makes a retried charge safe: it can never be made twice
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP:    env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("charging: %w", err)
 	}
@@ -70,7 +71,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		Amount: openpay.MustAmount("100.00"), Description: "Declined on purpose",
 		Card: openpay.CardDetails{HolderName: "Juan Pérez", CardNumber: openpaytest.CardInsufficientFunds, CVV2: "123",
 			ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)},
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	var oe *openpay.Error
 	switch {
 	case errors.Is(err, openpay.ErrCardInsufficientFunds) && errors.As(err, &oe):

@@ -32,8 +32,9 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	store, err := c.Charges.Create(ctx, openpay.StoreCharge{
 		Amount: openpay.MustAmount("350.00"), Description: "Order 2001, pay at a store",
 		OrderID: fmt.Sprintf("store-%d", time.Now().UnixNano()), Customer: payer,
-		DueDate: time.Now().Add(72 * time.Hour),
-	}, openpay.WithClientIP(env.PayerIP))
+		DueDate:  time.Now().Add(72 * time.Hour),
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("store charge: %w", err)
 	}
@@ -45,7 +46,8 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	bank, err := c.Charges.Create(ctx, openpay.BankCharge{
 		Amount: openpay.MustAmount("1200.00"), Description: "Order 2002, pay by SPEI",
 		OrderID: fmt.Sprintf("spei-%d", time.Now().UnixNano()), Customer: payer,
-	}, openpay.WithClientIP(env.PayerIP))
+		ClientIP: env.PayerIP,
+	})
 	if err != nil {
 		return fmt.Errorf("bank charge: %w", err)
 	}

@@ -199,8 +199,15 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *coun
 		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
+		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
+		// writes itself); the wire may carry one, read here.
+		if f.Has("currency") {
+			if e := f.Member("currency", &common.currency); e != nil {
+				return nil, e
+			}
+		}
 		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
-		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.spei:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE

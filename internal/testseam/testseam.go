@@ -11,7 +11,8 @@ import "reflect"
 
 var (
 	// WireForm is the body of a request as the client sends it, card data
-	// in clear (openpay's wireForm).
+	// in clear (openpay's wireForm); a charge or payout variant carries the
+	// members the SDK writes itself, such as its method.
 	WireForm func(body any) any
 
 	// ErrorResponse is the Go type the gateway's error object decodes

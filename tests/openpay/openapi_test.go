@@ -708,7 +708,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 		return op.RequestBody.Value.Content.Get("application/json").Schema.Value
 	}
 	validate := func(s *openapi3.Schema, v any) error {
-		b, err := json.Marshal(testseam.WireForm(v)) // the body as the client sends it, card data in clear
+		b, err := json.Marshal(testseam.WireForm(v)) // the body as the client sends it: with the members the SDK writes itself (a variant's method), card data in clear
 
 		require.NoError(t, err)
 		var generic any
@@ -721,20 +721,20 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	no := false
 
 	charges := map[string]any{
-		"CardCharge": CardCharge{Method: ChargeMethodCard, SourceID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Order 42",
+		"CardCharge": CardCharge{SourceID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Order 42",
 			OrderID: "oid-42", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f", Capture: &no, Currency: CurrencyMXN,
 			PaymentPlan: &PaymentPlan{Payments: 6}, UseCardPoints: UseCardPointsNone, Metadata: Metadata{"sku": "A-1"}},
-		"InlineCardCharge": InlineCardCharge{Method: ChargeMethodCard, Card: card, Amount: amount, Description: "Order 42"},
-		"RedirectCharge": RedirectCharge{Method: ChargeMethodCard, Amount: amount, Description: "Order 42", Customer: customer,
-			Confirm: false, RedirectURL: "https://shop.example.com/back", SendEmail: true},
-		"StoreCharge": StoreCharge{Method: ChargeMethodStore, Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC),
+		"InlineCardCharge": InlineCardCharge{Card: card, Amount: amount, Description: "Order 42"},
+		"RedirectCharge": RedirectCharge{Amount: amount, Description: "Order 42", Customer: customer,
+			RedirectURL: "https://shop.example.com/back", SendEmail: true},
+		"StoreCharge": StoreCharge{Amount: amount, Description: "Order 42", DueDate: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC),
 			Currency: CurrencyCOP, IVA: "1900"},
-		"BankCharge": BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
-		"PSECharge": PSECharge{Method: ChargeMethodBankAccount, Amount: MustAmount("10000"), Currency: CurrencyCOP, Description: "Order 42",
+		"BankCharge": BankCharge{Amount: amount, Description: "Order 42", Customer: customer},
+		"PSECharge": PSECharge{Amount: MustAmount("10000"), Description: "Order 42",
 			IVA: "1900", RedirectURL: "/", Customer: &ChargeCustomer{Name: "Ana", Email: "ana@example.co",
 				CustomerAddress: &CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}},
-		"AlipayCharge": AlipayCharge{Method: ChargeMethodAlipay, Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
-		"IVRCharge":    IVRCharge{Method: ChargeMethodCard, Confirm: "ivr", Amount: amount, Description: "Order 42", Customer: customer},
+		"AlipayCharge": AlipayCharge{Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
+		"IVRCharge":    IVRCharge{Amount: amount, Description: "Order 42", Customer: customer},
 	}
 	for _, path := range []string{merchantPrefix + "/charges", customerPrefix + "/charges"} {
 		s := body(path, http.MethodPost)
@@ -745,30 +745,34 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	}
 	// An unknown method, or a mix of two variants, is refused.
 	s := body(merchantPrefix+"/charges", http.MethodPost)
-	wrong := charges["StoreCharge"].(StoreCharge)
-	wrong.Method = ChargeMethodBankAccount + "x"
+	wrong := asObject(t, charges["StoreCharge"])
+	wrong["method"] = string(ChargeMethodBankAccount) + "x"
 	assert.Error(t, validate(s, wrong))
+	// The members the SDK writes are on the wire: without them no variant
+	// matches.
+	for name, v := range charges {
+		bare := asObject(t, v)
+		delete(bare, "method")
+		assert.Error(t, validate(s, bare), "%s without its method", name)
+	}
 	// A SPEI body with a redirect_url is a PSE body, not both.
 	spei := charges["BankCharge"].(BankCharge)
-	assert.NoError(t, validate(s, PSECharge{Method: spei.Method, Amount: spei.Amount, Description: spei.Description, RedirectURL: "/"}))
+	assert.NoError(t, validate(s, PSECharge{Amount: spei.Amount, Description: spei.Description, RedirectURL: "/"}))
 	for _, path := range []string{merchantPrefix + "/pse", customerPrefix + "/pse"} {
 		assert.NoError(t, validate(body(path, http.MethodPost), charges["PSECharge"]), "POST %s", path)
 	}
 	// (An InlineCardCharge embedded in a struct would lend it its masking
 	// MarshalJSON, which ignores the other fields: the mix is built as a map.)
-	var mixed map[string]any
-	b, err := json.Marshal(testseam.WireForm(charges["InlineCardCharge"]))
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &mixed))
+	mixed := asObject(t, charges["InlineCardCharge"])
 	mixed["source_id"] = "kqgykn96i7bcs1wwhvgw"
 	assert.Error(t, validate(s, mixed), "a card and a source_id together match two variants")
 
 	payouts := map[string]any{
-		"BankAccountPayout": BankAccountPayout{Method: PayoutMethodBankAccount, DestinationID: "b3d54sd3mdjf75udjfvoc", Amount: amount, Description: "Weekly"},
-		"InlineBankAccountPayout": InlineBankAccountPayout{Method: PayoutMethodBankAccount, Amount: amount, Description: "Weekly",
+		"BankAccountPayout": BankAccountPayout{DestinationID: "b3d54sd3mdjf75udjfvoc", Amount: amount, Description: "Weekly"},
+		"InlineBankAccountPayout": InlineBankAccountPayout{Amount: amount, Description: "Weekly",
 			BankAccount: BankAccountRequest{CLABE: "012298026516924616", HolderName: "Mi empresa"}},
-		"CardPayout": CardPayout{Method: PayoutMethodCard, DestinationID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Weekly"},
-		"InlineCardPayout": InlineCardPayout{Method: PayoutMethodCard, Amount: amount, Description: "Weekly",
+		"CardPayout": CardPayout{DestinationID: "kqgykn96i7bcs1wwhvgw", Amount: amount, Description: "Weekly"},
+		"InlineCardPayout": InlineCardPayout{Amount: amount, Description: "Weekly",
 			Card: PayoutCardDetails{CardNumber: "4111111111111111", HolderName: "Juan Perez", BankCode: "002"}},
 	}
 	for _, path := range []string{merchantPrefix + "/payouts", customerPrefix + "/payouts"} {
@@ -812,4 +816,15 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	// An amount at or below the limits is refused.
 	assert.Error(t, validate(body(customerPrefix+"/transfers", http.MethodPost),
 		TransferRequest{CustomerID: "a9pvykxz4g5rg0fplze0", Amount: MustAmount("1.00"), Description: "Rent"}))
+}
+
+// asObject is the JSON object the SDK sends for the charge req, card data in
+// clear, as a map to alter.
+func asObject(t *testing.T, req any) map[string]any {
+	t.Helper()
+	b, err := json.Marshal(testseam.WireForm(req))
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
 }

@@ -1617,10 +1617,6 @@ func appendWebhook(b []byte, v *openpay.Webhook) ([]byte, error) {
 	}
 	b = append(b, ",\"id\":"...)
 	b = appendJSONString(b, v.ID)
-	if v.Password != "" {
-		b = append(b, ",\"password\":"...)
-		b = appendJSONString(b, v.Password)
-	}
 	b = append(b, ",\"status\":"...)
 	b = appendJSONString(b, string(v.Status))
 	b = append(b, ",\"url\":"...)
