@@ -142,6 +142,7 @@ var serverTests = []serverTest{
 	{"TestMemberTypeErrorsNameTheirPath", TestMemberTypeErrorsNameTheirPath},
 	{"TestMerchantBankAccounts", TestMerchantBankAccounts},
 	{"TestMerchantCardCustomerIDIsNull", TestMerchantCardCustomerIDIsNull},
+	{"TestMerchantClockControlsOverHTTP", TestMerchantClockControlsOverHTTP},
 	{"TestMerchantIsolationOfTheControls", TestMerchantIsolationOfTheControls},
 	{"TestMoneyIsConservedUnderConcurrency", TestMoneyIsConservedUnderConcurrency},
 	{"TestMoneyMovementsLeaveNoCardDataInTheLog", TestMoneyMovementsLeaveNoCardDataInTheLog},

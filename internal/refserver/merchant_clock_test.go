@@ -1,0 +1,80 @@
+package refserver
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The clock controls over HTTP act on the merchant of the path, with its
+// key: its time, its records' dates and its answers' Date header move;
+// the other merchant's and the server's do not; its reset makes it follow
+// the server's clock again.
+func TestMerchantClockControlsOverHTTP(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	a, b := env.m, env.other
+	clock := func(m MerchantConfig) map[string]any {
+		return requireOK(t, env.do(http.MethodGet, "/_simulate/"+m.ID+"/clock", m.PrivateKey, nil), http.StatusOK)
+	}
+	assert.Equal(t, map[string]any{"now": "2026-03-10T12:00:00-06:00", "follows_server": true}, clock(a))
+
+	o := requireOK(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, map[string]any{"now": "2026-04-01T09:00:00-06:00"}), http.StatusOK)
+	assert.Equal(t, "2026-04-01T09:00:00-06:00", o["now"])
+	o = requireOK(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/advance", a.PrivateKey, map[string]any{"seconds": 3600}), http.StatusOK)
+	assert.Equal(t, "2026-04-01T10:00:00-06:00", o["now"])
+	assert.Equal(t, map[string]any{"now": "2026-04-01T10:00:00-06:00", "follows_server": false}, clock(a))
+	assert.Equal(t, map[string]any{"now": "2026-03-10T12:00:00-06:00", "follows_server": true}, clock(b))
+	assert.Equal(t, testStart, env.s.Now())
+
+	// Dates: A's records and answers carry A's time, B's the server's.
+	r := env.post("/customers", customerBody("Ana"))
+	assert.Equal(t, "2026-04-01T10:00:00-06:00", requireOK(t, r, http.StatusOK)["creation_date"])
+	assert.Equal(t, "Wed, 01 Apr 2026 16:00:00 GMT", r.header.Get("Date"))
+	r = env.do(http.MethodPost, "/v1/"+b.ID+"/customers", b.PrivateKey, customerBody("Bea"))
+	assert.Equal(t, "2026-03-10T12:00:00-06:00", requireOK(t, r, http.StatusOK)["creation_date"])
+	assert.Equal(t, "Tue, 10 Mar 2026 18:00:00 GMT", r.header.Get("Date"))
+
+	// Bad bodies and another merchant's key are refused.
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, "{}"), 1001)
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, map[string]any{"now": "tomorrow"}), 1001)
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/advance", b.PrivateKey, map[string]any{"seconds": 60}), 1002)
+	requireError(t, env.do(http.MethodGet, "/_simulate/"+a.ID+"/clock", b.PrivateKey, nil), 1002)
+	assert.Equal(t, "2026-04-01T10:00:00-06:00", clock(a)["now"])
+
+	// A's reset: A follows the server's clock again; B is untouched.
+	requireOK(t, env.do(http.MethodPost, "/_simulate/reset", a.PrivateKey, nil), http.StatusNoContent)
+	assert.Equal(t, map[string]any{"now": "2026-03-10T12:00:00-06:00", "follows_server": true}, clock(a))
+	assert.Len(t, listIDs(t, env.do(http.MethodGet, "/v1/"+b.ID+"/customers", b.PrivateKey, nil)), 1)
+	_, err := env.s.AdvanceClock(time.Hour)
+	require.NoError(t, err)
+	assert.Equal(t, "2026-03-10T13:00:00-06:00", clock(a)["now"], "A moves with the server's clock")
+}
+
+// A merchant's own clock is kept in the data directory: after a restart it
+// stands where it stood, while the other merchant follows the server's
+// clock, which goes on from its saved time.
+func TestDataKeepsMerchantClocks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := openPersistEnv(t, dir, nil, testStart)
+	requireOK(t, env.sim("/clock/advance", map[string]any{"seconds": 40 * 86400}), http.StatusOK)
+	_, err := env.s.AdvanceClock(time.Hour)
+	require.NoError(t, err)
+	env.srv.Close()
+	env.s.Close()
+
+	again := openPersistEnv(t, dir, env, testStart.Add(-1000*time.Hour))
+	now, own, err := again.s.MerchantClock(env.m.ID)
+	require.NoError(t, err)
+	assert.True(t, own)
+	assert.Equal(t, testStart.Add(40*24*time.Hour), now)
+	now, own, err = again.s.MerchantClock(env.other.ID)
+	require.NoError(t, err)
+	assert.False(t, own)
+	assert.Equal(t, testStart.Add(time.Hour), now)
+	assert.Equal(t, "2026-04-19T12:00:00-06:00", requireOK(t, again.post("/customers", customerBody("Ana")), http.StatusOK)["creation_date"])
+}
