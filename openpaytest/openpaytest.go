@@ -28,7 +28,9 @@
 // payout), ReceiveSPEI and ReceiveMerchantSPEI (a bank transfer arrives),
 // DeactivateCustomerAccount and ReactivateCustomerAccount, and
 // AdvanceClock (with a fake clock: due dates pass, subscriptions charge,
-// payment links expire). The same controls exist as HTTP endpoints under
+// payment links expire; a Merchant's AdvanceClock and SetClock move that
+// merchant's own clock alone, so tests that move time can share a server,
+// a merchant each). The same controls exist as HTTP endpoints under
 // /_simulate/ for programs that run the server as a process (see
 // cmd/openpay-refserver). InjectFault makes the next requests or SDK calls
 // of an operation fail (an error object, a delay, a dropped connection),

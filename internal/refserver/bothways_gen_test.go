@@ -150,6 +150,7 @@ var serverTests = []serverTest{
 	{"TestNotFoundSaysTheGatewaysWords", TestNotFoundSaysTheGatewaysWords},
 	{"TestOrderIDIsUniqueAcrossTheMerchant", TestOrderIDIsUniqueAcrossTheMerchant},
 	{"TestOriginNullNeverWithCredentials", TestOriginNullNeverWithCredentials},
+	{"TestOwnersClockControl", TestOwnersClockControl},
 	{"TestPSEFlow", TestPSEFlow},
 	{"TestPageAlipay", TestPageAlipay},
 	{"TestPageBadInput", TestPageBadInput},

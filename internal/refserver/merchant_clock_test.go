@@ -78,3 +78,29 @@ func TestDataKeepsMerchantClocks(t *testing.T) {
 	assert.Equal(t, testStart.Add(time.Hour), now)
 	assert.Equal(t, "2026-04-19T12:00:00-06:00", requireOK(t, again.post("/customers", customerBody("Ana")), http.StatusOK)["creation_date"])
 }
+
+// POST /_simulate/clock/advance moves the clock of the key's owner: a
+// merchant's key that merchant's, the admin key the server's (with the
+// merchants that follow it).
+func TestOwnersClockControl(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{AdminKey: testAdminKey})
+	advance := func(key string, seconds int) resp {
+		return env.do(http.MethodPost, "/_simulate/clock/advance", key, map[string]any{"seconds": seconds})
+	}
+	o := requireOK(t, advance(env.m.PrivateKey, 3600), http.StatusOK)
+	assert.Equal(t, "2026-03-10T13:00:00-06:00", o["now"])
+	assert.Equal(t, testStart, env.s.Now(), "a merchant's key does not move the server's clock")
+	o = requireOK(t, advance(testAdminKey, 7200), http.StatusOK)
+	assert.Equal(t, "2026-03-10T14:00:00-06:00", o["now"])
+	other, own, err := env.s.MerchantClock(env.other.ID)
+	require.NoError(t, err)
+	assert.False(t, own)
+	assert.Equal(t, testStart.Add(2*time.Hour), other, "the other merchant follows the server's clock")
+	mine, _, err := env.s.MerchantClock(env.m.ID)
+	require.NoError(t, err)
+	assert.Equal(t, testStart.Add(time.Hour), mine, "a merchant's own clock stays")
+	requireError(t, advance(env.m.PrivateKey, 0), 1003)
+	requireError(t, advance(env.m.PublicKey, 60), 1010)
+	requireError(t, advance("sk_nobody", 60), 1002)
+}

@@ -22,6 +22,7 @@ import (
 //	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the merchant's clock moves on (a clock of its own from then on, clock.go)
 //	POST /_simulate/{merchant_id}/clock/set                                    body {"now": "<RFC 3339 time>"}; the merchant's clock is put there
 //	GET  /_simulate/{merchant_id}/clock                                        {"now": "<time>", "follows_server": true|false}
+//	POST /_simulate/clock/advance                                              body {"seconds": n}; a merchant's key: that merchant's clock; the admin key: the server's
 //
 // Charge controls answer the charge; the clock controls {"now": "<time>"}.
 // The server-wide controls (reset, faults, health) are in reset.go.
@@ -82,24 +83,24 @@ func (s *Server) registerSimulation(r *routeTable) {
 		return t, nil
 	})
 	r.simulate("advanceClock", "/_simulate/{merchant_id}/clock/advance", func(c *call) (any, *Error) {
-		f, e := readBody(c, false)
+		d, e := readAdvance(c)
 		if e != nil {
 			return nil, e
 		}
-		var body struct {
-			Seconds int64 `json:"seconds"`
-		}
-		if e := f.Into(&body); e != nil {
+		return clockAnswer(s.AdvanceMerchantClock(c.m.id, d))
+	})
+	// The clock of the key's owner: a merchant's key moves that merchant's
+	// clock, the admin key the server's (as /_simulate/reset, reset.go).
+	r.control("advanceOwnersClock", http.MethodPost, "/_simulate/clock/advance", http.StatusOK, func(c *call) (any, *Error) {
+		d, e := readAdvance(c)
+		if e != nil {
 			return nil, e
 		}
-		if !f.Has("seconds") {
-			return nil, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
+		if owner := c.controlOwner(); owner != "" {
+			return clockAnswer(s.AdvanceMerchantClock(owner, d))
 		}
-		if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
-			return nil, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
-		}
-		return clockAnswer(s.AdvanceMerchantClock(c.m.id, time.Duration(body.Seconds)*time.Second))
-	})
+		return clockAnswer(s.AdvanceClock(d))
+	}).access = accessAnyMerchant
 	r.simulate("setClock", "/_simulate/{merchant_id}/clock/set", func(c *call) (any, *Error) {
 		f, e := readBody(c, false)
 		if e != nil {
@@ -123,6 +124,28 @@ func (s *Server) registerSimulation(r *routeTable) {
 		}
 		return map[string]any{"now": now, "follows_server": !own}, nil
 	})
+}
+
+// readAdvance reads the body of a clock's advance: {"seconds": n}, from
+// one second to ten years.
+func readAdvance(c *call) (time.Duration, *Error) {
+	f, e := readBody(c, false)
+	if e != nil {
+		return 0, e
+	}
+	var body struct {
+		Seconds int64 `json:"seconds"`
+	}
+	if e := f.Into(&body); e != nil {
+		return 0, e
+	}
+	if !f.Has("seconds") {
+		return 0, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
+	}
+	if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
+		return 0, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
+	}
+	return time.Duration(body.Seconds) * time.Second, nil
 }
 
 // clockAnswer is the answer of a clock control: {"now": "<time>"}, the
