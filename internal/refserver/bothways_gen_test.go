@@ -143,6 +143,7 @@ var serverTests = []serverTest{
 	{"TestMerchantBankAccounts", TestMerchantBankAccounts},
 	{"TestMerchantCardCustomerIDIsNull", TestMerchantCardCustomerIDIsNull},
 	{"TestMerchantClockControlsOverHTTP", TestMerchantClockControlsOverHTTP},
+	{"TestMerchantClocksUnderConcurrentRequests", TestMerchantClocksUnderConcurrentRequests},
 	{"TestMerchantIsolationOfTheControls", TestMerchantIsolationOfTheControls},
 	{"TestMoneyIsConservedUnderConcurrency", TestMoneyIsConservedUnderConcurrency},
 	{"TestMoneyMovementsLeaveNoCardDataInTheLog", TestMoneyMovementsLeaveNoCardDataInTheLog},

@@ -1,7 +1,9 @@
 package refserver
 
 import (
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,4 +105,48 @@ func TestOwnersClockControl(t *testing.T) {
 	requireError(t, advance(env.m.PrivateKey, 0), 1003)
 	requireError(t, advance(env.m.PublicKey, 60), 1010)
 	requireError(t, advance("sk_nobody", 60), 1002)
+}
+
+// Merchants' clocks and the server's move while both merchants are
+// charged: each clock ends where its own moves put it, and every charge is
+// recorded once.
+func TestMerchantClocksUnderConcurrentRequests(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	_, err := env.s.SetMerchantClock(env.m.ID, testStart) // A's own clock from the start
+	require.NoError(t, err)
+	const n = 20
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			_, err := env.s.AdvanceMerchantClock(env.m.ID, time.Hour)
+			assert.NoError(t, err)
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := env.s.AdvanceClock(time.Minute)
+			assert.NoError(t, err)
+		}()
+		go func() {
+			defer wg.Done()
+			for _, m := range []MerchantConfig{env.m, env.other} {
+				r := env.do(http.MethodPost, "/v1/"+m.ID+"/charges", m.PrivateKey,
+					map[string]any{"method": "store", "amount": 10 + i, "description": "x", "order_id": fmt.Sprint("o-", i)})
+				assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
+			}
+		}()
+	}
+	wg.Wait()
+	a, _, err := env.s.MerchantClock(env.m.ID)
+	require.NoError(t, err)
+	assert.Equal(t, testStart.Add(n*time.Hour), a)
+	b, own, err := env.s.MerchantClock(env.other.ID)
+	require.NoError(t, err)
+	assert.False(t, own)
+	assert.Equal(t, testStart.Add(n*time.Minute), b)
+	for _, m := range []MerchantConfig{env.m, env.other} {
+		assert.Len(t, listIDs(t, env.do(http.MethodGet, "/v1/"+m.ID+"/charges?limit=100", m.PrivateKey, nil)), n)
+	}
 }
