@@ -43,6 +43,8 @@ func TestMerchantClockControlsOverHTTP(t *testing.T) {
 	// Bad bodies and another merchant's key are refused.
 	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, "{}"), 1001)
 	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, map[string]any{"now": "tomorrow"}), 1001)
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, map[string]any{"now": "2046-04-01T09:00:00-06:00"}), 1003)
+	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/set", a.PrivateKey, map[string]any{"now": "0001-01-01T00:00:00Z"}), 1003)
 	requireError(t, env.do(http.MethodPost, "/_simulate/"+a.ID+"/clock/advance", b.PrivateKey, map[string]any{"seconds": 60}), 1002)
 	requireError(t, env.do(http.MethodGet, "/_simulate/"+a.ID+"/clock", b.PrivateKey, nil), 1002)
 	assert.Equal(t, "2026-04-01T10:00:00-06:00", clock(a)["now"])

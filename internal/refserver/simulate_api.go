@@ -115,6 +115,9 @@ func (s *Server) registerSimulation(r *routeTable) {
 		if !f.Has("now") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'now' is required")
 		}
+		if gap := body.Now.Sub(s.nowOf(c.m)).Abs(); gap > maxClockMove {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'now' must be within ten years of the merchant's clock")
+		}
 		return clockAnswer(s.SetMerchantClock(c.m.id, body.Now))
 	})
 	r.control("getClock", http.MethodGet, "/_simulate/{merchant_id}/clock", http.StatusOK, func(c *call) (any, *Error) {
@@ -142,11 +145,15 @@ func readAdvance(c *call) (time.Duration, *Error) {
 	if !f.Has("seconds") {
 		return 0, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
 	}
-	if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
+	if body.Seconds <= 0 || body.Seconds > int64(maxClockMove/time.Second) {
 		return 0, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
 	}
 	return time.Duration(body.Seconds) * time.Second, nil
 }
+
+// maxClockMove bounds one move of a clock over HTTP: ten years, so that a
+// request's walk over the work due on the way stays bounded.
+const maxClockMove = 10 * 366 * 24 * time.Hour
 
 // clockAnswer is the answer of a clock control: {"now": "<time>"}, the
 // merchant's time after it.
