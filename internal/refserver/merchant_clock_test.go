@@ -3,6 +3,10 @@ package refserver
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -150,5 +154,33 @@ func TestMerchantClocksUnderConcurrentRequests(t *testing.T) {
 	assert.Equal(t, testStart.Add(n*time.Minute), b)
 	for _, m := range []MerchantConfig{env.m, env.other} {
 		assert.Len(t, listIDs(t, env.do(http.MethodGet, "/v1/"+m.ID+"/charges?limit=100", m.PrivateKey, nil)), n)
+	}
+}
+
+// Code that dates or judges a merchant's records reads the merchant's
+// clock (s.nowFor, s.nowOf), not the server's: s.Now() appears only where
+// the server's own time is meant.
+func TestMerchantTimeReadsTheMerchantsClock(t *testing.T) {
+	t.Parallel()
+	serverTime := map[string]string{
+		"clock.go":     "nowOf falls back to it, and a merchant's own clock starts there",
+		"server.go":    "Now itself, and a new merchant's creation date",
+		"dashboard.go": "the overview shows the server's clock",
+		"reset.go":     "a configuration step records the server's time, which a reset replays",
+	}
+	serverNow := regexp.MustCompile(`\bs\.(clock\.)?Now\(\)`)
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") || serverTime[name] != "" {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(src), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(line), "//") {
+				assert.False(t, serverNow.MatchString(line), "%s:%d reads the server's clock: use s.nowFor(m) or s.nowOf(m)", name, i+1)
+			}
+		}
 	}
 }
