@@ -111,6 +111,16 @@ func TestOwnersClockControl(t *testing.T) {
 	requireError(t, advance(env.m.PrivateKey, 0), 1003)
 	requireError(t, advance(env.m.PublicKey, 60), 1010)
 	requireError(t, advance("sk_nobody", 60), 1002)
+
+	// The whole server's reset puts the server's clock back to its start,
+	// and every merchant follows it again.
+	requireOK(t, env.do(http.MethodPost, "/_simulate/reset", testAdminKey, nil), http.StatusNoContent)
+	for _, m := range []MerchantConfig{env.m, env.other} {
+		now, own, err := env.s.MerchantClock(m.ID)
+		require.NoError(t, err)
+		assert.False(t, own)
+		assert.Equal(t, testStart, now)
+	}
 }
 
 // Merchants' clocks and the server's move while both merchants are
