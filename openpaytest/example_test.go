@@ -215,6 +215,71 @@ func ExampleServer_AdvanceClock() {
 	// 2026-01-08 10:00:00 cancelled
 }
 
+// Two suites share one server, a merchant each; one moves its merchant's
+// clock three days on, and its unpaid store charge expires. The other
+// merchant's charge, its clock and the server's do not move; a reset of
+// the first merchant makes its clock follow the server's again.
+func ExampleMerchant_AdvanceClock() {
+	srv, err := openpaytest.Start(openpaytest.Deterministic())
+	if err != nil {
+		fmt.Println("start:", err)
+		return
+	}
+	defer srv.Close()
+	other, err := srv.AddMerchant("", "", "")
+	if err != nil {
+		fmt.Println("merchant:", err)
+		return
+	}
+	ctx := context.Background()
+	charge := func(m *openpaytest.Merchant) (*openpay.Client, string) {
+		c, err := m.Client(openpay.WithDefaultClientIP("203.0.113.7"))
+		if err != nil {
+			fmt.Println("client:", err)
+			return nil, ""
+		}
+		ch, err := c.Charges.Create(ctx, openpay.StoreCharge{Amount: openpay.MustAmount("80"), Description: "Order 9",
+			DueDate: m.Now().Add(48 * time.Hour)})
+		if err != nil {
+			fmt.Println("charge:", err)
+			return nil, ""
+		}
+		return c, ch.ID
+	}
+	status := func(c *openpay.Client, id string) openpay.TransactionStatus {
+		ch, err := c.Charges.Get(ctx, id)
+		if err != nil {
+			return openpay.TransactionStatus(err.Error())
+		}
+		return ch.Status
+	}
+	mine, myCharge := charge(&srv.Merchant)
+	theirs, theirCharge := charge(other)
+	if mine == nil || theirs == nil {
+		return
+	}
+
+	now, err := srv.Merchant.AdvanceClock(72 * time.Hour)
+	if err != nil {
+		fmt.Println("clock:", err)
+		return
+	}
+	fmt.Println("mine:  ", now.Format(time.DateTime), status(mine, myCharge))
+	fmt.Println("theirs:", other.Now().Format(time.DateTime), status(theirs, theirCharge))
+	fmt.Println("server:", srv.Now().Format(time.DateTime))
+
+	if err := srv.Merchant.Reset(); err != nil {
+		fmt.Println("reset:", err)
+		return
+	}
+	fmt.Println("after my reset:", srv.Merchant.Now().Format(time.DateTime))
+	// Output:
+	// mine:   2026-01-08 10:00:00 cancelled
+	// theirs: 2026-01-05 10:00:00 in_progress
+	// server: 2026-01-05 10:00:00
+	// after my reset: 2026-01-05 10:00:00
+}
+
 // A webhook receiver gets the events of the calls a test made; the test
 // waits for the deliveries instead of sleeping.
 func ExampleServer_WaitForDeliveries() {

@@ -28,7 +28,9 @@
 // payout), ReceiveSPEI and ReceiveMerchantSPEI (a bank transfer arrives),
 // DeactivateCustomerAccount and ReactivateCustomerAccount, and
 // AdvanceClock (with a fake clock: due dates pass, subscriptions charge,
-// payment links expire). The same controls exist as HTTP endpoints under
+// payment links expire; a Merchant's AdvanceClock and SetClock move that
+// merchant's own clock alone, so tests that move time can share a server,
+// a merchant each). The same controls exist as HTTP endpoints under
 // /_simulate/ for programs that run the server as a process (see
 // cmd/openpay-refserver). InjectFault makes the next requests or SDK calls
 // of an operation fail (an error object, a delay, a dropped connection),
@@ -426,11 +428,14 @@ func (s *Server) AddGroup(merchantIDs ...string) (id, privateKey string, err err
 // wall clock (start it with WithClock or Deterministic).
 var ErrRealClock = errors.New("openpaytest: the server runs on the wall clock; start it with WithClock or Deterministic")
 
-// AdvanceClock moves the fake clock forward by d and runs what time moves:
-// unpaid charges past their due date are cancelled, subscriptions charge.
-// The clock stops at each due time on its way, so each of these carries the
-// time it was due (a subscription's charge the first instant of its charge
-// day), not the end of the jump. It returns the new time.
+// AdvanceClock moves the server's fake clock forward by d and runs what
+// time moves: unpaid charges past their due date are cancelled,
+// subscriptions charge. The clock stops at each due time on its way, so
+// each of these carries the time it was due (a subscription's charge the
+// first instant of its charge day), not the end of the jump. It returns
+// the new time. Every merchant follows the server's clock, except one
+// whose own clock was moved ([Merchant.AdvanceClock], [Merchant.SetClock]):
+// that one stays where it is, and so does its work.
 func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	if s.clock == nil {
 		return time.Time{}, ErrRealClock
@@ -439,8 +444,68 @@ func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
 	return t, kitError(err)
 }
 
-// Now returns the server's current time.
+// SetClock puts the server's fake clock at t: a time ahead runs what
+// falls due on the way, as [Server.AdvanceClock] does; an earlier time
+// only moves the clock back (what was done stays done, with its dates).
+// The merchants with a clock of their own do not move. It returns the new
+// time, or [ErrRealClock] on a server on the wall clock.
+// (srv.Merchant.SetClock is the first merchant's own clock.)
+func (s *Server) SetClock(t time.Time) (time.Time, error) {
+	if s.clock == nil {
+		return time.Time{}, ErrRealClock
+	}
+	now, err := s.ref.SetClock(t)
+	return now, kitError(err)
+}
+
+// Now returns the server's current time (a merchant with a clock of its
+// own has its time: [Merchant.Now]).
 func (s *Server) Now() time.Time { return s.ref.Now() }
+
+// AdvanceClock moves this merchant's clock forward by d, and runs what
+// time moves for this merchant alone: its unpaid charges past their due
+// date are cancelled, its subscriptions charge, its payment links expire,
+// each dated when it was due, as [Server.AdvanceClock] does for the
+// server. The server's clock and the other merchants' do not move, so
+// suites that move time can share a server, a merchant each. From then on
+// the merchant has a clock of its own, a fake one that stands still
+// between moves (on a server on the wall clock too), until
+// [Merchant.Reset] makes it follow the server's again. It returns the
+// merchant's new time. (srv.AdvanceClock is the server's clock;
+// srv.Merchant.AdvanceClock the first merchant's.)
+func (m *Merchant) AdvanceClock(d time.Duration) (time.Time, error) {
+	t, err := m.srv.ref.AdvanceMerchantClock(m.MerchantID, d)
+	return t, kitError(err)
+}
+
+// SetClock puts this merchant's clock at t, as [Merchant.AdvanceClock]
+// moves it: a clock of its own from then on, the server's and the other
+// merchants' unmoved. A time ahead runs what falls due on the way; an
+// earlier time only moves the clock back (what was done stays done). On a
+// server on the wall clock, SetClock(time.Now()) freezes the merchant's
+// time. It returns the merchant's new time, to the second.
+func (m *Merchant) SetClock(t time.Time) (time.Time, error) {
+	now, err := m.srv.ref.SetMerchantClock(m.MerchantID, t)
+	return now, kitError(err)
+}
+
+// Now returns this merchant's current time: its own clock's, or the
+// server's while it follows that one.
+func (m *Merchant) Now() time.Time {
+	now, _, _ := m.srv.ref.MerchantClock(m.MerchantID)
+	return now
+}
+
+// Reset puts this merchant alone back to how it was added, as POST
+// /_simulate/reset with its key does: its records made since (customers,
+// cards, charges, subscriptions, webhooks and their pending deliveries,
+// events) are gone, its opening balance is back, its armed faults are
+// disarmed, and its clock follows the server's again; the other merchants
+// and the server's clock are left as they are. On a server with one
+// merchant it is [Server.Reset], which puts the server's clock back to
+// its start too. (srv.Reset is the whole server's; srv.Merchant.Reset the
+// first merchant's.)
+func (m *Merchant) Reset() error { return kitError(m.srv.ref.ResetMerchant(m.MerchantID)) }
 
 // kitError turns the server's error into an *openpay.Error, the type the
 // SDK returns, so that errors.Is with the SDK's codes and categories works:

@@ -51,7 +51,9 @@
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback          a chargeback is opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{id}/chargeback/resolve  {"accepted": true|false}
 //	POST /_simulate/{merchant_id}/checkouts/{id}/pay               {"card_number": "4111111111111111"}: a checkout is paid ({"method": "store"} or, in Colombia, "bank_account": its store or PSE payment starts)
-//	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400} (needs --fake-clock)
+//	POST /_simulate/{merchant_id}/clock/advance                    {"seconds": 86400}: the merchant's clock moves on (its own from then on)
+//	POST /_simulate/{merchant_id}/clock/set                        {"now": "2026-02-01T00:00:00-06:00"}: the merchant's clock is put there
+//	GET  /_simulate/{merchant_id}/clock                            {"now": ..., "follows_server": true|false}
 //	POST /_simulate/{merchant_id}/deliveries/wait                  {"timeout_ms": 10000}: answers once the merchant's webhook deliveries are done
 //	GET  /_simulate/{merchant_id}/deliveries                       the merchant's deliveries: pending, dropped, given up
 //
@@ -61,11 +63,14 @@
 // and shows that merchant. --no-dashboard turns it off.
 //
 // Server-wide controls: GET /_health (no credentials) answers {"status":
-// "ok"}; POST /_simulate/reset puts a merchant back to its seed; POST, GET
-// and DELETE /_simulate/faults arm, list and disarm injected failures.
-// Reset and faults take any merchant's private key and act on that
-// merchant alone; with --admin-key, that key resets every merchant and
-// acts on every merchant's faults.
+// "ok"}; POST /_simulate/reset puts a merchant back to its seed (its clock
+// follows the server's again); POST /_simulate/clock/advance moves the
+// clock of the key's owner; POST, GET and DELETE /_simulate/faults arm,
+// list and disarm injected failures. Reset, the clock and faults take any
+// merchant's private key and act on that merchant alone; with
+// --admin-key, that key resets every merchant, moves the server's clock
+// (with every merchant that follows it) and acts on every merchant's
+// faults.
 package main
 
 import (
@@ -211,7 +216,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	idSeed := fs.Int64("id-seed", 0, "make generated ids and keys repeat from run to run: the same number, the same ids (0: random)")
 	fs.Int64Var(idSeed, "seed", 0, "the old name of --id-seed, kept for scripts that use it")
 	seedFile := fs.String("seed-file", "", "start with the merchants, groups, balances, customers, cards and plans of this JSON or YAML file")
-	fakeClock := fs.String("fake-clock", "", "run on a fake clock that starts at this date and time, written as RFC 3339 with its offset (2026-01-05T10:00:00-06:00, or Z for UTC) and moved only by /_simulate/{merchant_id}/clock/advance")
+	fakeClock := fs.String("fake-clock", "", "run on a fake clock that starts at this date and time, written as RFC 3339 with its offset (2026-01-05T10:00:00-06:00, or Z for UTC) and moved only by /_simulate/clock/advance with the --admin-key (each merchant follows it until its own clock is moved)")
 	verbose := fs.Bool("verbose", false, "log every request (operation, status, duration, and the path of requests that match no operation; never bodies, keys or card data)")
 	country := fs.String("country", "MX", "country of the merchants that do not name one: MX, CO or PE, in any case; currencies, payment methods, resources, stores and hosts follow it")
 	noDashboard := fs.Bool("no-dashboard", false, "turn off the dashboard at /_dashboard/ (off loopback it asks for a merchant's id and private key)")

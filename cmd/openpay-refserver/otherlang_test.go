@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -241,4 +242,176 @@ func TestExitsWithItsParent(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// olWorkers is a seed file of two parallel workers' merchants, each with a
+// customer, a saved card and a monthly plan without trial.
+const olWorkers = `merchants:
+  - id: mworker0000000000001
+    private_key: sk_worker00000000000000000000000001
+    public_key: pk_worker00000000000000000000000001
+    customers:
+      - id: aworker0000000000001
+        name: Ana
+        email: ana@example.com
+        cards:
+          - id: kworker0000000000001
+            holder_name: Ana López
+            card_number: 4111111111111111
+            cvv2: 123
+            expiration_month: 12
+            expiration_year: 35
+    plans:
+      - id: pworker0000000000001
+        name: Pro
+        amount: 299.00
+        repeat_every: 1
+        repeat_unit: month
+        retry_times: 2
+        status_after_retry: cancelled
+        trial_days: 0
+  - id: mworker0000000000002
+    private_key: sk_worker00000000000000000000000002
+    public_key: pk_worker00000000000000000000000002
+    customers:
+      - id: aworker0000000000002
+        name: Bea
+        email: bea@example.com
+        cards:
+          - id: kworker0000000000002
+            holder_name: Bea Ruiz
+            card_number: 4111111111111111
+            cvv2: 123
+            expiration_month: 12
+            expiration_year: 35
+    plans:
+      - id: pworker0000000000002
+        name: Pro
+        amount: 299.00
+        repeat_every: 1
+        repeat_unit: month
+        retry_times: 2
+        status_after_retry: cancelled
+        trial_days: 0
+`
+
+// olWorker is one worker's merchant on the shared binary, driven over HTTP.
+type olWorker struct {
+	t                         *testing.T
+	base, id, key, n          string
+	subscription, storeCharge string
+}
+
+func (w *olWorker) send(method, path, body string) (int, string) {
+	w.t.Helper()
+	return sendAs(w.t, method, w.base+path, w.key, body)
+}
+
+// open subscribes the worker's customer and leaves a store charge unpaid,
+// due in two days by the worker's clock.
+func (w *olWorker) open() {
+	t := w.t
+	t.Helper()
+	status, body := w.send(http.MethodPost, "/v1/"+w.id+"/customers/aworker000000000000"+w.n+"/subscriptions", `{"plan_id":"pworker000000000000`+w.n+`","source_id":"kworker000000000000`+w.n+`"}`)
+	require.Equal(t, http.StatusOK, status, body)
+	w.subscription = idIn(t, body)
+	due := w.now().Add(48 * time.Hour).Format(time.RFC3339)
+	status, body = w.send(http.MethodPost, "/v1/"+w.id+"/charges", `{"method":"store","amount":80,"description":"Order 9","due_date":"`+due+`"}`)
+	require.Equal(t, http.StatusOK, status, body)
+	w.storeCharge = idIn(t, body)
+}
+
+// now is the worker's clock, and whether it follows the server's.
+func (w *olWorker) clock() (time.Time, bool) {
+	w.t.Helper()
+	status, body := w.send(http.MethodGet, "/_simulate/"+w.id+"/clock", "")
+	require.Equal(w.t, http.StatusOK, status, body)
+	var c struct {
+		Now           time.Time
+		FollowsServer bool `json:"follows_server"`
+	}
+	require.NoError(w.t, json.Unmarshal([]byte(body), &c))
+	return c.Now, c.FollowsServer
+}
+
+func (w *olWorker) now() time.Time { now, _ := w.clock(); return now }
+
+// books are the store charge's status and the number of the customer's
+// charges (the subscription's first charge and its renewals).
+func (w *olWorker) books() (string, int) {
+	t := w.t
+	t.Helper()
+	status, body := w.send(http.MethodGet, "/v1/"+w.id+"/charges/"+w.storeCharge, "")
+	require.Equal(t, http.StatusOK, status, body)
+	var ch struct{ Status string }
+	require.NoError(t, json.Unmarshal([]byte(body), &ch))
+	status, body = w.send(http.MethodGet, "/v1/"+w.id+"/customers/aworker000000000000"+w.n+"/charges?limit=100", "")
+	require.Equal(t, http.StatusOK, status, body)
+	var list []json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(body), &list))
+	return ch.Status, len(list)
+}
+
+// Two workers of a suite in another language share one binary, a merchant
+// each, and move their own clocks: one moves 40 days and sees its
+// subscription renew and its store charge expire, the other's books and
+// clock stand still; a merchant-key reset rewinds the worker's clock to
+// the server's; a restart on the data directory keeps a worker's clock.
+func TestWorkersMoveTheirOwnClocks(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	seed := dir + "/workers.yaml"
+	require.NoError(t, os.WriteFile(seed, []byte(olWorkers), 0o600))
+	data := dir + "/data"
+	flags := []string{"--data", data, "--seed-file", seed, "--fake-clock", "2026-01-05T10:00:00-06:00", "--exit-on-stdin-close"}
+	p := spawn(t, flags...)
+	worker := func(n string) *olWorker {
+		return &olWorker{t: t, base: p.url, id: "mworker000000000000" + n, key: "sk_worker0000000000000000000000000" + n, n: n}
+	}
+	a, b := worker("1"), worker("2")
+	start := time.Date(2026, time.January, 5, 10, 0, 0, 0, time.FixedZone("", -6*3600))
+	a.open()
+	b.open()
+
+	status, body := a.send(http.MethodPost, "/_simulate/"+a.id+"/clock/advance", `{"seconds":3456000}`) // 40 days
+	require.Equal(t, http.StatusOK, status, body)
+	aNow, follows := a.clock()
+	assert.True(t, aNow.Equal(start.Add(40*24*time.Hour)), "%v", aNow)
+	assert.False(t, follows)
+	store, charges := a.books()
+	assert.Equal(t, "cancelled", store, "A's store charge expired")
+	assert.Equal(t, 2, charges, "A's subscription renewed")
+
+	bNow, follows := b.clock()
+	assert.True(t, bNow.Equal(start), "B's clock did not move: %v", bNow)
+	assert.True(t, follows)
+	store, charges = b.books()
+	assert.Equal(t, "in_progress", store)
+	assert.Equal(t, 1, charges)
+	status, _ = b.send(http.MethodPost, "/_simulate/"+a.id+"/clock/advance", `{"seconds":60}`)
+	assert.Equal(t, http.StatusUnauthorized, status, "B's key does not move A's clock")
+
+	// Restarted on its data directory, A's clock stands where it stood.
+	require.NoError(t, p.stdin.Close())
+	assert.Equal(t, 0, p.exitCode(t), p.stderr.String())
+	p = spawn(t, flags...)
+	a.base, b.base = p.url, p.url
+	aNow, follows = a.clock()
+	assert.True(t, aNow.Equal(start.Add(40*24*time.Hour)), "%v", aNow)
+	assert.False(t, follows)
+	bNow, _ = b.clock()
+	assert.True(t, bNow.Equal(start), "%v", bNow)
+
+	// A's reset (its key) rewinds its clock to the server's; B keeps its
+	// records.
+	status, body = a.send(http.MethodPost, "/_simulate/reset", "")
+	require.Equal(t, http.StatusNoContent, status, body)
+	aNow, follows = a.clock()
+	assert.True(t, aNow.Equal(start), "%v", aNow)
+	assert.True(t, follows)
+	store, charges = b.books()
+	assert.Equal(t, "in_progress", store)
+	assert.Equal(t, 1, charges)
+	require.NoError(t, p.stdin.Close())
+	assert.Equal(t, 0, p.exitCode(t), p.stderr.String())
 }

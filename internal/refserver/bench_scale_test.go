@@ -77,7 +77,7 @@ func newScaleStore(tb testing.TB, n int) *scaleStore {
 			currency: openpay.CurrencyMXN, description: fmt.Sprintf("Order %d", i), orderID: fmt.Sprintf("ord-%d", i),
 			capture: true, sourceID: source, country: mexico}
 		sm.mu.Lock()
-		t := s.newChargeTx(nil, req)
+		t := s.newChargeTx(sm, nil, req)
 		_, e := s.chargeCard(sm, sm.storedCards(), nil, req, t, "")
 		sm.mu.Unlock()
 		if e != nil && source == good {

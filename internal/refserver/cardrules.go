@@ -35,7 +35,7 @@ type cardData struct {
 //   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
 //   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
 //   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(f reqbody.Fields, prefix string, d cardData) (card, *Error) {
+func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d cardData) (card, *Error) {
 	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
 		if !f.Has(n) {
@@ -62,7 +62,7 @@ func (s *Server) checkCardData(f reqbody.Fields, prefix string, d cardData) (car
 	if e != nil {
 		return card{}, e
 	}
-	if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
+	if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(m)); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
 	if !f.Has("cvv2") || d.cvv == "" {
@@ -131,12 +131,12 @@ func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
 // checkTypedCard applies the card rules of card creation (checkCardData)
 // to card data typed on a page or given to a simulation control, where
 // every member is present.
-func (s *Server) checkTypedCard(d cardData) (card, *Error) {
+func (s *Server) checkTypedCard(m *merchant, d cardData) (card, *Error) {
 	f, e := reqbody.Parse(typedCardMembers, false)
 	if e != nil {
 		return card{}, e
 	}
-	return s.checkCardData(f, "", d)
+	return s.checkCardData(m, f, "", d)
 }
 
 // typedCardMembers are the members card data typed on a page has: all of

@@ -82,7 +82,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
+		k, e = s.checkCardData(c.m, f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
 			month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
 		if e != nil {
 			return nil, e
@@ -111,7 +111,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := cardnum.ExpiryPassed(k.expMonth, k.expYear, s.Now()); expired {
+		if expired, _ := cardnum.ExpiryPassed(k.expMonth, k.expYear, s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
@@ -188,7 +188,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		if month, year, e = normalizeExpiry("", month, year); e != nil {
 			return nil, e
 		}
-		if expired, _ := cardnum.ExpiryPassed(month, year, s.Now()); expired {
+		if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}

@@ -95,7 +95,8 @@ func (s *Server) registerCharges(r *routeTable) {
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
 // /pse paths take a PSE charge only.
-func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *countryRules, psePath bool) (*chargeRequest, *Error) {
+func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool) (*chargeRequest, *Error) {
+	country := merch.country
 	var v reqbody.Checker
 	v.Required(f, "method")
 	if v.Err != nil {
@@ -149,7 +150,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *coun
 			return nil, e
 		}
 		card := f.Object("card")
-		k, e := s.checkCardData(card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
+		k, e := s.checkCardData(merch, card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
 			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
 		if card == nil {
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
@@ -264,7 +265,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, country *coun
 	if f.Has("redirect_url") {
 		v.ReturnURL("redirect_url", req.redirectURL)
 	}
-	if !req.dueDate.IsZero() && !req.dueDate.After(s.Now()) {
+	if !req.dueDate.IsZero() && !req.dueDate.After(s.nowOf(merch)) {
 		v.Failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
 	}
 	if v.Err != nil {
@@ -326,7 +327,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	req, e := s.parseCharge(f, c.param("customer_id") != "", c.m.country, c.route.segs[len(c.route.segs)-1] == "pse")
+	req, e := s.parseCharge(f, c.param("customer_id") != "", c.m, c.route.segs[len(c.route.segs)-1] == "pse")
 	if e != nil {
 		return nil, e
 	}
@@ -345,7 +346,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.orderID); e != nil {
 		return nil, e
 	}
-	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(cu, req), c.baseURL())
+	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(m, cu, req), c.baseURL())
 }
 
 // scopeCharge returns the charge the path names, or 1005: at merchant
@@ -519,29 +520,25 @@ func (s *Server) cancelCharge(c *call) (any, *Error) {
 	return t.snapshot(), nil
 }
 
-// expireCharges cancels pending charges whose due date has passed, on every
-// clock advance.
-func (s *Server) expireCharges(now time.Time) {
-	for _, m := range s.merchantsInOrder() {
-		m.mu.Lock()
-		for _, t := range m.txList {
-			s.lapse(m, t, now)
-		}
-		m.mu.Unlock()
+// expireCharges cancels the merchant's pending charges whose due date has
+// passed, on every clock advance.
+func (s *Server) expireCharges(m *merchant, now time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.txList {
+		s.lapse(m, t, now)
 	}
 }
 
-// nextExpiry is when the next pending charge expires: the first second
-// after its due date (the server's time has whole seconds).
-func (s *Server) nextExpiry() (next time.Time, ok bool) {
-	for _, m := range s.merchantsInOrder() {
-		m.mu.Lock()
-		for _, t := range m.txList {
-			if at := t.t.DueDate.Truncate(time.Second).Add(time.Second); t.expiring() && (!ok || at.Before(next)) {
-				next, ok = at, true
-			}
+// nextExpiry is when the merchant's next pending charge expires: the first
+// second after its due date (the server's time has whole seconds).
+func (s *Server) nextExpiry(m *merchant) (next time.Time, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, t := range m.txList {
+		if at := t.t.DueDate.Truncate(time.Second).Add(time.Second); t.expiring() && (!ok || at.Before(next)) {
+			next, ok = at, true
 		}
-		m.mu.Unlock()
 	}
 	return next, ok
 }

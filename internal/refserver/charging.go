@@ -101,8 +101,8 @@ func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
 // newChargeTx starts the record of a charge of the given customer (nil at
 // merchant level): id, amount, currency and exchange rate, dates, the
 // payer's e-mail. Its status is for the caller to set.
-func (s *Server) newChargeTx(cu *customer, req *chargeRequest) *tx {
-	now := s.Now().In(req.country.zone)
+func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
+	now := s.nowOf(m).In(req.country.zone)
 	t := &tx{kind: req.kind, t: openpay.Transaction{
 		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
@@ -370,7 +370,7 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	}
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}
-	t := s.newChargeTx(cu, req)
+	t := s.newChargeTx(m, cu, req)
 	if k := cards.byID[cardID]; k != nil && k.deleted && k.customerID == ownerID(cu) {
 		w := k.wire()
 		t.t.Card = &w

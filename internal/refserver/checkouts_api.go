@@ -147,7 +147,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
+	expires, e := s.checkoutExpiry(c.m, f, req.ExpirationDate)
 	if e != nil {
 		return nil, e
 	}
@@ -200,9 +200,10 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 
 // checkoutExpiry reads an expiration_date (x-openpay-lenient
 // checkout-expiration): zero when absent or empty, 1001 when unreadable,
-// 1003 when not in the future. A time without an offset is zone's, the
-// merchant's.
-func (s *Server) checkoutExpiry(f reqbody.Fields, value string, zone *time.Location) (time.Time, *Error) {
+// 1003 when not in the future (by the merchant's clock). A time without
+// an offset is the merchant's zone's.
+func (s *Server) checkoutExpiry(m *merchant, f reqbody.Fields, value string) (time.Time, *Error) {
+	zone := zoneOf(m)
 	if !f.Has("expiration_date") || value == "" {
 		return time.Time{}, nil
 	}
@@ -210,7 +211,7 @@ func (s *Server) checkoutExpiry(f reqbody.Fields, value string, zone *time.Locat
 	if !ok {
 		return time.Time{}, errorf(openpay.ErrBadRequest, "The field 'expiration_date' must be a date and time yyyy-MM-dd HH:mm")
 	}
-	if !t.After(s.Now()) {
+	if !t.After(s.nowOf(m)) {
 		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The field 'expiration_date' must be in the future")
 	}
 	return t, nil
@@ -228,7 +229,7 @@ func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.Checkout
 	switch {
 	case r.cancelled:
 		return openpay.CheckoutStatusCancelled
-	case !r.c.ExpirationDate.IsZero() && !s.Now().Before(r.c.ExpirationDate.Time):
+	case !r.c.ExpirationDate.IsZero() && !s.nowOf(m).Before(r.c.ExpirationDate.Time):
 		return openpay.CheckoutStatusExpired
 	}
 	return openpay.CheckoutStatusAvailable
@@ -334,7 +335,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	expires, e := s.checkoutExpiry(f, req.ExpirationDate, zoneOf(c.m))
+	expires, e := s.checkoutExpiry(c.m, f, req.ExpirationDate)
 	if e != nil {
 		return nil, e
 	}
@@ -358,7 +359,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if sent {
 		cancelled = status == string(openpay.CheckoutStatusCancelled)
 	}
-	if !cancelled && !next.IsZero() && !s.Now().Before(next.Time) {
+	if !cancelled && !next.IsZero() && !s.nowOf(c.m).Before(next.Time) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout has expired: give an expiration_date in the future to make it available")
 	}
 	r.cancelled, r.c.ExpirationDate = cancelled, next
@@ -430,7 +431,7 @@ func (s *Server) checkoutCharge(m *merchant, r *checkoutRecord, kind chargeKind)
 	req := &chargeRequest{kind: kind, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency), description: r.c.Description,
 		orderID: r.c.OrderID, iva: r.c.IVA, customer: r.payer, capture: true, country: m.country}
 	window := map[chargeKind]time.Duration{kindCard: payerDueAfter, kindStore: storeDueAfter, kindPSE: pseDueAfter}[kind]
-	if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.Now().Add(window)) {
+	if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.nowOf(m).Add(window)) {
 		req.dueDate = exp
 	}
 	switch kind {
@@ -465,7 +466,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	var k card
 	var cardErr *Error
 	if kind == kindCard {
-		k, cardErr = s.checkTypedCard(d)
+		k, cardErr = s.checkTypedCard(m, d)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -474,7 +475,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 		return checkoutPayment{}, errNotFound("checkout", checkoutID)
 	}
 	if t := m.txByID(r.txID); t != nil {
-		s.lapse(m, t, s.Now()) // a payment whose window closed waits no more
+		s.lapse(m, t, s.nowOf(m)) // a payment whose window closed waits no more
 	}
 	if st := s.checkoutStatus(m, r); st != openpay.CheckoutStatusAvailable {
 		return checkoutPayment{}, errorf(openpay.ErrInvalidParameter, "The checkout is %s and takes no payment", st)
@@ -498,7 +499,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	if kind == kindCard {
 		req.inline = &k
 	}
-	t := s.newChargeTx(cu, req)
+	t := s.newChargeTx(m, cu, req)
 	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)
 	if m.txByID(t.t.ID) == t {
 		r.txID = t.t.ID
@@ -515,7 +516,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 // checkout's transaction).
 func (s *Server) PayCheckout(merchantID, checkoutID, cardNumber string) (_ openpay.Checkout, err error) {
 	defer s.durable(&err)()
-	p, e := s.payCheckout(merchantID, checkoutID, openpay.ChargeMethodCard, simulatedCard(cardNumber, s.Now()))
+	p, e := s.payCheckout(merchantID, checkoutID, openpay.ChargeMethodCard, simulatedCard(cardNumber, s.nowOf(s.merchantByID(merchantID))))
 	if e != nil {
 		return openpay.Checkout{}, e
 	}
@@ -571,7 +572,7 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 		if !f.Has("card_number") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
 		}
-		d = simulatedCard(body.CardNumber, s.Now())
+		d = simulatedCard(body.CardNumber, s.nowOf(c.m))
 	}
 	p, e := s.payCheckout(c.m.id, c.param("checkout_id"), body.Method, d)
 	switch {

@@ -76,3 +76,184 @@ func (c *FakeClock) Set(t time.Time) {
 	defer c.mu.Unlock()
 	c.t = t
 }
+
+// A clock per merchant. Every merchant follows the server's clock until
+// its own is moved (AdvanceMerchantClock, SetMerchantClock, their
+// simulation controls): from then on it has a fake clock of its own,
+// standing where the server's stood, which moves only when the merchant's
+// is moved (on a server on the wall clock too: the merchant's time then
+// stands still between moves). Everything dated or judged by time for the
+// merchant reads its clock (nowOf): creation and operation dates, due
+// dates, card expiry, checkouts' windows, events, subscription periods,
+// the Date header of its answers. A group's own resources (its customers
+// and cards) are dated by the server's clock. The server's AdvanceClock
+// runs the work of the merchants that follow it; a merchant's advance runs
+// that merchant's work alone. Resetting the merchant (ResetMerchant, Reset)
+// replaces it with one that follows the server's clock again. The clock is
+// one pointer of the merchant's, nil when it follows: a merchant without a
+// clock of its own costs one atomic load per reading and no allocation.
+
+// nowOf returns the merchant's time (nil: the server's) in the gateway's
+// zone, to the second.
+func (s *Server) nowOf(m *merchant) time.Time {
+	if m != nil {
+		if fc := m.clock.Load(); fc != nil {
+			return fc.Now().Truncate(time.Second)
+		}
+	}
+	return s.Now()
+}
+
+// MerchantClock returns the merchant's time, to the second, and whether
+// the merchant has a clock of its own (false: it follows the server's).
+// It fails (1005) for an unknown merchant.
+func (s *Server) MerchantClock(merchantID string) (now time.Time, own bool, err error) {
+	m := s.merchantByID(merchantID)
+	if m == nil {
+		return time.Time{}, false, errNoMerchant(merchantID)
+	}
+	return s.nowOf(m), m.clock.Load() != nil, nil
+}
+
+// errNoMerchant is the error of a merchant's clock control for an id the
+// server does not hold.
+func errNoMerchant(id string) *Error {
+	return errorf(openpay.ErrNotFound, "The merchant '%s' does not exist", truncateForMessage(id))
+}
+
+// AdvanceMerchantClock moves the merchant's clock forward by d, as
+// [Server.AdvanceClock] moves the server's, and runs the merchant's work
+// that falls due on the way (its pending charges past their due date are
+// cancelled, its subscriptions charged), stopping at each due instant. A
+// merchant that followed the server's clock gets a clock of its own,
+// starting where the server's stands; the server's clock and the other
+// merchants' do not move. It returns the merchant's new time.
+func (s *Server) AdvanceMerchantClock(merchantID string, d time.Duration) (time.Time, error) {
+	if d <= 0 {
+		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock only moves forward")
+	}
+	return s.moveMerchantClock(merchantID, func(now time.Time) time.Time { return now.Add(d) })
+}
+
+// SetMerchantClock puts the merchant's clock at t, a clock of its own from
+// then on (the server's clock and the other merchants' do not move). A time
+// ahead of the merchant's runs the work due on the way, as
+// [Server.AdvanceMerchantClock] does; an earlier one only moves the clock
+// back (what was done stays done, with its dates). It returns the
+// merchant's new time.
+func (s *Server) SetMerchantClock(merchantID string, t time.Time) (time.Time, error) {
+	if t.IsZero() {
+		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock needs a time")
+	}
+	return s.moveMerchantClock(merchantID, func(time.Time) time.Time { return t })
+}
+
+// moveMerchantClock gives the merchant a clock of its own (when it had
+// none) and walks it to target(its time).
+func (s *Server) moveMerchantClock(merchantID string, target func(now time.Time) time.Time) (_ time.Time, err error) {
+	defer s.durable(&err)()
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
+	m := s.merchantByID(merchantID) // under advanceMu: a reset does not replace it meanwhile
+	if m == nil {
+		return time.Time{}, errNoMerchant(merchantID)
+	}
+	fc := m.clock.Load()
+	if fc == nil {
+		fc = NewFakeClock(s.Now())
+		m.clock.Store(fc)
+	}
+	now := s.moveClock(fc, target(fc.Now()), func() []*merchant { return []*merchant{m} })
+	m.mu.Lock()
+	m.mark(recMerchant, selfID)
+	m.mu.Unlock()
+	return now, nil
+}
+
+// SetClock puts the server's fake clock at t: a time ahead runs the work
+// due on the way, as [Server.AdvanceClock] does, for the merchants that
+// follow the server's clock; an earlier time only moves the clock back
+// (what was done stays done, with its dates). It needs a server built
+// with a [*FakeClock] (1003 otherwise). It returns the new time.
+func (s *Server) SetClock(t time.Time) (_ time.Time, err error) {
+	defer s.durable(&err)()
+	fc, e := s.fakeClock()
+	if e != nil {
+		return time.Time{}, e
+	}
+	if t.IsZero() {
+		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock needs a time")
+	}
+	s.advanceMu.Lock()
+	defer s.advanceMu.Unlock()
+	return s.moveClock(fc, t, s.followersOfServerClock), nil
+}
+
+// fakeClock is the server's clock when it is a fake one, which the clock
+// controls move; 1003 on the wall clock.
+func (s *Server) fakeClock() (*FakeClock, *Error) {
+	fc, ok := s.clock.(*FakeClock)
+	if !ok {
+		return nil, errorf(openpay.ErrInvalidParameter, "The server runs on the wall clock; start it with a fake clock to move time")
+	}
+	return fc, nil
+}
+
+// moveClock puts the clock fc at to: forward by a walk over the work of
+// the merchants ms gives (walkClock), back by setting it. The caller holds
+// s.advanceMu. It returns the clock's new time.
+func (s *Server) moveClock(fc *FakeClock, to time.Time, ms func() []*merchant) time.Time {
+	to = to.In(gatewayZone)
+	if to.After(fc.Now()) {
+		return s.walkClock(fc, to, ms)
+	}
+	fc.Set(to)
+	return fc.Now()
+}
+
+// followersOfServerClock returns the merchants that follow the server's
+// clock (no clock of their own), in the order they were added.
+func (s *Server) followersOfServerClock() []*merchant {
+	ms := s.merchantsInOrder()
+	out := ms[:0]
+	for _, m := range ms {
+		if m.clock.Load() == nil {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// walkClock moves the clock fc forward to target and runs the work of the
+// merchants ms gives (asked again at each stop) on the way: the clock does
+// not jump, it stops at every instant at which some of their work falls
+// due, in order, and runs the work there. Work already due (a clock moved
+// without a walk) runs at the first stop. The caller holds s.advanceMu. It
+// returns the clock's new time.
+func (s *Server) walkClock(fc *FakeClock, target time.Time, ms func() []*merchant) time.Time {
+	s.hooksMu.Lock()
+	work := s.clockWork
+	s.hooksMu.Unlock()
+	now := fc.Now()
+	for {
+		merchants := ms()
+		stop := target
+		for _, w := range work {
+			for _, m := range merchants {
+				if at, ok := w.next(m); ok && at.After(now) && at.Before(stop) {
+					stop = at
+				}
+			}
+		}
+		fc.Set(stop)
+		now = fc.Now()
+		for _, w := range work {
+			for _, m := range merchants {
+				w.run(m, now)
+			}
+		}
+		if !now.Before(target) {
+			return now
+		}
+	}
+}

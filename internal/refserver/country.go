@@ -216,9 +216,10 @@ func zoneOf(m *merchant) *time.Location {
 	return m.country.zone
 }
 
-// nowFor returns the server's time (to the second) in the merchant's zone:
-// what every timestamp a merchant is answered starts from.
-func (s *Server) nowFor(m *merchant) time.Time { return s.Now().In(zoneOf(m)) }
+// nowFor returns the merchant's time (to the second, its own clock's or
+// the server's, clock.go) in the merchant's zone: what every timestamp a
+// merchant is answered starts from.
+func (s *Server) nowFor(m *merchant) time.Time { return s.nowOf(m).In(zoneOf(m)) }
 
 // absentSomewhere reports whether some country lacks the route, so that a
 // request to its path with a method it does not take answers as the

@@ -109,23 +109,24 @@ func loopbackHost(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Clock implements web.DashboardBackend: a fake clock is movable by the
-// viewers AdvanceClock lets move it.
-func (b dashBackend) Clock(v web.Viewer) web.DashClock {
-	_, fake := b.s.clock.(*FakeClock)
-	return web.DashClock{Now: b.s.Now(), Fake: fake, Movable: fake && b.movesClock(v)}
-}
-
-// movesClock reports whether the viewer may move the clock: the clock is
-// shared by every merchant of the server, so a merchant's session moves it
-// only on a server of one merchant; the loopback viewer always may.
-func (b dashBackend) movesClock(v web.Viewer) bool {
-	if v.All {
-		return true
+// Clock implements web.DashboardBackend: on a merchant's pages the
+// merchant's clock (its own, or the server's it follows), which the viewer
+// may always move (clock.go: moving it moves nobody else's); on the
+// overview the server's, which a fake clock lets the loopback viewer move
+// (a merchant signed in sees its own there too).
+func (b dashBackend) Clock(v web.Viewer, merchantID string) web.DashClock {
+	if !v.All {
+		merchantID = v.MerchantID
 	}
-	b.s.mu.RLock()
-	defer b.s.mu.RUnlock()
-	return len(b.s.merchants) <= 1
+	_, fake := b.s.clock.(*FakeClock)
+	if merchantID == "" {
+		return web.DashClock{Now: b.s.Now(), Fake: fake, Movable: fake && v.All}
+	}
+	now, own, err := b.s.MerchantClock(merchantID)
+	if err != nil {
+		return web.DashClock{}
+	}
+	return web.DashClock{Now: now, Own: own, Fake: fake || own, Movable: true}
 }
 
 // summary is the merchant's line of the overview. The caller holds m.mu.
@@ -391,16 +392,18 @@ func (s *Server) isPayout(merchantID, transactionID string) bool {
 	return t != nil && t.t.TransactionType == openpay.TransactionTypePayout
 }
 
-// AdvanceClock implements web.DashboardBackend with the clock control.
-// The clock is the server's, one for every merchant (Now, creation dates,
-// due dates and subscription work all read it; a clock per merchant would
-// thread the merchant through every one of them), so a merchant signed in
-// off loopback may move it only on a server where it is the one merchant:
-// otherwise it would move the others' time too.
-func (b dashBackend) AdvanceClock(v web.Viewer, d time.Duration) error {
+// AdvanceClock implements web.DashboardBackend with the clock controls:
+// the button on a merchant's page moves that merchant's clock (as its
+// simulation control does, clock.go), the one on the overview, which only
+// the loopback viewer's, the server's (a merchant signed in moves its own
+// from any page).
+func (b dashBackend) AdvanceClock(v web.Viewer, merchantID string, d time.Duration) error {
+	if !v.All {
+		merchantID = v.MerchantID
+	}
 	var err error
-	if !b.movesClock(v) {
-		err = errorf(openpay.ErrInvalidParameter, "The clock is shared by every merchant of this server; only the loopback dashboard may move it")
+	if merchantID != "" {
+		_, err = b.s.AdvanceMerchantClock(merchantID, d)
 	} else {
 		_, err = b.s.AdvanceClock(d)
 	}

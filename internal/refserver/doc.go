@@ -108,7 +108,10 @@
 // under the merchant's lock: it only enqueues, and the queue calls nothing
 // back), its stop function with s.onClose and the dropping of a reset
 // merchant's deliveries with s.onMerchantReset; work driven by the clock
-// registers with s.onClockAdvance.
+// registers with s.onClockAdvance, as work per merchant (each merchant has
+// a clock of its own once moved, clock.go); code that dates or judges
+// anything of a merchant reads its time with s.nowFor(m) or s.nowOf(m)
+// (nil: the server's), not s.Now().
 //
 // Nothing in this package logs, returns or stores a full card number, a
 // security code or a key: answers carry the masked number (cardnum.Mask),

@@ -120,20 +120,23 @@ func (s *Server) Events(merchantID string) []Event {
 	return out
 }
 
-// clockWork is work that time moves, registered with onClockAdvance.
+// clockWork is work that time moves, registered with onClockAdvance: one
+// merchant's at a time, by that merchant's clock (clock.go).
 type clockWork struct {
-	// run does what is due at now, holding no lock.
-	run func(now time.Time)
+	// run does what is due at now for the merchant m, holding no lock.
+	run func(m *merchant, now time.Time)
 	// next returns the earliest instant at which run will have something
-	// to do, false when nothing is scheduled.
-	next func() (time.Time, bool)
+	// to do for m, false when nothing is scheduled.
+	next func(m *merchant) (time.Time, bool)
 }
 
 // onClockAdvance registers work that time moves: run is called, with the
-// time, at every stop of [Server.AdvanceClock], and next tells when the
-// work next falls due, so that the clock stops there on its way
-// (subscriptions charge on schedule this way).
-func (s *Server) onClockAdvance(run func(now time.Time), next func() (time.Time, bool)) {
+// merchant and its time, at every stop of [Server.AdvanceClock] (for the
+// merchants that follow the server's clock) and of
+// [Server.AdvanceMerchantClock] (for that merchant), and next tells when
+// the merchant's work next falls due, so that the clock stops there on
+// its way (subscriptions charge on schedule this way).
+func (s *Server) onClockAdvance(run func(m *merchant, now time.Time), next func(m *merchant) (time.Time, bool)) {
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
 	s.clockWork = append(s.clockWork, clockWork{run: run, next: next})

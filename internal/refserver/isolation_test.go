@@ -102,9 +102,9 @@ func TestMerchantIsolationOfTheControls(t *testing.T) {
 	requireOK(t, asB(http.MethodGet, "/v1/"+b.ID, nil), http.StatusOK) // B's keys still work
 }
 
-// Off loopback, a merchant signed in to the dashboard cannot move the
-// clock every merchant shares (it may on a server where it is alone), and
-// its form token is its own: another merchant's session does not take it.
+// Off loopback, a merchant signed in to the dashboard moves its own clock,
+// never the server's nor another merchant's (clock.go), and its form token
+// is its own: another merchant's session does not take it.
 func TestDashboardSessionsAreApart(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{ListenAddr: "0.0.0.0:8080"})
@@ -113,12 +113,19 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	tokenA, tokenB := a.token(), b.token()
 	assert.NotEqual(t, tokenA, tokenB)
 
-	assert.NotContains(t, b.page("/_dashboard/"), `id="advance_form"`,
-		"a merchant that may not move the shared clock is not offered the button")
+	assert.Contains(t, b.page("/_dashboard/"), `id="advance_form"`, "a merchant moves its own clock")
 	r := b.press("/_dashboard/clock/advance", tokenB, "seconds", "3600")
-	assert.Equal(t, http.StatusConflict, r.status, "%s", r.body)
-	assert.Contains(t, string(r.body), "shared by every merchant")
-	assert.Equal(t, testStart, env.s.Now(), "the clock did not move")
+	assert.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
+	assert.Equal(t, testStart, env.s.Now(), "the server's clock did not move")
+	bNow, own, err := env.s.MerchantClock(env.other.ID)
+	require.NoError(t, err)
+	assert.True(t, own)
+	assert.Equal(t, testStart.Add(time.Hour), bNow, "B's clock moved")
+	aNow, own, err := env.s.MerchantClock(env.m.ID)
+	require.NoError(t, err)
+	assert.False(t, own)
+	assert.Equal(t, testStart, aNow, "A's clock did not move")
+	assert.Contains(t, b.page("/_dashboard/"), `id="clock">2026-03-10 13:00:00 -06:00</strong> (the merchant's own, fake)`)
 
 	// A's token in B's session is refused.
 	charge := requireOK(t, env.do(http.MethodPost, "/v1/"+env.other.ID+"/charges", env.other.PrivateKey,
@@ -128,7 +135,7 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	r = b.press("/_dashboard/merchants/"+env.other.ID+"/transactions/"+charge+"/pay", tokenB)
 	assert.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
 
-	// Alone on its server, a merchant moves the clock.
+	// Alone on its server, a merchant moves its clock too.
 	solo := &testEnv{t: t, clock: NewFakeClock(testStart)}
 	solo.s = New(Options{Clock: solo.clock, ListenAddr: "0.0.0.0:8080"})
 	solo.srv = httptest.NewServer(solo.s)
@@ -140,7 +147,9 @@ func TestDashboardSessionsAreApart(t *testing.T) {
 	assert.Contains(t, d.page("/_dashboard/"), `id="advance_form"`)
 	r = d.press("/_dashboard/clock/advance", d.token(), "seconds", "3600")
 	require.Equal(t, http.StatusSeeOther, r.status, "%s", r.body)
-	assert.Equal(t, testStart.Add(time.Hour), solo.s.Now())
+	soloNow, _, err := solo.s.MerchantClock(m.ID)
+	require.NoError(t, err)
+	assert.Equal(t, testStart.Add(time.Hour), soloNow)
 }
 
 // The admin key is no merchant's: a merchant whose key it is is refused.

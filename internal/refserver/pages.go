@@ -84,7 +84,7 @@ func (b pageBackend) Charge(merchantID, chargeID string) (web.PageCharge, error)
 // (checkCardData) and what a charge to the card does (its outcome, with the payer's
 // e-mail) decide; a valid card is shown on the charge, as on a card charge.
 func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (web.CardOutcome, error) {
-	k, e := b.s.checkTypedCard(typedCard(c))
+	k, e := b.s.checkTypedCard(b.s.merchantByID(merchantID), typedCard(c))
 	if e != nil {
 		// Whether the charge exists is checked first.
 		if _, err := b.Charge(merchantID, chargeID); err != nil {

@@ -96,9 +96,14 @@ func init() {
 			each: func(_ *Server, o owner, f func(string)) { f(selfID) },
 			get: func(_ *Server, o owner, id string) (any, bool) {
 				m := o.m
-				return merchantRecord{Name: m.name, Email: m.email, Phone: m.phone, CLABE: m.clabe, Created: m.created,
+				r := merchantRecord{Name: m.name, Email: m.email, Phone: m.phone, CLABE: m.clabe, Created: m.created,
 					PrivHash: m.privHash[:], PubHash: m.pubHash[:], Status: m.status, Balance: m.balance,
-					Country: m.country.code}, id == selfID
+					Country: m.country.code}
+				if fc := m.clock.Load(); fc != nil {
+					now := fc.Now()
+					r.Clock = &now
+				}
+				return r, id == selfID
 			},
 			load: func(_ *Server, o owner, _ string, data []byte) error {
 				var r merchantRecord
@@ -114,6 +119,9 @@ func init() {
 				}
 				if copy(m.privHash[:], r.PrivHash) != len(m.privHash) || copy(m.pubHash[:], r.PubHash) != len(m.pubHash) {
 					return errors.New("a key hash is truncated")
+				}
+				if r.Clock != nil {
+					m.clock.Store(NewFakeClock(inZone(*r.Clock)))
 				}
 				return nil
 			}},
@@ -506,6 +514,9 @@ type merchantRecord struct {
 	Status                    openpay.MerchantStatus
 	Balance                   openpay.Amount
 	Country                   openpay.Country
+	// Clock is the time of the merchant's own clock; absent while it
+	// follows the server's (clock.go).
+	Clock *time.Time `json:",omitempty"`
 }
 
 type groupRecord struct {
@@ -711,6 +722,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"name": fieldSaved, "email": fieldSaved, "phone": fieldSaved, "clabe": fieldSaved, "created": fieldSaved,
 		"privHash": fieldSaved, "pubHash": fieldSaved, "status": fieldSaved, "balance": fieldSaved,
 		"country":   fieldSaved + " (as its code)",
+		"clock":     fieldSaved + " (the time of the merchant's own clock; none while it follows the server's)",
 		"customers": "the customer records", "cards": "the card records", "cardList": "the card records, in creation order",
 		"tokens": "the token records", "tokenList": "the token records, in creation order",
 		"txs":           "the transaction records (addTx on load)",

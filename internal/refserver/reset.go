@@ -160,8 +160,9 @@ func (s *Server) addBarcodes(fresh *Server) {
 
 // ResetMerchant puts one merchant back to its configuration, as Reset
 // does for the whole server, and leaves every other merchant, the groups
-// (whose customers and cards are the group's), the clock and the id
-// generators as they are: the merchant's records made since are gone, its
+// (whose customers and cards are the group's), the server's clock and the
+// id generators as they are (the merchant's own clock is dropped with it:
+// it follows the server's again, clock.go): the merchant's records made since are gone, its
 // seeded records and opening balance are back (under the same ids when
 // the server is seeded), its pending deliveries are dropped and its armed
 // faults disarmed. On a server with one merchant it is Reset, clock and

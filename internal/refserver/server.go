@@ -539,6 +539,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(sw, c.requestID, e)
 		return
 	}
+	if c.m != nil {
+		if fc := c.m.clock.Load(); fc != nil { // the merchant's own time (clock.go)
+			sw.Header()["Date"] = []string{fc.Now().UTC().Format(http.TimeFormat)}
+		}
+	}
 	if c.m != nil && !c.m.country.hasRoute(rt) {
 		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
 		return

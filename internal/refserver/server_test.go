@@ -13,7 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/openpay-go/openpay"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -90,8 +92,18 @@ func TestSimulationControlsOverHTTP(t *testing.T) {
 	requireError(t, sim("/clock/advance", env.m.PrivateKey, map[string]any{"seconds": 0}), 1003)
 	requireError(t, sim("/clock/advance", env.m.PrivateKey, "{}"), 1001)
 	requireError(t, sim("/clock/advance", env.m.PrivateKey, ""), 1001)
+	// On the wall clock a merchant's advance gives it a fake clock of its
+	// own (clock.go); the server's AdvanceClock still needs a fake one.
 	wall := newTestEnv(t, Options{Clock: RealClock{}})
-	requireError(t, wall.do(http.MethodPost, "/_simulate/"+wall.m.ID+"/clock/advance", wall.m.PrivateKey, map[string]any{"seconds": 1}), 1003)
+	before := time.Now().Truncate(time.Second)
+	o = requireOK(t, wall.do(http.MethodPost, "/_simulate/"+wall.m.ID+"/clock/advance", wall.m.PrivateKey, map[string]any{"seconds": 3600}), 200)
+	moved, err := time.Parse(time.RFC3339, o["now"].(string))
+	require.NoError(t, err)
+	assert.False(t, moved.Before(before.Add(time.Hour)), "%v", moved)
+	_, err = wall.s.AdvanceClock(time.Second)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, openpay.ErrInvalidParameter, e.Code)
 	requireErrorStatus(t, env.do(http.MethodGet, "/_simulate/"+env.m.ID+"/clock/advance", env.m.PrivateKey, nil), 1001, 405, "request")
 }
 

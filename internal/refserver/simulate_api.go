@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -18,9 +19,12 @@ import (
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/fail                a pending charge ends unpaid: a card or PSE one failed (body {"error_code": 3001}, optional, any 3xxx, cards only), cash or a transfer cancelled
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback          chargeback opened on a completed card charge
 //	POST /_simulate/{merchant_id}/charges/{transaction_id}/chargeback/resolve  body {"accepted": true|false}
-//	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the server's clock (shared by every merchant) moves on
+//	POST /_simulate/{merchant_id}/clock/advance                                body {"seconds": n}; the merchant's clock moves on (a clock of its own from then on, clock.go)
+//	POST /_simulate/{merchant_id}/clock/set                                    body {"now": "<RFC 3339 time>"}; the merchant's clock is put there
+//	GET  /_simulate/{merchant_id}/clock                                        {"now": "<time>", "follows_server": true|false}
+//	POST /_simulate/clock/advance                                              body {"seconds": n}; a merchant's key: that merchant's clock; the admin key: the server's
 //
-// Charge controls answer the charge; the clock answers {"now": "<time>"}.
+// Charge controls answer the charge; the clock controls {"now": "<time>"}.
 // The server-wide controls (reset, faults, health) are in reset.go.
 // Other resources register theirs (payouts, bank receipts) in their files
 // with routeTable.simulate, and clock-driven work (subscriptions) with
@@ -79,28 +83,85 @@ func (s *Server) registerSimulation(r *routeTable) {
 		return t, nil
 	})
 	r.simulate("advanceClock", "/_simulate/{merchant_id}/clock/advance", func(c *call) (any, *Error) {
+		d, e := readAdvance(c)
+		if e != nil {
+			return nil, e
+		}
+		return clockAnswer(s.AdvanceMerchantClock(c.m.id, d))
+	})
+	// The clock of the key's owner: a merchant's key moves that merchant's
+	// clock, the admin key the server's (as /_simulate/reset, reset.go).
+	r.control("advanceOwnersClock", http.MethodPost, "/_simulate/clock/advance", http.StatusOK, func(c *call) (any, *Error) {
+		d, e := readAdvance(c)
+		if e != nil {
+			return nil, e
+		}
+		if owner := c.controlOwner(); owner != "" {
+			return clockAnswer(s.AdvanceMerchantClock(owner, d))
+		}
+		return clockAnswer(s.AdvanceClock(d))
+	}).access = accessAnyMerchant
+	r.simulate("setClock", "/_simulate/{merchant_id}/clock/set", func(c *call) (any, *Error) {
 		f, e := readBody(c, false)
 		if e != nil {
 			return nil, e
 		}
 		var body struct {
-			Seconds int64 `json:"seconds"`
+			Now time.Time `json:"now"`
 		}
 		if e := f.Into(&body); e != nil {
 			return nil, e
 		}
-		if !f.Has("seconds") {
-			return nil, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
+		if !f.Has("now") {
+			return nil, errorf(openpay.ErrBadRequest, "The field 'now' is required")
 		}
-		if body.Seconds <= 0 || body.Seconds > 10*366*24*3600 {
-			return nil, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
+		if gap := body.Now.Sub(s.nowOf(c.m)).Abs(); gap > maxClockMove {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'now' must be within ten years of the merchant's clock")
 		}
-		now, err := s.AdvanceClock(time.Duration(body.Seconds) * time.Second)
+		return clockAnswer(s.SetMerchantClock(c.m.id, body.Now))
+	})
+	r.control("getClock", http.MethodGet, "/_simulate/{merchant_id}/clock", http.StatusOK, func(c *call) (any, *Error) {
+		now, own, err := s.MerchantClock(c.m.id)
 		if err != nil {
 			return nil, err.(*Error)
 		}
-		return map[string]time.Time{"now": now}, nil
+		return map[string]any{"now": now, "follows_server": !own}, nil
 	})
+}
+
+// readAdvance reads the body of a clock's advance: {"seconds": n}, from
+// one second to ten years.
+func readAdvance(c *call) (time.Duration, *Error) {
+	f, e := readBody(c, false)
+	if e != nil {
+		return 0, e
+	}
+	var body struct {
+		Seconds int64 `json:"seconds"`
+	}
+	if e := f.Into(&body); e != nil {
+		return 0, e
+	}
+	if !f.Has("seconds") {
+		return 0, errorf(openpay.ErrBadRequest, "The field 'seconds' is required")
+	}
+	if body.Seconds <= 0 || body.Seconds > int64(maxClockMove/time.Second) {
+		return 0, errorf(openpay.ErrInvalidParameter, "The field 'seconds' must be from 1 to ten years")
+	}
+	return time.Duration(body.Seconds) * time.Second, nil
+}
+
+// maxClockMove bounds one move of a clock over HTTP: ten years, so that a
+// request's walk over the work due on the way stays bounded.
+const maxClockMove = 10 * 366 * 24 * time.Hour
+
+// clockAnswer is the answer of a clock control: {"now": "<time>"}, the
+// merchant's time after it.
+func clockAnswer(now time.Time, err error) (any, *Error) {
+	if err != nil {
+		return nil, err.(*Error)
+	}
+	return map[string]time.Time{"now": now}, nil
 }
 
 // AdvanceClock moves the server's clock forward by d and runs what time
@@ -112,42 +173,22 @@ func (s *Server) registerSimulation(r *routeTable) {
 // (creation_date, operation_date, the event's date), not the time at the
 // end of the jump. A jump over three monthly charge days makes three
 // charges dated on their three days. It needs a server built with a
-// [*FakeClock] (1003 otherwise). It returns the new time.
+// [*FakeClock] (1003 otherwise). It moves the merchants that follow the
+// server's clock and runs their work; a merchant with a clock of its own
+// (AdvanceMerchantClock, SetMerchantClock, clock.go) stays where it is.
+// It returns the new time.
 func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 	defer s.durable(&err)()
-	fc, ok := s.clock.(*FakeClock)
-	if !ok {
-		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The server runs on the wall clock; start it with a fake clock to move time")
+	fc, e := s.fakeClock()
+	if e != nil {
+		return time.Time{}, e
 	}
 	if d <= 0 {
 		return time.Time{}, errorf(openpay.ErrInvalidParameter, "The clock only moves forward")
 	}
 	s.advanceMu.Lock()
 	defer s.advanceMu.Unlock()
-	s.hooksMu.Lock()
-	work := s.clockWork
-	s.hooksMu.Unlock()
-	now := fc.Now()
-	target := now.Add(d)
-	for {
-		// The next stop: the earliest instant after now at which some work
-		// falls due, or the end of the jump. Work already due (the clock
-		// moved without AdvanceClock) runs at the first stop.
-		stop := target
-		for _, w := range work {
-			if at, ok := w.next(); ok && at.After(now) && at.Before(stop) {
-				stop = at
-			}
-		}
-		fc.Set(stop)
-		now = fc.Now()
-		for _, w := range work {
-			w.run(now)
-		}
-		if !now.Before(target) {
-			return now, nil
-		}
-	}
+	return s.walkClock(fc, fc.Now().Add(d), s.followersOfServerClock), nil
 }
 
 // PayCharge simulates the payer paying a store or bank-transfer charge that
@@ -155,7 +196,7 @@ func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 // completes and its amount is credited.
 func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if s.lapse(m, t, s.Now()) {
+		if s.lapse(m, t, s.nowOf(m)) {
 			return errLapsed(m, t)
 		}
 		if t.kind == kindPSE && t.t.Status == openpay.TransactionStatusChargePending {
@@ -178,7 +219,7 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 // payment_method.attempts.
 func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if s.lapse(m, t, s.Now()) {
+		if s.lapse(m, t, s.nowOf(m)) {
 			return errLapsed(m, t)
 		}
 		if t.t.Status != openpay.TransactionStatusChargePending {
@@ -236,7 +277,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "The field 'error_code' must be a card error code from 3001 to 3012")
 	}
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if s.lapse(m, t, s.Now()) {
+		if s.lapse(m, t, s.nowOf(m)) {
 			return errLapsed(m, t)
 		}
 		if !t.pending() || t.preauth {

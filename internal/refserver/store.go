@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -106,6 +107,10 @@ type merchant struct {
 
 	// data is the server's store when it persists (persist.go), else nil.
 	data *dataStore
+
+	// clock is the merchant's own clock, nil while it follows the
+	// server's (clock.go).
+	clock atomic.Pointer[FakeClock]
 }
 
 func newMerchant(cfg MerchantConfig, now time.Time) *merchant {

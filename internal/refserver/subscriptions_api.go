@@ -269,35 +269,32 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 	return w
 }
 
-// chargeSubscriptionsDue is the clock hook: every merchant's subscriptions,
-// in the order the merchants were added (identifiers stay deterministic).
-func (s *Server) chargeSubscriptionsDue(now time.Time) {
-	for _, m := range s.merchantsInOrder() {
-		today := dayOf(now, zoneOf(m))
-		unlock := s.lockWithGroups(m)
-		for _, sub := range subscriptionsOf(m).list {
-			s.runSubscription(m, sub, today)
-		}
-		unlock()
+// chargeSubscriptionsDue is the clock hook: the merchant's subscriptions
+// (the merchants are taken in the order they were added, so that
+// identifiers stay deterministic).
+func (s *Server) chargeSubscriptionsDue(m *merchant, now time.Time) {
+	today := dayOf(now, zoneOf(m))
+	unlock := s.lockWithGroups(m)
+	defer unlock()
+	for _, sub := range subscriptionsOf(m).list {
+		s.runSubscription(m, sub, today)
 	}
 }
 
-// nextSubscriptionWork is when the schedule next has work: the start, in
-// the merchant's time zone, of the earliest day on which a subscription
-// ends its trial, is charged, is retried or is cancelled at the end of its
-// period. The clock stops there (AdvanceClock), so that each charge carries
-// the first instant of its own day.
-func (s *Server) nextSubscriptionWork() (next time.Time, ok bool) {
-	for _, m := range s.merchantsInOrder() {
-		m.mu.Lock()
-		for _, sub := range subscriptionsOf(m).list {
-			if day, due := sub.nextWorkDay(); due {
-				if at := startOfDay(day, zoneOf(m)); !ok || at.Before(next) {
-					next, ok = at, true
-				}
+// nextSubscriptionWork is when the merchant's schedule next has work: the
+// start, in the merchant's time zone, of the earliest day on which a
+// subscription ends its trial, is charged, is retried or is cancelled at
+// the end of its period. The clock stops there (AdvanceClock), so that
+// each charge carries the first instant of its own day.
+func (s *Server) nextSubscriptionWork(m *merchant) (next time.Time, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, sub := range subscriptionsOf(m).list {
+		if day, due := sub.nextWorkDay(); due {
+			if at := startOfDay(day, zoneOf(m)); !ok || at.Before(next) {
+				next, ok = at, true
 			}
 		}
-		m.mu.Unlock()
 	}
 	return next, ok
 }
@@ -409,7 +406,7 @@ type subscriptionCardSource struct {
 
 // parseSubscriptionCard checks the source_id and card members (see the
 // rules above); required says one of them must be sent.
-func (s *Server) parseSubscriptionCard(f reqbody.Fields, sourceID string, d *openpay.CardDetails, required bool) (subscriptionCardSource, *Error) {
+func (s *Server) parseSubscriptionCard(m *merchant, f reqbody.Fields, sourceID string, d *openpay.CardDetails, required bool) (subscriptionCardSource, *Error) {
 	hasSource, hasCard := f.Has("source_id"), f.Has("card")
 	switch {
 	case hasSource && hasCard:
@@ -423,7 +420,7 @@ func (s *Server) parseSubscriptionCard(f reqbody.Fields, sourceID string, d *ope
 		if sub == nil || d == nil {
 			return subscriptionCardSource{}, errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
-		k, e := s.checkCardData(sub, "card.", cardData{holder: d.HolderName, number: d.CardNumber, cvv: d.CVV2,
+		k, e := s.checkCardData(m, sub, "card.", cardData{holder: d.HolderName, number: d.CardNumber, cvv: d.CVV2,
 			month: d.ExpirationMonth, year: d.ExpirationYear, address: d.Address})
 		if e != nil {
 			return subscriptionCardSource{}, e
@@ -486,7 +483,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	src, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, true)
+	src, e := s.parseSubscriptionCard(c.m, f, req.SourceID, req.Card, true)
 	if e != nil {
 		return nil, e
 	}
@@ -591,7 +588,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 	echoedCard := req.Card != nil && strings.ContainsRune(req.Card.CardNumber, 'X') && !f.Has("source_id")
 	var src subscriptionCardSource
 	if !echoedCard {
-		if src, e = s.parseSubscriptionCard(f, req.SourceID, req.Card, false); e != nil {
+		if src, e = s.parseSubscriptionCard(c.m, f, req.SourceID, req.Card, false); e != nil {
 			return nil, e
 		}
 	}
@@ -609,11 +606,11 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 		if k := sub.cards(m).byID[sub.cardID]; k == nil || k.masked != req.Card.CardNumber {
 			// Not the card the subscription has: card data, checked as such
 			// (a masked number is refused).
-			_, e := s.parseSubscriptionCard(f, req.SourceID, req.Card, false)
+			_, e := s.parseSubscriptionCard(c.m, f, req.SourceID, req.Card, false)
 			return nil, e
 		}
 	}
-	today := dayOf(s.Now(), zoneOf(m))
+	today := dayOf(s.nowOf(m), zoneOf(m))
 	hasTrialEnd := f.Has("trial_end_date")
 	trialEnd := dateOnly(req.TrialEndDate)
 	if hasTrialEnd && !sub.trialEnd.IsZero() && trialEnd.Equal(sub.trialEnd) && sub.status != openpay.SubscriptionStatusTrial {

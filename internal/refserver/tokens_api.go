@@ -31,7 +31,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	k, e := s.checkCardData(f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
+	k, e := s.checkCardData(c.m, f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
 		month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
 	if e != nil {
 		return nil, e

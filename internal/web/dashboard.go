@@ -63,9 +63,12 @@ type Viewer struct {
 // Sees reports whether the viewer may see (and act on) the merchant.
 func (v Viewer) Sees(merchantID string) bool { return v.All || v.MerchantID == merchantID }
 
-// DashClock is the server's clock as the dashboard shows it.
+// DashClock is a clock as the dashboard shows it: on a merchant's pages
+// the merchant's, on the overview the server's.
 type DashClock struct {
 	Now time.Time
+	// Own: the merchant's own clock, apart from the server's.
+	Own bool
 	// Fake: the clock moves only when advanced.
 	Fake bool
 	// Movable: the viewer may advance it (the advance button shows).
@@ -189,8 +192,9 @@ type DashboardBackend interface {
 	// present credentials (the dashboard then answers 401 asking for HTTP
 	// Basic).
 	Authorize(r *http.Request) (Viewer, bool)
-	// Clock is the server's clock as the viewer sees it.
-	Clock(v Viewer) DashClock
+	// Clock is the clock of the merchant (the server's for "") as the
+	// viewer sees it.
+	Clock(v Viewer, merchantID string) DashClock
 	// Merchants are the merchants the viewer sees, in creation order.
 	Merchants(v Viewer) []DashMerchant
 	// Customers is a page of a merchant's customers, or ErrNoMerchant.
@@ -204,7 +208,9 @@ type DashboardBackend interface {
 	Act(merchantID, transactionID, action string) error
 	// AdvanceClock moves the server's clock forward for the viewer, as the
 	// clock control does, or says why the viewer may not.
-	AdvanceClock(v Viewer, d time.Duration) error
+	// The clock is the merchant's (the server's for ""), whose page the
+	// button was on.
+	AdvanceClock(v Viewer, merchantID string, d time.Duration) error
 	// Reset puts every merchant back to its seed; adminKey is the key the
 	// viewer typed (ResetNeedsKey), which the backend checks.
 	Reset(adminKey string) error
@@ -331,10 +337,11 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		d.action(w, r, viewer, segs)
 		return
 	}
-	v := dashView{Viewer: viewer, Token: d.token(viewer), Here: r.URL.RequestURI(), Clock: d.b.Clock(viewer), Types: transactionTypes}
+	v := dashView{Viewer: viewer, Token: d.token(viewer), Here: r.URL.RequestURI(), Types: transactionTypes}
 	switch {
 	case len(segs) == 1 && segs[0] == "":
 		v.Title = "Merchants"
+		v.Clock = d.b.Clock(viewer, "")
 		v.Merchants = d.b.Merchants(viewer)
 		d.render(w, http.StatusOK, "overview", v)
 	case len(segs) == 3 && segs[0] == "merchants" && segs[1] != "":
@@ -343,6 +350,7 @@ func (d *Dashboard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			d.fail(w, http.StatusNotFound, viewer, "No such merchant", "There is no merchant with this id.")
 			return
 		}
+		v.Clock = d.b.Clock(viewer, v.MerchantID)
 		var err error
 		switch segs[2] {
 		case "":
@@ -402,7 +410,12 @@ func (d *Dashboard) action(w http.ResponseWriter, r *http.Request, viewer Viewer
 			d.fail(w, http.StatusUnprocessableEntity, viewer, "Clock not moved", "Seconds must be a whole number from 1 to ten years.")
 			return
 		}
-		err = d.b.AdvanceClock(viewer, time.Duration(secs)*time.Second)
+		mid := r.PostFormValue("merchant")
+		if mid != "" && !viewer.Sees(mid) {
+			d.fail(w, http.StatusNotFound, viewer, "No such merchant", "There is no merchant with this id.")
+			return
+		}
+		err = d.b.AdvanceClock(viewer, mid, time.Duration(secs)*time.Second)
 	case r.URL.Path == DashboardResetPath:
 		// Reset touches every merchant: only a viewer of them all may.
 		if !viewer.All {
