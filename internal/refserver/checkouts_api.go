@@ -219,7 +219,7 @@ func (s *Server) checkoutExpiry(f reqbody.Fields, value string, zone *time.Locat
 // checkoutStatus works out a checkout's status now. The caller holds m.mu.
 func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.CheckoutStatus {
 	if t := m.txByID(r.txID); t != nil {
-		switch t.t.Status {
+		switch t.status() {
 		case openpay.TransactionStatusCompleted, openpay.TransactionStatusRefunded, openpay.TransactionStatusChargebackPending,
 			openpay.TransactionStatusChargebackAccepted, openpay.TransactionStatusChargebackAdjustment:
 			return openpay.CheckoutStatusCompleted
