@@ -233,7 +233,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		last = t.seq
 		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.created())) ||
-			(f.status != "" && t.status() != f.status) || !f.amount.keep(t.amount()) {
+			(f.status != "" && t.status() != f.status) || !t.amountKept(f.amount) {
 			continue
 		}
 		if skipped < f.p.offset {

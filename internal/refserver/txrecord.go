@@ -299,6 +299,18 @@ const (
 	creditedOther         // later.creditedWhole
 )
 
+// amountKept reports whether the transaction's amount passes a list's
+// amount filters, compared in cents when both are.
+func (t *tx) amountKept(b amountBounds) bool {
+	switch {
+	case !b.set():
+		return true
+	case b.cents && t.amountC != notCents:
+		return b.keepCents(t.amountC)
+	}
+	return b.keep(t.amount())
+}
+
 // credited returns what the charge added to the balance (in the account's
 // currency).
 func (t *tx) credited() openpay.Amount {
