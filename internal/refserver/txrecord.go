@@ -112,6 +112,16 @@ func (st *symTable) code(s string) uint8 {
 	return uint8(len(grown) - 1)
 }
 
+// take returns the number of *v and empties *v, which the number stands
+// for; when the table is full, inRare, and *v stays.
+func (st *symTable) take(v *string) uint8 {
+	c := st.code(*v)
+	if c != inRare {
+		*v = ""
+	}
+	return c
+}
+
 func (st *symTable) find(names []string, s string) (uint8, bool) {
 	for i, n := range names {
 		if n == s {
@@ -466,24 +476,15 @@ func (t *tx) setWire(w openpay.Transaction) {
 	if t.operatedZone != inRare {
 		r.OperationDate = time.Time{}
 	}
-	for _, f := range []struct {
-		st   *symTable
-		code *uint8
-		v    *string
-	}{
-		{txStatuses, &t.statusC, (*string)(&r.Status)},
-		{txTypes, &t.typeC, (*string)(&r.TransactionType)},
-		{txMethods, &t.methodC, (*string)(&r.Method)},
-		{txCurrencies, &t.currencyC, (*string)(&r.Currency)},
-		{txOpTypes, &t.opTypeC, (*string)(&r.OperationType)},
-	} {
-		if *f.code = f.st.code(*f.v); *f.code != inRare {
-			*f.v = ""
-		}
-	}
+	t.statusC = txStatuses.take((*string)(&r.Status))
+	t.typeC = txTypes.take((*string)(&r.TransactionType))
+	t.methodC = txMethods.take((*string)(&r.Method))
+	t.currencyC = txCurrencies.take((*string)(&r.Currency))
+	t.opTypeC = txOpTypes.take((*string)(&r.OperationType))
 	t.x = nil
 	if !isZeroTransaction(&r) {
-		t.x = &r
+		t.x = new(openpay.Transaction)
+		*t.x = r // a copy: r itself stays on the stack
 	}
 }
 
