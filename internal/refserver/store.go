@@ -26,10 +26,12 @@ import (
 // validate their input before taking the lock and encode their answer after
 // releasing it.
 //
-// Stored wire values (openpay.Transaction, openpay.Card, ...) are copied out
-// under the lock and encoded afterwards. For that to be safe, the pointees of
-// a stored wire value are never modified once stored: to change a nested
-// object, store a new pointer (copy on write). Top-level fields may change.
+// Stored wire values (openpay.Card, a transaction's payment method, ...) are
+// copied out under the lock and encoded afterwards; a transaction's wire
+// form is built from its compact record under the lock (txrecord.go). For
+// that to be safe, the pointees of a stored wire value are never modified
+// once stored: to change a nested object, store a new pointer (copy on
+// write). Top-level fields may change.
 //
 // Transaction lists are the one exception to "takes it once": a list that
 // must walk many records takes the lock for listChunk records at a time
@@ -37,7 +39,9 @@ import (
 // For the indexes lists use, a transaction's status and amount change only
 // through m.setStatus and m.setAmount.
 //
-// Money is openpay.Amount (an exact decimal), never a float.
+// Money is openpay.Amount (an exact decimal), never a float; a stored
+// transaction keeps its amount in cents when it has an exact value in cents
+// (txrecord.go).
 //
 // Lock order, when two are needed: a group's lock before a merchant's. The
 // server-wide s.mu only guards the merchant and group maps and is never held

@@ -283,10 +283,6 @@ func (t *tx) amount() openpay.Amount {
 	return amountOfCents(t.amountC)
 }
 
-// cents returns the transaction's amount in cents, false when it has
-// no exact value in cents.
-func (t *tx) cents() (int64, bool) { return t.amountC, t.amountC != notCents }
-
 // putAmount sets the amount; the merchant's setAmount is what changes a
 // stored transaction's.
 func (t *tx) putAmount(a openpay.Amount) {
