@@ -2,11 +2,14 @@ package refserver
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,11 +220,18 @@ func BenchmarkScaleCreateCharges(b *testing.B) {
 	}
 }
 
+// scaleHeapProfile names the file BenchmarkScaleHeapPerCharge writes the
+// heap profile to while the 1M charges are stored (-test.memprofile is
+// written after the benchmark, when they are gone).
+var scaleHeapProfile = flag.String("scale-heap-profile", "", "write the heap profile with the charges of BenchmarkScaleHeapPerCharge stored to this file")
+
 // BenchmarkScaleHeapPerCharge reports the live heap each stored charge
 // costs: the heap after a collection with 1M charges stored, less the
 // heap of the same server with one, divided by the difference.
 //
 //	go test -run XXX -bench ScaleHeapPerCharge -benchtime 1x ./internal/refserver/
+//	go test -run XXX -bench ScaleHeapPerCharge -benchtime 1x ./internal/refserver/ -args -scale-heap-profile heap.out
+//	go tool pprof -sample_index=inuse_space -top heap.out
 func BenchmarkScaleHeapPerCharge(b *testing.B) {
 	const n = 1_000_000
 	for b.Loop() {
@@ -238,10 +248,20 @@ func liveHeapPerCharge(tb testing.TB, n int) float64 {
 		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc
 	}
+	if *scaleHeapProfile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() { runtime.MemProfileRate = 512 * 1024 }()
+	}
 	small := newScaleStore(tb, 1)
 	before := live()
 	big := newScaleStore(tb, n+1)
 	after := live()
+	if *scaleHeapProfile != "" {
+		f, err := os.Create(*scaleHeapProfile)
+		require.NoError(tb, err)
+		require.NoError(tb, pprof.Lookup("heap").WriteTo(f, 0))
+		require.NoError(tb, f.Close())
+	}
 	runtime.KeepAlive(small)
 	small.close()
 	big.close()
