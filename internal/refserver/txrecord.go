@@ -146,9 +146,10 @@ var (
 )
 
 // zoneTable numbers the time zones of the stored dates, from 1 (0 is the
-// zero time). Zones with a name are told apart by it; those without (a
-// fixed offset, as a date read back from JSON has) by their offset. Reads
-// take no lock, as in symTable.
+// zero time). A zone is found by its location, else by its name and the
+// date's offset in it: the fixed offsets of dates read back from JSON (a
+// location of their own each, without a name) share one number per
+// offset. Reads take no lock, as in symTable.
 type zoneTable struct {
 	mu    sync.Mutex
 	zones atomic.Pointer[[]zoneEntry]
@@ -156,8 +157,8 @@ type zoneTable struct {
 
 type zoneEntry struct {
 	loc    *time.Location
-	name   string // the location's name, "" for a fixed offset
-	offset int    // a fixed offset's seconds east of UTC
+	name   string // the location's name, "" for a fixed offset without one
+	offset int    // seconds east of UTC, at the date the entry was made for
 }
 
 var txZones = func() *zoneTable {
@@ -187,8 +188,8 @@ func (z *zoneTable) code(t time.Time) uint8 {
 		return inRare
 	}
 	e := zoneEntry{loc: loc, name: loc.String()}
+	_, e.offset = t.Zone()
 	if e.name == "" {
-		_, e.offset = t.Zone()
 		e.loc = time.FixedZone("", e.offset)
 	}
 	grown := append(zones[:len(zones):len(zones)], e)
@@ -203,10 +204,7 @@ func (z *zoneTable) find(zones []zoneEntry, t time.Time, loc *time.Location) (ui
 		}
 	}
 	name := loc.String()
-	offset := 0
-	if name == "" {
-		_, offset = t.Zone()
-	}
+	_, offset := t.Zone()
 	for i, e := range zones[1:] {
 		if e.name == name && e.offset == offset {
 			return uint8(i + 1), true

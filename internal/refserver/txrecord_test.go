@@ -50,8 +50,12 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 	parsed := plain
 	require.NoError(t, json.Unmarshal([]byte(`"2026-11-28T10:11:12-06:00"`), &parsed.CreationDate))
 	unset := openpay.Transaction{ID: "x", TransactionType: openpay.TransactionTypeFee}
+	// Two zones of one name and different offsets stay apart.
+	sameName := plain
+	sameName.CreationDate = now.In(time.FixedZone("XT", 3600))
+	sameName.OperationDate = now.In(time.FixedZone("XT", 7200))
 
-	for name, w := range map[string]openpay.Transaction{"plain": plain, "full": full, "odd": odd, "parsed": parsed, "unset": unset} {
+	for name, w := range map[string]openpay.Transaction{"plain": plain, "full": full, "odd": odd, "parsed": parsed, "unset": unset, "same-name": sameName} {
 		t.Run(name, func(t *testing.T) {
 			got := newTx(w).wire()
 			assert.True(t, w.Amount.Decimal().Equal(got.Amount.Decimal()), "%s read back as %s", w.Amount, got.Amount)
