@@ -354,6 +354,14 @@ func (t *tx) symbol(st *symTable, c uint8, rare string) string {
 	return st.name(c)
 }
 
+// putSymbol sets a field kept as a number in st (*code) to v; when st is
+// full, to inRare, and v goes to the field of the rare part.
+func (t *tx) putSymbol(st *symTable, code *uint8, v string, field func(*openpay.Transaction) *string) {
+	if *code = st.code(v); *code == inRare {
+		*field(t.more()) = v
+	}
+}
+
 // status returns the transaction's status; the merchant's setStatus
 // changes a stored transaction's.
 func (t *tx) status() openpay.TransactionStatus {
@@ -361,9 +369,7 @@ func (t *tx) status() openpay.TransactionStatus {
 }
 
 func (t *tx) putStatus(s openpay.TransactionStatus) {
-	if t.statusC = txStatuses.code(string(s)); t.statusC == inRare {
-		t.more().Status = s
-	}
+	t.putSymbol(txStatuses, &t.statusC, string(s), func(w *openpay.Transaction) *string { return (*string)(&w.Status) })
 }
 
 // typ returns the transaction's type (fixed at creation).
@@ -378,9 +384,7 @@ func (t *tx) method() openpay.TransactionMethod {
 
 // setMethod sets the means by which the transaction moved funds.
 func (t *tx) setMethod(v openpay.TransactionMethod) {
-	if t.methodC = txMethods.code(string(v)); t.methodC == inRare {
-		t.more().Method = v
-	}
+	t.putSymbol(txMethods, &t.methodC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.Method) })
 }
 
 // currency returns the currency of the amount.
@@ -390,9 +394,7 @@ func (t *tx) currency() openpay.Currency {
 
 // setCurrency sets the currency of the amount.
 func (t *tx) setCurrency(v openpay.Currency) {
-	if t.currencyC = txCurrencies.code(string(v)); t.currencyC == inRare {
-		t.more().Currency = v
-	}
+	t.putSymbol(txCurrencies, &t.currencyC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.Currency) })
 }
 
 // opType returns whether the transaction credits or debits its balance.
@@ -402,9 +404,7 @@ func (t *tx) opType() openpay.OperationType {
 
 // setOpType sets whether the transaction credits or debits its balance.
 func (t *tx) setOpType(v openpay.OperationType) {
-	if t.opTypeC = txOpTypes.code(string(v)); t.opTypeC == inRare {
-		t.more().OperationType = v
-	}
+	t.putSymbol(txOpTypes, &t.opTypeC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.OperationType) })
 }
 
 // created returns when the transaction was created.
