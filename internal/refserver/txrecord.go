@@ -484,7 +484,7 @@ func (t *tx) setWire(w openpay.Transaction) {
 
 // isZeroTransaction reports whether w has no field set.
 func isZeroTransaction(w *openpay.Transaction) bool {
-	return w.Amount.IsZero() && w.BankAccount == nil && w.Card == nil && w.CardPoints == nil && w.CLABE == "" &&
+	return w.Amount.IsZero() && w.Authorization == "" && w.BankAccount == nil && w.Card == nil && w.CardPoints == nil && w.CLABE == "" &&
 		!w.Conciliated && w.CreationDate.IsZero() && w.Currency == "" && w.Customer == nil && w.CustomerID == "" &&
 		w.Description == "" && w.DueDate.IsZero() && w.ErrorCode == 0 && w.ErrorMessage == "" && w.ExchangeRate == nil &&
 		w.Fee == nil && w.ID == "" && len(w.Metadata) == 0 && w.Method == "" && w.OperationDate.IsZero() &&

@@ -3,6 +3,7 @@ package refserver
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -117,4 +118,39 @@ func TestSymTableFull(t *testing.T) {
 	assert.Equal(t, "v252", st.name(codes["v252"]))
 	assert.Equal(t, uint8(2), st.code("v0"), "a value keeps its number")
 	assert.Equal(t, "", st.name(st.code("")))
+}
+
+// TestIsZeroTransactionSeesEveryField: isZeroTransaction names every
+// field of the wire form, so that a field added to openpay.Transaction is
+// not dropped from the rare part (which is nil when it looks empty).
+func TestIsZeroTransactionSeesEveryField(t *testing.T) {
+	t.Parallel()
+	assert.True(t, isZeroTransaction(&openpay.Transaction{}))
+	typ := reflect.TypeFor[openpay.Transaction]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		var w openpay.Transaction
+		v := reflect.ValueOf(&w).Elem().Field(i)
+		switch {
+		case f.Type == reflect.TypeFor[time.Time]():
+			v.Set(reflect.ValueOf(time.Now()))
+		case f.Type == reflect.TypeFor[openpay.Amount]():
+			v.Set(reflect.ValueOf(openpay.MustAmount("1")))
+		case f.Type.Kind() == reflect.Pointer:
+			v.Set(reflect.New(f.Type.Elem()))
+		case f.Type.Kind() == reflect.String:
+			v.SetString("x")
+		case f.Type.Kind() == reflect.Bool:
+			v.SetBool(true)
+		case f.Type.Kind() == reflect.Int:
+			v.SetInt(1)
+		case f.Type.Kind() == reflect.Map:
+			m := reflect.MakeMap(f.Type)
+			m.SetMapIndex(reflect.New(f.Type.Key()).Elem(), reflect.New(f.Type.Elem()).Elem())
+			v.Set(m)
+		default:
+			t.Fatalf("field %s of type %s: teach this test to set it", f.Name, f.Type)
+		}
+		assert.False(t, isZeroTransaction(&w), "isZeroTransaction does not look at %s", f.Name)
+	}
 }
