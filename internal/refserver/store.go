@@ -499,11 +499,11 @@ type tx struct {
 	// amountC is the amount in cents (notCents: in x.Amount).
 	amountC int64
 	// The creation and operation dates, in nanoseconds since 1970, and
-	// their zones (stampOf).
+	// their zones (compact.Zones.Stamp).
 	createdNs, operatedNs     int64
 	createdZone, operatedZone uint8
 	// statusC, typeC, methodC, currencyC and opTypeC number the status,
-	// type, method, currency and operation type (symTable).
+	// type, method, currency and operation type (compact.Symbols).
 	statusC, typeC, methodC, currencyC, opTypeC uint8
 	// conciliated is the wire form's conciliated.
 	conciliated bool

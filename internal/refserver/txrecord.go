@@ -2,12 +2,11 @@ package refserver
 
 import (
 	"math"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 )
 
 // How a transaction is stored: compact fields, the wire form built on read.
@@ -24,9 +23,9 @@ import (
 //     without an exact value in cents, which no request can give but
 //     arithmetic might, is kept whole in the rare part;
 //   - the creation and operation dates are seconds, nanoseconds and a
-//     zone's number in a table of zones the process has seen (zoneTable);
+//     zone's number in a table of zones the process has seen (compact.Zones);
 //   - the status, type, method, currency and operation type are numbers in
-//     tables of the values seen (symTable), a byte each;
+//     tables of the values seen (compact.Symbols), a byte each;
 //   - everything else the wire form can carry (a payment method, a fee, an
 //     exchange rate, a refund, a due date, an error, a bank account...) is
 //     in the rare part, an openpay.Transaction allocated when the first of
@@ -70,177 +69,26 @@ func (t *tx) more() *openpay.Transaction {
 
 // inRare is the number a symbol or a zone field holds when its value is
 // kept in the rare part instead (its table is full).
-const inRare = math.MaxUint8
+const inRare = compact.Full
 
 // notCents is what an amount field holds when the amount has no exact
 // value in cents and is kept whole instead.
 const notCents = math.MinInt64
 
-// symTable numbers the values of one string field of the stored
-// transactions (statuses, types, methods, currencies, operation types),
-// from 0 for "", in the order they are first seen. Reads take no lock: the
-// list is replaced, never changed, when a value is added.
-type symTable struct {
-	mu    sync.Mutex
-	names atomic.Pointer[[]string]
-}
-
-func newSymTable(known ...string) *symTable {
-	st := &symTable{}
-	names := append([]string{""}, known...)
-	st.names.Store(&names)
-	return st
-}
-
-// code returns the number of s, adding it when new; inRare when the table
-// is full.
-func (st *symTable) code(s string) uint8 {
-	if c, ok := st.find(*st.names.Load(), s); ok {
-		return c
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	names := *st.names.Load()
-	if c, ok := st.find(names, s); ok {
-		return c
-	}
-	if len(names) >= inRare {
-		return inRare
-	}
-	grown := append(names[:len(names):len(names)], s)
-	st.names.Store(&grown)
-	return uint8(len(grown) - 1)
-}
-
-// take returns the number of *v and empties *v, which the number stands
-// for; when the table is full, inRare, and *v stays.
-func (st *symTable) take(v *string) uint8 {
-	c := st.code(*v)
-	if c != inRare {
-		*v = ""
-	}
-	return c
-}
-
-func (st *symTable) find(names []string, s string) (uint8, bool) {
-	for i, n := range names {
-		if n == s {
-			return uint8(i), true
-		}
-	}
-	return 0, false
-}
-
-// name returns the value numbered c (not inRare).
-func (st *symTable) name(c uint8) string { return (*st.names.Load())[c] }
-
+// The tables of the numbered fields of stored transactions.
 var (
-	txStatuses = newSymTable(string(openpay.TransactionStatusCompleted), string(openpay.TransactionStatusFailed),
+	txStatuses = compact.NewSymbols(string(openpay.TransactionStatusCompleted), string(openpay.TransactionStatusFailed),
 		string(openpay.TransactionStatusInProgress), string(openpay.TransactionStatusChargePending),
 		string(openpay.TransactionStatusRefunded), string(openpay.TransactionStatusCancelled))
-	txTypes = newSymTable(string(openpay.TransactionTypeCharge), string(openpay.TransactionTypeRefund),
+	txTypes = compact.NewSymbols(string(openpay.TransactionTypeCharge), string(openpay.TransactionTypeRefund),
 		string(openpay.TransactionTypePayout), string(openpay.TransactionTypeTransfer), string(openpay.TransactionTypeFee))
-	txMethods    = newSymTable(string(openpay.TransactionMethodCard), string(openpay.TransactionMethodCustomer))
-	txCurrencies = newSymTable(string(openpay.CurrencyMXN), string(openpay.CurrencyUSD))
-	txOpTypes    = newSymTable(string(openpay.OperationTypeIn), string(openpay.OperationTypeOut))
+	txMethods    = compact.NewSymbols(string(openpay.TransactionMethodCard), string(openpay.TransactionMethodCustomer))
+	txCurrencies = compact.NewSymbols(string(openpay.CurrencyMXN), string(openpay.CurrencyUSD))
+	txOpTypes    = compact.NewSymbols(string(openpay.OperationTypeIn), string(openpay.OperationTypeOut))
 )
 
-// zoneTable numbers the time zones of the stored dates, from 1 (0 is the
-// zero time). A zone is found by its location, else by its name and the
-// date's offset in it: the fixed offsets of dates read back from JSON (a
-// location of their own each, without a name) share one number per
-// offset. Reads take no lock, as in symTable.
-type zoneTable struct {
-	mu    sync.Mutex
-	zones atomic.Pointer[[]zoneEntry]
-}
-
-type zoneEntry struct {
-	loc    *time.Location
-	name   string // the location's name, "" for a fixed offset without one
-	offset int    // seconds east of UTC, at the date the entry was made for
-}
-
-var txZones = func() *zoneTable {
-	z := &zoneTable{}
-	zones := []zoneEntry{{}, {loc: time.UTC, name: "UTC"}}
-	z.zones.Store(&zones)
-	return z
-}()
-
-// code returns the number of t's zone, adding it when new; inRare when
-// the table is full, 0 for the zero time.
-func (z *zoneTable) code(t time.Time) uint8 {
-	if t.IsZero() {
-		return 0
-	}
-	loc := t.Location()
-	if c, ok := z.find(*z.zones.Load(), t, loc); ok {
-		return c
-	}
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	zones := *z.zones.Load()
-	if c, ok := z.find(zones, t, loc); ok {
-		return c
-	}
-	if len(zones) >= inRare {
-		return inRare
-	}
-	e := zoneEntry{loc: loc, name: loc.String()}
-	_, e.offset = t.Zone()
-	if e.name == "" {
-		e.loc = time.FixedZone("", e.offset)
-	}
-	grown := append(zones[:len(zones):len(zones)], e)
-	z.zones.Store(&grown)
-	return uint8(len(grown) - 1)
-}
-
-func (z *zoneTable) find(zones []zoneEntry, t time.Time, loc *time.Location) (uint8, bool) {
-	for i, e := range zones[1:] {
-		if e.loc == loc {
-			return uint8(i + 1), true
-		}
-	}
-	name := loc.String()
-	_, offset := t.Zone()
-	for i, e := range zones[1:] {
-		if e.name == name && e.offset == offset {
-			return uint8(i + 1), true
-		}
-	}
-	return 0, false
-}
-
-// location returns the zone numbered c (from 1, not inRare).
-func (z *zoneTable) location(c uint8) *time.Location { return (*z.zones.Load())[c].loc }
-
-// A stored date is nanoseconds since 1970 and its zone's number in
-// txZones (0: the zero time; inRare: the date is in the rare part, as a
-// date the nanoseconds cannot hold is, before 1678 or after 2261).
-
-// stampOf returns the stored form of t.
-func stampOf(t time.Time) (ns int64, zone uint8) {
-	if t.IsZero() {
-		return 0, 0
-	}
-	if y := t.Year(); y < 1678 || y > 2261 {
-		return 0, inRare
-	}
-	if zone = txZones.code(t); zone == inRare {
-		return 0, inRare
-	}
-	return t.UnixNano(), zone
-}
-
-// timeOf returns the date stored as ns and zone (not inRare).
-func timeOf(ns int64, zone uint8) time.Time {
-	if zone == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, ns).In(txZones.location(zone))
-}
+// txZones numbers the zones of the stored dates.
+var txZones = compact.NewZones()
 
 // centsOf returns a in cents, notCents when it has no exact value in
 // cents.
@@ -251,34 +99,12 @@ func centsOf(a openpay.Amount) int64 {
 	return notCents
 }
 
-// amountCache holds recently built amounts by their cents, so that reading
-// the same amounts again (a page of charges, a charge read again) does not
-// build them again: an openpay.Amount is immutable, and one value may be
-// shared. Its size is fixed, whatever the store holds.
-var amountCache [4096]atomic.Pointer[cachedAmount]
-
-type cachedAmount struct {
-	cents int64
-	a     openpay.Amount
-}
-
-// amountOfCents returns the amount of c cents.
-func amountOfCents(c int64) openpay.Amount {
-	slot := &amountCache[uint64(c)*0x9E3779B97F4A7C15>>52]
-	if e := slot.Load(); e != nil && e.cents == c {
-		return e.a
-	}
-	e := &cachedAmount{cents: c, a: openpay.AmountFromCents(c)}
-	slot.Store(e)
-	return e.a
-}
-
 // amount returns the transaction's amount.
 func (t *tx) amount() openpay.Amount {
 	if t.amountC == notCents {
 		return t.x.Amount
 	}
-	return amountOfCents(t.amountC)
+	return compact.AmountOfCents(t.amountC)
 }
 
 // putAmount sets the amount; the merchant's setAmount is what changes a
@@ -347,17 +173,17 @@ func (t *tx) setCredited(a openpay.Amount) {
 	}
 }
 
-func (t *tx) symbol(st *symTable, c uint8, rare string) string {
+func (t *tx) symbol(st *compact.Symbols, c uint8, rare string) string {
 	if c == inRare {
 		return rare
 	}
-	return st.name(c)
+	return st.Name(c)
 }
 
 // putSymbol sets a field kept as a number in st (*code) to v; when st is
 // full, to inRare, and v goes to the field of the rare part.
-func (t *tx) putSymbol(st *symTable, code *uint8, v string, field func(*openpay.Transaction) *string) {
-	if *code = st.code(v); *code == inRare {
+func (t *tx) putSymbol(st *compact.Symbols, code *uint8, v string, field func(*openpay.Transaction) *string) {
+	if *code = st.Code(v); *code == inRare {
 		*field(t.more()) = v
 	}
 }
@@ -412,7 +238,7 @@ func (t *tx) created() time.Time {
 	if t.createdZone == inRare {
 		return t.x.CreationDate
 	}
-	return timeOf(t.createdNs, t.createdZone)
+	return txZones.Time(t.createdNs, t.createdZone)
 }
 
 // createdBefore reports whether t was created before u.
@@ -428,12 +254,12 @@ func (t *tx) operated() time.Time {
 	if t.operatedZone == inRare {
 		return t.x.OperationDate
 	}
-	return timeOf(t.operatedNs, t.operatedZone)
+	return txZones.Time(t.operatedNs, t.operatedZone)
 }
 
 // setOperated sets when the operation took effect.
 func (t *tx) setOperated(at time.Time) {
-	if t.operatedNs, t.operatedZone = stampOf(at); t.operatedZone == inRare {
+	if t.operatedNs, t.operatedZone = txZones.Stamp(at); t.operatedZone == inRare {
 		t.more().OperationDate = at
 	} else if t.x != nil {
 		t.x.OperationDate = time.Time{}
@@ -462,19 +288,19 @@ func (t *tx) setWire(w openpay.Transaction) {
 	if t.amountC != notCents {
 		r.Amount = openpay.Amount{}
 	}
-	t.createdNs, t.createdZone = stampOf(w.CreationDate)
-	t.operatedNs, t.operatedZone = stampOf(w.OperationDate)
+	t.createdNs, t.createdZone = txZones.Stamp(w.CreationDate)
+	t.operatedNs, t.operatedZone = txZones.Stamp(w.OperationDate)
 	if t.createdZone != inRare {
 		r.CreationDate = time.Time{}
 	}
 	if t.operatedZone != inRare {
 		r.OperationDate = time.Time{}
 	}
-	t.statusC = txStatuses.take((*string)(&r.Status))
-	t.typeC = txTypes.take((*string)(&r.TransactionType))
-	t.methodC = txMethods.take((*string)(&r.Method))
-	t.currencyC = txCurrencies.take((*string)(&r.Currency))
-	t.opTypeC = txOpTypes.take((*string)(&r.OperationType))
+	t.statusC = txStatuses.Take((*string)(&r.Status))
+	t.typeC = txTypes.Take((*string)(&r.TransactionType))
+	t.methodC = txMethods.Take((*string)(&r.Method))
+	t.currencyC = txCurrencies.Take((*string)(&r.Currency))
+	t.opTypeC = txOpTypes.Take((*string)(&r.OperationType))
 	t.x = nil
 	if !isZeroTransaction(&r) {
 		t.x = new(openpay.Transaction)

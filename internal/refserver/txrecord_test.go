@@ -2,7 +2,6 @@ package refserver
 
 import (
 	"encoding/json"
-	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -100,24 +99,6 @@ func TestCompactRecordCredited(t *testing.T) {
 	assert.Equal(t, "1725.50", r.credited().String())
 	r.setCredited(openpay.Amount{})
 	assert.True(t, r.credited().IsZero())
-}
-
-// TestSymTableFull: a table of values stops numbering at its capacity and
-// says so (inRare), and keeps the numbers it gave.
-func TestSymTableFull(t *testing.T) {
-	t.Parallel()
-	st := newSymTable("a")
-	assert.Equal(t, uint8(1), st.code("a"))
-	codes := map[string]uint8{}
-	for i := range 300 {
-		v := fmt.Sprint("v", i)
-		codes[v] = st.code(v)
-	}
-	assert.Equal(t, uint8(inRare), codes["v299"])
-	assert.Equal(t, uint8(inRare-1), codes["v252"])
-	assert.Equal(t, "v252", st.name(codes["v252"]))
-	assert.Equal(t, uint8(2), st.code("v0"), "a value keeps its number")
-	assert.Equal(t, "", st.name(st.code("")))
 }
 
 // TestIsZeroTransactionSeesEveryField: isZeroTransaction names every
