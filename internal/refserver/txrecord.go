@@ -19,10 +19,11 @@ import (
 //   - the identifiers and the request's free text stay strings (txFields:
 //     ID, OrderID, Description, CustomerID, Authorization) and the charged
 //     card stays a shared pointer;
-//   - the amount and the credited amount are cents (an int64); an amount
-//     without an exact value in cents, which no request can give but
-//     arithmetic might, is kept whole in the rare part;
-//   - the creation and operation dates are seconds, nanoseconds and a
+//   - the amount is cents (an int64); an amount without an exact value in
+//     cents, which no request can give but arithmetic might, is kept whole
+//     in the rare part; what a charge credited is a byte when it is the
+//     amount itself (creditedIs), else an amount in txLater;
+//   - the creation and operation dates are nanoseconds since 1970 and a
 //     zone's number in a table of zones the process has seen (compact.Zones);
 //   - the status, type, method, currency and operation type are numbers in
 //     tables of the values seen (compact.Symbols), a byte each;
