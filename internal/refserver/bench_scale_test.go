@@ -2,11 +2,14 @@ package refserver
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -137,7 +140,9 @@ func (st *scaleStore) get(tb testing.TB, client *http.Client, query string) {
 }
 
 // BenchmarkScaleListCharges measures each charge list filter, one client
-// at a time, with 10k and 1M stored charges.
+// at a time, with 10k and 1M stored charges. cpu-µs/op is the process's CPU
+// time per request (client and server), which a busy machine inflates less
+// than the wall time.
 //
 //	go test -run XXX -bench ScaleListCharges -benchtime 2000x ./internal/refserver/
 func BenchmarkScaleListCharges(b *testing.B) {
@@ -147,9 +152,11 @@ func BenchmarkScaleListCharges(b *testing.B) {
 		for _, f := range st.scaleFilters() {
 			b.Run(fmt.Sprintf("n=%d/%s", n, f.name), func(b *testing.B) {
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					st.get(b, client, f.query)
 				}
+				b.ReportMetric(float64(processCPU()-cpu)/float64(time.Microsecond)/float64(b.N), "cpu-µs/op")
 			})
 		}
 		client.CloseIdleConnections()
@@ -217,11 +224,18 @@ func BenchmarkScaleCreateCharges(b *testing.B) {
 	}
 }
 
+// scaleHeapProfile names the file BenchmarkScaleHeapPerCharge writes the
+// heap profile to while the 1M charges are stored (-test.memprofile is
+// written after the benchmark, when they are gone).
+var scaleHeapProfile = flag.String("scale-heap-profile", "", "write the heap profile with the charges of BenchmarkScaleHeapPerCharge stored to this file")
+
 // BenchmarkScaleHeapPerCharge reports the live heap each stored charge
 // costs: the heap after a collection with 1M charges stored, less the
 // heap of the same server with one, divided by the difference.
 //
 //	go test -run XXX -bench ScaleHeapPerCharge -benchtime 1x ./internal/refserver/
+//	go test -run XXX -bench ScaleHeapPerCharge -benchtime 1x ./internal/refserver/ -args -scale-heap-profile heap.out
+//	go tool pprof -sample_index=inuse_space -top heap.out
 func BenchmarkScaleHeapPerCharge(b *testing.B) {
 	const n = 1_000_000
 	for b.Loop() {
@@ -238,10 +252,20 @@ func liveHeapPerCharge(tb testing.TB, n int) float64 {
 		runtime.ReadMemStats(&ms)
 		return ms.HeapAlloc
 	}
+	if *scaleHeapProfile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() { runtime.MemProfileRate = 512 * 1024 }()
+	}
 	small := newScaleStore(tb, 1)
 	before := live()
 	big := newScaleStore(tb, n+1)
 	after := live()
+	if *scaleHeapProfile != "" {
+		f, err := os.Create(*scaleHeapProfile)
+		require.NoError(tb, err)
+		require.NoError(tb, pprof.Lookup("heap").WriteTo(f, 0))
+		require.NoError(tb, f.Close())
+	}
 	runtime.KeepAlive(small)
 	small.close()
 	big.close()

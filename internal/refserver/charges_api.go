@@ -359,7 +359,7 @@ func (c *call) scopeCharge() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.t.TransactionType != "charge" || (cu != nil && t.t.CustomerID != cu.id) {
+	if t == nil || t.typ() != "charge" || (cu != nil && t.t.CustomerID != cu.id) {
 		return nil, errNotFound("charge", id)
 	}
 	return t, nil
@@ -383,7 +383,7 @@ func (s *Server) listCharges(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeCharge, func(t *tx, cu *customer) bool {
-		return t.t.TransactionType == openpay.TransactionTypeCharge && (cu == nil || t.t.CustomerID == cu.id)
+		return t.typ() == openpay.TransactionTypeCharge && (cu == nil || t.t.CustomerID == cu.id)
 	})
 }
 
@@ -412,10 +412,10 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	if !t.preauth {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	amount := t.t.Amount
+	amount := t.amount()
 	if f.Has("amount") {
-		if req.Amount.Cmp(t.t.Amount) > 0 {
-			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.t.Amount)
+		if req.Amount.Cmp(t.amount()) > 0 {
+			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.amount())
 		}
 		amount = req.Amount
 	}
@@ -458,13 +458,13 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 		s.cancel(m, t)
 		return t.snapshot(), nil
 	}
-	if t.t.Status == openpay.TransactionStatusRefunded || t.t.Refund != nil {
+	if t.status() == openpay.TransactionStatusRefunded || t.rare().Refund != nil {
 		return nil, errorf(openpay.ErrInvalidParameter, descAlreadyRefunded)
 	}
-	if t.t.Status != openpay.TransactionStatusCompleted {
+	if t.status() != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	remaining := t.t.Amount.Sub(t.after().refunded)
+	remaining := t.amount().Sub(t.after().refunded)
 	amount := remaining
 	if f.Has("amount") {
 		if req.Amount.Cmp(remaining) > 0 {
@@ -476,8 +476,8 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	// refund takes exactly what remains of the credit, so that rounding of
 	// USD conversions never leaves a cent behind.
 	debit := s.toMXN(t, amount)
-	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited.Sub(t.after().debited)) > 0 {
-		debit = t.credited.Sub(t.after().debited)
+	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited().Sub(t.after().debited)) > 0 {
+		debit = t.credited().Sub(t.after().debited)
 	}
 	acct := m.accountFor(t.t.CustomerID)
 	if debit.IsPositive() && !acct.debit(debit, false) {
@@ -490,17 +490,17 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if desc == "" {
 		desc = "Refund of " + t.t.ID
 	}
-	r := &tx{t: openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.t.Method,
+	r := newTx(openpay.Transaction{
+		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.method(),
 		OperationType: openpay.OperationTypeOut, TransactionType: "refund", Status: openpay.TransactionStatusCompleted,
-		Currency: t.t.Currency, CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.t.CustomerID,
-		ExchangeRate: t.t.ExchangeRate,
-	}}
+		Currency: t.currency(), CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.t.CustomerID,
+		ExchangeRate: t.rare().ExchangeRate,
+	})
 	m.addTx(r)
 	refund := r.snapshot()
-	t.t.Refund = &refund
+	t.more().Refund = &refund
 	m.setStatus(t, openpay.TransactionStatusRefunded)
-	t.t.OperationDate = now
+	t.setOperated(now)
 	s.emit(m, openpay.EventTypeChargeRefunded, t.snapshot())
 	return t.snapshot(), nil
 }
@@ -536,7 +536,7 @@ func (s *Server) nextExpiry(m *merchant) (next time.Time, ok bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range m.txList {
-		if at := t.t.DueDate.Truncate(time.Second).Add(time.Second); t.expiring() && (!ok || at.Before(next)) {
+		if at := t.rare().DueDate.Truncate(time.Second).Add(time.Second); t.expiring() && (!ok || at.Before(next)) {
 			next, ok = at, true
 		}
 	}

@@ -103,12 +103,13 @@ func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
 	now := s.nowOf(m).In(req.country.zone)
-	t := &tx{kind: req.kind, t: openpay.Transaction{
+	t := newTx(openpay.Transaction{
 		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
 		Metadata: req.metadata,
-	}}
+	})
+	t.kind = req.kind
 	if cu != nil {
 		t.t.CustomerID = cu.id
 	}
@@ -120,7 +121,7 @@ func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx 
 		if req.country != mexico {
 			rate = openpay.MustDecimal(req.country.usdRate)
 		}
-		t.t.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: openpay.Currency(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
+		t.more().ExchangeRate = &openpay.ExchangeRate{From: "USD", To: openpay.Currency(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
 	}
 	return t
 }
@@ -159,10 +160,10 @@ func chargeURL(baseURL string, m *merchant, t *tx) string {
 // API or a checkout's page. The caller holds m.mu, and the lock of whoever
 // owns cards.
 func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
-	now := t.t.CreationDate
+	now := t.created()
 	echo := func() {
 		if req.customer != nil {
-			t.t.Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
+			t.more().Customer = &openpay.Customer{Name: req.customer.Name, LastName: req.customer.LastName,
 				Email: req.customer.Email, PhoneNumber: req.customer.PhoneNumber, Address: req.customer.Address,
 				CustomerAddress: req.customer.CustomerAddress, CreationDate: now}
 		}
@@ -174,46 +175,46 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 	case kindRedirect:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
+		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
 	case kindIVR:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = now.Add(pendingDueAfter)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
+		t.more().DueDate = now.Add(pendingDueAfter)
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
 	case kindAlipay:
-		t.t.Method = openpay.TransactionMethodAlipay
+		t.setMethod(openpay.TransactionMethodAlipay)
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
 		feeAmount, _ := openpay.AmountFromDecimal(fee)
-		t.t.Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: openpay.CurrencyMXN}
+		t.more().Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: openpay.CurrencyMXN}
 	case kindStore:
-		t.t.Method = openpay.TransactionMethodStore
+		t.setMethod(openpay.TransactionMethodStore)
 		m.setStatus(t, openpay.TransactionStatusInProgress)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
+		t.more().DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
 		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
 		if m.country == mexico {
 			// Paybin is a Mexican network; Colombian store charges answer
 			// the reference and its barcode only (facts-vendor.md, section 3).
 			paybin := s.ids.PaybinReference()
 			s.registerBarcodeRef(paybin)
-			t.t.PaymentMethod.PaybinReference, t.t.PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(baseURL, paybin)
+			t.rare().PaymentMethod.PaybinReference, t.rare().PaymentMethod.BarcodePaybinURL = paybin, barcodeURL(baseURL, paybin)
 		}
 	case kindPSE:
 		echo()
-		t.t.Method = openpay.TransactionMethodBankAccount
+		t.setMethod(openpay.TransactionMethodBankAccount)
 		m.setStatus(t, openpay.TransactionStatusChargePending)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(pseDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().DueDate = dueOr(req.dueDate, now.Add(pseDueAfter))
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 	case kindBank:
-		t.t.Method = openpay.TransactionMethodBankAccount
+		t.setMethod(openpay.TransactionMethodBankAccount)
 		m.setStatus(t, openpay.TransactionStatusInProgress)
-		t.t.DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
+		t.more().DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
@@ -277,7 +278,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.t.Card = &kept
 	}
 
-	now := t.t.CreationDate
+	now := t.created()
 	// A card is charged as the gateway charges it on the charge's day: a
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
@@ -304,20 +305,20 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		if req.amount.Cmp(value) < 0 {
 			used = req.amount
 		}
-		t.t.CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
+		t.more().CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
 			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
 	}
 	if outcome.Requires3DS || req.use3DS {
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
-		t.t.DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
-		t.t.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
+		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil
 	}
 	t.t.Authorization = s.ids.AuthorizationNumber()
-	t.t.OperationDate = now
+	t.setOperated(now)
 	m.addTx(t)
 	if !req.capture {
 		t.preauth = true
@@ -326,7 +327,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		return t.snapshot(), nil
 	}
 	// The event's snapshot is the answer: no second copy.
-	return &s.completeCharge(m, t, t.t.Amount).Transaction, nil
+	return &s.completeCharge(m, t, t.amount()).Transaction, nil
 }
 
 // declineCharge records a new card charge t as failed with the error e
@@ -347,7 +348,7 @@ func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
 // caller holds m.mu.
 func failTx(m *merchant, t *tx, code openpay.Code, message string) {
 	m.setStatus(t, openpay.TransactionStatusFailed)
-	t.t.ErrorCode, t.t.ErrorMessage = code, message
+	t.more().ErrorCode, t.more().ErrorMessage = code, message
 }
 
 // chargeStoredCard charges a card of cards stored at the scope of cu (a
@@ -382,7 +383,7 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 		}
 		return t, e
 	}
-	if t.t.Status == openpay.TransactionStatusCompleted {
+	if t.status() == openpay.TransactionStatusCompleted {
 		return t, nil
 	}
 	s.cancel(m, t)
@@ -401,22 +402,22 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Even
 	t.preauth = false
 	m.setAmount(t, amount)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
-	t.t.OperationDate = now
+	t.setOperated(now)
 	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
 		t.t.Authorization = s.ids.AuthorizationNumber()
 	}
 	credit := s.toMXN(t, amount)
-	if t.t.Fee != nil {
-		credit = credit.Sub(t.t.Fee.Amount).Sub(t.t.Fee.Tax)
+	if t.rare().Fee != nil {
+		credit = credit.Sub(t.rare().Fee.Amount).Sub(t.rare().Fee.Tax)
 		t.after().feeCharged = now
 		addFeeCharged(m, t)
 	}
 	if credit.IsPositive() {
 		m.accountFor(t.t.CustomerID).credit(credit)
-		if t.credited.IsZero() {
-			t.credited = credit // no sum to allocate for the usual single credit
+		if t.creditedIs == creditedNone {
+			t.setCredited(credit) // no sum to allocate for the usual single credit
 		} else {
-			t.credited = t.credited.Add(credit)
+			t.setCredited(t.credited().Add(credit))
 		}
 	}
 	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
@@ -426,11 +427,11 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Even
 // capture.
 func (t *tx) pending() bool {
 	switch {
-	case t.t.TransactionType != "charge":
+	case t.typ() != "charge":
 		return false
-	case t.preauth, t.t.Status == openpay.TransactionStatusChargePending:
+	case t.preauth, t.status() == openpay.TransactionStatusChargePending:
 		return true
-	case t.t.Status == openpay.TransactionStatusInProgress && (t.kind == kindStore || t.kind == kindBank):
+	case t.status() == openpay.TransactionStatusInProgress && (t.kind == kindStore || t.kind == kindBank):
 		return true
 	}
 	return false
@@ -440,17 +441,17 @@ func (t *tx) pending() bool {
 func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
 	m.setStatus(t, openpay.TransactionStatusCancelled)
-	t.t.OperationDate = s.nowFor(m)
+	t.setOperated(s.nowFor(m))
 	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
 }
 
 // toMXN converts an amount of the charge's currency to MXN at the charge's
 // exchange rate, to the cent.
 func (s *Server) toMXN(t *tx, a openpay.Amount) openpay.Amount {
-	if t.t.ExchangeRate == nil {
+	if t.rare().ExchangeRate == nil {
 		return a
 	}
-	mxn, _ := openpay.AmountFromDecimal(a.Decimal().Mul(t.t.ExchangeRate.Value.Decimal()).Round(2))
+	mxn, _ := openpay.AmountFromDecimal(a.Decimal().Mul(t.rare().ExchangeRate.Value.Decimal()).Round(2))
 	return mxn
 }
 
@@ -465,7 +466,7 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.txByID(chargeID)
-	if t == nil || t.t.TransactionType != "charge" {
+	if t == nil || t.typ() != "charge" {
 		return openpay.Transaction{}, errNotFound("charge", chargeID)
 	}
 	if e := op(m, t); e != nil {
@@ -478,7 +479,7 @@ func (s *Server) withCharge(merchantID, chargeID string, op func(m *merchant, t 
 // expiring reports whether t is a pending charge that the passing of its
 // due date cancels. The caller holds m.mu.
 func (t *tx) expiring() bool {
-	return t.pending() && !t.preauth && !t.t.DueDate.IsZero()
+	return t.pending() && !t.preauth && !t.rare().DueDate.IsZero()
 }
 
 // byCard reports whether t is a charge paid with a card (at once, on the
@@ -496,7 +497,7 @@ func (t *tx) byCard() bool {
 // the charge cancelled whether or not the clock was advanced meanwhile.
 // The caller holds m.mu.
 func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
-	if !t.expiring() || !now.After(t.t.DueDate) {
+	if !t.expiring() || !now.After(t.rare().DueDate) {
 		return false
 	}
 	s.cancel(m, t)
@@ -513,5 +514,5 @@ func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
 // closed (lapse).
 func errLapsed(m *merchant, t *tx) *Error {
 	return errorf(openpay.ErrInvalidParameter, "The charge's payment window closed on %s; the charge is cancelled",
-		t.t.DueDate.In(zoneOf(m)).Format("2006-01-02 15:04"))
+		t.rare().DueDate.In(zoneOf(m)).Format("2006-01-02 15:04"))
 }

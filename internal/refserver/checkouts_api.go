@@ -220,7 +220,7 @@ func (s *Server) checkoutExpiry(m *merchant, f reqbody.Fields, value string) (ti
 // checkoutStatus works out a checkout's status now. The caller holds m.mu.
 func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.CheckoutStatus {
 	if t := m.txByID(r.txID); t != nil {
-		switch t.t.Status {
+		switch t.status() {
 		case openpay.TransactionStatusCompleted, openpay.TransactionStatusRefunded, openpay.TransactionStatusChargebackPending,
 			openpay.TransactionStatusChargebackAccepted, openpay.TransactionStatusChargebackAdjustment:
 			return openpay.CheckoutStatusCompleted

@@ -60,14 +60,14 @@ func audit(m *merchant) auditView {
 		}
 	}
 	for _, t := range m.txList {
-		if t.t.TransactionType != openpay.TransactionTypePayout {
+		if t.typ() != openpay.TransactionTypePayout {
 			continue
 		}
-		switch t.t.Status {
+		switch t.status() {
 		case openpay.TransactionStatusInProgress:
-			v.inProgress = v.inProgress.Add(t.t.Amount)
+			v.inProgress = v.inProgress.Add(t.amount())
 		case openpay.TransactionStatusCompleted:
-			v.settled = v.settled.Add(t.t.Amount)
+			v.settled = v.settled.Add(t.amount())
 		}
 	}
 	return v
@@ -82,12 +82,12 @@ func ledger(m *merchant) map[string]openpay.Amount {
 	bal := map[string]openpay.Amount{}
 	add := func(who string, a openpay.Amount) { bal[who] = bal[who].Add(a) }
 	for _, t := range m.txList {
-		a, who := t.t.Amount, t.t.CustomerID
-		switch t.t.TransactionType {
+		a, who := t.amount(), t.t.CustomerID
+		switch t.typ() {
 		case openpay.TransactionTypeCharge: // the bank receipts that funded the test
 			add(who, a)
 		case openpay.TransactionTypeTransfer:
-			if t.t.OperationType == openpay.OperationTypeOut {
+			if t.opType() == openpay.OperationTypeOut {
 				add(who, a.Neg())
 			} else {
 				add(who, a)
@@ -99,7 +99,7 @@ func ledger(m *merchant) map[string]openpay.Amount {
 			add(who, a)
 			add("", a.Neg())
 		case openpay.TransactionTypePayout:
-			if t.t.Status == openpay.TransactionStatusInProgress || t.t.Status == openpay.TransactionStatusCompleted {
+			if t.status() == openpay.TransactionStatusInProgress || t.status() == openpay.TransactionStatusCompleted {
 				add(who, a.Neg())
 			}
 		}

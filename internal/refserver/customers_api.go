@@ -163,8 +163,8 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 	}
 	e = c.eachMerchant(func(m *merchant) *Error {
 		for _, t := range m.txList {
-			if t.t.TransactionType == openpay.TransactionTypePayout && t.t.CustomerID == cu.id &&
-				t.t.Status == openpay.TransactionStatusInProgress {
+			if t.typ() == openpay.TransactionTypePayout && t.t.CustomerID == cu.id &&
+				t.status() == openpay.TransactionStatusInProgress {
 				return errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.t.ID)
 			}
 		}

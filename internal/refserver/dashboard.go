@@ -293,9 +293,9 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 // allows, as the simulation controls check them. The caller holds m.mu.
 func (t *tx) dashActions() []string {
 	var out []string
-	switch t.t.TransactionType {
+	switch t.typ() {
 	case openpay.TransactionTypeCharge:
-		st := t.t.Status
+		st := t.status()
 		if (t.kind == kindStore || t.kind == kindBank) && st == openpay.TransactionStatusInProgress {
 			out = append(out, web.ActionPay)
 		}
@@ -306,14 +306,14 @@ func (t *tx) dashActions() []string {
 			out = append(out, web.ActionFail)
 		}
 		if t.byCard() && (st == openpay.TransactionStatusCompleted || st == openpay.TransactionStatusRefunded) &&
-			(t.later == nil || (t.later.chargeback == "" && t.t.Amount.Sub(t.later.refunded).IsPositive())) {
+			(t.later == nil || (t.later.chargeback == "" && t.amount().Sub(t.later.refunded).IsPositive())) {
 			out = append(out, web.ActionChargeback)
 		}
 		if st == openpay.TransactionStatusChargebackPending {
 			out = append(out, web.ActionAccept, web.ActionReject)
 		}
 	case openpay.TransactionTypePayout:
-		if t.t.Status == openpay.TransactionStatusInProgress {
+		if t.status() == openpay.TransactionStatusInProgress {
 			out = append(out, web.ActionSettle, web.ActionFail)
 		}
 	}
@@ -389,7 +389,7 @@ func (s *Server) isPayout(merchantID, transactionID string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.txByID(transactionID)
-	return t != nil && t.t.TransactionType == openpay.TransactionTypePayout
+	return t != nil && t.typ() == openpay.TransactionTypePayout
 }
 
 // AdvanceClock implements web.DashboardBackend with the clock controls:

@@ -185,7 +185,7 @@ func TestDashboardButtons(t *testing.T) {
 		tx := env.s.merchantByID(env.m.ID)
 		tx.mu.Lock()
 		defer tx.mu.Unlock()
-		return string(tx.txByID(id).t.Status)
+		return string(tx.txByID(id).status())
 	}
 	act := func(id, action string) resp {
 		t.Helper()

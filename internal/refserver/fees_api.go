@@ -79,7 +79,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	m.credit(req.Amount)
 	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
-	t.t.Currency = m.country.currency
+	t.setCurrency(m.country.currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())
@@ -91,7 +91,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 func (c *call) scopeFee() (*tx, *Error) {
 	id := c.param("fee_id")
 	t := c.m.txByID(id)
-	if t == nil || t.t.TransactionType != openpay.TransactionTypeFee {
+	if t == nil || t.typ() != openpay.TransactionTypeFee {
 		return nil, errNotFound("fee", id)
 	}
 	return t, nil
@@ -130,7 +130,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if fee.t.Status != openpay.TransactionStatusCompleted {
+	if fee.status() != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The fee has already been refunded")
 	}
 	cu := m.customers.byID[fee.t.CustomerID]
@@ -140,25 +140,25 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if e := checkActive(m, cu); e != nil {
 		return nil, e
 	}
-	if !m.debit(fee.t.Amount, false) {
+	if !m.debit(fee.amount(), false) {
 		return nil, insufficientFunds(m)
 	}
-	cu.credit(fee.t.Amount)
+	cu.credit(fee.amount())
 	m.customers.mark(cu.id)
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of fee " + fee.t.ID
 	}
 	r := s.newMoneyTx(m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
-		fee.t.Amount, desc, "", cu.id)
-	r.t.Currency = fee.t.Currency
+		fee.amount(), desc, "", cu.id)
+	r.setCurrency(fee.currency())
 	m.setStatus(r, openpay.TransactionStatusCompleted)
-	r.t.Conciliated = true
+	r.conciliated = true
 	m.addTx(r)
 	refund := r.snapshot()
-	fee.t.Refund = &refund
+	fee.more().Refund = &refund
 	m.setStatus(fee, openpay.TransactionStatusRefunded)
-	fee.t.OperationDate = r.t.OperationDate
+	fee.setOperated(r.operated())
 	s.emit(m, openpay.EventTypeFeeRefundSucceeded, r.snapshot())
 	return r.snapshot(), nil
 }
@@ -170,6 +170,6 @@ func (s *Server) listFees(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeFee, func(t *tx, _ *customer) bool {
-		return t.t.TransactionType == openpay.TransactionTypeFee
+		return t.typ() == openpay.TransactionTypeFee
 	})
 }

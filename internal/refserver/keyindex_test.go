@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/openpay-go/openpay"
 )
 
 // collidingKeys returns two different keys with the same hash in x, found
@@ -35,7 +33,7 @@ func TestKeyIndexCollisions(t *testing.T) {
 	require.Equal(t, x.hash(a), x.hash(b))
 	var txs []*tx
 	add := func(k string) *tx {
-		tr := &tx{t: openpay.Transaction{OrderID: k}, seq: uint32(len(txs) + 1)}
+		tr := &tx{t: txFields{OrderID: k}, seq: uint32(len(txs) + 1)}
 		txs = append(txs, tr)
 		x.put(txs, k, tr)
 		return tr

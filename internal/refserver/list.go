@@ -179,9 +179,15 @@ func (b amountBounds) keep(a openpay.Amount) bool {
 		return true
 	}
 	if c, ok := amountCents(a); ok && b.cents {
-		return (!b.hasEq || c == b.eqC) && (!b.hasGte || c >= b.gteC) && (!b.hasLte || c <= b.lteC)
+		return b.keepCents(c)
 	}
 	return (!b.hasEq || a.Cmp(b.eq) == 0) && (!b.hasGte || a.Cmp(b.gte) >= 0) && (!b.hasLte || a.Cmp(b.lte) <= 0)
+}
+
+// keepCents is keep for an amount of c cents, when the filters are all in
+// cents (b.cents).
+func (b amountBounds) keepCents(c int64) bool {
+	return (!b.hasEq || c == b.eqC) && (!b.hasGte || c >= b.gteC) && (!b.hasLte || c <= b.lteC)
 }
 
 // excludes reports whether no amount from least to most cents can pass the

@@ -91,12 +91,12 @@ func errNoAccount(field, customerID string) *Error {
 func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
-	return &tx{t: openpay.Transaction{
+	return newTx(openpay.Transaction{
 		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: openpay.CurrencyMXN,
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,
-	}}
+	})
 }
 
 // checkMoneyRequest applies the rules every request that moves money
@@ -195,7 +195,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		if checkDates {
 			return 0, len(recs)
 		}
-		return dateRange(f.p, recs, func(seq uint32) time.Time { return m.tx(seq).t.CreationDate })
+		return dateRange(f.p, recs, func(seq uint32) time.Time { return m.tx(seq).created() })
 	}
 	recs, indexed := candidates()
 	lo, hi := bounds(recs)
@@ -232,8 +232,8 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			}
 		}
 		last = t.seq
-		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.t.CreationDate)) ||
-			(f.status != "" && t.t.Status != f.status) || !f.amount.keep(t.t.Amount) {
+		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.created())) ||
+			(f.status != "" && t.status() != f.status) || !t.amountKept(f.amount) {
 			continue
 		}
 		if skipped < f.p.offset {
@@ -302,12 +302,12 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 		failTx(m, t, openpay.ErrFundsTransferRejected, errorMessage)
 	} else {
 		m.setStatus(t, status)
-		t.t.ErrorMessage = errorMessage
+		t.more().ErrorMessage = errorMessage
 	}
-	t.t.OperationDate = s.nowFor(m)
+	t.setOperated(s.nowFor(m))
 	t.t.Authorization = strings.ToUpper(t.t.ID)
 	if status != openpay.TransactionStatusCompleted {
-		m.accountFor(t.t.CustomerID).credit(t.t.Amount)
+		m.accountFor(t.t.CustomerID).credit(t.amount())
 	}
 }
 

@@ -118,7 +118,7 @@ func FuzzMoneyRoutes(f *testing.F) {
 		mm.mu.Lock()
 		disputed := false
 		for _, t := range mm.txList {
-			disputed = disputed || (t.later != nil && t.later.chargeback != "") || t.t.Status == openpay.TransactionStatusChargebackAccepted
+			disputed = disputed || (t.later != nil && t.later.chargeback != "") || t.status() == openpay.TransactionStatusChargebackAccepted
 		}
 		mm.mu.Unlock()
 		if disputed {

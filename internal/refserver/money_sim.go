@@ -133,11 +133,11 @@ func (s *Server) withPayout(merchantID, payoutID string, op func(m *merchant, t 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := m.txByID(payoutID)
-	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
+	if t == nil || t.typ() != openpay.TransactionTypePayout {
 		return openpay.Transaction{}, errNotFound("payout", payoutID)
 	}
-	if t.t.Status != openpay.TransactionStatusInProgress {
-		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can settle or fail; this one is %s", t.t.Status)
+	if t.status() != openpay.TransactionStatusInProgress {
+		return openpay.Transaction{}, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can settle or fail; this one is %s", t.status())
 	}
 	op(m, t)
 	m.markTx(t)
@@ -212,16 +212,16 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
-	t.t.Currency = m.country.currency
+	t.setCurrency(m.country.currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
-	t.t.Conciliated = true
+	t.conciliated = true
 	t.t.Authorization = s.ids.AuthorizationNumber()
 	sender := s.newCLABE("002")
 	name, _ := clabe.Bank("002")
-	t.t.BankAccount = &openpay.BankAccount{CLABE: clabe.Mask(sender), BankCode: "002", BankName: name,
+	t.more().BankAccount = &openpay.BankAccount{CLABE: clabe.Mask(sender), BankCode: "002", BankName: name,
 		HolderName: "SPEI sender", RFC: senderRFC}
 	m.accountFor(customerID).credit(amount)
-	t.credited = amount
+	t.setCredited(amount)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeSPEIReceived, t.snapshot())
 	return t.snapshot(), nil

@@ -43,7 +43,7 @@ func pageKind(t *tx) web.PageKind {
 	case kindRedirect:
 		return web.KindCardForm
 	case kindCard:
-		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type == openpay.PaymentMethodTypeRedirect {
+		if t.rare().PaymentMethod != nil && t.rare().PaymentMethod.Type == openpay.PaymentMethodTypeRedirect {
 			return web.KindThreeDS
 		}
 	case kindAlipay:
@@ -94,7 +94,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 	}
 	var out web.CardOutcome
 	_, err := b.s.withCharge(merchantID, chargeID, func(_ *merchant, t *tx) *Error {
-		if t.kind != kindRedirect || t.t.Status != openpay.TransactionStatusChargePending {
+		if t.kind != kindRedirect || t.status() != openpay.TransactionStatusChargePending {
 			return errorf(openpay.ErrInvalidParameter, "Only a redirect charge waiting for the payer takes a card")
 		}
 		email := ""

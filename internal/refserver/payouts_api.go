@@ -218,7 +218,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	m.setStatus(t, openpay.TransactionStatusInProgress)
 	switch {
 	case req.bankAccount != nil:
-		t.t.BankAccount = req.bankAccount
+		t.more().BankAccount = req.bankAccount
 	case req.card != nil:
 		t.t.Card = req.card
 	case req.method == openpay.PayoutMethodBankAccount:
@@ -228,7 +228,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		}
 		w := b.wire()
 		w.CreationDate = time.Time{}
-		t.t.BankAccount = &w
+		t.more().BankAccount = &w
 	default:
 		k := m.cards[req.destinationID]
 		if k == nil || k.deleted || (cu == nil && k.customerID != "") || (cu != nil && k.customerID != cu.id) {
@@ -259,7 +259,7 @@ func (c *call) scopePayout() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout || (cu != nil && t.t.CustomerID != cu.id) {
+	if t == nil || t.typ() != openpay.TransactionTypePayout || (cu != nil && t.t.CustomerID != cu.id) {
 		return nil, errNotFound("payout", id)
 	}
 	return t, nil
@@ -286,8 +286,8 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if t.t.Status != openpay.TransactionStatusInProgress {
-		return nil, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can be cancelled; this one is %s", t.t.Status)
+	if t.status() != openpay.TransactionStatusInProgress {
+		return nil, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can be cancelled; this one is %s", t.status())
 	}
 	var cu *customer
 	if t.t.CustomerID != "" {
@@ -321,6 +321,6 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 		flt.p.limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
 	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
-		return t.t.TransactionType == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
+		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
 	})
 }

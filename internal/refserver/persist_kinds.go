@@ -223,13 +223,13 @@ func init() {
 				}
 				t := r.tx()
 				m.addTx(t)
-				if t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.OperationType == openpay.OperationTypeIn {
+				if t.typ() == openpay.TransactionTypeTransfer && t.opType() == openpay.OperationTypeIn {
 					addTransferIn(m, t)
 				}
 				if t.later != nil && !t.later.feeCharged.IsZero() {
 					addFeeCharged(m, t)
 				}
-				if pm := t.t.PaymentMethod; pm != nil && pm.Type == openpay.PaymentMethodTypeStore {
+				if pm := t.rare().PaymentMethod; pm != nil && pm.Type == openpay.PaymentMethodTypeStore {
 					s.registerBarcodeRef(pm.Reference)
 					if pm.PaybinReference != "" {
 						s.registerBarcodeRef(pm.PaybinReference)
@@ -591,7 +591,7 @@ type txLaterRecord struct {
 }
 
 func newTxRecord(t *tx) txRecord {
-	r := txRecord{T: t.t, Kind: t.kind, Preauth: t.preauth, CaptureOnCompletion: t.captureOnCompletion, Credited: t.credited}
+	r := txRecord{T: t.wire(), Kind: t.kind, Preauth: t.preauth, CaptureOnCompletion: t.captureOnCompletion, Credited: t.credited()}
 	// An empty txLater (made by a refund that was then refused) is the
 	// same as none.
 	if l := t.later; l != nil && (l.redirectURL != "" || l.email != "" || !l.refunded.IsZero() || !l.debited.IsZero() ||
@@ -603,11 +603,13 @@ func newTxRecord(t *tx) txRecord {
 }
 
 func (r txRecord) tx() *tx {
-	t := &tx{t: r.T, kind: r.Kind, preauth: r.Preauth, captureOnCompletion: r.CaptureOnCompletion, credited: r.Credited}
+	t := newTx(r.T)
+	t.kind, t.preauth, t.captureOnCompletion = r.Kind, r.Preauth, r.CaptureOnCompletion
 	if l := r.Later; l != nil {
 		t.later = &txLater{redirectURL: l.RedirectURL, email: l.Email, refunded: l.Refunded, debited: l.Debited,
 			chargeback: l.Chargeback, chargebackHeld: l.ChargebackHeld, feeCharged: inZone(l.FeeCharged)}
 	}
+	t.setCredited(r.Credited) // after later, which holds it when it is not in cents
 	return t
 }
 
@@ -767,12 +769,16 @@ var stateFields = map[reflect.Type]map[string]string{
 		"id": fieldSaved, "created": fieldSaved, "card": fieldSaved, "used": fieldSaved,
 	},
 	reflect.TypeFor[tx](): {
-		"t": fieldSaved, "kind": fieldSaved, "preauth": fieldSaved, "captureOnCompletion": fieldSaved,
-		"seq": "the record's key", "credited": fieldSaved, "later": fieldSaved,
+		"t": fieldSaved, "x": fieldSaved, "amountC": fieldSaved, "creditedIs": fieldSaved,
+		"createdNs": fieldSaved, "operatedNs": fieldSaved, "createdZone": fieldSaved, "operatedZone": fieldSaved, "statusC": fieldSaved, "typeC": fieldSaved,
+		"methodC": fieldSaved, "currencyC": fieldSaved, "opTypeC": fieldSaved, "conciliated": fieldSaved,
+		"kind": fieldSaved, "preauth": fieldSaved, "captureOnCompletion": fieldSaved,
+		"seq": "the record's key", "later": fieldSaved,
 	},
 	reflect.TypeFor[txLater](): {
 		"redirectURL": fieldSaved, "email": fieldSaved, "refunded": fieldSaved, "debited": fieldSaved,
 		"chargeback": fieldSaved, "chargebackHeld": fieldSaved, "feeCharged": fieldSaved,
+		"creditedWhole": "saved as the record's Credited",
 	},
 	reflect.TypeFor[Event](): {
 		"ID": fieldSaved, "MerchantID": fieldSaved, "Type": fieldSaved, "Date": fieldSaved, "Transaction": fieldSaved,

@@ -23,12 +23,12 @@ func (s *Server) rebaseStoredURLs() {
 		m.mu.Lock()
 		mbase := m.country.hostFor(base)
 		for _, t := range m.txList {
-			if pm := t.t.PaymentMethod; pm != nil {
+			if pm := t.rare().PaymentMethod; pm != nil {
 				moved := *pm // a copy: events share the old one
 				moved.URL = rebased(pm.URL, mbase)
 				moved.BarcodeURL = rebased(pm.BarcodeURL, mbase)
 				moved.BarcodePaybinURL = rebased(pm.BarcodePaybinURL, mbase)
-				t.t.PaymentMethod = &moved
+				t.more().PaymentMethod = &moved
 			}
 		}
 		for _, r := range extState(m, newCheckoutState).list {

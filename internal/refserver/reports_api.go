@@ -119,7 +119,7 @@ func (s *Server) getFeesReport(c *call) (any, *Error) {
 	defer c.m.mu.Unlock()
 	var r openpay.FeesSummary
 	for _, t := range feeCharges(c.m, openpay.FeeReportTypeCharged, from, to) {
-		r.Charged, r.ChargedTax = r.Charged.Add(t.t.Fee.Amount), r.ChargedTax.Add(t.t.Fee.Tax)
+		r.Charged, r.ChargedTax = r.Charged.Add(t.rare().Fee.Amount), r.ChargedTax.Add(t.rare().Fee.Tax)
 	}
 	r.Total = r.Charged.Add(r.ChargedTax).Add(r.ChargedAdjustments).Add(r.ChargedAdjustmentsTax).
 		Sub(r.Refunded).Sub(r.RefundedTax).Sub(r.RefundedAdjustments).Sub(r.RefundedAdjustmentsTax)
@@ -162,7 +162,7 @@ func pageTx(p listParams, recs []*tx) []openpay.Transaction {
 func (c *call) payoutReportTx() (*tx, *Error) {
 	id := c.param("payout_id")
 	t := c.m.txByID(id)
-	if t == nil || t.t.TransactionType != openpay.TransactionTypePayout {
+	if t == nil || t.typ() != openpay.TransactionTypePayout {
 		return nil, errNotFound("payout", id)
 	}
 	return t, nil
@@ -171,7 +171,7 @@ func (c *call) payoutReportTx() (*tx, *Error) {
 // settles reports whether a payout took money from its balance for good
 // or for now: a cancelled or failed one gave it back and settled nothing.
 func settles(t *tx) bool {
-	return t.t.Status != openpay.TransactionStatusCancelled && t.t.Status != openpay.TransactionStatusFailed
+	return t.status() != openpay.TransactionStatusCancelled && t.status() != openpay.TransactionStatusFailed
 }
 
 // payoutSide says how the record t moved the balance acct: into it
@@ -180,14 +180,14 @@ func settles(t *tx) bool {
 func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
 	own := m.accountFor(t.t.CustomerID) == acct
 	_, merchantBalance := acct.(*merchant)
-	switch t.t.TransactionType {
+	switch t.typ() {
 	case openpay.TransactionTypeCharge:
-		if own && t.credited.IsPositive() {
+		if own && t.credited().IsPositive() {
 			return openpay.PayoutReportTypeIn
 		}
 	case openpay.TransactionTypeTransfer:
 		if own {
-			return openpay.PayoutReportType(t.t.OperationType)
+			return openpay.PayoutReportType(t.opType())
 		}
 	case openpay.TransactionTypeFee:
 		switch {
@@ -198,7 +198,7 @@ func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
 		}
 	case openpay.TransactionTypeRefund:
 		switch {
-		case t.t.Method != openpay.TransactionMethodCustomer:
+		case t.method() != openpay.TransactionMethodCustomer:
 			if own {
 				return openpay.PayoutReportTypeOut // a charge's refund
 			}
@@ -246,7 +246,7 @@ func (s *Server) getPayoutReport(c *call) (any, *Error) {
 	sum := func(side openpay.PayoutReportType) openpay.Amount {
 		var a openpay.Amount
 		for _, t := range payoutRecords(c.m, p, side) {
-			a = a.Add(s.toMXN(t, t.t.Amount))
+			a = a.Add(s.toMXN(t, t.amount()))
 		}
 		return a
 	}

@@ -199,15 +199,15 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 		if s.lapse(m, t, s.nowOf(m)) {
 			return errLapsed(m, t)
 		}
-		if t.kind == kindPSE && t.t.Status == openpay.TransactionStatusChargePending {
-			t.t.Conciliated = true
-			s.completeCharge(m, t, t.t.Amount)
+		if t.kind == kindPSE && t.status() == openpay.TransactionStatusChargePending {
+			t.conciliated = true
+			s.completeCharge(m, t, t.amount())
 			return nil
 		}
-		if (t.kind != kindStore && t.kind != kindBank) || t.t.Status != openpay.TransactionStatusInProgress {
+		if (t.kind != kindStore && t.kind != kindBank) || t.status() != openpay.TransactionStatusInProgress {
 			return errorf(openpay.ErrInvalidParameter, "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 		}
-		s.completeCharge(m, t, t.t.Amount)
+		s.completeCharge(m, t, t.amount())
 		return nil
 	})
 }
@@ -222,21 +222,21 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		if s.lapse(m, t, s.nowOf(m)) {
 			return errLapsed(m, t)
 		}
-		if t.t.Status != openpay.TransactionStatusChargePending {
+		if t.status() != openpay.TransactionStatusChargePending {
 			return errorf(openpay.ErrInvalidParameter, "Only a charge_pending charge can be completed")
 		}
-		if t.t.Method == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
+		if t.method() == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
 			t.preauth = true
 			m.setStatus(t, openpay.TransactionStatusInProgress)
 			t.t.Authorization = s.ids.AuthorizationNumber()
-			t.t.OperationDate = s.nowFor(m)
+			t.setOperated(s.nowFor(m))
 			return nil
 		}
-		if t.t.PaymentMethod != nil && t.t.PaymentMethod.Type != "" {
-			t.t.Conciliated = t.kind != kindCard
+		if t.rare().PaymentMethod != nil && t.rare().PaymentMethod.Type != "" {
+			t.conciliated = t.kind != kindCard
 		}
 		t.countPhoneAttempt()
-		s.completeCharge(m, t, t.t.Amount)
+		s.completeCharge(m, t, t.amount())
 		return nil
 	})
 }
@@ -246,12 +246,12 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 // calls). The payment method is replaced, not changed in place: earlier
 // snapshots (events) share it. The caller holds m.mu.
 func (t *tx) countPhoneAttempt() {
-	if t.kind != kindIVR || t.t.PaymentMethod == nil {
+	if t.kind != kindIVR || t.rare().PaymentMethod == nil {
 		return
 	}
-	pm := *t.t.PaymentMethod
+	pm := *t.rare().PaymentMethod
 	pm.Attempts++
-	t.t.PaymentMethod = &pm
+	t.more().PaymentMethod = &pm
 }
 
 // FailCharge simulates a charge waiting for its payer ending unpaid, as
@@ -284,14 +284,14 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 			return errorf(openpay.ErrInvalidParameter, "Only a charge waiting for the payer can fail")
 		}
 		if sent && (t.kind == kindStore || t.kind == kindBank) {
-			return errorf(openpay.ErrInvalidParameter, "The field 'error_code' is a card's decline; a %s charge has none", t.t.Method)
+			return errorf(openpay.ErrInvalidParameter, "The field 'error_code' is a card's decline; a %s charge has none", t.method())
 		}
 		message := declineMessage(code)
 		switch t.kind {
 		case kindStore, kindBank:
-			t.t.ErrorMessage = unpaidStoreMessage
+			t.more().ErrorMessage = unpaidStoreMessage
 			if t.kind == kindBank {
-				t.t.ErrorMessage = unpaidBankMessage
+				t.more().ErrorMessage = unpaidBankMessage
 			}
 			s.cancel(m, t)
 			return nil
@@ -300,7 +300,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		}
 		t.countPhoneAttempt()
 		failTx(m, t, code, message)
-		t.t.OperationDate = s.nowFor(m)
+		t.setOperated(s.nowFor(m))
 		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
 		return nil
 	})
@@ -324,21 +324,21 @@ const (
 func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
 		if !t.byCard() {
-			return errorf(openpay.ErrInvalidParameter, "Only card charges can be disputed: a %s charge has no chargeback", t.t.Method)
+			return errorf(openpay.ErrInvalidParameter, "Only card charges can be disputed: a %s charge has no chargeback", t.method())
 		}
-		if t.after().chargeback != "" || (t.t.Status != openpay.TransactionStatusCompleted && t.t.Status != openpay.TransactionStatusRefunded) ||
-			!t.t.Amount.Sub(t.after().refunded).IsPositive() {
+		if t.after().chargeback != "" || (t.status() != openpay.TransactionStatusCompleted && t.status() != openpay.TransactionStatusRefunded) ||
+			!t.amount().Sub(t.after().refunded).IsPositive() {
 			return errorf(openpay.ErrInvalidParameter, "Only a completed charge with an amount not refunded can be disputed")
 		}
-		held := t.credited.Sub(t.after().debited)
+		held := t.credited().Sub(t.after().debited)
 		if held.IsPositive() {
 			m.accountFor(t.t.CustomerID).debit(held, true)
 			t.after().debited = t.after().debited.Add(held)
 			t.after().chargebackHeld = held
 		}
-		t.after().chargeback = string(t.t.Status)
+		t.after().chargeback = string(t.status())
 		m.setStatus(t, openpay.TransactionStatusChargebackPending)
-		t.t.OperationDate = s.nowFor(m)
+		t.setOperated(s.nowFor(m))
 		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
 		return nil
 	})
@@ -349,10 +349,10 @@ func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transactio
 // charge to its previous status and the money to the balance.
 func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (openpay.Transaction, error) {
 	return s.withCharge(merchantID, chargeID, func(m *merchant, t *tx) *Error {
-		if t.t.Status != openpay.TransactionStatusChargebackPending {
+		if t.status() != openpay.TransactionStatusChargebackPending {
 			return errorf(openpay.ErrInvalidParameter, "The charge has no open chargeback")
 		}
-		t.t.OperationDate = s.nowFor(m)
+		t.setOperated(s.nowFor(m))
 		if accepted {
 			m.setStatus(t, openpay.TransactionStatusChargebackAccepted)
 			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())

@@ -27,10 +27,12 @@ import (
 // validate their input before taking the lock and encode their answer after
 // releasing it.
 //
-// Stored wire values (openpay.Transaction, openpay.Card, ...) are copied out
-// under the lock and encoded afterwards. For that to be safe, the pointees of
-// a stored wire value are never modified once stored: to change a nested
-// object, store a new pointer (copy on write). Top-level fields may change.
+// Stored wire values (openpay.Card, a transaction's payment method, ...) are
+// copied out under the lock and encoded afterwards; a transaction's wire
+// form is built from its compact record under the lock (txrecord.go). For
+// that to be safe, the pointees of a stored wire value are never modified
+// once stored: to change a nested object, store a new pointer (copy on
+// write). Top-level fields may change.
 //
 // Transaction lists are the one exception to "takes it once": a list that
 // must walk many records takes the lock for listChunk records at a time
@@ -38,7 +40,9 @@ import (
 // For the indexes lists use, a transaction's status and amount change only
 // through m.setStatus and m.setAmount.
 //
-// Money is openpay.Amount (an exact decimal), never a float.
+// Money is openpay.Amount (an exact decimal), never a float; a stored
+// transaction keeps its amount in cents when it has an exact value in cents
+// (txrecord.go).
 //
 // Lock order, when two are needed: a group's lock before a merchant's. The
 // server-wide s.mu only guards the merchant and group maps and is never held
@@ -482,11 +486,34 @@ const (
 	kindPSE // Colombia: bank_account is a PSE payment, with a redirect to the bank
 )
 
-// tx is a transaction record: a charge, refund, payout, transfer or fee.
-// t is its wire form, kept current; the other fields are the server's
-// bookkeeping.
+// tx is a transaction record: a charge, refund, payout, transfer or fee,
+// in compact fields (txrecord.go); its wire form is built on read
+// (snapshot, wire). The other fields are the server's bookkeeping.
 type tx struct {
-	t openpay.Transaction
+	// t holds the fields kept as the wire form has them.
+	t txFields
+	// x is the rest of the wire form, for the few transactions that have
+	// any of it: nil for a plain card charge (rare, more).
+	x *openpay.Transaction
+	// later holds what few charges need: what refunds and chargebacks
+	// record, and what the hosted pages need of a charge that waits for
+	// its payer. It is nil until first needed, so that the many charges
+	// decided at once and never refunded or disputed do not carry it (see
+	// after).
+	later *txLater
+	// amountC is the amount in cents (notCents: in x.Amount).
+	amountC int64
+	// The creation and operation dates, in nanoseconds since 1970, and
+	// their zones (compact.Zones.Stamp).
+	createdNs, operatedNs     int64
+	createdZone, operatedZone uint8
+	// statusC, typeC, methodC, currencyC and opTypeC number the status,
+	// type, method, currency and operation type (compact.Symbols).
+	statusC, typeC, methodC, currencyC, opTypeC uint8
+	// conciliated is the wire form's conciliated.
+	conciliated bool
+	// creditedIs says what the charge added to the balance (credited).
+	creditedIs uint8
 
 	// kind tells the charge variants apart (card, redirect, ivr, store,
 	// bank, alipay); zero for transactions that are not charges.
@@ -498,17 +525,8 @@ type tx struct {
 	// completes it.
 	captureOnCompletion bool
 	// seq is the transaction's place in the merchant's creation order,
-	// from 1; 0 until addTx stores it. (It fits in what would otherwise be
-	// padding.)
+	// from 1; 0 until addTx stores it.
 	seq uint32
-	// credited is what the charge added to the balance (MXN).
-	credited openpay.Amount
-	// later holds what few charges need: what refunds and chargebacks
-	// record, and what the hosted pages need of a charge that waits for
-	// its payer. It is nil until first needed, so that the many charges
-	// decided at once and never refunded or disputed do not carry it (see
-	// after).
-	later *txLater
 }
 
 // txLater is the bookkeeping of a charge's refunds and chargebacks, and
@@ -532,6 +550,9 @@ type txLater struct {
 	// feeCharged is when the gateway's fee on the charge (t.Fee) was taken
 	// from the credit, at completion (the fees report reads it).
 	feeCharged time.Time
+	// creditedWhole is what the charge added to the balance when that has
+	// no exact value in cents (tx.credited).
+	creditedWhole openpay.Amount
 }
 
 // after returns the charge's txLater, created empty on first use. The
@@ -558,32 +579,31 @@ type txKey struct {
 // the gateway's answer does not show (the documented redirect charge has
 // no due_date; charging.go's payerDueAfter).
 func (t *tx) snapshot() openpay.Transaction {
+	w := t.wire()
 	if t.kind == kindCard || t.kind == kindRedirect {
-		w := t.t
 		w.DueDate = time.Time{}
-		return w
 	}
-	return t.t
+	return w
 }
 
 // addTx stores a new transaction and reserves its order_id. The caller
 // holds m.mu and has checked the order_id with orderIDTaken.
 func (m *merchant) addTx(t *tx) {
-	if n := len(m.txList); n > 0 && t.t.CreationDate.Before(m.txList[n-1].t.CreationDate) {
+	if n := len(m.txList); n > 0 && t.createdBefore(m.txList[n-1]) {
 		m.clockBack = true
 	}
 	m.txList = append(m.txList, t)
 	m.txSeq++
 	t.seq = m.txSeq
 	m.txs.put(m.txList, t.t.ID, t)
-	key := txKey{typ: t.t.TransactionType}
+	key := txKey{typ: t.typ()}
 	m.txIndex[key] = append(m.txIndex[key], t.seq)
 	if t.t.CustomerID != "" {
 		key.customer = t.t.CustomerID
 		m.txIndex[key] = append(m.txIndex[key], t.seq)
 	}
-	m.statusIndex(t, "", t.t.Status)
-	m.amounts.widen(t.seq, t.t.Amount)
+	m.statusIndex(t, "", t.status())
+	m.amounts.widen(t.seq, t.amountC)
 	if t.t.OrderID != "" {
 		m.orderIDs.put(m.txList, t.t.OrderID, t)
 	}
@@ -601,9 +621,9 @@ func (m *merchant) markTx(t *tx) {
 // setAmount changes a transaction's amount (a capture of less than was
 // authorized). The caller holds m.mu.
 func (m *merchant) setAmount(t *tx, a openpay.Amount) {
-	t.t.Amount = a
+	t.putAmount(a)
 	if t.seq != 0 {
-		m.amounts.widen(t.seq, a)
+		m.amounts.widen(t.seq, t.amountC)
 	}
 	m.markTx(t)
 }
@@ -620,9 +640,10 @@ type amountSummary struct {
 // amountBlockShift is log2 of the block sizes of amountSummary.
 var amountBlockShift = [3]uint{6, 12, 18}
 
-// widen makes the bounds of the blocks of seq (from 1) cover a.
-func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
-	c, ok := amountCents(a)
+// widen makes the bounds of the blocks of seq (from 1) cover an amount of
+// c cents (any amount when c is notCents: it has no exact value in cents).
+func (s *amountSummary) widen(seq uint32, c int64) {
+	ok := c != notCents
 	for lv, shift := range amountBlockShift {
 		b := int((seq - 1) >> shift)
 		for len(s.least[lv]) <= b {
@@ -653,8 +674,8 @@ func (s *amountSummary) skip(seq uint32, f amountBounds) (uint32, bool) {
 // setStatus changes a transaction's status, and where the merchant's
 // lists find it by status. The caller holds m.mu.
 func (m *merchant) setStatus(t *tx, status openpay.TransactionStatus) {
-	old := t.t.Status
-	t.t.Status = status
+	old := t.status()
+	t.putStatus(status)
 	if t.seq != 0 {
 		m.statusIndex(t, old, status)
 	}
@@ -669,14 +690,14 @@ func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
 		return
 	}
 	if from != "" {
-		key := txKey{typ: t.t.TransactionType, status: from}
+		key := txKey{typ: t.typ(), status: from}
 		l := m.txStatus[key]
 		if i := l.index(t.seq); i < len(l) && l[i] == t.seq {
 			m.txStatus[key] = slices.Delete(l, i, i+1)
 		}
 	}
 	if to != "" {
-		key := txKey{typ: t.t.TransactionType, status: to}
+		key := txKey{typ: t.typ(), status: to}
 		l := m.txStatus[key]
 		if i := l.index(t.seq); i == len(l) || l[i] != t.seq {
 			m.txStatus[key] = slices.Insert(l, i, t.seq)

@@ -94,8 +94,9 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
 	m.setStatus(out, openpay.TransactionStatusCompleted)
-	in := &tx{t: out.t}
-	in.t.OperationType, in.t.CustomerID, in.t.OrderID = openpay.OperationTypeIn, to.id, ""
+	in := newTx(out.wire())
+	in.setOpType(openpay.OperationTypeIn)
+	in.t.CustomerID, in.t.OrderID = to.id, ""
 	// The in side first: the merchant's transaction of the id is then the
 	// out side, which holds the order_id.
 	m.addTx(in)
@@ -119,7 +120,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	if t := m.txByID(id); t != nil && t.t.TransactionType == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
+	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
 	if t := extState(m, newTransferState).in.get(m.txList, id); t != nil && t.t.CustomerID == cu.id {
@@ -136,6 +137,6 @@ func (s *Server) listTransfers(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeTransfer, func(t *tx, cu *customer) bool {
-		return t.t.TransactionType == openpay.TransactionTypeTransfer && cu != nil && t.t.CustomerID == cu.id
+		return t.typ() == openpay.TransactionTypeTransfer && cu != nil && t.t.CustomerID == cu.id
 	})
 }

@@ -1,0 +1,337 @@
+package refserver
+
+import (
+	"math"
+	"time"
+	"unsafe"
+
+	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
+)
+
+// How a transaction is stored: compact fields, the wire form built on read.
+//
+// A merchant may hold millions of transactions, nearly all of them card
+// charges decided at once, so a record keeps only what such a charge needs,
+// in fixed-size fields, and builds its wire form (openpay.Transaction) when
+// an answer, an event or the data directory asks for it (tx.snapshot,
+// tx.wire):
+//   - the identifiers and the request's free text stay strings (txFields:
+//     ID, OrderID, Description, CustomerID, Authorization) and the charged
+//     card stays a shared pointer;
+//   - the amount is cents (an int64); an amount without an exact value in
+//     cents, which no request can give but arithmetic might, is kept whole
+//     in the rare part; what a charge credited is a byte when it is the
+//     amount itself (creditedIs), else an amount in txLater;
+//   - the creation and operation dates are nanoseconds since 1970 and a
+//     zone's number in a table of zones the process has seen (compact.Zones);
+//   - the status, type, method, currency and operation type are numbers in
+//     tables of the values seen (compact.Symbols), a byte each;
+//   - everything else the wire form can carry (a payment method, a fee, an
+//     exchange rate, a refund, a due date, an error, a bank account...) is
+//     in the rare part, an openpay.Transaction allocated when the first of
+//     those fields is set (tx.more) and nil for a plain card charge.
+//
+// Reads go through accessors (t.status(), t.amount(), t.created(), ...)
+// and changes through setters, or through the merchant's setStatus and
+// setAmount for what the list indexes follow. The wire form of the rare
+// fields is read with t.rare() and changed with t.more(); the
+// copy-on-write rule of store.go applies to their pointees as before.
+
+// txFields are the fields of a stored transaction kept as the wire form
+// has them, under the wire form's names.
+type txFields struct {
+	ID, OrderID, Description, CustomerID, Authorization string
+	Card                                                *openpay.Card
+}
+
+// noRare is what rare returns for a transaction without a rare part: read
+// only.
+var noRare openpay.Transaction
+
+// rare returns the wire fields the compact record does not hold (see
+// above), the zero Transaction when none is set. Read only: change them
+// through more.
+func (t *tx) rare() *openpay.Transaction {
+	if t.x == nil {
+		return &noRare
+	}
+	return t.x
+}
+
+// more returns the rare part of the record for a change, allocated on
+// first use.
+func (t *tx) more() *openpay.Transaction {
+	if t.x == nil {
+		t.x = &openpay.Transaction{}
+	}
+	return t.x
+}
+
+// inRare is the number a symbol or a zone field holds when its value is
+// kept in the rare part instead (its table is full).
+const inRare = compact.Full
+
+// notCents is what an amount field holds when the amount has no exact
+// value in cents and is kept whole instead.
+const notCents = math.MinInt64
+
+// The tables of the numbered fields of stored transactions.
+var (
+	txStatuses = compact.NewSymbols(string(openpay.TransactionStatusCompleted), string(openpay.TransactionStatusFailed),
+		string(openpay.TransactionStatusInProgress), string(openpay.TransactionStatusChargePending),
+		string(openpay.TransactionStatusRefunded), string(openpay.TransactionStatusCancelled))
+	txTypes = compact.NewSymbols(string(openpay.TransactionTypeCharge), string(openpay.TransactionTypeRefund),
+		string(openpay.TransactionTypePayout), string(openpay.TransactionTypeTransfer), string(openpay.TransactionTypeFee))
+	txMethods    = compact.NewSymbols(string(openpay.TransactionMethodCard), string(openpay.TransactionMethodCustomer))
+	txCurrencies = compact.NewSymbols(string(openpay.CurrencyMXN), string(openpay.CurrencyUSD))
+	txOpTypes    = compact.NewSymbols(string(openpay.OperationTypeIn), string(openpay.OperationTypeOut))
+)
+
+// txZones numbers the zones of the stored dates.
+var txZones = compact.NewZones()
+
+// centsOf returns a in cents, notCents when it has no exact value in
+// cents.
+func centsOf(a openpay.Amount) int64 {
+	if c, ok := amountCents(a); ok && c != notCents {
+		return c
+	}
+	return notCents
+}
+
+// amount returns the transaction's amount.
+func (t *tx) amount() openpay.Amount {
+	if t.amountC == notCents {
+		return t.x.Amount
+	}
+	return compact.AmountOfCents(t.amountC)
+}
+
+// putAmount sets the amount; the merchant's setAmount is what changes a
+// stored transaction's.
+func (t *tx) putAmount(a openpay.Amount) {
+	if t.creditedIs == creditedAmount {
+		// What was credited stays what it was.
+		t.creditedIs = creditedOther
+		t.after().creditedWhole = t.amount()
+	}
+	if t.amountC = centsOf(a); t.amountC == notCents {
+		t.more().Amount = a
+	} else if t.x != nil {
+		t.x.Amount = openpay.Amount{}
+	}
+}
+
+// What a charge added to the balance (tx.creditedIs).
+const (
+	creditedNone   = iota // nothing
+	creditedAmount        // its amount, as a charge in the account's currency without a fee adds
+	creditedOther         // later.creditedWhole
+)
+
+// amountKept reports whether the transaction's amount passes a list's
+// amount filters, compared in cents when both are.
+func (t *tx) amountKept(b amountBounds) bool {
+	switch {
+	case !b.set():
+		return true
+	case b.cents && t.amountC != notCents:
+		return b.keepCents(t.amountC)
+	}
+	return b.keep(t.amount())
+}
+
+// credited returns what the charge added to the balance (in the account's
+// currency).
+func (t *tx) credited() openpay.Amount {
+	switch t.creditedIs {
+	case creditedAmount:
+		return t.amount()
+	case creditedOther:
+		return t.later.creditedWhole
+	}
+	return openpay.Amount{}
+}
+
+// setCredited sets what the charge added to the balance. The caller sets
+// the amount first.
+func (t *tx) setCredited(a openpay.Amount) {
+	switch {
+	case a.IsZero():
+		t.creditedIs = creditedNone
+		if t.later != nil {
+			t.later.creditedWhole = openpay.Amount{}
+		}
+	case a.Cmp(t.amount()) == 0:
+		t.creditedIs = creditedAmount
+		if t.later != nil {
+			t.later.creditedWhole = openpay.Amount{}
+		}
+	default:
+		t.creditedIs = creditedOther
+		t.after().creditedWhole = a
+	}
+}
+
+func (t *tx) symbol(st *compact.Symbols, c uint8, rare string) string {
+	if c == inRare {
+		return rare
+	}
+	return st.Name(c)
+}
+
+// putSymbol sets a field kept as a number in st (*code) to v; when st is
+// full, to inRare, and v goes to the field of the rare part.
+func (t *tx) putSymbol(st *compact.Symbols, code *uint8, v string, field func(*openpay.Transaction) *string) {
+	if *code = st.Code(v); *code == inRare {
+		*field(t.more()) = v
+	}
+}
+
+// status returns the transaction's status; the merchant's setStatus
+// changes a stored transaction's.
+func (t *tx) status() openpay.TransactionStatus {
+	return openpay.TransactionStatus(t.symbol(txStatuses, t.statusC, string(t.rare().Status)))
+}
+
+func (t *tx) putStatus(s openpay.TransactionStatus) {
+	t.putSymbol(txStatuses, &t.statusC, string(s), func(w *openpay.Transaction) *string { return (*string)(&w.Status) })
+}
+
+// typ returns the transaction's type (fixed at creation).
+func (t *tx) typ() openpay.TransactionType {
+	return openpay.TransactionType(t.symbol(txTypes, t.typeC, string(t.rare().TransactionType)))
+}
+
+// method returns the means by which the transaction moved funds.
+func (t *tx) method() openpay.TransactionMethod {
+	return openpay.TransactionMethod(t.symbol(txMethods, t.methodC, string(t.rare().Method)))
+}
+
+// setMethod sets the means by which the transaction moved funds.
+func (t *tx) setMethod(v openpay.TransactionMethod) {
+	t.putSymbol(txMethods, &t.methodC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.Method) })
+}
+
+// currency returns the currency of the amount.
+func (t *tx) currency() openpay.Currency {
+	return openpay.Currency(t.symbol(txCurrencies, t.currencyC, string(t.rare().Currency)))
+}
+
+// setCurrency sets the currency of the amount.
+func (t *tx) setCurrency(v openpay.Currency) {
+	t.putSymbol(txCurrencies, &t.currencyC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.Currency) })
+}
+
+// opType returns whether the transaction credits or debits its balance.
+func (t *tx) opType() openpay.OperationType {
+	return openpay.OperationType(t.symbol(txOpTypes, t.opTypeC, string(t.rare().OperationType)))
+}
+
+// setOpType sets whether the transaction credits or debits its balance.
+func (t *tx) setOpType(v openpay.OperationType) {
+	t.putSymbol(txOpTypes, &t.opTypeC, string(v), func(w *openpay.Transaction) *string { return (*string)(&w.OperationType) })
+}
+
+// created returns when the transaction was created.
+func (t *tx) created() time.Time {
+	if t.createdZone == inRare {
+		return t.x.CreationDate
+	}
+	return txZones.Time(t.createdNs, t.createdZone)
+}
+
+// createdBefore reports whether t was created before u.
+func (t *tx) createdBefore(u *tx) bool {
+	if t.createdZone == inRare || u.createdZone == inRare || t.createdZone == 0 || u.createdZone == 0 {
+		return t.created().Before(u.created())
+	}
+	return t.createdNs < u.createdNs
+}
+
+// operated returns when the operation took effect (zero when not yet).
+func (t *tx) operated() time.Time {
+	if t.operatedZone == inRare {
+		return t.x.OperationDate
+	}
+	return txZones.Time(t.operatedNs, t.operatedZone)
+}
+
+// setOperated sets when the operation took effect.
+func (t *tx) setOperated(at time.Time) {
+	if t.operatedNs, t.operatedZone = txZones.Stamp(at); t.operatedZone == inRare {
+		t.more().OperationDate = at
+	} else if t.x != nil {
+		t.x.OperationDate = time.Time{}
+	}
+}
+
+// newTx makes a transaction record of the wire form w (not stored yet:
+// see merchant.addTx).
+func newTx(w openpay.Transaction) *tx {
+	t := &tx{}
+	t.setWire(w)
+	return t
+}
+
+// setWire sets every field of the record from the wire form w.
+func (t *tx) setWire(w openpay.Transaction) {
+	t.t = txFields{ID: w.ID, OrderID: w.OrderID, Description: w.Description, CustomerID: w.CustomerID,
+		Authorization: w.Authorization, Card: w.Card}
+	t.conciliated = w.Conciliated
+	// The rare part: what is left of w once the compact fields are taken
+	// out, nil when nothing is.
+	r := w
+	r.ID, r.OrderID, r.Description, r.CustomerID, r.Authorization, r.Card = "", "", "", "", "", nil
+	r.Conciliated = false
+	t.amountC = centsOf(w.Amount)
+	if t.amountC != notCents {
+		r.Amount = openpay.Amount{}
+	}
+	t.createdNs, t.createdZone = txZones.Stamp(w.CreationDate)
+	t.operatedNs, t.operatedZone = txZones.Stamp(w.OperationDate)
+	if t.createdZone != inRare {
+		r.CreationDate = time.Time{}
+	}
+	if t.operatedZone != inRare {
+		r.OperationDate = time.Time{}
+	}
+	t.statusC = txStatuses.Take((*string)(&r.Status))
+	t.typeC = txTypes.Take((*string)(&r.TransactionType))
+	t.methodC = txMethods.Take((*string)(&r.Method))
+	t.currencyC = txCurrencies.Take((*string)(&r.Currency))
+	t.opTypeC = txOpTypes.Take((*string)(&r.OperationType))
+	t.x = nil
+	if !isZeroTransaction(&r) {
+		t.x = new(openpay.Transaction)
+		*t.x = r // a copy: r itself stays on the stack
+	}
+}
+
+// isZeroTransaction reports whether w has no field set.
+func isZeroTransaction(w *openpay.Transaction) bool {
+	return w.Amount.IsZero() && w.Authorization == "" && w.BankAccount == nil && w.Card == nil && w.CardPoints == nil && w.CLABE == "" &&
+		!w.Conciliated && w.CreationDate.IsZero() && w.Currency == "" && w.Customer == nil && w.CustomerID == "" &&
+		w.Description == "" && w.DueDate.IsZero() && w.ErrorCode == 0 && w.ErrorMessage == "" && w.ExchangeRate == nil &&
+		w.Fee == nil && w.ID == "" && len(w.Metadata) == 0 && w.Method == "" && w.OperationDate.IsZero() &&
+		w.OperationType == "" && w.OrderID == "" && w.PaymentMethod == nil && w.Refund == nil && w.RiskData == nil &&
+		w.Status == "" && w.Store == nil && w.TransactionType == ""
+}
+
+// wire returns the transaction's whole wire form, built from the record.
+func (t *tx) wire() openpay.Transaction {
+	w := *t.rare()
+	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card =
+		t.t.ID, t.t.OrderID, t.t.Description, t.t.CustomerID, t.t.Authorization, t.t.Card
+	w.Conciliated = t.conciliated
+	w.Amount = t.amount()
+	w.CreationDate, w.OperationDate = t.created(), t.operated()
+	w.Status, w.TransactionType, w.Method, w.Currency, w.OperationType = t.status(), t.typ(), t.method(), t.currency(), t.opType()
+	return w
+}
+
+// The record's size is part of what a stored charge costs: keep it at
+// most one of the allocator's size classes (144 bytes) unless a field
+// earns its place.
+var _ [144 - unsafe.Sizeof(tx{})]byte
