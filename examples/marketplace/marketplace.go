@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -394,9 +396,8 @@ func (m *Marketplace) followUp(ctx context.Context, orderID string) error {
 	if err != nil {
 		return err
 	}
-	settled := func(id string) bool { return id != "" && ops[id].State != "" } // claimed: the journal has it
-	switch {
-	case o.Charge != "" && !settled(o.Commission):
+	switch next(o, ops) {
+	case KindCommission:
 		cents, _ := o.Total.Cents()
 		fee := openpay.AmountFromCents(cents * m.cfg.CommissionPercent / 100)
 		if !fee.IsPositive() {
@@ -407,8 +408,7 @@ func (m *Marketplace) followUp(ctx context.Context, orderID string) error {
 			return err
 		}
 		_, err = m.j.Fee(ctx, openpay.FeeRequest{CustomerID: o.Seller, Amount: fee, Description: "Commission on " + o.ID, OrderID: id})
-	case o.Refund != "" && ops[o.Refund].State == journal.StateMade && ops[o.Refund].Amount.Equal(o.Total) &&
-		o.Commission != "" && ops[o.Commission].State == journal.StateMade && !settled(o.CommissionRefund):
+	case KindCommissionRefund:
 		id, fee := o.ID+"-fee-refund", ops[o.Commission]
 		if err := m.record(ctx, Op{ID: id, Kind: KindCommissionRefund, Order: o.ID, Seller: o.Seller, Amount: fee.Amount, ChargeID: fee.TxID}); err != nil {
 			return err
@@ -420,6 +420,21 @@ func (m *Marketplace) followUp(ctx context.Context, orderID string) error {
 		return nil // another process is sending it
 	}
 	return err
+}
+
+// next is the movement that follows what the order's movements show, not
+// claimed yet: the commission once the charge is made, the commission's
+// refund once the whole charge is refunded; "" for none.
+func next(o Order, ops map[string]Op) OpKind {
+	claimed := func(id string) bool { return id != "" && ops[id].State != "" } // the journal has it
+	switch {
+	case o.Charge != "" && !claimed(o.Commission):
+		return KindCommission
+	case o.Refund != "" && ops[o.Refund].State == journal.StateMade && ops[o.Refund].Amount.Equal(o.Total) &&
+		o.Commission != "" && ops[o.Commission].State == journal.StateMade && !claimed(o.CommissionRefund):
+		return KindCommissionRefund
+	}
+	return ""
 }
 
 // Recover is the recovery job run once: the journal's worker settles every
@@ -435,19 +450,37 @@ func (m *Marketplace) Recover(ctx context.Context) error {
 	if _, err := m.Worker.Drain(ctx); err != nil {
 		return err
 	}
-	orders, err := m.orderIDs(ctx)
+	ops, err := m.Ops(ctx)
 	if err != nil {
 		return err
 	}
+	byOrder := map[string][]Op{}
+	for _, op := range ops {
+		if op.Order != "" {
+			byOrder[op.Order] = append(byOrder[op.Order], op)
+		}
+	}
 	var errs []error
-	for _, id := range orders {
+	followed := false
+	for _, id := range slices.Sorted(maps.Keys(byOrder)) {
+		o := Order{ID: id}
+		for _, op := range byOrder[id] {
+			if op.Kind == KindCharge {
+				o.Total = op.Amount // each payment attempt is of the order's total
+			}
+		}
+		if next(assemble(o, byOrder[id])) == "" {
+			continue
+		}
+		followed = true
 		if err := m.followUp(ctx, id); err != nil && openpay.ClassOf(err) == openpay.ClassUnknown {
 			errs = append(errs, fmt.Errorf("%s: %w", id, err))
 		}
 	}
-	ops, err := m.Ops(ctx)
-	if err != nil {
-		return err
+	if followed {
+		if ops, err = m.Ops(ctx); err != nil {
+			return err
+		}
 	}
 	settle := m.cfg.SettleAfter
 	if settle <= 0 {
@@ -568,24 +601,6 @@ func (m *Marketplace) Op(ctx context.Context, id string) (Op, bool) {
 // Ops returns every movement of the marketplace as it stands, by id.
 func (m *Marketplace) Ops(ctx context.Context) ([]Op, error) { return m.movements(ctx, "") }
 
-// orderIDs returns the marketplace's orders' ids, sorted.
-func (m *Marketplace) orderIDs(ctx context.Context) ([]string, error) {
-	rows, err := m.db.QueryContext(ctx, `SELECT id FROM marketplace_orders WHERE market = $1 ORDER BY id`, m.cfg.Prefix)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
 // order reads an order with its movements, by id.
 func (m *Marketplace) order(ctx context.Context, id string) (Order, map[string]Op, error) {
 	var o Order
@@ -605,6 +620,13 @@ func (m *Marketplace) order(ctx context.Context, id string) (Order, map[string]O
 	if err != nil {
 		return Order{}, nil, err
 	}
+	o, ops := assemble(o, list)
+	return o, ops, nil
+}
+
+// assemble fills o's movements in from list (its movements, in any order).
+func assemble(o Order, list []Op) (Order, map[string]Op) {
+	list = slices.Clone(list)
 	sort.SliceStable(list, func(a, b int) bool { return list[a].seq < list[b].seq })
 	ops := map[string]Op{}
 	for _, op := range list {
@@ -623,7 +645,7 @@ func (m *Marketplace) order(ctx context.Context, id string) (Order, map[string]O
 			o.CommissionRefund = op.ID
 		}
 	}
-	return o, ops, nil
+	return o, ops
 }
 
 // Order returns an order as it stands.
