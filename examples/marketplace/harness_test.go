@@ -2,25 +2,18 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/journal/journaltest"
 )
 
-// The tests' databases: PostgreSQL at OPENPAY_TEST_DATABASE_URL (a schema
-// of its own for each test), SQLite in a temporary file.
-const databaseURLEnv = "OPENPAY_TEST_DATABASE_URL"
-
-// engine is one database a test runs on; a child process opens the same.
+// engine is one database a test runs on (package journaltest's: a SQLite
+// file, or a PostgreSQL schema of its own); a child process opens the same.
 type engine struct {
 	name   string // sqlite or postgres: newEngine(t, name) makes another
 	driver string // sqlite or pgx
@@ -44,42 +37,12 @@ func forEach(t *testing.T, f func(t *testing.T, e engine)) {
 // newEngine makes an empty database for t.
 func newEngine(t *testing.T, name string) engine {
 	t.Helper()
-	if name == "sqlite" {
-		file := filepath.Join(t.TempDir(), "marketplace.db")
-		return engine{name: name, driver: "sqlite", dsn: "file:" + file + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(wal)&_txlock=immediate"}
+	db := journaltest.SQLite
+	if name == "postgres" {
+		db = journaltest.PostgreSQL
 	}
-	base := os.Getenv(databaseURLEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set: CI runs the PostgreSQL tests (see .ci/run)", databaseURLEnv)
-		}
-		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://openpay:openpay@127.0.0.1:5432/openpay_test) to a database the tests may create schemas in", databaseURLEnv)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "marketplace_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("creating a schema in %s: %v", databaseURLEnv, err)
-	}
-	t.Cleanup(func() {
-		if admin, err := sql.Open("pgx", base); err == nil {
-			_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			admin.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return engine{name: name, driver: "pgx", dsn: u.String()}
+	got := db(t)
+	return engine{name: name, driver: got.Driver, dsn: got.DSN}
 }
 
 // open opens e's database, closed when t ends.
