@@ -110,6 +110,7 @@ type Client struct {
 	userAgentValue []string
 	clientIP       []string // the default X-Forwarded-For value, if any
 	inFlight       time.Duration
+	logger         *slog.Logger // WithLogger's, or nil
 	tr             *transport.Transport
 }
 
@@ -341,6 +342,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		userAgentValue: []string{ua},
 		clientIP:       s.clientIP,
 		inFlight:       cmp.Or(s.inFlight, DefaultInFlightBound),
+		logger:         s.logger,
 		tr: transport.New(transport.Config{
 			HTTPClient: s.httpClient,
 			Timeout:    s.timeout,
@@ -372,6 +374,16 @@ func (c *Client) MerchantID() string {
 		return ""
 	}
 	return c.merchantID
+}
+
+// Logger returns the logger given with [WithLogger], or nil. Packages
+// built on the SDK (the journal) send their records to it, so one logger
+// shows both.
+func (c *Client) Logger() *slog.Logger {
+	if c == nil {
+		return nil
+	}
+	return c.logger
 }
 
 // CloseIdleConnections closes the idle connections of the SDK's own

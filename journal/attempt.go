@@ -120,7 +120,8 @@ type Charge struct {
 type Payout struct {
 	CustomerID string
 	// Request is an [openpay.BankAccountPayout] or [openpay.CardPayout]
-	// to a saved destination, with its OrderID.
+	// to a saved destination, or an [openpay.InlineBankAccountPayout] to a
+	// CLABE, with its OrderID.
 	Request openpay.PayoutRequest
 }
 
@@ -138,6 +139,15 @@ type Refund struct {
 	ChargeID   string
 	Key        string
 	Request    openpay.RefundRequest
+}
+
+// FeeRefund returns fee FeeID to the customer it was charged to. Key
+// names this refund of the fee (for example "commission-back"): fee
+// refunds carry no order_id. The gateway refunds a fee once, whole.
+type FeeRefund struct {
+	FeeID   string
+	Key     string
+	Request openpay.FeeRefundRequest
 }
 
 // attempt is a row with what re-sends it.
@@ -204,6 +214,23 @@ func (j *Journal) Refund(ctx context.Context, r Refund) (*openpay.Transaction, e
 	return j.encodeAndDo(ctx, a, r.Request)
 }
 
+// FeeRefund records the refund of a fee, sends it and records its outcome,
+// as [Journal.Refund] does; the answer is the refund. It is kept as a
+// refund attempt (kind refund, variant FeeRefundRequest) under the fee's
+// id and the key: read it with [Journal.RefundAttempt](FeeID, Key). A
+// [Worker] settles one whose outcome is unknown by reading the fee back,
+// and sends it again only when the fee shows no refund.
+func (j *Journal) FeeRefund(ctx context.Context, r FeeRefund) (*openpay.Transaction, error) {
+	if r.FeeID == "" || r.Key == "" {
+		return nil, errors.New("journal: a fee refund needs FeeID and Key")
+	}
+	a := attempt{Attempt: Attempt{Kind: KindRefund, OrderID: r.Key, ChargeID: r.FeeID, Variant: feeRefundVariant}}
+	return j.encodeAndDo(ctx, a, r.Request)
+}
+
+// feeRefundVariant is the variant of a refund attempt that refunds a fee.
+const feeRefundVariant = "FeeRefundRequest"
+
 func chargeAttempt(c Charge) (attempt, error) {
 	a := attempt{Attempt: Attempt{Kind: KindCharge, CustomerID: c.CustomerID}, clientIP: c.ClientIP}
 	var body any
@@ -239,6 +266,9 @@ func payoutAttempt(p Payout) (attempt, error) {
 		a.Variant, a.OrderID, a.Amount, a.Source, body = "BankAccountPayout", r.OrderID, r.Amount, r.DestinationID, r
 	case openpay.CardPayout:
 		a.Variant, a.OrderID, a.Amount, a.Source, body = "CardPayout", r.OrderID, r.Amount, r.DestinationID, r
+	case openpay.InlineBankAccountPayout:
+		// A CLABE is no card data: the request is kept as it is.
+		a.Variant, a.OrderID, a.Amount, a.Source, body = "InlineBankAccountPayout", r.OrderID, r.Amount, r.BankAccount.CLABE, r
 	case openpay.InlineCardPayout:
 		return a, ErrCardData
 	default:

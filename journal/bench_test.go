@@ -7,14 +7,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/journal/journaltest"
 	"github.com/openpay-go/openpay/openpaytest"
 )
 
 // benchEngines are the engines a benchmark runs on: SQLite, and
 // PostgreSQL when OPENPAY_TEST_DATABASE_URL is set.
 func benchEngines(b *testing.B) []Dialect {
-	if os.Getenv(databaseURLEnv) == "" {
-		b.Logf("PostgreSQL benchmarks skipped: %s is not set", databaseURLEnv)
+	if os.Getenv(journaltest.DatabaseURLEnv) == "" {
+		b.Logf("PostgreSQL benchmarks skipped: %s is not set", journaltest.DatabaseURLEnv)
 		return []Dialect{SQLite}
 	}
 	return []Dialect{SQLite, PostgreSQL}

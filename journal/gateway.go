@@ -34,8 +34,9 @@ func (j *Journal) send(ctx context.Context, a *attempt) (*openpay.Transaction, e
 		return c.Charges.Create(ctx, req, opts...)
 	case KindPayout:
 		req, err := decodeAs[openpay.PayoutRequest](a, map[string]func() openpay.PayoutRequest{
-			"BankAccountPayout": func() openpay.PayoutRequest { return new(openpay.BankAccountPayout) },
-			"CardPayout":        func() openpay.PayoutRequest { return new(openpay.CardPayout) },
+			"BankAccountPayout":       func() openpay.PayoutRequest { return new(openpay.BankAccountPayout) },
+			"CardPayout":              func() openpay.PayoutRequest { return new(openpay.CardPayout) },
+			"InlineBankAccountPayout": func() openpay.PayoutRequest { return new(openpay.InlineBankAccountPayout) },
 		})
 		if err != nil {
 			return nil, err
@@ -57,6 +58,13 @@ func (j *Journal) send(ctx context.Context, a *attempt) (*openpay.Transaction, e
 		}
 		return c.Fees.Create(ctx, req)
 	case KindRefund:
+		if a.Variant == feeRefundVariant {
+			var req openpay.FeeRefundRequest
+			if err := json.Unmarshal([]byte(a.request), &req); err != nil {
+				return nil, fmt.Errorf("journal: reading the recorded request: %w", err)
+			}
+			return c.Fees.Refund(ctx, a.ChargeID, req)
+		}
 		var req openpay.RefundRequest
 		if err := json.Unmarshal([]byte(a.request), &req); err != nil {
 			return nil, fmt.Errorf("journal: reading the recorded request: %w", err)
@@ -90,6 +98,8 @@ func decodeAs[R any](a *attempt, variants map[string]func() R) (R, error) {
 		return any(*v).(R), nil
 	case *openpay.CardPayout:
 		return any(*v).(R), nil
+	case *openpay.InlineBankAccountPayout:
+		return any(*v).(R), nil
 	}
 	return zero, fmt.Errorf("journal: unknown %s variant %q", a.Kind, a.Variant)
 }
@@ -119,6 +129,9 @@ func (j *Journal) lookup(ctx context.Context, a *attempt) (*openpay.Transaction,
 	case KindFee:
 		return c.Fees.GetByOrderID(ctx, a.OrderID)
 	case KindRefund:
+		if a.Variant == feeRefundVariant {
+			return c.Fees.Get(ctx, a.ChargeID)
+		}
 		return j.charges(a).Get(ctx, a.ChargeID)
 	}
 	return nil, fmt.Errorf("journal: unknown kind %q", a.Kind)
@@ -127,11 +140,12 @@ func (j *Journal) lookup(ctx context.Context, a *attempt) (*openpay.Transaction,
 // methodOf is the transaction method each variant makes ("" when not
 // checked).
 var methodOf = map[string]openpay.TransactionMethod{
-	"CardCharge":        openpay.TransactionMethodCard,
-	"StoreCharge":       openpay.TransactionMethodStore,
-	"BankCharge":        openpay.TransactionMethodBankAccount,
-	"BankAccountPayout": openpay.TransactionMethodBankAccount,
-	"CardPayout":        openpay.TransactionMethodCard,
+	"CardCharge":              openpay.TransactionMethodCard,
+	"StoreCharge":             openpay.TransactionMethodStore,
+	"BankCharge":              openpay.TransactionMethodBankAccount,
+	"BankAccountPayout":       openpay.TransactionMethodBankAccount,
+	"CardPayout":              openpay.TransactionMethodCard,
+	"InlineBankAccountPayout": openpay.TransactionMethodBankAccount,
 }
 
 // clockAllowance is how much earlier than the claim, by the gateway's

@@ -4,13 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,13 +18,13 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/journal/journaltest"
 	_ "modernc.org/sqlite"
 )
 
 // The test database: PostgreSQL at OPENPAY_TEST_DATABASE_URL, SQLite in a
 // temporary file. Each test gets a schema (PostgreSQL) or a file (SQLite)
-// of its own.
-const databaseURLEnv = "OPENPAY_TEST_DATABASE_URL"
+// of its own (package journaltest).
 
 // engine is one database a test runs on.
 type engine struct {
@@ -48,46 +45,15 @@ func forEach(t *testing.T, f func(t *testing.T, e engine)) {
 	}
 }
 
-// newEngine makes an empty database of dialect d for t.
+// newEngine makes an empty database of dialect d for t (journaltest's).
 func newEngine(t testing.TB, d Dialect) engine {
 	t.Helper()
-	if d == SQLite {
-		file := filepath.Join(t.TempDir(), "journal.db")
-		return engine{dialect: SQLite, driver: "sqlite", dsn: "file:" + file + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(wal)&_txlock=immediate"}
+	db := journaltest.SQLite
+	if d == PostgreSQL {
+		db = journaltest.PostgreSQL
 	}
-	base := os.Getenv(databaseURLEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set: CI runs the PostgreSQL tests (see .ci/run)", databaseURLEnv)
-		}
-		t.Skipf("PostgreSQL tests skipped: set %s (for example postgres://openpay:openpay@127.0.0.1:5432/openpay_test) to a database the tests may create schemas in; .ci/run shows how to start one", databaseURLEnv)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "journal_test_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("creating a schema in %s: %v", databaseURLEnv, err)
-	}
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err == nil {
-			_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			admin.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return engine{dialect: PostgreSQL, driver: "pgx", dsn: u.String()}
+	got := db(t)
+	return engine{dialect: d, driver: got.Driver, dsn: got.DSN}
 }
 
 // open opens e's database.

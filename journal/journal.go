@@ -61,9 +61,11 @@ type Options struct {
 	// SDK may make (its timeout times its tries).
 	SettleAfter time.Duration
 	// Logger receives a record for each attempt settled by a worker and
-	// each outcome left unknown; give it the logger passed to
-	// [openpay.WithLogger]. Nil discards them. No card data is logged:
-	// only kinds, order ids, amounts, states and transaction ids.
+	// each outcome left unknown. Nil means the client's (the one given
+	// with [openpay.WithLogger], see [openpay.Client.Logger]), so the
+	// SDK's records and the journal's go to one logger; a client without
+	// one discards them. No card data is logged: only kinds, order ids,
+	// amounts, states and transaction ids.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now. Tests move it.
 	Now func() time.Time
@@ -103,6 +105,9 @@ func Open(ctx context.Context, db *sql.DB, client *openpay.Client, opts Options)
 	}
 	if j.settle <= 0 {
 		j.settle = time.Minute
+	}
+	if j.log == nil {
+		j.log = client.Logger()
 	}
 	if j.log == nil {
 		j.log = slog.New(slog.DiscardHandler)

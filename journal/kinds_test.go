@@ -194,3 +194,72 @@ func TestPruneAndCounts(t *testing.T) {
 		}
 	})
 }
+
+// A commission refunded (a fee's refund, keyed by the fee and a key) and a
+// payout to a CLABE given inline are journaled too: a lost answer whose
+// read-back fails ends unknown, the worker settles it by reading the fee
+// (or the payout) back, and neither is made twice: the customer's balance
+// shows each once.
+func TestFeeRefundAndInlinePayout(t *testing.T) {
+	forEach(t, func(t *testing.T, e engine) {
+		v := newEnv(t, e)
+		ctx := context.Background()
+		cu, err := v.c.Customers.Create(ctx, openpay.CustomerRequest{Name: "seller", Email: "seller@example.com", RequiresAccount: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.srv.ReceiveSPEI(cu.ID, openpay.MustAmount("1000.00")); err != nil {
+			t.Fatal(err)
+		}
+		fee, err := v.j.Fee(ctx, openpay.FeeRequest{CustomerID: cu.ID, Amount: openpay.MustAmount("40.00"), Description: "commission", OrderID: "fee-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := FeeRefund{FeeID: fee.ID, Key: "commission-back", Request: openpay.FeeRefundRequest{Description: "commission back"}}
+		payout := Payout{CustomerID: cu.ID, Request: openpay.InlineBankAccountPayout{Amount: openpay.MustAmount("200.00"), Description: "out",
+			OrderID: "po-1", BankAccount: openpay.BankAccountRequest{CLABE: "032180000118359719", HolderName: "Marta"}}}
+
+		inject(t, v.srv, openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/fees/{fee_id}/refund", Drop: openpaytest.DropAfter})
+		inject(t, v.srv, openpaytest.Fault{Method: "GET", Path: "/v1/{merchant_id}/fees/{fee_id}", ErrorCode: openpay.ErrServiceUnavailable, Count: 50})
+		if _, err := v.j.FeeRefund(ctx, back); !errors.Is(err, openpay.ErrOutcomeUnknown) {
+			t.Fatalf("a fee refund whose answer is lost and whose read-back fails: %v", err)
+		}
+		inject(t, v.srv, openpaytest.Fault{Method: "POST", Path: "/v1/{merchant_id}/customers/{customer_id}/payouts", Drop: openpaytest.DropAfter, Count: 3})
+		inject(t, v.srv, openpaytest.Fault{Method: "GET", Path: "/v1/{merchant_id}/customers/{customer_id}/payouts", ErrorCode: openpay.ErrInternalServer, Count: 50})
+		if _, err := v.j.Payout(ctx, payout); !errors.Is(err, openpay.ErrOutcomeUnknown) {
+			t.Fatalf("a payout whose answer is lost and whose lookup fails: %v", err)
+		}
+		if a, err := v.j.RefundAttempt(ctx, fee.ID, "commission-back"); err != nil || a.State != StateUnknown || a.Variant != "FeeRefundRequest" {
+			t.Fatalf("fee refund attempt %+v, %v", a, err)
+		}
+		v.srv.ClearFaults()
+		if _, err := (&Worker{Journal: v.j}).Drain(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a, err := v.j.RefundAttempt(ctx, fee.ID, "commission-back")
+		if err != nil || a.State != StateMade || a.TransactionID == "" {
+			t.Fatalf("fee refund after the worker: %+v, %v", a, err)
+		}
+		if p := v.attempt(t, "po-1"); p.State != StateMade || p.Source != "032180000118359719" {
+			t.Fatalf("payout after the worker: %+v", p)
+		}
+		// Asked again: each joins its attempt, nothing is sent.
+		if tx, err := v.j.FeeRefund(ctx, back); err != nil || tx == nil {
+			t.Fatalf("the fee refund asked again: %v, %v", tx, err)
+		}
+		if _, err := v.j.Payout(ctx, payout); err != nil {
+			t.Fatal(err)
+		}
+		got, err := v.c.Customers.Get(ctx, cu.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Balance.Equal(openpay.MustAmount("800.00")) {
+			t.Fatalf("the seller's balance is %s, want 800.00 (1000 - 40 + 40 - 200)", got.Balance)
+		}
+		f, err := v.c.Fees.Get(ctx, fee.ID)
+		if err != nil || f.Status != openpay.TransactionStatusRefunded {
+			t.Fatalf("the fee read back: %+v, %v", f, err)
+		}
+	})
+}

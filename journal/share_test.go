@@ -3,9 +3,12 @@ package journal
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,24 +20,75 @@ import (
 
 // countingTransport counts the requests that pass through it, by method,
 // and the answers 409 (an order_id sent while another request had taken
-// it).
+// it). It records each POST by its order_id: which worker sent it and
+// what came back, so that a 409 names the sends of its order_id.
 type countingTransport struct {
 	gets, posts, conflicts atomic.Int64
 	inner                  http.RoundTripper
+
+	mu    sync.Mutex
+	sends map[string][]string // order_id -> "worker: answer" of each POST
 }
 
-func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+// worker is the RoundTripper of one worker's client.
+func (c *countingTransport) worker(name string) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) { return c.roundTrip(name, r) })
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func (c *countingTransport) roundTrip(worker string, r *http.Request) (*http.Response, error) {
+	order := ""
 	switch r.Method {
 	case http.MethodGet:
 		c.gets.Add(1)
 	case http.MethodPost:
 		c.posts.Add(1)
+		if r.GetBody != nil {
+			if b, err := r.GetBody(); err == nil {
+				var body struct {
+					OrderID string `json:"order_id"`
+				}
+				_ = json.NewDecoder(b).Decode(&body)
+				b.Close()
+				order = body.OrderID
+			}
+		}
 	}
 	resp, err := c.inner.RoundTrip(r)
+	if order != "" {
+		answer := ""
+		if err != nil {
+			answer = "error " + err.Error()
+		} else {
+			answer = resp.Status
+		}
+		c.mu.Lock()
+		if c.sends == nil {
+			c.sends = map[string][]string{}
+		}
+		c.sends[order] = append(c.sends[order], worker+": "+answer)
+		c.mu.Unlock()
+	}
 	if err == nil && resp.StatusCode == http.StatusConflict {
 		c.conflicts.Add(1)
 	}
 	return resp, err
+}
+
+// resent lists the order_ids sent more than once, with their sends.
+func (c *countingTransport) resent() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for order, sends := range c.sends {
+		if len(sends) > 1 {
+			fmt.Fprintf(&b, "%s: %s\n", order, strings.Join(sends, "; "))
+		}
+	}
+	return b.String()
 }
 
 // Workers of four journals (four connection pools, as four processes
@@ -77,8 +131,8 @@ func TestWorkersNeverShareAnAttempt(t *testing.T) {
 		})
 		var wg sync.WaitGroup
 		var taken atomic.Int64
-		for range 4 {
-			c := newClient(t, srv.URL, openpay.WithHTTPClient(&http.Client{Transport: &counted}))
+		for w := range 4 {
+			c := newClient(t, srv.URL, openpay.WithHTTPClient(&http.Client{Transport: counted.worker(fmt.Sprint("worker ", w))}))
 			j, err := Open(ctx, e.open(t), c, Options{Now: clk.now, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			if err != nil {
 				t.Fatal(err)
@@ -93,8 +147,8 @@ func TestWorkersNeverShareAnAttempt(t *testing.T) {
 		}
 		wg.Wait()
 		if counted.conflicts.Load() != 0 {
-			t.Fatalf("%d re-sends met another's order_id: two workers held one attempt (taken %d, %d lookups, %d re-sends for %d attempts)",
-				counted.conflicts.Load(), taken.Load(), counted.gets.Load(), counted.posts.Load(), n)
+			t.Fatalf("%d re-sends met another's order_id: two workers held one attempt (taken %d, %d lookups, %d re-sends for %d attempts); the order_ids sent more than once:\n%s",
+				counted.conflicts.Load(), taken.Load(), counted.gets.Load(), counted.posts.Load(), n, counted.resent())
 		}
 		if taken.Load() < n || counted.gets.Load() < n || counted.posts.Load() < n {
 			t.Fatalf("taken %d, %d lookups, %d re-sends; want at least %d of each", taken.Load(), counted.gets.Load(), counted.posts.Load(), n)

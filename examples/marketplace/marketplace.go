@@ -2,15 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
-	"sync"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/journal"
 )
 
 // OpKind is what a money movement of the marketplace does.
@@ -26,37 +33,25 @@ const (
 	KindCommissionRefund OpKind = "commission_refund" // the platform's fee back to the seller
 )
 
-// OpStatus is where a money movement stands.
-type OpStatus string
-
-// The states of a movement.
-const (
-	OpSending  OpStatus = "sending"  // the request is on its way
-	OpDone     OpStatus = "done"     // the gateway made it (a charge may still wait for the payer: see Pending)
-	OpDeclined OpStatus = "declined" // the card or bank refused: nothing moved
-	OpRefused  OpStatus = "refused"  // the gateway refused the request: nothing moved
-	OpUnknown  OpStatus = "unknown"  // the gateway may have acted: the recovery job settles it by re-sending
-	OpConflict OpStatus = "conflict" // another transaction holds its id: a bug in the marketplace
-)
-
-// Op is one money movement the marketplace asked the gateway for. Its ID
-// is the order_id the request carries (a refund has none: the gateway
-// refunds a charge once, which makes it safe to re-send as well).
+// Op is one money movement of the marketplace. Its ID is the journal's key
+// of its attempt: the order_id the request carries, or for a refund the
+// key the journal keeps it under, beside its charge (or fee). Its State is
+// the journal's: pending while sent (or its process died), unknown until
+// the journal's worker settles it, then made, declined or refused; ""
+// when its process stopped before the journal claimed it (nothing sent).
 type Op struct {
-	ID     string
-	Kind   OpKind
-	Order  string // the order it belongs to, if any
-	Seller string // the seller whose account it moves money in or out of
-	To     string // the receiving seller of a split
-	Amount openpay.Amount
-	Status OpStatus
-	TxID   string
-	Reason string
-
-	// send sends the request exactly as it was first sent: the recovery
-	// job settles an unknown movement by calling it again. A real
-	// marketplace keeps the request with the movement in its database.
-	send func(context.Context) (*openpay.Transaction, error)
+	ID       string
+	Kind     OpKind
+	Order    string // the order it belongs to, if any
+	Seller   string // the seller whose account it moves money in or out of
+	To       string // the receiving seller of a split
+	Amount   openpay.Amount
+	ChargeID string // a refund's charge, a commission refund's fee
+	State    journal.State
+	TxID     string
+	Reason   string
+	Claimed  time.Time // when the journal claimed it
+	seq      int
 }
 
 // Order is a buyer's purchase from one seller.
@@ -68,7 +63,8 @@ type Order struct {
 	// one order_id each: the gateway keeps a declined charge's order_id.
 	Attempts []string
 	// Charge, Commission, Refund and CommissionRefund are the ids of the
-	// order's movements once started.
+	// order's movements once started (Charge: the attempt made; Refund:
+	// the last refund started).
 	Charge, Commission, Refund, CommissionRefund string
 }
 
@@ -76,33 +72,51 @@ type Order struct {
 type Config struct {
 	// Client calls the gateway with the private key.
 	Client *openpay.Client
-	// Prefix starts every order_id the marketplace sends; the gateway
-	// keeps order ids for good, so a marketplace that starts empty needs a
-	// new one at each start.
+	// DB keeps the marketplace's sellers, orders and movements, and the
+	// journal: PostgreSQL (driver pgx) for any number of processes, or
+	// SQLite (driver sqlite) for one.
+	DB *sql.DB
+	// Prefix names this marketplace in the database and starts every
+	// order_id it sends; the gateway keeps order ids for good, so a
+	// marketplace that starts empty against a gateway that does not needs
+	// a new one. Every process of one marketplace uses the same.
 	Prefix string
 	// CommissionPercent is the platform's cut of each order (whole cents,
 	// rounded down).
 	CommissionPercent int64
-	// Logger receives what needs attention (nil: slog's default).
+	// Logger receives what needs attention and each movement the
+	// journal's worker settles (nil: slog's default).
 	Logger *slog.Logger
+	// SettleAfter is the journal's: how long a movement may stay in the
+	// hands of the process that sent it before the worker looks it up and
+	// re-sends it (zero: one minute).
+	SettleAfter time.Duration
+	// MinBackoff and MaxBackoff bound the worker's wait before it tries
+	// again a movement the gateway could not settle (zero: the journal's
+	// defaults, 1s and 5m).
+	MinBackoff, MaxBackoff time.Duration
 }
 
 // Marketplace is the backend of a marketplace: sellers are customers with
 // their own balance; a buyer pays a seller's order into the seller's
 // account; the platform takes a commission as a fee on the seller; sellers
-// split revenue by transfers and are paid out to their CLABE. Its state
-// is kept in memory; a real one keeps it in its database, with the same
-// rules.
+// split revenue by transfers and are paid out to their CLABE. Every money
+// movement goes through the journal, in the same database as the
+// marketplace's tables, so that a process that dies mid-payment and two
+// processes that take the same order move the money once; the journal's
+// worker is the recovery job. It is safe for concurrent use, by any
+// number of processes sharing a PostgreSQL database.
 type Marketplace struct {
 	cfg Config
 	c   *openpay.Client
+	db  *sql.DB
+	j   *journal.Journal
 	log *slog.Logger
+	// Worker is the recovery job: run it (Worker.Run) in every process,
+	// or call Recover from a job.
+	Worker *journal.Worker
 
-	mu      sync.Mutex
-	sellers map[string]string // customer id -> name
-	orders  map[string]*Order
-	ops     map[string]*Op
-	next    int
+	noticed atomic.Int64 // charge.succeeded events handled (for the tests)
 }
 
 // The marketplace's own errors.
@@ -115,8 +129,25 @@ var (
 	ErrAlreadyRefunded   = errors.New("marketplace: the order was refunded (the gateway refunds a charge once)")
 )
 
-// New returns an empty marketplace.
-func New(cfg Config) *Marketplace {
+// schema is the marketplace's tables, beside the journal's. Each row names
+// its marketplace (Config.Prefix).
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS marketplace_sellers (market TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (market, id))`,
+	`CREATE TABLE IF NOT EXISTS marketplace_orders (market TEXT NOT NULL, id TEXT NOT NULL, seller TEXT NOT NULL, total TEXT NOT NULL, PRIMARY KEY (market, id))`,
+	// A movement is written before the journal claims it, so that money the
+	// journal's worker moves for a process that died is in the books.
+	`CREATE TABLE IF NOT EXISTS marketplace_movements (
+	market TEXT NOT NULL, id TEXT NOT NULL, kind TEXT NOT NULL, order_id TEXT NOT NULL DEFAULT '', seq BIGINT NOT NULL DEFAULT 0,
+	seller TEXT NOT NULL, to_seller TEXT NOT NULL DEFAULT '', amount TEXT NOT NULL, charge_id TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (market, id))`,
+}
+
+// Open opens the marketplace kept in cfg.DB, creating its tables and the
+// journal's when missing.
+func Open(ctx context.Context, cfg Config) (*Marketplace, error) {
+	if cfg.Client == nil || cfg.DB == nil {
+		return nil, errors.New("marketplace: Open needs a client and a database")
+	}
 	if cfg.Prefix == "" {
 		cfg.Prefix = "mkt"
 	}
@@ -124,7 +155,37 @@ func New(cfg Config) *Marketplace {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Marketplace{cfg: cfg, c: cfg.Client, log: log, sellers: map[string]string{}, orders: map[string]*Order{}, ops: map[string]*Op{}}
+	j, err := journal.Open(ctx, cfg.DB, cfg.Client, journal.Options{SettleAfter: cfg.SettleAfter, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	for _, stmt := range schema {
+		// Processes starting at once may race to create a table (PostgreSQL
+		// then reports a duplicate type): the second try finds it.
+		for try := 0; ; try++ {
+			if _, err = cfg.DB.ExecContext(ctx, stmt); err == nil || try == 4 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("marketplace: creating its tables: %w", err)
+		}
+	}
+	return &Marketplace{cfg: cfg, c: cfg.Client, db: cfg.DB, j: j, log: log,
+		Worker: &journal.Worker{Journal: j, MinBackoff: cfg.MinBackoff, MaxBackoff: cfg.MaxBackoff}}, nil
+}
+
+// Journal returns the journal the marketplace's movements go through
+// (for its counts on a metrics endpoint, and pruning).
+func (m *Marketplace) Journal() *journal.Journal { return m.j }
+
+// newID is a fresh id of the marketplace: its prefix, what it is, and
+// random digits (processes make ids at once without asking each other).
+func (m *Marketplace) newID(what string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return m.cfg.Prefix + "-" + what + hex.EncodeToString(b[:])
 }
 
 // AddSeller creates a seller: a customer with an account (a balance and a
@@ -134,320 +195,461 @@ func (m *Marketplace) AddSeller(ctx context.Context, name, email string) (string
 	if err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.sellers[cu.ID] = name
+	if _, err := m.db.ExecContext(ctx, `INSERT INTO marketplace_sellers (market, id, name) VALUES ($1, $2, $3)`, m.cfg.Prefix, cu.ID, name); err != nil {
+		return "", fmt.Errorf("marketplace: recording the seller: %w", err)
+	}
 	return cu.ID, nil
 }
 
+// isSeller reports whether id is one of the marketplace's sellers.
+func (m *Marketplace) isSeller(ctx context.Context, id string) error {
+	var n int
+	if err := m.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM marketplace_sellers WHERE market = $1 AND id = $2`, m.cfg.Prefix, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNoSuchSeller
+	}
+	return nil
+}
+
+// sellers returns the marketplace's sellers' ids, sorted.
+func (m *Marketplace) sellers(ctx context.Context) ([]string, error) {
+	rows, err := m.db.QueryContext(ctx, `SELECT id FROM marketplace_sellers WHERE market = $1 ORDER BY id`, m.cfg.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
 // NewOrder records an order of total from seller, waiting to be paid.
-func (m *Marketplace) NewOrder(seller string, total openpay.Amount) (string, error) {
+func (m *Marketplace) NewOrder(ctx context.Context, seller string, total openpay.Amount) (string, error) {
 	if !total.IsPositive() || !total.HasValidPrecision() {
 		return "", fmt.Errorf("marketplace: an order's total must be positive with at most two decimals, not %s", total)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.sellers[seller]; !ok {
-		return "", ErrNoSuchSeller
+	if err := m.isSeller(ctx, seller); err != nil {
+		return "", err
 	}
-	m.next++
-	o := &Order{ID: fmt.Sprintf("%s-o%d", m.cfg.Prefix, m.next), Seller: seller, Total: total}
-	m.orders[o.ID] = o
-	return o.ID, nil
+	id := m.newID("o")
+	if _, err := m.db.ExecContext(ctx, `INSERT INTO marketplace_orders (market, id, seller, total) VALUES ($1, $2, $3, $4)`,
+		m.cfg.Prefix, id, seller, total.String()); err != nil {
+		return "", fmt.Errorf("marketplace: recording the order: %w", err)
+	}
+	return id, nil
+}
+
+// record writes a movement before the journal claims it. A movement
+// recorded already (another process, or an earlier try) is kept.
+func (m *Marketplace) record(ctx context.Context, op Op) error {
+	_, err := m.db.ExecContext(ctx, `INSERT INTO marketplace_movements (market, id, kind, order_id, seq, seller, to_seller, amount, charge_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (market, id) DO NOTHING`,
+		m.cfg.Prefix, op.ID, string(op.Kind), op.Order, op.seq, op.Seller, op.To, op.Amount.String(), op.ChargeID)
+	if err != nil {
+		return fmt.Errorf("marketplace: recording movement %s: %w", op.ID, err)
+	}
+	return nil
 }
 
 // Pay charges the buyer's token for the order, into the seller's account,
 // under a new attempt id, and takes the commission once the charge is
 // made. A decline leaves the order unpaid: the buyer may pay again. While
-// an attempt is unknown no new one starts: the recovery job settles it.
+// an attempt is open (sent by this or another process, or left unknown)
+// no new one starts: the journal's worker settles it. Two processes paying
+// the same order at once make one charge: the journal claims the attempt
+// id once, and the other gets ErrPaymentInProgress (or, with the same
+// token, the charge made).
 func (m *Marketplace) Pay(ctx context.Context, orderID, tokenID, deviceSessionID, clientIP string) error {
-	m.mu.Lock()
-	o, ok := m.orders[orderID]
-	if !ok {
-		m.mu.Unlock()
-		return ErrNoSuchOrder
+	o, ops, err := m.order(ctx, orderID)
+	if err != nil {
+		return err
 	}
 	if o.Charge != "" {
-		m.mu.Unlock()
 		return ErrAlreadyPaid
 	}
-	for _, id := range o.Attempts {
-		if s := m.ops[id].Status; s == OpSending || s == OpUnknown {
-			m.mu.Unlock()
+	id := ""
+	for _, a := range o.Attempts {
+		switch ops[a].State {
+		case journal.StatePending, journal.StateUnknown:
 			return ErrPaymentInProgress
+		case "":
+			id = a // recorded, never claimed: its process stopped before sending
 		}
 	}
-	id := fmt.Sprintf("%s-pay%d", o.ID, len(o.Attempts)+1)
-	o.Attempts = append(o.Attempts, id)
-	req := openpay.CardCharge{SourceID: tokenID, DeviceSessionID: deviceSessionID, Amount: o.Total,
-		Description: "Order " + o.ID, OrderID: id}
-	charges := m.c.Customer(o.Seller).Charges
-	op := m.startLocked(&Op{ID: id, Kind: KindCharge, Order: o.ID, Seller: o.Seller, Amount: o.Total,
-		send: func(ctx context.Context) (*openpay.Transaction, error) {
-			return charges.Create(ctx, req, openpay.WithClientIP(clientIP))
-		}})
-	m.mu.Unlock()
-	err := m.run(ctx, op)
-	if err == nil {
-		err = m.advance(ctx, orderID)
+	if id == "" {
+		id = fmt.Sprintf("%s-pay%d", o.ID, len(o.Attempts)+1)
+		if err := m.record(ctx, Op{ID: id, Kind: KindCharge, Order: o.ID, Seller: o.Seller, Amount: o.Total, seq: len(o.Attempts) + 1}); err != nil {
+			return err
+		}
 	}
-	return err
+	_, err = m.j.Charge(ctx, journal.Charge{CustomerID: o.Seller, ClientIP: clientIP, Request: openpay.CardCharge{
+		SourceID: tokenID, DeviceSessionID: deviceSessionID, Amount: o.Total, Description: "Order " + o.ID, OrderID: id}})
+	var other *journal.TermsConflictError
+	switch {
+	case errors.Is(err, journal.ErrInProgress), errors.As(err, &other):
+		// Another process (or another press of "pay") has this attempt.
+		return ErrPaymentInProgress
+	case err != nil:
+		if openpay.ClassOf(err) == openpay.ClassUnknown {
+			m.log.Warn("payment outcome unknown; the journal's worker will settle it", "op", id, "err", err)
+		}
+		return err
+	}
+	return m.followUp(ctx, orderID)
 }
 
 // Split moves amount from one seller's account to another's (a share of
 // revenue), under its own order_id.
 func (m *Marketplace) Split(ctx context.Context, from, to string, amount openpay.Amount, description string) (string, error) {
-	m.mu.Lock()
-	if m.sellers[from] == "" || m.sellers[to] == "" {
-		m.mu.Unlock()
-		return "", ErrNoSuchSeller
+	for _, s := range []string{from, to} {
+		if err := m.isSeller(ctx, s); err != nil {
+			return "", err
+		}
 	}
-	m.next++
-	id := fmt.Sprintf("%s-split%d", m.cfg.Prefix, m.next)
-	req := openpay.TransferRequest{CustomerID: to, Amount: amount, Description: description, OrderID: id}
-	transfers := m.c.Customer(from).Transfers
-	op := m.startLocked(&Op{ID: id, Kind: KindSplit, Seller: from, To: to, Amount: amount,
-		send: func(ctx context.Context) (*openpay.Transaction, error) { return transfers.Create(ctx, req) }})
-	m.mu.Unlock()
-	return id, m.run(ctx, op)
+	id := m.newID("split")
+	if err := m.record(ctx, Op{ID: id, Kind: KindSplit, Seller: from, To: to, Amount: amount}); err != nil {
+		return "", err
+	}
+	_, err := m.j.Transfer(ctx, journal.Transfer{FromCustomerID: from,
+		Request: openpay.TransferRequest{CustomerID: to, Amount: amount, Description: description, OrderID: id}})
+	return id, err
 }
 
 // Payout pays amount of a seller's balance out to the seller's bank
 // account, under its own order_id. A balance too small answers
 // openpay.ErrMerchantInsufficientFunds (4001): the seller's shortfall.
 func (m *Marketplace) Payout(ctx context.Context, seller string, amount openpay.Amount, clabe, holder string) (string, error) {
-	m.mu.Lock()
-	if m.sellers[seller] == "" {
-		m.mu.Unlock()
-		return "", ErrNoSuchSeller
+	if err := m.isSeller(ctx, seller); err != nil {
+		return "", err
 	}
-	m.next++
-	id := fmt.Sprintf("%s-payout%d", m.cfg.Prefix, m.next)
-	req := openpay.InlineBankAccountPayout{BankAccount: openpay.BankAccountRequest{CLABE: clabe, HolderName: holder},
-		Amount: amount, Description: "Payout " + id, OrderID: id}
-	payouts := m.c.Customer(seller).Payouts
-	op := m.startLocked(&Op{ID: id, Kind: KindPayout, Seller: seller, Amount: amount,
-		send: func(ctx context.Context) (*openpay.Transaction, error) { return payouts.Create(ctx, req) }})
-	m.mu.Unlock()
-	return id, m.run(ctx, op)
+	id := m.newID("payout")
+	if err := m.record(ctx, Op{ID: id, Kind: KindPayout, Seller: seller, Amount: amount}); err != nil {
+		return "", err
+	}
+	_, err := m.j.Payout(ctx, journal.Payout{CustomerID: seller, Request: openpay.InlineBankAccountPayout{
+		BankAccount: openpay.BankAccountRequest{CLABE: clabe, HolderName: holder}, Amount: amount, Description: "Payout " + id, OrderID: id}})
+	return id, err
 }
 
 // Refund gives the buyer amount of a paid order back (zero: all of it),
 // from the seller's account; a whole refund gives the seller the
 // commission back too. The gateway refunds a charge once, so an order takes
-// one refund; an unknown refund is settled by the recovery job re-sending
-// it, which returns the refund made rather than making a second.
+// one refund (another may start only after one the gateway refused).
 func (m *Marketplace) Refund(ctx context.Context, orderID string, amount openpay.Amount) error {
-	m.mu.Lock()
-	o, ok := m.orders[orderID]
-	switch {
-	case !ok:
-		m.mu.Unlock()
-		return ErrNoSuchOrder
-	case o.Charge == "" || m.ops[o.Charge].Status != OpDone:
-		m.mu.Unlock()
+	o, ops, err := m.order(ctx, orderID)
+	if err != nil {
+		return err
+	}
+	if o.Charge == "" {
 		return ErrNotPaid
-	case o.Refund != "" && m.ops[o.Refund].Status != OpRefused:
-		m.mu.Unlock()
-		return ErrAlreadyRefunded
+	}
+	n, id := 0, ""
+	for _, op := range ops {
+		if op.Kind != KindRefund {
+			continue
+		}
+		n++
+		switch op.State {
+		case journal.StateDeclined, journal.StateRefused:
+		case "":
+			id = op.ID
+		default:
+			return ErrAlreadyRefunded
+		}
 	}
 	if amount.IsZero() {
 		amount = o.Total
 	}
-	chargeID := m.ops[o.Charge].TxID
-	req := openpay.RefundRequest{Amount: amount, Description: "Refund of " + o.ID}
-	charges := m.c.Customer(o.Seller).Charges
-	o.Refund = o.ID + "-refund"
-	op := m.startLocked(&Op{ID: o.Refund, Kind: KindRefund, Order: o.ID, Seller: o.Seller, Amount: amount,
-		send: func(ctx context.Context) (*openpay.Transaction, error) { return charges.Refund(ctx, chargeID, req) }})
-	m.mu.Unlock()
-	err := m.run(ctx, op)
-	if err == nil {
-		err = m.advance(ctx, orderID)
-	}
-	return err
-}
-
-// startLocked records op, sending. The caller holds m.mu.
-func (m *Marketplace) startLocked(op *Op) *Op {
-	op.Status = OpSending
-	m.ops[op.ID] = op
-	return op
-}
-
-// run sends op (again, for the recovery job) and records its outcome as
-// openpay.ClassOf sorts it; the error is the call's.
-func (m *Marketplace) run(ctx context.Context, op *Op) error {
-	tx, err := op.send(ctx)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var conflict *openpay.OrderConflictError
-	switch openpay.ClassOf(err) {
-	case openpay.ClassNone:
-		op.Status, op.TxID, op.Reason = OpDone, tx.ID, ""
-		if op.Kind == KindRefund || op.Kind == KindCommissionRefund {
-			op.TxID = refundID(tx)
-		}
-	case openpay.ClassUnknown:
-		// Settle first: the recovery job re-sends this very request.
-		m.log.Warn("outcome unknown; the recovery job will settle it", "op", op.ID, "err", err)
-		op.Status = OpUnknown
-	case openpay.ClassDeclined:
-		op.Status, op.Reason = OpDeclined, err.Error()
-	default:
-		op.Status, op.Reason = OpRefused, err.Error()
-		if errors.As(err, &conflict) {
-			m.log.Error("marketplace bug: an order_id was used twice", "op", op.ID)
-			op.Status = OpConflict
+	charge := ops[o.Charge].TxID
+	if id == "" {
+		id = fmt.Sprintf("%s-refund%d", o.ID, n+1)
+		if err := m.record(ctx, Op{ID: id, Kind: KindRefund, Order: o.ID, Seller: o.Seller, Amount: amount, ChargeID: charge, seq: n + 1}); err != nil {
+			return err
 		}
 	}
-	if op.Status == OpDone || op.Status == OpUnknown {
-		m.linkLocked(op)
-	}
-	return err
-}
-
-// refundID is the id of the refund a refund call answered: the charge
-// nests it; a fee refund is answered with it.
-func refundID(tx *openpay.Transaction) string {
-	if tx.Refund != nil {
-		return tx.Refund.ID
-	}
-	return tx.ID
-}
-
-// linkLocked records a charge made (or maybe made) as the order's payment.
-// The caller holds m.mu.
-func (m *Marketplace) linkLocked(op *Op) {
-	if o := m.orders[op.Order]; o != nil && op.Kind == KindCharge && op.Status == OpDone {
-		o.Charge = op.ID
-	}
-}
-
-// advance starts what follows a settled movement of the order: the
-// commission once the charge is made, the commission's refund once the
-// whole charge is refunded. Each is sent once, under its own order_id, and
-// settled like every movement.
-func (m *Marketplace) advance(ctx context.Context, orderID string) error {
-	m.mu.Lock()
-	o := m.orders[orderID]
-	var op *Op
+	_, err = m.j.Refund(ctx, journal.Refund{CustomerID: o.Seller, ChargeID: charge, Key: id,
+		Request: openpay.RefundRequest{Amount: amount, Description: "Refund of " + o.ID}})
+	var other *journal.TermsConflictError
 	switch {
-	case o.Charge != "" && o.Commission == "":
-		o.Commission = o.ID + "-fee"
-		cents, _ := o.Total.Cents()
-		req := openpay.FeeRequest{CustomerID: o.Seller, Amount: openpay.AmountFromCents(cents * m.cfg.CommissionPercent / 100),
-			Description: "Commission on " + o.ID, OrderID: o.Commission}
-		fees := m.c.Fees
-		op = m.startLocked(&Op{ID: o.Commission, Kind: KindCommission, Order: o.ID, Seller: o.Seller, Amount: req.Amount,
-			send: func(ctx context.Context) (*openpay.Transaction, error) { return fees.Create(ctx, req) }})
-	case o.Refund != "" && m.ops[o.Refund].Status == OpDone && m.ops[o.Refund].Amount.Equal(o.Total) &&
-		o.Commission != "" && m.ops[o.Commission].Status == OpDone && o.CommissionRefund == "":
-		o.CommissionRefund = o.ID + "-fee-refund"
-		fee := m.ops[o.Commission]
-		fees := m.c.Fees
-		op = m.startLocked(&Op{ID: o.CommissionRefund, Kind: KindCommissionRefund, Order: o.ID, Seller: o.Seller, Amount: fee.Amount,
-			send: func(ctx context.Context) (*openpay.Transaction, error) {
-				return fees.Refund(ctx, fee.TxID, openpay.FeeRefundRequest{Description: "Commission back on " + orderID})
-			}})
+	case errors.Is(err, journal.ErrInProgress), errors.As(err, &other):
+		return ErrAlreadyRefunded
+	case err != nil:
+		return err
 	}
-	m.mu.Unlock()
-	if op == nil {
-		return nil
-	}
-	return m.run(ctx, op)
+	return m.followUp(ctx, orderID)
 }
 
-// Recover settles every movement whose outcome is unknown by re-sending
-// it exactly as it was first sent, with the same order_id (or the same
-// refund), then starts what follows. Run it every few minutes. A re-send
-// is idempotent: it returns what the first attempt made, or makes it once
-// if it made nothing, even while that attempt is still held at the gateway.
-// It never starts a movement under a new order_id. Movements it cannot
-// settle yet stay unknown for the next run.
+// followUp starts what follows a settled movement of the order: the
+// commission once the charge is made, the commission's refund once the
+// whole charge is refunded. Each has a fixed id, so however many processes
+// (and recovery runs) follow the order up, the journal sends each once.
+func (m *Marketplace) followUp(ctx context.Context, orderID string) error {
+	o, ops, err := m.order(ctx, orderID)
+	if err != nil {
+		return err
+	}
+	switch next(o, ops) {
+	case KindCommission:
+		cents, _ := o.Total.Cents()
+		fee := openpay.AmountFromCents(cents * m.cfg.CommissionPercent / 100)
+		if !fee.IsPositive() {
+			return nil
+		}
+		id := o.ID + "-fee"
+		if err := m.record(ctx, Op{ID: id, Kind: KindCommission, Order: o.ID, Seller: o.Seller, Amount: fee}); err != nil {
+			return err
+		}
+		_, err = m.j.Fee(ctx, openpay.FeeRequest{CustomerID: o.Seller, Amount: fee, Description: "Commission on " + o.ID, OrderID: id})
+	case KindCommissionRefund:
+		id, fee := o.ID+"-fee-refund", ops[o.Commission]
+		if err := m.record(ctx, Op{ID: id, Kind: KindCommissionRefund, Order: o.ID, Seller: o.Seller, Amount: fee.Amount, ChargeID: fee.TxID}); err != nil {
+			return err
+		}
+		_, err = m.j.FeeRefund(ctx, journal.FeeRefund{FeeID: fee.TxID, Key: id,
+			Request: openpay.FeeRefundRequest{Description: "Commission back on " + o.ID}})
+	}
+	if errors.Is(err, journal.ErrInProgress) {
+		return nil // another process is sending it
+	}
+	return err
+}
+
+// next is the movement that follows what the order's movements show, not
+// claimed yet: the commission once the charge is made, the commission's
+// refund once the whole charge is refunded; "" for none.
+func next(o Order, ops map[string]Op) OpKind {
+	claimed := func(id string) bool { return id != "" && ops[id].State != "" } // the journal has it
+	switch {
+	case o.Charge != "" && !claimed(o.Commission):
+		return KindCommission
+	case o.Refund != "" && ops[o.Refund].State == journal.StateMade && ops[o.Refund].Amount.Equal(o.Total) &&
+		o.Commission != "" && ops[o.Commission].State == journal.StateMade && !claimed(o.CommissionRefund):
+		return KindCommissionRefund
+	}
+	return ""
+}
+
+// Recover is the recovery job run once: the journal's worker settles every
+// movement due (left unknown, or pending past SettleAfter because its
+// process died) by looking its order_id up and, when the gateway shows
+// nothing, re-sending it with the same order_id (never a new one); then
+// what follows the settled movements starts (commissions, their refunds).
+// It returns an error naming the movements it leaves open: unknown, or
+// pending past SettleAfter (a movement pending for less is still in the
+// hands of the process sending it). A process that runs Worker.Run needs
+// it only for what follows; Recover does both.
 func (m *Marketplace) Recover(ctx context.Context) error {
-	m.mu.Lock()
-	var unknown []*Op
-	for _, id := range slices.Sorted(maps.Keys(m.ops)) {
-		if op := m.ops[id]; op.Status == OpUnknown {
-			unknown = append(unknown, op)
+	if _, err := m.Worker.Drain(ctx); err != nil {
+		return err
+	}
+	ops, err := m.Ops(ctx)
+	if err != nil {
+		return err
+	}
+	byOrder := map[string][]Op{}
+	for _, op := range ops {
+		if op.Order != "" {
+			byOrder[op.Order] = append(byOrder[op.Order], op)
 		}
 	}
-	m.mu.Unlock()
 	var errs []error
-	for _, op := range unknown {
-		if err := m.run(ctx, op); openpay.ClassOf(err) == openpay.ClassUnknown {
-			errs = append(errs, fmt.Errorf("%s: %w", op.ID, err))
+	followed := false
+	for _, id := range slices.Sorted(maps.Keys(byOrder)) {
+		o := Order{ID: id}
+		for _, op := range byOrder[id] {
+			if op.Kind == KindCharge {
+				o.Total = op.Amount // each payment attempt is of the order's total
+			}
 		}
-	}
-	// What follows the movements settled now (commissions, their refunds).
-	m.mu.Lock()
-	orders := slices.Sorted(maps.Keys(m.orders))
-	m.mu.Unlock()
-	for _, id := range orders {
-		if err := m.advance(ctx, id); openpay.ClassOf(err) == openpay.ClassUnknown {
+		if next(assemble(o, byOrder[id])) == "" {
+			continue
+		}
+		followed = true
+		if err := m.followUp(ctx, id); err != nil && openpay.ClassOf(err) == openpay.ClassUnknown {
 			errs = append(errs, fmt.Errorf("%s: %w", id, err))
 		}
+	}
+	if followed {
+		if ops, err = m.Ops(ctx); err != nil {
+			return err
+		}
+	}
+	settle := m.cfg.SettleAfter
+	if settle <= 0 {
+		settle = time.Minute // the journal's default
+	}
+	var open []string
+	for _, op := range ops {
+		if op.State == journal.StateUnknown || op.State == journal.StatePending && time.Since(op.Claimed) >= settle {
+			open = append(open, op.ID+" "+string(op.State))
+		}
+	}
+	if len(open) > 0 {
+		errs = append(errs, fmt.Errorf("marketplace: not settled yet: %s", strings.Join(open, ", ")))
 	}
 	return errors.Join(errs...)
 }
 
-// WebhookHandler receives the gateway's events, each processed once
-// (deduplicated by its key): a charge.succeeded settles the charge it
-// names, which the recovery job then need not re-send.
-func (m *Marketplace) WebhookHandler(user, password string, store openpay.EventStore) (http.Handler, error) {
-	return openpay.WebhookHandler(user, password, openpay.Deduplicate(store, m.handleEvent))
+// WebhookHandler receives the gateway's events, each processed once across
+// every process (the journal's event store, in the same database): a
+// charge.succeeded naming one of the marketplace's payment attempts has
+// the journal's worker settle what is due and the order followed up. The
+// event itself writes no movement: the journal writes a state only from
+// the gateway's answer or a transaction read back.
+func (m *Marketplace) WebhookHandler(user, password string) (http.Handler, error) {
+	return openpay.WebhookHandler(user, password, m.j.Events().Handler(m.handleEvent))
 }
 
-func (m *Marketplace) handleEvent(_ context.Context, ev *openpay.WebhookEvent) error {
+func (m *Marketplace) handleEvent(ctx context.Context, ev *openpay.WebhookEvent) error {
 	if ev.Type != openpay.EventTypeChargeSucceeded || ev.Transaction == nil {
 		return nil
 	}
-	ch := ev.Transaction
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if op := m.ops[ch.OrderID]; op != nil && op.Kind == KindCharge && op.Status != OpDone {
-		op.Status, op.TxID, op.Reason = OpDone, ch.ID, ""
-		m.linkLocked(op)
+	op, ok, err := m.op(ctx, ev.Transaction.OrderID)
+	if err != nil || !ok || op.Kind != KindCharge {
+		return err
+	}
+	m.noticed.Add(1)
+	m.log.Info("charge succeeded", "op", op.ID, "order", op.Order, "charge", ev.Transaction.ID)
+	if _, err := m.Worker.Drain(ctx); err != nil {
+		return err
+	}
+	if err := m.followUp(ctx, op.Order); err != nil && openpay.ClassOf(err) != openpay.ClassUnknown {
+		return err
 	}
 	return nil
 }
 
-// Op returns a copy of a movement.
-func (m *Marketplace) Op(id string) (Op, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	op, ok := m.ops[id]
-	if !ok {
-		return Op{}, false
-	}
-	c := *op
-	c.send = nil
-	return c, true
-}
+const movementColumns = `id, kind, order_id, seq, seller, to_seller, amount, charge_id`
 
-// Ops returns copies of every movement, by id.
-func (m *Marketplace) Ops() []Op {
-	m.mu.Lock()
-	ids := slices.Sorted(maps.Keys(m.ops))
-	m.mu.Unlock()
-	out := make([]Op, 0, len(ids))
-	for _, id := range ids {
-		op, _ := m.Op(id)
+// movements reads the marketplace's movements matching where (with args
+// after the market's), each with its journal state.
+func (m *Marketplace) movements(ctx context.Context, where string, args ...any) ([]Op, error) {
+	rows, err := m.db.QueryContext(ctx, `SELECT `+movementColumns+` FROM marketplace_movements WHERE market = $1`+where+` ORDER BY id`,
+		append([]any{m.cfg.Prefix}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Op
+	for rows.Next() {
+		var op Op
+		var kind, amount string
+		if err := rows.Scan(&op.ID, &kind, &op.Order, &op.seq, &op.Seller, &op.To, &amount, &op.ChargeID); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		op.Kind = OpKind(kind)
+		if op.Amount, err = openpay.NewAmount(amount); err != nil {
+			rows.Close()
+			return nil, err
+		}
 		out = append(out, op)
 	}
-	return out
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if err := m.stateOf(ctx, &out[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// Order returns a copy of an order.
-func (m *Marketplace) Order(id string) (Order, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	o, ok := m.orders[id]
-	if !ok {
-		return Order{}, false
+// stateOf reads op's attempt in the journal.
+func (m *Marketplace) stateOf(ctx context.Context, op *Op) error {
+	var a journal.Attempt
+	var err error
+	if op.Kind == KindRefund || op.Kind == KindCommissionRefund {
+		a, err = m.j.RefundAttempt(ctx, op.ChargeID, op.ID)
+	} else {
+		a, err = m.j.Attempt(ctx, op.ID)
 	}
-	c := *o
-	c.Attempts = slices.Clone(o.Attempts)
-	return c, true
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil // never claimed
+	case err != nil:
+		return err
+	}
+	op.State, op.TxID, op.Reason, op.Claimed = a.State, a.TransactionID, a.Error, a.Created
+	return nil
+}
+
+// op reads one movement.
+func (m *Marketplace) op(ctx context.Context, id string) (Op, bool, error) {
+	ops, err := m.movements(ctx, ` AND id = $2`, id)
+	if err != nil || len(ops) == 0 {
+		return Op{}, false, err
+	}
+	return ops[0], true, nil
+}
+
+// Op returns a movement as it stands.
+func (m *Marketplace) Op(ctx context.Context, id string) (Op, bool) {
+	op, ok, err := m.op(ctx, id)
+	return op, ok && err == nil
+}
+
+// Ops returns every movement of the marketplace as it stands, by id.
+func (m *Marketplace) Ops(ctx context.Context) ([]Op, error) { return m.movements(ctx, "") }
+
+// order reads an order with its movements, by id.
+func (m *Marketplace) order(ctx context.Context, id string) (Order, map[string]Op, error) {
+	var o Order
+	var total string
+	err := m.db.QueryRowContext(ctx, `SELECT id, seller, total FROM marketplace_orders WHERE market = $1 AND id = $2`, m.cfg.Prefix, id).
+		Scan(&o.ID, &o.Seller, &total)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Order{}, nil, ErrNoSuchOrder
+	case err != nil:
+		return Order{}, nil, err
+	}
+	if o.Total, err = openpay.NewAmount(total); err != nil {
+		return Order{}, nil, err
+	}
+	list, err := m.movements(ctx, ` AND order_id = $2`, id)
+	if err != nil {
+		return Order{}, nil, err
+	}
+	o, ops := assemble(o, list)
+	return o, ops, nil
+}
+
+// assemble fills o's movements in from list (its movements, in any order).
+func assemble(o Order, list []Op) (Order, map[string]Op) {
+	list = slices.Clone(list)
+	sort.SliceStable(list, func(a, b int) bool { return list[a].seq < list[b].seq })
+	ops := map[string]Op{}
+	for _, op := range list {
+		ops[op.ID] = op
+		switch op.Kind {
+		case KindCharge:
+			o.Attempts = append(o.Attempts, op.ID)
+			if op.State == journal.StateMade {
+				o.Charge = op.ID
+			}
+		case KindCommission:
+			o.Commission = op.ID
+		case KindRefund:
+			o.Refund = op.ID
+		case KindCommissionRefund:
+			o.CommissionRefund = op.ID
+		}
+	}
+	return o, ops
+}
+
+// Order returns an order as it stands.
+func (m *Marketplace) Order(ctx context.Context, id string) (Order, bool) {
+	o, _, err := m.order(ctx, id)
+	return o, err == nil
 }

@@ -3,45 +3,71 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/examples/internal/exampleenv"
+	"github.com/openpay-go/openpay/journal"
 	"github.com/openpay-go/openpay/openpaytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(childEnv); mode != "" {
+		os.Exit(child(mode))
+	}
+	os.Exit(m.Run())
+}
+
+// The demo runs with no setup: SQLite beside the binary, a reference
+// server in the process.
 func TestMarketplaceDemo(t *testing.T) {
+	t.Setenv("DATABASE_URL", "")
 	text := exampleenv.Output(t, run)
+	assert.Contains(t, text, "journal and books in SQLite")
 	assert.Contains(t, text, "commissions 40.00")
+	assert.Regexp(t, `journal: [1-9][0-9]* settled, 0 failed, 0 open`, text, "nothing left open")
 	assert.Contains(t, text, "the books balance")
 }
 
-// fixture is a marketplace against a reference server.
+// The demo on PostgreSQL when DATABASE_URL is set.
+func TestMarketplaceDemoOnPostgreSQL(t *testing.T) {
+	e := newEngine(t, "postgres")
+	t.Setenv("DATABASE_URL", e.dsn)
+	text := exampleenv.Output(t, run)
+	assert.Contains(t, text, "journal and books in PostgreSQL")
+	assert.Contains(t, text, "the books balance")
+}
+
+// fixture is a marketplace against a reference server, on one engine.
 type fixture struct {
+	e      engine
 	srv    *openpaytest.Server
 	c      *openpay.Client
 	public *openpay.Client
 	m      *Marketplace
 }
 
-func newFixture(t *testing.T, opts ...openpaytest.Option) *fixture {
+// settleAfter is the tests' journal SettleAfter: longer than any call of
+// theirs, short enough to wait for.
+const settleAfter = time.Second
+
+func newFixture(t *testing.T, e engine, opts ...openpaytest.Option) *fixture {
 	t.Helper()
-	f := &fixture{srv: openpaytest.NewServer(t, opts...)}
+	f := &fixture{e: e, srv: openpaytest.NewServer(t, opts...)}
 	var err error
 	f.c, err = openpay.New(f.srv.MerchantID, f.srv.PrivateKey, openpay.WithBaseURL(f.srv.URL),
 		openpay.WithRetryPolicy(openpay.RetryPolicy{MaxRetries: 3, WaitMin: time.Millisecond, WaitMax: 5 * time.Millisecond}))
 	require.NoError(t, err)
 	f.public, err = openpay.New(f.srv.MerchantID, f.srv.PublicKey, openpay.WithBaseURL(f.srv.URL))
 	require.NoError(t, err)
-	f.m = New(Config{Client: f.c, Prefix: "t", CommissionPercent: 10, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	f.m = openMarketplace(t, e.open(t), f.c, "t")
 	return f
 }
 
@@ -60,10 +86,10 @@ func (f *fixture) token(t *testing.T, number string) string {
 	return tok.ID
 }
 
-// order makes an order of total from seller and has the buyer pay it.
+// pay makes an order of total from seller and has the buyer pay it.
 func (f *fixture) pay(t *testing.T, seller, total string) (string, error) {
 	t.Helper()
-	id, err := f.m.NewOrder(seller, openpay.MustAmount(total))
+	id, err := f.m.NewOrder(context.Background(), seller, openpay.MustAmount(total))
 	require.NoError(t, err)
 	return id, f.m.Pay(context.Background(), id, f.token(t, openpaytest.CardVisa), "device-1", "203.0.113.7")
 }
@@ -132,8 +158,10 @@ func (f *fixture) books(t *testing.T) {
 	for id, n := range seen {
 		assert.Equal(t, 1, n, "order_id %q holds %d transactions", id, n)
 	}
-	for _, op := range f.m.Ops() {
-		if op.Status == OpDone && op.Kind != KindRefund && op.Kind != KindCommissionRefund {
+	ops, err := f.m.Ops(ctx)
+	require.NoError(t, err)
+	for _, op := range ops {
+		if op.State == journal.StateMade && op.Kind != KindRefund && op.Kind != KindCommissionRefund {
 			assert.Equal(t, 1, seen[op.ID], "movement %s made once", op.ID)
 		}
 	}
@@ -161,18 +189,50 @@ func (f *fixture) flow(t *testing.T, a, b string) {
 }
 
 // settle follows the advice for a call's error: an unknown outcome is
-// settled by the recovery job (re-sending), never by a new attempt.
+// settled by the recovery job (the journal's worker), never by a new
+// attempt. It may run in a goroutine of the test.
 func (f *fixture) settle(t *testing.T, err error) {
 	t.Helper()
 	if openpay.ClassOf(err) != openpay.ClassUnknown {
 		return
 	}
-	for range 5 {
-		if f.m.Recover(context.Background()) == nil {
-			return
-		}
+	if err := recoverAll(f.m); err != nil {
+		t.Error(err)
 	}
-	t.Errorf("still unknown after five recovery runs: %v", err)
+}
+
+// recover runs the recovery job until it leaves nothing open.
+func (f *fixture) recover(t *testing.T) {
+	t.Helper()
+	require.NoError(t, recoverAll(f.m))
+}
+
+// recoverAll runs m's recovery job until it leaves nothing open (the
+// worker backs off between tries, and re-sends only past SettleAfter).
+func recoverAll(m *Marketplace) error {
+	deadline := time.Now().Add(10 * settleAfter)
+	for {
+		err := m.Recover(context.Background())
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// settled runs the recovery job until movement id is final.
+func (f *fixture) settled(t *testing.T, id string) Op {
+	t.Helper()
+	deadline := time.Now().Add(10 * settleAfter)
+	for {
+		err := f.m.Recover(context.Background())
+		op, ok := f.m.Op(context.Background(), id)
+		if ok && op.State.Final() {
+			return op
+		}
+		require.False(t, time.Now().After(deadline), "movement %s still %q: %v", id, op.State, err)
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // Every flow, with each answer replaced after the server acted (an error
@@ -180,7 +240,10 @@ func (f *fixture) settle(t *testing.T, err error) {
 // SDK settles each call, or the recovery job does, and the books balance
 // after each flow.
 func TestFlowsWithAnswersReplacedAfterActing(t *testing.T) {
-	t.Parallel()
+	forEach(t, testFlowsWithAnswersReplacedAfterActing)
+}
+
+func testFlowsWithAnswersReplacedAfterActing(t *testing.T, e engine) {
 	for _, tt := range []struct {
 		name  string
 		fault openpaytest.Fault
@@ -193,18 +256,19 @@ func TestFlowsWithAnswersReplacedAfterActing(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFixture(t)
+			f := newFixture(t, newEngine(t, e.name)) // a database of its own
 			a, b := f.seller(t, "a"), f.seller(t, "b")
 			f.armAll(t, tt.fault, 1)
 			f.flow(t, a, b)
 			f.books(t)
-			ops := f.m.Ops()
-			statuses := map[OpKind]OpStatus{}
+			ops, err := f.m.Ops(context.Background())
+			require.NoError(t, err)
+			states := map[OpKind]journal.State{}
 			for _, op := range ops {
-				statuses[op.Kind] = op.Status
+				states[op.Kind] = op.State
 			}
 			for _, k := range []OpKind{KindCharge, KindCommission, KindSplit, KindPayout, KindRefund, KindCommissionRefund} {
-				assert.Equal(t, OpDone, statuses[k], "%s", k)
+				assert.Equal(t, journal.StateMade, states[k], "%s", k)
 			}
 			assert.Len(t, ops, 9, "two charges and commissions, two refunds, one commission refund, a split, a payout")
 			report, err := f.m.Nightly(context.Background())
@@ -215,11 +279,12 @@ func TestFlowsWithAnswersReplacedAfterActing(t *testing.T) {
 }
 
 // The answers are lost and every lookup fails too: the calls end unknown,
-// the recovery job (once the gateway answers again) settles each by
-// re-sending it, and the books balance.
-func TestRecoveryJobSettlesByResending(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+// the recovery job (the journal's worker, once the gateway answers again)
+// settles each, and the books balance.
+func TestRecoveryJobSettlesByResending(t *testing.T) { forEach(t, testRecoveryJobSettlesByResending) }
+
+func testRecoveryJobSettlesByResending(t *testing.T, e engine) {
+	f := newFixture(t, e)
 	a, b := f.seller(t, "a"), f.seller(t, "b")
 	ctx := context.Background()
 	o1, err := f.pay(t, a, "400.00") // no fault: money to move
@@ -248,33 +313,38 @@ func TestRecoveryJobSettlesByResending(t *testing.T) {
 
 	require.Error(t, f.m.Recover(ctx), "the gateway still fails: nothing settled yet")
 	f.srv.ClearFaults()
-	require.NoError(t, f.m.Recover(ctx))
+	f.recover(t)
 	require.NoError(t, f.m.Recover(ctx), "a second run has nothing to do")
-	for _, op := range f.m.Ops() {
-		assert.Equal(t, OpDone, op.Status, "%s", op.ID)
+	ops, err := f.m.Ops(ctx)
+	require.NoError(t, err)
+	for _, op := range ops {
+		assert.Equal(t, journal.StateMade, op.State, "%s", op.ID)
 	}
-	o, _ := f.m.Order(o2)
+	o, _ := f.m.Order(ctx, o2)
 	assert.Len(t, o.Attempts, 1, "settled under its own attempt id")
 	f.books(t)
 }
 
 // Order 77: the attempt is held at the gateway after the client gave up;
-// the recovery job re-sends it while it is still held, and the order is
-// paid once.
-func TestRecoveryWhileTheAttemptIsHeld(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+// the recovery job re-sends it (past SettleAfter) while it is still held,
+// and the order is paid once.
+func TestRecoveryWhileTheAttemptIsHeld(t *testing.T) { forEach(t, testRecoveryWhileTheAttemptIsHeld) }
+
+func testRecoveryWhileTheAttemptIsHeld(t *testing.T, e engine) {
+	f := newFixture(t, e)
 	a := f.seller(t, "a")
-	const hold = 1500 * time.Millisecond
+	const hold = settleAfter + 1500*time.Millisecond
 	require.NoError(t, f.srv.InjectFault(openpaytest.Fault{Method: http.MethodPost, Path: moneyPaths[0], Delay: hold}))
-	id, err := f.m.NewOrder(a, openpay.MustAmount("640.00"))
+	id, err := f.m.NewOrder(context.Background(), a, openpay.MustAmount("640.00"))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	err = f.m.Pay(ctx, id, f.token(t, openpaytest.CardVisa), "device-1", "203.0.113.7")
 	require.Equal(t, openpay.ClassUnknown, openpay.ClassOf(err), "%v", err)
 
-	require.NoError(t, f.m.Recover(context.Background()))
+	start := time.Now()
+	f.recover(t) // looks up, waits out SettleAfter, re-sends with the same order_id
+	require.Less(t, time.Since(start), hold, "re-sent while the first is still held")
 	time.Sleep(hold) // the held attempt reaches the gateway, and meets its order_id taken
 	n := 0
 	for ch, err := range f.c.Charges.List(context.Background(), nil) {
@@ -288,27 +358,32 @@ func TestRecoveryWhileTheAttemptIsHeld(t *testing.T) {
 
 // A seller's balance too small for a payout answers 4001 (the name says
 // "merchant"; it is the seller's shortfall): refused, nothing moved.
-func TestPayoutBeyondTheSellersBalance(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+func TestPayoutBeyondTheSellersBalance(t *testing.T) { forEach(t, testPayoutBeyondTheSellersBalance) }
+
+func testPayoutBeyondTheSellersBalance(t *testing.T, e engine) {
+	f := newFixture(t, e)
 	a := f.seller(t, "a")
 	_, err := f.pay(t, a, "100.00")
 	require.NoError(t, err)
 	id, err := f.m.Payout(context.Background(), a, openpay.MustAmount("95.00"), "032180000118359719", "A")
 	require.ErrorIs(t, err, openpay.ErrMerchantInsufficientFunds)
-	op, _ := f.m.Op(id)
-	assert.Equal(t, OpRefused, op.Status)
+	op, _ := f.m.Op(context.Background(), id)
+	assert.Equal(t, journal.StateRefused, op.State)
 	f.books(t)
 }
 
-// The webhook settles a charge whose answer was lost; each event is
-// processed once however often it is delivered.
-func TestWebhookSettlesOnce(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t, openpaytest.WithWebhookRetryDelay(5*time.Millisecond))
+// The webhook of a charge whose answer was lost is processed once (the
+// journal's event store), and has the worker settle what it can; the
+// charge is settled by the worker once the gateway answers lookups again
+// (the event itself writes no state: the journal writes a state only from
+// the gateway's answer or a transaction read back), and the commission
+// follows.
+func TestWebhookSettlesOnce(t *testing.T) { forEach(t, testWebhookSettlesOnce) }
+
+func testWebhookSettlesOnce(t *testing.T, e engine) {
+	f := newFixture(t, e, openpaytest.WithWebhookRetryDelay(5*time.Millisecond))
 	a := f.seller(t, "a")
-	store := openpay.NewMemoryEventStore(100)
-	h, err := f.m.WebhookHandler("openpay", "hook-secret", store)
+	h, err := f.m.WebhookHandler("openpay", "hook-secret")
 	require.NoError(t, err)
 	receiver := httptest.NewServer(h)
 	defer receiver.Close()
@@ -322,20 +397,25 @@ func TestWebhookSettlesOnce(t *testing.T) {
 	id, err := f.pay(t, a, "300.00")
 	require.Equal(t, openpay.ClassUnknown, openpay.ClassOf(err), "%v", err)
 	require.NoError(t, f.srv.WaitForDeliveries(context.Background()))
-	o, _ := f.m.Order(id)
-	require.NotEmpty(t, o.Charge, "the webhook settled the charge")
-	assert.Equal(t, 2, store.Len(), "the verification and the charge's event, each once")
+	assert.Equal(t, int64(1), f.m.noticed.Load(), "the charge's event handled once")
+	var done int
+	require.NoError(t, f.m.db.QueryRow(`SELECT COUNT(*) FROM openpay_events WHERE state = 'done'`).Scan(&done))
+	assert.Equal(t, 2, done, "the verification and the charge's event, each once")
 	f.srv.ClearFaults()
-	require.NoError(t, f.m.Recover(context.Background()), "the commission follows")
+	f.recover(t)
+	o, _ := f.m.Order(context.Background(), id)
+	require.NotEmpty(t, o.Charge, "the worker settled the charge")
+	require.NotEmpty(t, o.Commission, "the commission follows")
 	f.books(t)
 }
 
 // Twenty sellers' flows at once, with faults armed on every money path
 // (answers replaced after acting, dropped connections, proxies' pages):
 // everything settles and the books balance to the cent. Run with -race.
-func TestTwentyConcurrentFlowsBalance(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
+func TestTwentyConcurrentFlowsBalance(t *testing.T) { forEach(t, testTwentyConcurrentFlowsBalance) }
+
+func testTwentyConcurrentFlowsBalance(t *testing.T, e engine) {
+	f := newFixture(t, e)
 	const n = 20
 	sellers := make([]string, n)
 	for i := range sellers {
@@ -355,13 +435,11 @@ func TestTwentyConcurrentFlowsBalance(t *testing.T) {
 	}
 	wg.Wait()
 	f.srv.ClearFaults()
-	for range 3 {
-		if f.m.Recover(context.Background()) == nil {
-			break
-		}
-	}
-	for _, op := range f.m.Ops() {
-		assert.Contains(t, []OpStatus{OpDone, OpRefused}, op.Status, "%s: %s", op.ID, op.Reason)
+	f.recover(t)
+	ops, err := f.m.Ops(context.Background())
+	require.NoError(t, err)
+	for _, op := range ops {
+		assert.Contains(t, []journal.State{journal.StateMade, journal.StateRefused}, op.State, "%s: %s", op.ID, op.Reason)
 	}
 	f.books(t)
 }

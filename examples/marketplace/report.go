@@ -3,11 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/journal"
 )
 
 // SellerReport compares a seller's balance at the gateway with what the
@@ -22,13 +21,14 @@ type SellerReport struct {
 }
 
 // Report is the nightly check of the books: each seller's balance, and the
-// movements still unknown (the recovery job has not settled them yet).
+// movements still open (the journal's worker has not settled them yet).
 type Report struct {
 	Sellers []SellerReport
 	// Commissions is what the platform earned: commissions taken less
 	// those returned.
 	Commissions openpay.Amount
-	// Unknown lists the movements not settled yet.
+	// Unknown lists the movements not settled yet (pending or unknown in
+	// the journal).
 	Unknown []string
 }
 
@@ -60,12 +60,16 @@ func (r Report) String() string {
 func (m *Marketplace) Nightly(ctx context.Context) (Report, error) {
 	var r Report
 	expected := map[string]openpay.Amount{}
-	for _, op := range m.Ops() {
-		if op.Status == OpUnknown || op.Status == OpSending {
+	ops, err := m.Ops(ctx)
+	if err != nil {
+		return Report{}, err
+	}
+	for _, op := range ops {
+		if op.State == journal.StatePending || op.State == journal.StateUnknown {
 			r.Unknown = append(r.Unknown, op.ID)
 			continue
 		}
-		if op.Status != OpDone {
+		if op.State != journal.StateMade {
 			continue
 		}
 		switch op.Kind {
@@ -84,9 +88,10 @@ func (m *Marketplace) Nightly(ctx context.Context) (Report, error) {
 			expected[op.To] = expected[op.To].Add(op.Amount)
 		}
 	}
-	m.mu.Lock()
-	sellers := slices.Sorted(maps.Keys(m.sellers))
-	m.mu.Unlock()
+	sellers, err := m.sellers(ctx)
+	if err != nil {
+		return Report{}, err
+	}
 	for _, id := range sellers {
 		cu, err := m.c.Customers.Get(ctx, id)
 		if err != nil {

@@ -124,6 +124,7 @@ var serverTests = []serverTest{
 	{"TestGroupWithoutMerchants", TestGroupWithoutMerchants},
 	{"TestHealth", TestHealth},
 	{"TestIVRChargeCountsThePayersAttempts", TestIVRChargeCountsThePayersAttempts},
+	{"TestInjectFaultWhileRequestsTakeIt", TestInjectFaultWhileRequestsTakeIt},
 	{"TestLimitAboveTheMaximumIsCapped", TestLimitAboveTheMaximumIsCapped},
 	{"TestListCards", TestListCards},
 	{"TestListCharges", TestListCharges},

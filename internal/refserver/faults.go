@@ -266,32 +266,33 @@ var faultErrorText = map[openpay.Code]string{
 // the API, holds a value out of range, or would pass a bound on armed
 // faults. A pattern armed here matches every merchant's requests.
 func (s *Server) InjectFault(f Fault) (Fault, error) {
-	af, e := s.armFor("", f, goFaultNames)
+	armed, e := s.armFor("", f, goFaultNames)
 	if e != nil {
 		return Fault{}, e
 	}
-	return af.f, nil
+	return armed, nil
 }
 
 // armFor checks and arms a fault for merchant (its paths only), or, with
-// merchant "", for the server.
-func (s *Server) armFor(merchant string, f Fault, names faultNames) (*armedFault, *Error) {
+// merchant "", for the server. It returns the fault as armed (with its
+// id), copied under the lock: a request may take the fault at once.
+func (s *Server) armFor(merchant string, f Fault, names faultNames) (Fault, *Error) {
 	af, e := s.checkFault(f, names)
 	if e != nil {
-		return nil, e
+		return Fault{}, e
 	}
 	if merchant != "" {
 		if af.exact != "" && af.owner != merchant || af.exact == "" && !routeHasParam(af.route, "merchant_id") {
-			return nil, errorf(openpay.ErrInvalidParameter, "The fault's method and path name no operation of the merchant's API")
+			return Fault{}, errorf(openpay.ErrInvalidParameter, "The fault's method and path name no operation of the merchant's API")
 		}
 		af.owner = merchant
 	}
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	if e := s.faults.add(af); e != nil {
-		return nil, e
+		return Fault{}, e
 	}
-	return af, nil
+	return af.f, nil
 }
 
 // routeHasParam reports whether rt's pattern has the parameter name.
@@ -610,5 +611,5 @@ func (s *Server) armFault(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return armed.f.wire(), nil
+	return armed.wire(), nil
 }

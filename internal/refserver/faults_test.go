@@ -225,3 +225,34 @@ func TestFaultAnswersAfterActing(t *testing.T) {
 		requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PrivateKey, bad), 1003)
 	}
 }
+
+// Faults armed from Go while requests take them: the fault InjectFault
+// returns is copied under the lock the requests take it under (under
+// -race, reading it after the lock was let go was reported).
+func TestInjectFaultWhileRequestsTakeIt(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				env.do(http.MethodGet, "/v1/"+env.m.ID+"/customers", env.m.PrivateKey, nil)
+			}
+		}
+	}()
+	for range 20 {
+		f, err := env.s.InjectFault(Fault{Method: http.MethodGet, Path: "/v1/{merchant_id}/customers", ErrorCode: openpay.ErrInternalServer, Count: 1})
+		require.NoError(t, err)
+		require.Equal(t, 1, f.Count, "the fault as armed")
+		require.NotEmpty(t, f.ID)
+		// No lock taken here: the request that takes the fault runs
+		// unordered with what InjectFault read after arming it.
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(stop)
+	<-done
+}
