@@ -88,9 +88,9 @@ func TestContractCountryOperations(t *testing.T) {
 			cards, err := k.c.Customer(cu.ID).Cards.ListPage(ctx, nil)
 			require.NoError(t, err)
 			assert.Len(t, cards, 1)
-			iva := ""
+			var iva openpay.Amount
 			if tc.country == openpay.CountryColombia {
-				iva = "1900"
+				iva = openpay.MustAmount("1900")
 			}
 			ch, err := k.c.Customer(cu.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: amount, Description: "Pedido 1",
 				OrderID: "o-1", IVA: iva})
@@ -272,7 +272,7 @@ func TestContractPSE(t *testing.T) {
 	k := newCountryContract(t, openpay.CountryColombia)
 	payer := &openpay.ChargeCustomer{Name: "Cliente", LastName: "Colombia", Email: "cliente@example.co", PhoneNumber: "4448936475",
 		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Avenida 7m bis #174-25"}}
-	ch, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: "1900",
+	ch, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: openpay.MustAmount("1900"),
 		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusChargePending, ch.Status)
@@ -317,7 +317,7 @@ func TestContractPSE(t *testing.T) {
 	var conflict *openpay.OrderConflictError
 	require.ErrorAs(t, err, &conflict)
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
-	again, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: "1900",
+	again, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: openpay.MustAmount("1900"),
 		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
 	require.NoError(t, err)
 	assert.Equal(t, ch.ID, again.ID)

@@ -1048,10 +1048,11 @@ type CardCharge struct {
 	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
@@ -1263,8 +1264,13 @@ type Checkout struct {
 	// server's own address, the one the client was given.
 	CheckoutLink string `json:"checkout_link"`
 
-	// CreationDate is when the checkout was created.
-	CreationDate FlexTime `json:"creation_date"`
+	// CreationDate is when the checkout was created. A checkout's timestamps are written
+	// as ISO 8601 with milliseconds and an offset without a colon
+	// (2021-10-15T23:36:00.000-0500), in the account's time zone; the SDK
+	// also reads RFC 3339 (a colon in the offset).
+	//
+	// Example: 2021-10-15T23:36:00.000-0500
+	CreationDate time.Time `json:"creation_date"`
 
 	// Currency is the currency of the amount (ISO 4217).
 	Currency Currency `json:"currency"`
@@ -1276,17 +1282,19 @@ type Checkout struct {
 	// Description is your description of the payment link.
 	Description string `json:"description"`
 
-	// ExpirationDate is when the link stops taking payments, in the account's time
-	// zone; empty when the checkout was created without one, and then it does not
+	// ExpirationDate is when the link stops taking payments, written as creation_date
+	// is; zero when the checkout was created without one, and then it does not
 	// expire.
-	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
-	ID             string   `json:"id"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
+	ID             string    `json:"id"`
 
-	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
+	// IVA is the tax (IVA) sent with the checkout, zero when none was. The
+	// gateway writes it as the decimal string it was sent as ("1900"); the SDK
+	// also reads a JSON number.
 	// The charges that pay a Colombian checkout are sent with it, but a
 	// charge's answer does not echo an iva (no source shows one on a
 	// transaction): read it here.
-	IVA string `json:"iva,omitempty,omitzero"`
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions;
 	// empty when none was sent.
@@ -1325,19 +1333,22 @@ type CheckoutRequest struct {
 	// Description is your description of the payment link, at most 250 characters.
 	Description string `json:"description"`
 
-	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm
-	// in the account's time zone. It must be in the future (1003). Without it the
-	// link does not expire.
+	// ExpirationDate is when the link stops taking payments. It must be in the future
+	// (1003); zero, the link does not expire. The gateway takes it as a
+	// wall-clock minute, yyyy-MM-dd HH:mm in the account's time zone: the SDK
+	// writes it so, in the time zone of the client's country
+	// (Country.Location), dropping the seconds.
 	//
 	// Example: 2026-12-31 23:59
-	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
-	// string: zero or more, at most two decimal places (1003 otherwise). The
+	// IVA is, in Colombia, the tax (IVA) included in the amount: zero or more,
+	// at most two decimal places (1003 otherwise), sent by the SDK as the
+	// decimal string the gateway takes ("1900"). The
 	// charges that pay the checkout, by card, store or PSE, are sent with it (a
 	// charge's answer does not echo it; the checkout's does). Other countries'
 	// checkouts check and echo it too, and their charges ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions
 	// (1006). The charges that pay the checkout carry it. A create whose
@@ -1383,11 +1394,12 @@ type CheckoutStatus string
 // CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
 // fields in the body.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's
-	// time zone; empty leaves it unchanged.
+	// ExpirationDate is the new expiration; zero leaves it unchanged. It is sent as
+	// CheckoutRequest.ExpirationDate is: yyyy-MM-dd HH:mm in the time zone of
+	// the client's country.
 	//
 	// Example: 2026-12-31 23:59
-	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
 
 	// Status is the new status, available or cancelled; empty keeps it. It is
 	// sent in the query (parameter status), never in the body.
@@ -1724,10 +1736,11 @@ type InlineCardCharge struct {
 	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
@@ -1845,9 +1858,10 @@ type PSECharge struct {
 	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description"`
 
-	// IVA is the value-added tax (IVA) included in the amount, as a decimal string
-	// ("1900" on 10000).
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is the value-added tax (IVA) included in the amount (1900 on 10000),
+	// zero or more with at most two decimal places; the SDK sends it as the
+	// decimal string the gateway takes ("1900").
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Method is always bank_account for this variant.
 	Method ChargeMethod `json:"method"`
@@ -2228,10 +2242,11 @@ type StoreCharge struct {
 	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Method is always store for this variant.
 	Method ChargeMethod `json:"method"`

@@ -44,7 +44,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52, apto 801"}}
 
 	ch, err := c.Charges.Create(ctx, openpay.PSECharge{
-		Amount: openpay.MustAmount("119000"), IVA: "19000", Description: "Order 3001, PSE",
+		Amount: openpay.MustAmount("119000"), IVA: openpay.MustAmount("19000"), Description: "Order 3001, PSE",
 		OrderID: fmt.Sprintf("pse-%d", time.Now().UnixNano()), RedirectURL: returnURL, Customer: payer,
 	}, openpay.WithClientIP(env.PayerIP))
 	if err != nil {
@@ -76,7 +76,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 
 	// A second payment, completed through the simulation control.
 	second, err := c.Charges.Create(ctx, openpay.PSECharge{
-		Amount: openpay.MustAmount("45000.50"), IVA: "7185.79", Description: "Order 3002, PSE",
+		Amount: openpay.MustAmount("45000.50"), IVA: openpay.MustAmount("7185.79"), Description: "Order 3002, PSE",
 		RedirectURL: returnURL, Customer: payer,
 	}, openpay.WithClientIP(env.PayerIP))
 	if err != nil {

@@ -64,7 +64,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		return fmt.Errorf("creating the link: %w", err)
 	}
 	fmt.Fprintf(out, "link %s: %s %s %s, expires %s\n", co.ID, co.Status, co.Amount, co.Currency,
-		co.ExpirationDate.Format(openpay.CheckoutDateLayout))
+		co.ExpirationDate.Format(time.DateTime[:16]))
 	if env.Sim == nil {
 		fmt.Fprintln(out, "send the payer to", co.CheckoutLink)
 		return nil
@@ -108,7 +108,7 @@ func newLink(ctx context.Context, client *openpay.Client, order, shopURL string,
 	return client.Checkouts.Create(ctx, openpay.CheckoutRequest{
 		Amount: openpay.MustAmount("1250.00"), Description: "Order " + order, OrderID: order,
 		RedirectURL:    shopURL + "/orders/" + order,
-		ExpirationDate: deadline.In(mexicoCity).Format(openpay.CheckoutDateLayout),
+		ExpirationDate: deadline,
 		Customer:       &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
 	})
 }
@@ -139,10 +139,6 @@ func orderPage(client *openpay.Client) http.HandlerFunc {
 			html.EscapeString(co.OrderID), state)
 	}
 }
-
-// mexicoCity is the time zone of Mexican merchants (UTC-06:00 all year
-// since 2022), in which expiration dates are written.
-var mexicoCity = openpay.CountryMexico.Location()
 
 // orderName says whether the event's order id is the shop's.
 func orderName(got, want string) string {

@@ -45,12 +45,6 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendSubscription)
 	case []openpay.Subscription:
 		b, err = appendJSONList(b, v, appendSubscription)
-	case openpay.Checkout:
-		b, err = appendCheckout(b, &v)
-	case *openpay.Checkout:
-		b, err = appendJSONPointer(b, v, appendCheckout)
-	case []openpay.Checkout:
-		b, err = appendJSONList(b, v, appendCheckout)
 	case openpay.Plan:
 		b, err = appendPlan(b, &v)
 	case *openpay.Plan:
@@ -586,80 +580,6 @@ func appendCardPoints(b []byte, v *openpay.CardPoints) ([]byte, error) {
 	b = append(b, ",\"used\":"...)
 	if b, err = appendMarshaled(b, v.Used); err != nil {
 		return b, err
-	}
-	return append(b, '}'), nil
-}
-
-// appendCheckout appends the JSON object of *v, with the keys of plan Checkout.
-func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
-	var err error
-	b = append(b, '{')
-	b = append(b, "\"amount\":"...)
-	if b, err = v.Amount.AppendText(b); err != nil {
-		return b, err
-	}
-	b = append(b, ",\"checkout_link\":"...)
-	b = appendJSONString(b, v.CheckoutLink)
-	b = append(b, ",\"creation_date\":"...)
-	if b, err = appendMarshaled(b, v.CreationDate); err != nil {
-		return b, err
-	}
-	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, string(v.Currency))
-	if v.Customer != nil {
-		b = append(b, ",\"customer\":"...)
-		if v.Customer == nil {
-			b = append(b, "null"...)
-		} else {
-			if b, err = appendCustomer(b, v.Customer); err != nil {
-				return b, err
-			}
-		}
-	}
-	b = append(b, ",\"description\":"...)
-	b = appendJSONString(b, v.Description)
-	if !v.ExpirationDate.IsZero() {
-		b = append(b, ",\"expiration_date\":"...)
-		if b, err = appendMarshaled(b, v.ExpirationDate); err != nil {
-			return b, err
-		}
-	}
-	b = append(b, ",\"id\":"...)
-	b = appendJSONString(b, v.ID)
-	if v.IVA != "" {
-		b = append(b, ",\"iva\":"...)
-		b = appendJSONString(b, v.IVA)
-	}
-	if v.OrderID != "" {
-		b = append(b, ",\"order_id\":"...)
-		b = appendJSONString(b, v.OrderID)
-	}
-	b = append(b, ",\"status\":"...)
-	b = appendJSONString(b, string(v.Status))
-	if v.Transaction != nil {
-		b = append(b, ",\"transaction\":"...)
-		if v.Transaction == nil {
-			b = append(b, "null"...)
-		} else {
-			if b, err = appendTransaction(b, v.Transaction); err != nil {
-				return b, err
-			}
-		}
-	}
-	if v.OrderID == "" {
-		b = append(b, ",\"order_id\":null"...)
-	}
-	if v.IVA == "" {
-		b = append(b, ",\"iva\":null"...)
-	}
-	if v.ExpirationDate.IsZero() {
-		b = append(b, ",\"expiration_date\":null"...)
-	}
-	if v.Customer == nil {
-		b = append(b, ",\"customer\":null"...)
-	}
-	if v.Transaction == nil {
-		b = append(b, ",\"transaction\":null"...)
 	}
 	return append(b, '}'), nil
 }
