@@ -154,7 +154,7 @@ func TestContractCountryOperations(t *testing.T) {
 			subList, err := k.c.Plans.SubscriptionsPage(ctx, plan.ID, nil)
 			require.NoError(t, err)
 			assert.Len(t, subList, 1)
-			require.NoError(t, subs.Delete(ctx, sub.ID))
+			require.NoError(t, subs.Cancel(ctx, sub.ID))
 			require.NoError(t, k.c.Plans.Delete(ctx, plan.ID))
 			hook, err := k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: "http://127.0.0.1:1/hooks",
 				EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded, openpay.EventTypeTransactionExpired}})

@@ -347,7 +347,7 @@ func TestContractGroupOperations(t *testing.T) {
 	s1, err = subs.Update(ctx, s1.ID, openpay.SubscriptionUpdateRequest{CancelAtPeriodEnd: openpay.Ptr(true)})
 	require.NoError(t, err)
 	assert.True(t, s1.CancelAtPeriodEnd)
-	require.NoError(t, subs.Delete(ctx, s2.ID))
+	require.NoError(t, subs.Cancel(ctx, s2.ID))
 	_, err = subs.Get(ctx, s2.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound, "a deleted subscription is gone")
 

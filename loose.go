@@ -183,3 +183,15 @@ func (e *errorResponse) UnmarshalJSON(b []byte) error {
 	e.HTTPCode = int(aux.HTTPCode)
 	return nil
 }
+
+// UnmarshalText reads a transaction's method; bank, the interface's name
+// for a bank transfer, reads as [TransactionMethodBankAccount], the name
+// the gateway's answers use, so that one constant stands for the idea.
+func (m *TransactionMethod) UnmarshalText(b []byte) error {
+	if string(b) == "bank" {
+		*m = TransactionMethodBankAccount
+		return nil
+	}
+	*m = TransactionMethod(b)
+	return nil
+}

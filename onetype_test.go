@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -169,4 +170,38 @@ func TestCheckoutExpirationIsATime(t *testing.T) {
 			assert.True(t, got.CreationDate.Before(got.ExpirationDate), "created %v", got.CreationDate)
 		})
 	}
+}
+
+// TestTransactionMethodBankIsBankAccount: the interface's "bank" and the
+// answers' "bank_account" are one idea, one constant.
+func TestTransactionMethodBankIsBankAccount(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"bank", "bank_account"} {
+		var tx openpay.Transaction
+		require.NoError(t, json.Unmarshal([]byte(`{"id":"tr1","method":"`+in+`"}`), &tx))
+		assert.Equal(t, openpay.TransactionMethodBankAccount, tx.Method, in)
+		assert.True(t, tx.Method.Valid())
+	}
+	var tx openpay.Transaction
+	require.NoError(t, json.Unmarshal([]byte(`{"id":"tr1","method":"crypto"}`), &tx))
+	assert.Equal(t, openpay.TransactionMethod("crypto"), tx.Method, "a method added later is kept")
+	assert.False(t, tx.Method.Valid())
+}
+
+// TestSuccessfulChargePrintsNoError: a completed charge printed with %v or
+// %+v (as a log line does) shows its error fields empty, not "error 0".
+func TestSuccessfulChargePrintsNoError(t *testing.T) {
+	t.Parallel()
+	k := newContract(t, openpaytest.Deterministic())
+	ch, err := k.c.Charges.Create(context.Background(), openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardVisa),
+		Amount: openpay.MustAmount("100"), Description: "Order 1", OrderID: "order-1"})
+	require.NoError(t, err)
+	require.Equal(t, openpay.TransactionStatusCompleted, ch.Status)
+	plus := fmt.Sprintf("%+v", *ch)
+	assert.Contains(t, plus, "ErrorCode: ErrorMessage: ")
+	for _, s := range []string{plus, fmt.Sprintf("%v", *ch), fmt.Sprint(ch.ErrorCode)} {
+		assert.NotContains(t, s, "error 0")
+		assert.NotContains(t, s, "(0)")
+	}
+	assert.Equal(t, "0", ch.ErrorCode.String())
 }

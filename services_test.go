@@ -296,7 +296,7 @@ func TestRequestShapes(t *testing.T) {
 		}, method: "PUT", path: C + "/subscriptions/s1", body: `{"cancel_at_period_end":true}`},
 		{name: "get subscription", reply: `{"id":"s1"}`, call: func() error { _, err := cust.Subscriptions.Get(ctx, "s1"); return err },
 			method: "GET", path: C + "/subscriptions/s1"},
-		{name: "delete subscription", status: 204, call: func() error { return cust.Subscriptions.Delete(ctx, "s1") },
+		{name: "delete subscription", status: 204, call: func() error { return cust.Subscriptions.Cancel(ctx, "s1") },
 			method: "DELETE", path: C + "/subscriptions/s1"},
 		{name: "list subscriptions", reply: `[]`, call: func() error { _, err := cust.Subscriptions.ListPage(ctx, nil); return err },
 			method: "GET", path: C + "/subscriptions"},

@@ -264,6 +264,28 @@ func (e FeeReportType) Valid() bool {
 	}
 }
 
+// The Interest values this version of the SDK knows. A value
+// the gateway adds later still decodes; [Interest.Valid]
+// tells them apart.
+const (
+	InterestCharged Interest = "WITH_INTEREST"
+	InterestFree    Interest = "WITHOUT_INTEREST"
+)
+
+// Valid reports whether e is one of the Interest values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
+func (e Interest) Valid() bool {
+	switch e {
+	case InterestCharged:
+		return true
+	case InterestFree:
+		return true
+	default:
+		return false
+	}
+}
+
 // The MerchantStatus values this version of the SDK knows. A value
 // the gateway adds later still decodes; [MerchantStatus.Valid]
 // tells them apart.
@@ -330,28 +352,6 @@ func (e PaymentMethodType) Valid() bool {
 	case PaymentMethodTypeRedirect:
 		return true
 	case PaymentMethodTypeStore:
-		return true
-	default:
-		return false
-	}
-}
-
-// The PaymentPlanPaymentsType values this version of the SDK knows. A value
-// the gateway adds later still decodes; [PaymentPlanPaymentsType.Valid]
-// tells them apart.
-const (
-	PaymentPlanPaymentsTypeWithInterest    PaymentPlanPaymentsType = "WITH_INTEREST"
-	PaymentPlanPaymentsTypeWithoutInterest PaymentPlanPaymentsType = "WITHOUT_INTEREST"
-)
-
-// Valid reports whether e is one of the PaymentPlanPaymentsType values this
-// version of the SDK knows; false for the zero value and for a value
-// the gateway added later.
-func (e PaymentPlanPaymentsType) Valid() bool {
-	switch e {
-	case PaymentPlanPaymentsTypeWithInterest:
-		return true
-	case PaymentPlanPaymentsTypeWithoutInterest:
 		return true
 	default:
 		return false
@@ -532,7 +532,6 @@ func (e SubscriptionStatus) Valid() bool {
 // tells them apart.
 const (
 	TransactionMethodAlipay      TransactionMethod = "alipay"
-	TransactionMethodBank        TransactionMethod = "bank"
 	TransactionMethodBankAccount TransactionMethod = "bank_account"
 	TransactionMethodCard        TransactionMethod = "card"
 	TransactionMethodCustomer    TransactionMethod = "customer"
@@ -545,8 +544,6 @@ const (
 func (e TransactionMethod) Valid() bool {
 	switch e {
 	case TransactionMethodAlipay:
-		return true
-	case TransactionMethodBank:
 		return true
 	case TransactionMethodBankAccount:
 		return true
@@ -1801,6 +1798,11 @@ type InlineCardPayout struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
+// Interest says whether a card charge's monthly instalments carry interest
+// (PaymentPlan.PaymentsType, Peru): InterestCharged (WITH_INTEREST) or
+// InterestFree (WITHOUT_INTEREST).
+type Interest string
+
 // Merchant is the merchant account.
 type Merchant struct {
 	// Balance is the merchant account's balance.
@@ -1951,12 +1953,8 @@ type PaymentPlan struct {
 
 	// PaymentsType says, in Peru, whether the instalments carry interest. Other
 	// countries refuse it with error 1003.
-	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
+	PaymentsType Interest `json:"payments_type,omitempty,omitzero"`
 }
-
-// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other
-// countries refuse it with error 1003.
-type PaymentPlanPaymentsType string
 
 // PaynetChain is a chain of stores that take store payments.
 type PaynetChain struct {
@@ -2348,7 +2346,7 @@ type SubscriptionRequest struct {
 //     period keeping its place in the calendar. A card update (Update
 //     with SourceID or Card) is charged at the next retry.
 //   - unpaid or cancelled: the retries failed (the plan's
-//     StatusAfterRetry), or the subscription was cancelled (Delete,
+//     StatusAfterRetry), or the subscription was cancelled (Cancel,
 //     CancelAtPeriodEnd at its period's end, its customer deleted).
 //     Both are final: nothing is charged any more, and a card update
 //     does not bring it back (subscribe the customer again).
@@ -2581,8 +2579,10 @@ type TransactionFee struct {
 }
 
 // TransactionMethod is the means by which a transaction moved funds: card,
-// bank, customer (transfers and fees between balances), store, bank_account or
-// alipay. Expect values not listed here.
+// customer (transfers and fees between balances), store, bank_account (a bank
+// transfer: SPEI or PSE charges, payouts to a bank account) or alipay. The
+// interface's table also names bank, for bank_account: the SDK reads bank as
+// bank_account. Expect values not listed here.
 type TransactionMethod string
 
 // TransactionStatus is the status of a transaction, lower case in responses:
