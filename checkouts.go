@@ -34,17 +34,19 @@ type CheckoutsService struct{ s scope }
 // take none, the customer being the payer. An OrderID already used by a
 // checkout or a transaction gives [ErrDuplicateOrderID]. A create whose
 // answer is lost ([ErrOutcomeUnknown]) is not looked up by order_id as a
-// transaction's is: settle it with [CheckoutsService.Get] by the order_id
-// before creating the link again.
+// transaction's is: settle it with [CheckoutsService.GetByOrderID] before
+// creating the link again.
 func (cs *CheckoutsService) Create(ctx context.Context, req CheckoutRequest, opts ...CallOption) (*Checkout, error) {
 	s := scopeOf(cs)
 	return call[Checkout](ctx, s, apiRequest{opts: opts, method: http.MethodPost, body: req.wireIn(s.c.zone())}, "checkouts")
 }
 
-// Get returns a checkout by its id or, failing that, by its order_id: the
-// gateway looks up both.
-func (cs *CheckoutsService) Get(ctx context.Context, checkoutIDOrOrderID string, opts ...CallOption) (*Checkout, error) {
-	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutIDOrOrderID)
+// Get returns a checkout by its id. Find one by your order_id with
+// [CheckoutsService.GetByOrderID], as on the other services: the gateway's
+// path answers an order_id too, but only GetByOrderID makes sure that is
+// what matched.
+func (cs *CheckoutsService) Get(ctx context.Context, checkoutID string, opts ...CallOption) (*Checkout, error) {
+	return call[Checkout](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodGet}, "checkouts", checkoutID)
 }
 
 // GetByOrderID returns the checkout made with orderID, or an error matching

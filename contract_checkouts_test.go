@@ -348,7 +348,7 @@ func ExampleCheckoutsService_Create() {
 		fmt.Println(err)
 		return
 	}
-	co, err = c.Checkouts.Get(ctx, "order-1001") // by id, or by order_id
+	co, err = c.Checkouts.GetByOrderID(ctx, "order-1001")
 	if err != nil {
 		fmt.Println(err)
 		return

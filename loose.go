@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -193,5 +194,16 @@ func (m *TransactionMethod) UnmarshalText(b []byte) error {
 		return nil
 	}
 	*m = TransactionMethod(b)
+	return nil
+}
+
+// UnmarshalText reads a card type in either case: cards write debit, the
+// BIN lookups DEBIT; both read as [CardTypeDebit]. A value the SDK does not
+// know is kept as written.
+func (t *CardType) UnmarshalText(b []byte) error {
+	*t = CardType(b)
+	if lower := CardType(strings.ToLower(string(b))); lower.Valid() {
+		*t = lower
+	}
 	return nil
 }

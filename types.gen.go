@@ -36,6 +36,28 @@ func (e CardBrand) Valid() bool {
 	}
 }
 
+// The CardType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [CardType.Valid]
+// tells them apart.
+const (
+	CardTypeCredit CardType = "credit"
+	CardTypeDebit  CardType = "debit"
+)
+
+// Valid reports whether e is one of the CardType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
+func (e CardType) Valid() bool {
+	switch e {
+	case CardTypeCredit:
+		return true
+	case CardTypeDebit:
+		return true
+	default:
+		return false
+	}
+}
+
 // The ChargeMethod values this version of the SDK knows. A value
 // the gateway adds later still decodes; [ChargeMethod.Valid]
 // tells them apart.
@@ -878,19 +900,22 @@ type BankCharge struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BINCardType is the card type of a BIN, as Mexican accounts look it up.
-type BINCardType struct {
+// binCardType is the card type of a BIN, as Mexican accounts look it up
+// (BINsService.CardType reads it).
+type binCardType struct {
 	BIN string `json:"bin"`
 
-	// Type is CREDIT or DEBIT, in capitals.
-	Type string `json:"type"`
+	// Type is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	Type CardType `json:"type"`
 }
 
 // BINPromotions is what Peruvian accounts learn of a BIN: the card type, the
 // numbers of instalments the card may pay in, and whether they carry interest.
 type BINPromotions struct {
-	// CardType is CREDIT or DEBIT, in capitals.
-	CardType string `json:"cardType"`
+	// CardType is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	CardType CardType `json:"cardType"`
 
 	// Installments lists the numbers of instalments the card may pay in; empty
 	// when none.
@@ -901,10 +926,12 @@ type BINPromotions struct {
 	WithInterest *bool `json:"withInterest,omitempty"`
 }
 
-// BINValidation is the card type of a BIN, as Colombian accounts look it up.
-type BINValidation struct {
-	// CardType is CREDIT or DEBIT, in capitals.
-	CardType string `json:"card_type"`
+// binValidation is the card type of a BIN, as Colombian accounts look it up
+// (BINsService.CardType reads it).
+type binValidation struct {
+	// CardType is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	CardType CardType `json:"card_type"`
 }
 
 // CaptureRequest is the optional body of a capture. Without Amount the whole
@@ -963,11 +990,11 @@ type Card struct {
 	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 
-	// Type is the kind of card as the issuer reports it (debit, credit, cash,
-	// ...).
+	// Type is the kind of card as the issuer reports it: debit or credit (others,
+	// such as cash, may appear).
 	//
 	// Example: debit
-	Type string `json:"type"`
+	Type CardType `json:"type"`
 }
 
 // CardBIN is what the gateway knows of a BIN (the first digits of a card
@@ -1002,7 +1029,7 @@ type CardBIN struct {
 	CountryCode string `json:"country_code"`
 
 	// Type is debit or credit.
-	Type string `json:"type"`
+	Type CardType `json:"type"`
 }
 
 // CardBrand is a card network: visa, mastercard, carnet or american_express.
@@ -1193,6 +1220,11 @@ type CardRequest struct {
 	HolderName     string `json:"holder_name"`
 }
 
+// CardType says whether a card is a debit or a credit card. Cards and
+// CardBIN write it in lower case, the BIN lookups of BINsService in capitals
+// (CREDIT); the SDK reads both as these values. Expect others (cash).
+type CardType string
+
 // CardUpdateRequest is a change to a stored card: only the fields sent change.
 type CardUpdateRequest struct {
 	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
@@ -1350,8 +1382,8 @@ type CheckoutRequest struct {
 	// OrderID is your reference, unique among your checkouts and transactions
 	// (1006). The charges that pay the checkout carry it. A create whose
 	// answer is lost (ErrOutcomeUnknown) is not looked up by the SDK, as a
-	// transaction's is: settle it with Checkouts.Get(order_id), which finds a
-	// checkout by its order_id, before creating it again.
+	// transaction's is: settle it with Checkouts.GetByOrderID before creating
+	// it again.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectStorePayment sends a payer who picks cash at a store on the hosted

@@ -91,7 +91,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	}
 
 	// 5. Reading the link (by its id, or by the order id) gives the same.
-	paid, err := env.Client.Checkouts.Get(ctx, order)
+	paid, err := env.Client.Checkouts.GetByOrderID(ctx, order)
 	if err != nil {
 		return fmt.Errorf("reading the link: %w", err)
 	}
@@ -103,7 +103,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 // page (shopURL/orders/{order}, where the payer lands with the charge id),
 // taking payments until deadline. Its order_id is the order's: a create
 // whose answer is lost is settled by reading the link by that order id
-// (Checkouts.Get) before creating it again.
+// (Checkouts.GetByOrderID) before creating it again.
 func newLink(ctx context.Context, client *openpay.Client, order, shopURL string, deadline time.Time) (*openpay.Checkout, error) {
 	return client.Checkouts.Create(ctx, openpay.CheckoutRequest{
 		Amount: openpay.MustAmount("1250.00"), Description: "Order " + order, OrderID: order,
@@ -120,7 +120,7 @@ func newLink(ctx context.Context, client *openpay.Client, order, shopURL string,
 // charge cancelled, the link expired) reads that the order is not paid.
 func orderPage(client *openpay.Client) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		co, err := client.Checkouts.Get(r.Context(), r.PathValue("order"))
+		co, err := client.Checkouts.GetByOrderID(r.Context(), r.PathValue("order"))
 		if err != nil {
 			http.Error(w, "unknown order", http.StatusNotFound)
 			return

@@ -374,7 +374,7 @@ func (k *card) wire() openpay.Card {
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
 		CardNumber: k.masked, HolderName: k.holder,
 		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
-		Brand: openpay.CardBrand(k.brand), Type: k.cardType, BankName: k.bankName, BankCode: k.bankCode,
+		Brand: openpay.CardBrand(k.brand), Type: openpay.CardType(k.cardType), BankName: k.bankName, BankCode: k.bankCode,
 		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
 	}
 }

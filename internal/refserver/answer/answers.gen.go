@@ -93,18 +93,6 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendCardBIN)
 	case []openpay.CardBIN:
 		b, err = appendJSONList(b, v, appendCardBIN)
-	case openpay.BINCardType:
-		b, err = appendBINCardType(b, &v)
-	case *openpay.BINCardType:
-		b, err = appendJSONPointer(b, v, appendBINCardType)
-	case []openpay.BINCardType:
-		b, err = appendJSONList(b, v, appendBINCardType)
-	case openpay.BINValidation:
-		b, err = appendBINValidation(b, &v)
-	case *openpay.BINValidation:
-		b, err = appendJSONPointer(b, v, appendBINValidation)
-	case []openpay.BINValidation:
-		b, err = appendJSONList(b, v, appendBINValidation)
 	case openpay.BINPromotions:
 		b, err = appendBINPromotions(b, &v)
 	case *openpay.BINPromotions:
@@ -252,21 +240,11 @@ func appendAddressForTokenCardAddress(b []byte, v *openpay.Address) ([]byte, err
 	return append(b, '}'), nil
 }
 
-// appendBINCardType appends the JSON object of *v.
-func appendBINCardType(b []byte, v *openpay.BINCardType) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"bin\":"...)
-	b = appendJSONString(b, v.BIN)
-	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
-	return append(b, '}'), nil
-}
-
 // appendBINPromotions appends the JSON object of *v.
 func appendBINPromotions(b []byte, v *openpay.BINPromotions) ([]byte, error) {
 	b = append(b, '{')
 	b = append(b, "\"cardType\":"...)
-	b = appendJSONString(b, v.CardType)
+	b = appendJSONString(b, string(v.CardType))
 	b = append(b, ",\"installments\":"...)
 	if v.Installments == nil {
 		b = append(b, "null"...)
@@ -288,14 +266,6 @@ func appendBINPromotions(b []byte, v *openpay.BINPromotions) ([]byte, error) {
 			b = strconv.AppendBool(b, bool((*v.WithInterest)))
 		}
 	}
-	return append(b, '}'), nil
-}
-
-// appendBINValidation appends the JSON object of *v.
-func appendBINValidation(b []byte, v *openpay.BINValidation) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"card_type\":"...)
-	b = appendJSONString(b, v.CardType)
 	return append(b, '}'), nil
 }
 
@@ -398,7 +368,7 @@ func appendCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if (v.CustomerID == "") && (v.ID != "") {
 		b = append(b, ",\"customer_id\":null"...)
 	}
@@ -427,7 +397,7 @@ func appendCardBIN(b []byte, v *openpay.CardBIN) ([]byte, error) {
 	b = append(b, ",\"country_code\":"...)
 	b = appendJSONString(b, v.CountryCode)
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	return append(b, '}'), nil
 }
 
@@ -486,7 +456,7 @@ func appendCardForSubscriptionCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
 	}
@@ -551,7 +521,7 @@ func appendCardForTransactionCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
 	}

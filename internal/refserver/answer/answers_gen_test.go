@@ -34,7 +34,6 @@ var answerRoots = []reflect.Type{
 	reflect.TypeFor[openpay.Webhook](), reflect.TypeFor[openpay.Token](),
 	reflect.TypeFor[openpay.Merchant](), reflect.TypeFor[openpay.Store](),
 	reflect.TypeFor[openpay.PointsBalance](), reflect.TypeFor[openpay.CardBIN](),
-	reflect.TypeFor[openpay.BINCardType](), reflect.TypeFor[openpay.BINValidation](),
 	reflect.TypeFor[openpay.BINPromotions](), reflect.TypeFor[openpay.FeesSummary](),
 	reflect.TypeFor[openpay.PayoutSummary](),
 }
