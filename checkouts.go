@@ -95,7 +95,7 @@ func (cs *CheckoutsService) List(ctx context.Context, params *CheckoutListParams
 }
 
 // ListPage returns one page of checkouts.
-func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListParams, opts ...CallOption) ([]Checkout, error) {
+func (cs *CheckoutsService) ListPage(ctx context.Context, params *CheckoutListParams, opts ...CallOption) ([]*Checkout, error) {
 	q, err := params.query()
 	return pageOf[Checkout](ctx, scopeOf(cs), q, err, opts, "checkouts")
 }

@@ -259,7 +259,7 @@ func TestContractListsOfCheckouts(t *testing.T) {
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Checkout, error] {
 			return k.c.Checkouts.List(ctx, &openpay.CheckoutListParams{ListParams: p})
 		},
-		page: func(ctx context.Context, p openpay.ListParams) ([]openpay.Checkout, error) {
+		page: func(ctx context.Context, p openpay.ListParams) ([]*openpay.Checkout, error) {
 			return k.c.Checkouts.ListPage(ctx, &openpay.CheckoutListParams{ListParams: p})
 		},
 		id: func(c *openpay.Checkout) string { return c.ID },

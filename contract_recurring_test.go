@@ -128,7 +128,7 @@ func TestContractSubscriptions(t *testing.T) {
 	_, err = k.c.Plans.Subscription(ctx, plan.ID, "snotthere")
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
-	charges := func() []openpay.Transaction {
+	charges := func() []*openpay.Transaction {
 		page, err := k.c.Customer(cust.ID).Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{Limit: 100}})
 		require.NoError(t, err)
 		return page

@@ -49,7 +49,7 @@ func (cs *CustomersService) List(ctx context.Context, params *CustomerListParams
 }
 
 // ListPage returns one page of customers.
-func (cs *CustomersService) ListPage(ctx context.Context, params *CustomerListParams, opts ...CallOption) ([]Customer, error) {
+func (cs *CustomersService) ListPage(ctx context.Context, params *CustomerListParams, opts ...CallOption) ([]*Customer, error) {
 	q, err := params.query()
 	return pageOf[Customer](ctx, scopeOf(cs), q, err, opts, "customers")
 }

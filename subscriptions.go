@@ -62,7 +62,7 @@ func (ss *SubscriptionsService) List(ctx context.Context, params *ListParams, op
 }
 
 // ListPage returns one page of subscriptions.
-func (ss *SubscriptionsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Subscription, error) {
+func (ss *SubscriptionsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Subscription, error) {
 	q, err := params.query()
 	return pageOf[Subscription](ctx, scopeOf(ss), q, err, opts, "subscriptions")
 }
