@@ -39,7 +39,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 		{openpay.CountryPeru, "PEN", "150.50", openpay.Amount{}, openpay.ChargeCustomer{Name: "Marco", LastName: "Morales", Email: "marco@example.pe",
 			Address: &openpay.Address{Line1: "Av. Arequipa 1200", PostalCode: "15046", State: "Lima", City: "Lima", CountryCode: "PE"}}},
 		{openpay.CountryColombia, "COP", "10000", openpay.MustAmount("1900"), openpay.ChargeCustomer{Name: "Juan", LastName: "Pérez", Email: "juan@example.co",
-			CustomerAddress: &openpay.CustomerAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}}},
+			CustomerAddress: &openpay.ColombianAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}}},
 	} {
 		t.Run(string(tc.country), func(t *testing.T) {
 			t.Parallel()

@@ -42,7 +42,7 @@ func TestContractCountryOperations(t *testing.T) {
 		near     openpay.StoreSearch
 	}{
 		{openpay.CountryColombia, openpay.CurrencyCOP, openpay.CustomerRequest{Name: "Juan", LastName: "Pérez", Email: "juan@example.co",
-			PhoneNumber: "3001234567", CustomerAddress: &openpay.CustomerAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}},
+			PhoneNumber: "3001234567", CustomerAddress: &openpay.ColombianAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}},
 			"25000", openpay.StoreSearch{Latitude: 4.65, Longitude: -74.06, Kilometers: 10, Amount: openpay.MustAmount("25000")}},
 		{openpay.CountryPeru, openpay.CurrencyPEN, openpay.CustomerRequest{Name: "Marco", LastName: "Morales", Email: "marco@example.pe",
 			Address: &openpay.Address{Line1: "Av. Arequipa 1200", PostalCode: "15046", State: "Lima", City: "Lima", CountryCode: "PE"}},
@@ -271,7 +271,7 @@ func TestContractPSE(t *testing.T) {
 	ctx := context.Background()
 	k := newCountryContract(t, openpay.CountryColombia)
 	payer := &openpay.ChargeCustomer{Name: "Cliente", LastName: "Colombia", Email: "cliente@example.co", PhoneNumber: "4448936475",
-		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Avenida 7m bis #174-25"}}
+		CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Avenida 7m bis #174-25"}}
 	ch, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: openpay.MustAmount("1900"),
 		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
 	require.NoError(t, err)

@@ -98,7 +98,7 @@ func TestColombianIVAIsAnAmount(t *testing.T) {
 	pse, err := c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("119000"), IVA: openpay.MustAmount("19000"),
 		Description: "Pedido 2", OrderID: "pedido-2", RedirectURL: "https://tienda.example/vuelta",
 		Customer: &openpay.ChargeCustomer{Name: "Camila", Email: "camila@example.co",
-			CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52"}}})
+			CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52"}}})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusChargePending, pse.Status)
 	assert.Equal(t, "19000", rec.last()["iva"])

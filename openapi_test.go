@@ -726,7 +726,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 		"BankCharge": BankCharge{Method: ChargeMethodBankAccount, Amount: amount, Description: "Order 42", Customer: customer},
 		"PSECharge": PSECharge{Method: ChargeMethodBankAccount, Amount: MustAmount("10000"), Currency: CurrencyCOP, Description: "Order 42",
 			IVA: MustAmount("1900"), RedirectURL: "/", Customer: &ChargeCustomer{Name: "Ana", Email: "ana@example.co",
-				CustomerAddress: &CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}},
+				CustomerAddress: &ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}},
 		"AlipayCharge": AlipayCharge{Method: ChargeMethodAlipay, Amount: amount, Description: "Order 42", RedirectURL: "https://shop.example.com/back"},
 		"IVRCharge":    IVRCharge{Method: ChargeMethodCard, Confirm: "ivr", Amount: amount, Description: "Order 42", Customer: customer},
 	}

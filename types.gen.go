@@ -1256,11 +1256,11 @@ type ChargeCustomer struct {
 
 	// CustomerAddress is the payer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
-	LastName        string           `json:"last_name,omitempty,omitzero"`
-	Name            string           `json:"name"`
-	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
+	LastName        string            `json:"last_name,omitempty,omitzero"`
+	Name            string            `json:"name"`
+	PhoneNumber     string            `json:"phone_number,omitempty,omitzero"`
 }
 
 // ChargeMethod is the payment method of a charge request: card (stored cards,
@@ -1462,8 +1462,8 @@ type Customer struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
 
 	// ExternalID is your own identifier of the customer, unique among your
 	// customers.
@@ -1481,11 +1481,11 @@ type Customer struct {
 	Store *StoreReference `json:"store,omitempty"`
 }
 
-// CustomerAddress is the address of a Colombian customer or payer, which takes
+// ColombianAddress is the address of a Colombian customer or payer, which takes
 // the place of Address there: the department, the city and the rest of the
 // address as free text. Peruvian customers send Address, as Mexican ones do;
 // the gateway also takes this form from them.
-type CustomerAddress struct {
+type ColombianAddress struct {
 	// Additional is the street, number and anything else of the address.
 	Additional string `json:"additional"`
 	City       string `json:"city"`
@@ -1502,8 +1502,8 @@ type CustomerRequest struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
 
 	// ExternalID is your own identifier of the customer; a repeat answers error
 	// 2003.
@@ -1528,11 +1528,11 @@ type CustomerUpdateRequest struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
-	LastName        string           `json:"last_name,omitempty,omitzero"`
-	Name            string           `json:"name"`
-	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
+	LastName        string            `json:"last_name,omitempty,omitzero"`
+	Name            string            `json:"name"`
+	PhoneNumber     string            `json:"phone_number,omitempty,omitzero"`
 }
 
 // errorResponse is the body of every error response.

@@ -41,7 +41,7 @@ const returnURL = "https://shop.example.co/checkout/return?order=3001"
 func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	c := env.Client
 	payer := &openpay.ChargeCustomer{Name: "Camila", LastName: "Restrepo", Email: "camila.restrepo@example.co", PhoneNumber: "3004567890",
-		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52, apto 801"}}
+		CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52, apto 801"}}
 
 	ch, err := c.Charges.Create(ctx, openpay.PSECharge{
 		Amount: openpay.MustAmount("119000"), IVA: openpay.MustAmount("19000"), Description: "Order 3001, PSE",

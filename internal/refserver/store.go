@@ -189,7 +189,7 @@ type customer struct {
 	address    *openpay.Address
 	// customerAddress is the Colombian form of the address (also taken
 	// from Peruvian customers); like address, replaced, never changed.
-	customerAddress *openpay.CustomerAddress
+	customerAddress *openpay.ColombianAddress
 	status          openpay.CustomerStatus
 	// hasAccount: created with requires_account. Such a customer has a
 	// balance, a CLABE and a store reference, and charges made at its scope

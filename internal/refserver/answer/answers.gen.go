@@ -554,6 +554,18 @@ func appendCardPoints(b []byte, v *openpay.CardPoints) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// appendColombianAddress appends the JSON object of *v.
+func appendColombianAddress(b []byte, v *openpay.ColombianAddress) ([]byte, error) {
+	b = append(b, '{')
+	b = append(b, "\"additional\":"...)
+	b = appendJSONString(b, v.Additional)
+	b = append(b, ",\"city\":"...)
+	b = appendJSONString(b, v.City)
+	b = append(b, ",\"department\":"...)
+	b = appendJSONString(b, v.Department)
+	return append(b, '}'), nil
+}
+
 // appendCustomer appends the JSON object of *v, with the keys of plan Customer.
 func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 	var err error
@@ -597,7 +609,7 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 		if v.CustomerAddress == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCustomerAddress(b, v.CustomerAddress); err != nil {
+			if b, err = appendColombianAddress(b, v.CustomerAddress); err != nil {
 				return b, err
 			}
 		}
@@ -651,18 +663,6 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 	if v.ExternalID == "" {
 		b = append(b, ",\"external_id\":null"...)
 	}
-	return append(b, '}'), nil
-}
-
-// appendCustomerAddress appends the JSON object of *v.
-func appendCustomerAddress(b []byte, v *openpay.CustomerAddress) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"additional\":"...)
-	b = appendJSONString(b, v.Additional)
-	b = append(b, ",\"city\":"...)
-	b = appendJSONString(b, v.City)
-	b = append(b, ",\"department\":"...)
-	b = appendJSONString(b, v.Department)
 	return append(b, '}'), nil
 }
 

@@ -164,7 +164,7 @@ func (v *Checker) IVA(f Fields) string {
 // Address does an address: all three members present (1001), within their
 // lengths (1003). Whether a merchant's country takes one is the caller's
 // rule.
-func (v *Checker) CustomerAddress(prefix string, f Fields, a *openpay.CustomerAddress) {
+func (v *Checker) CustomerAddress(prefix string, f Fields, a *openpay.ColombianAddress) {
 	if a == nil {
 		return
 	}
