@@ -409,3 +409,25 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	}
 	return d, nil
 }
+
+// quotedAmount is an Amount the gateway takes as a JSON string holding a
+// plain decimal ("1900", "7185.79"): a Colombian iva. The fields are
+// Amounts; the request encodings write them through quotedAmount. It reads
+// a string or a number, as Amount does.
+type quotedAmount Amount
+
+// MarshalJSON writes the amount as a string holding it as MarshalText
+// does, failing like MarshalJSON on more than two decimal places.
+func (a quotedAmount) MarshalJSON() ([]byte, error) {
+	b, err := Amount(a).appendNumber([]byte{'"'}, false)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON reads the amount as Amount does.
+func (a *quotedAmount) UnmarshalJSON(b []byte) error { return (*Amount)(a).UnmarshalJSON(b) }
+
+// IsZero reports whether the amount is zero, for omitzero.
+func (a quotedAmount) IsZero() bool { return Amount(a).IsZero() }

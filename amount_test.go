@@ -347,7 +347,7 @@ func TestLooseMembersInPlainFields(t *testing.T) {
 	t.Parallel()
 	var pp PaymentPlan
 	require.NoError(t, json.Unmarshal([]byte(`{"payments":"6","payments_type":"WITHOUT_INTEREST"}`), &pp))
-	assert.Equal(t, PaymentPlan{Payments: 6, PaymentsType: PaymentPlanPaymentsTypeWithoutInterest}, pp)
+	assert.Equal(t, PaymentPlan{Payments: 6, PaymentsType: InterestFree}, pp)
 	require.NoError(t, json.Unmarshal([]byte(`{"payments":9}`), &pp))
 	assert.Equal(t, 9, pp.Payments)
 

@@ -36,7 +36,7 @@ func (bs *BankAccountsService) List(ctx context.Context, params *ListParams, opt
 }
 
 // ListPage returns one page of bank accounts.
-func (bs *BankAccountsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]BankAccount, error) {
+func (bs *BankAccountsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*BankAccount, error) {
 	q, err := params.query()
 	return pageOf[BankAccount](ctx, scopeOf(bs), q, err, opts, "bankaccounts")
 }

@@ -42,7 +42,7 @@ func TestEdgeExpiredLinkTakesNoLatePayment(t *testing.T) {
 
 	expires := start.Add(30 * time.Minute) // sooner than the hour 3-D Secure gives
 	co, err := k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("250.00"), Description: "Order 77",
-		OrderID: "order-77", RedirectURL: "https://shop.example/back", ExpirationDate: expires.Format(openpay.CheckoutDateLayout)})
+		OrderID: "order-77", RedirectURL: "https://shop.example/back", ExpirationDate: expires})
 	require.NoError(t, err)
 	paying, err := k.srv.PayCheckout(co.ID, openpaytest.Card3DSecure)
 	require.NoError(t, err)

@@ -48,7 +48,7 @@ func (cs *CardsService) List(ctx context.Context, params *ListParams, opts ...Ca
 }
 
 // ListPage returns one page of cards.
-func (cs *CardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Card, error) {
+func (cs *CardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Card, error) {
 	q, err := params.query()
 	return pageOf[Card](ctx, scopeOf(cs), q, err, opts, "cards")
 }

@@ -169,7 +169,7 @@ func (cs *ChargesService) List(ctx context.Context, params *TransactionListParam
 
 // ListPage returns one page of charges (params.Limit, default 10, from
 // params.Offset).
-func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
+func (cs *ChargesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := params.query()
 	return pageOf[Transaction](ctx, scopeOf(cs), q, err, opts, "charges")
 }

@@ -20,7 +20,7 @@ func TestCheckoutsGetByOrderID(t *testing.T) {
 	k := newContract(t, openpaytest.WithClock(start))
 	ctx := context.Background()
 	co, err := k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("250.00"), Description: "Order 78",
-		OrderID: "order-78", RedirectURL: "https://shop.example/back", ExpirationDate: start.Add(time.Hour).Format(openpay.CheckoutDateLayout)})
+		OrderID: "order-78", RedirectURL: "https://shop.example/back", ExpirationDate: start.Add(time.Hour)})
 	require.NoError(t, err)
 
 	got, err := k.c.Checkouts.GetByOrderID(ctx, "order-78")

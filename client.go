@@ -111,6 +111,7 @@ type Client struct {
 	clientIP       []string // the default X-Forwarded-For value, if any
 	inFlight       time.Duration
 	logger         *slog.Logger // WithLogger's, or nil
+	country        Country      // WithCountry's: its zone is the one checkout expirations are written in
 	tr             *transport.Transport
 }
 
@@ -145,7 +146,10 @@ func WithProduction() Option {
 	return func(s *settings) error { s.production = true; return nil }
 }
 
-// WithCountry selects the country host (Mexico by default).
+// WithCountry selects the country host (Mexico by default) and the time
+// zone in which the client writes the times the gateway takes as wall-clock
+// minutes of the account's zone (a checkout's expiration): give the
+// account's country also with [WithBaseURL].
 func WithCountry(c Country) Option {
 	return func(s *settings) error {
 		if _, ok := gatewayhost.BaseURL(string(c), false); !ok {
@@ -343,6 +347,7 @@ func New(merchantID, key string, opts ...Option) (*Client, error) {
 		clientIP:       s.clientIP,
 		inFlight:       cmp.Or(s.inFlight, DefaultInFlightBound),
 		logger:         s.logger,
+		country:        s.country,
 		tr: transport.New(transport.Config{
 			HTTPClient: s.httpClient,
 			Timeout:    s.timeout,

@@ -33,13 +33,13 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 		country  openpay.Country
 		currency openpay.Currency
 		amount   string
-		iva      string
+		iva      openpay.Amount
 		payer    openpay.ChargeCustomer
 	}{
-		{openpay.CountryPeru, "PEN", "150.50", "", openpay.ChargeCustomer{Name: "Marco", LastName: "Morales", Email: "marco@example.pe",
+		{openpay.CountryPeru, "PEN", "150.50", openpay.Amount{}, openpay.ChargeCustomer{Name: "Marco", LastName: "Morales", Email: "marco@example.pe",
 			Address: &openpay.Address{Line1: "Av. Arequipa 1200", PostalCode: "15046", State: "Lima", City: "Lima", CountryCode: "PE"}}},
-		{openpay.CountryColombia, "COP", "10000", "1900", openpay.ChargeCustomer{Name: "Juan", LastName: "Pérez", Email: "juan@example.co",
-			CustomerAddress: &openpay.CustomerAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}}},
+		{openpay.CountryColombia, "COP", "10000", openpay.MustAmount("1900"), openpay.ChargeCustomer{Name: "Juan", LastName: "Pérez", Email: "juan@example.co",
+			CustomerAddress: &openpay.ColombianAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}}},
 	} {
 		t.Run(string(tc.country), func(t *testing.T) {
 			t.Parallel()
@@ -53,7 +53,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 				t.Helper()
 				payer := tc.payer
 				co, err := k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount(tc.amount), Description: "Pedido " + order,
-					OrderID: order, IVA: tc.iva, RedirectURL: "https://tienda.example/pagado", ExpirationDate: "2026-01-07 10:00", Customer: &payer})
+					OrderID: order, IVA: tc.iva, RedirectURL: "https://tienda.example/pagado", ExpirationDate: time.Date(2026, 1, 7, 10, 0, 0, 0, tc.country.Location()), Customer: &payer})
 				require.NoError(t, err)
 				return co
 			}
@@ -61,13 +61,13 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			// Created in the account's currency, with the country's iva.
 			card := newLink("card-1")
 			assert.Equal(t, tc.currency, card.Currency)
-			assert.Equal(t, tc.iva, card.IVA)
+			assert.True(t, tc.iva.Equal(card.IVA), "iva %s", card.IVA)
 			assert.Equal(t, openpay.CheckoutStatusAvailable, card.Status)
 			assert.True(t, strings.HasPrefix(card.CheckoutLink, k.srv.URL+"/checkout/"), card.CheckoutLink)
 			assert.Equal(t, tc.payer.Email, card.Customer.Email)
 			_, err = k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("10"), Description: "x", Currency: openpay.CurrencyMXN})
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "the account's currency only")
-			_, err = k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("10"), Description: "x", IVA: "19%"})
+			_, err = k.c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("10"), Description: "x", IVA: openpay.MustAmount("-19")})
 			assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "iva as on a charge")
 
 			// By card: declined, then paid.
@@ -151,9 +151,10 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 			day := openpay.NewDate(2026, time.January, 5)
 			assert.Len(t, ids(k.c.Checkouts.List(ctx, &openpay.CheckoutListParams{StartDate: day, EndDate: day})), 3)
 			open := newLink("open-1")
-			upd, err := k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-01-10 18:30"})
+			upd, err := k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable,
+				ExpirationDate: time.Date(2026, 1, 10, 18, 30, 0, 0, tc.country.Location())})
 			require.NoError(t, err)
-			assert.Equal(t, "2026-01-10 18:30", upd.ExpirationDate.Format(openpay.CheckoutDateLayout))
+			assert.Equal(t, "2026-01-10 18:30", upd.ExpirationDate.Format("2006-01-02 15:04"))
 			upd, err = k.c.Checkouts.Update(ctx, open.ID, openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusCancelled})
 			require.NoError(t, err)
 			assert.Equal(t, openpay.CheckoutStatusCancelled, upd.Status)
@@ -176,7 +177,7 @@ func TestContractCustomerCheckoutAtStore(t *testing.T) {
 	ctx := context.Background()
 	cu, err := k.c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Laura", Email: "laura@example.co"})
 	require.NoError(t, err)
-	co, err := k.c.Customer(cu.ID).Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("25000"), Description: "Suscripción", IVA: "3991.60"})
+	co, err := k.c.Customer(cu.ID).Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("25000"), Description: "Suscripción", IVA: openpay.MustAmount("3991.60")})
 	require.NoError(t, err)
 	waiting, err := k.srv.PayCheckoutBy(co.ID, openpay.ChargeMethodStore)
 	require.NoError(t, err)
@@ -186,7 +187,7 @@ func TestContractCustomerCheckoutAtStore(t *testing.T) {
 	got, err := k.c.Customer(cu.ID).Checkouts.Get(ctx, co.ID)
 	require.NoError(t, err)
 	assert.Equal(t, openpay.CheckoutStatusCompleted, got.Status)
-	assert.Equal(t, "3991.60", got.IVA)
+	assert.Equal(t, "3991.60", got.IVA.String())
 	charges, err := k.c.Customer(cu.ID).Charges.ListPage(ctx, nil)
 	require.NoError(t, err)
 	require.Len(t, charges, 1)

@@ -42,7 +42,7 @@ func TestContractCountryOperations(t *testing.T) {
 		near     openpay.StoreSearch
 	}{
 		{openpay.CountryColombia, openpay.CurrencyCOP, openpay.CustomerRequest{Name: "Juan", LastName: "Pérez", Email: "juan@example.co",
-			PhoneNumber: "3001234567", CustomerAddress: &openpay.CustomerAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}},
+			PhoneNumber: "3001234567", CustomerAddress: &openpay.ColombianAddress{Department: "Cundinamarca", City: "Bogotá", Additional: "Carrera 7 # 72-41"}},
 			"25000", openpay.StoreSearch{Latitude: 4.65, Longitude: -74.06, Kilometers: 10, Amount: openpay.MustAmount("25000")}},
 		{openpay.CountryPeru, openpay.CurrencyPEN, openpay.CustomerRequest{Name: "Marco", LastName: "Morales", Email: "marco@example.pe",
 			Address: &openpay.Address{Line1: "Av. Arequipa 1200", PostalCode: "15046", State: "Lima", City: "Lima", CountryCode: "PE"}},
@@ -88,9 +88,9 @@ func TestContractCountryOperations(t *testing.T) {
 			cards, err := k.c.Customer(cu.ID).Cards.ListPage(ctx, nil)
 			require.NoError(t, err)
 			assert.Len(t, cards, 1)
-			iva := ""
+			var iva openpay.Amount
 			if tc.country == openpay.CountryColombia {
-				iva = "1900"
+				iva = openpay.MustAmount("1900")
 			}
 			ch, err := k.c.Customer(cu.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: amount, Description: "Pedido 1",
 				OrderID: "o-1", IVA: iva})
@@ -154,7 +154,7 @@ func TestContractCountryOperations(t *testing.T) {
 			subList, err := k.c.Plans.SubscriptionsPage(ctx, plan.ID, nil)
 			require.NoError(t, err)
 			assert.Len(t, subList, 1)
-			require.NoError(t, subs.Delete(ctx, sub.ID))
+			require.NoError(t, subs.Cancel(ctx, sub.ID))
 			require.NoError(t, k.c.Plans.Delete(ctx, plan.ID))
 			hook, err := k.c.Webhooks.Create(ctx, openpay.WebhookRequest{URL: "http://127.0.0.1:1/hooks",
 				EventTypes: []openpay.EventType{openpay.EventTypeChargeSucceeded, openpay.EventTypeTransactionExpired}})
@@ -271,8 +271,8 @@ func TestContractPSE(t *testing.T) {
 	ctx := context.Background()
 	k := newCountryContract(t, openpay.CountryColombia)
 	payer := &openpay.ChargeCustomer{Name: "Cliente", LastName: "Colombia", Email: "cliente@example.co", PhoneNumber: "4448936475",
-		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Avenida 7m bis #174-25"}}
-	ch, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: "1900",
+		CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Avenida 7m bis #174-25"}}
+	ch, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: openpay.MustAmount("1900"),
 		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
 	require.NoError(t, err)
 	assert.Equal(t, openpay.TransactionStatusChargePending, ch.Status)
@@ -317,7 +317,7 @@ func TestContractPSE(t *testing.T) {
 	var conflict *openpay.OrderConflictError
 	require.ErrorAs(t, err, &conflict)
 	assert.ErrorIs(t, err, openpay.ErrDuplicateOrderID)
-	again, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: "1900",
+	again, err := k.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", IVA: openpay.MustAmount("1900"),
 		OrderID: "pse-7", RedirectURL: "https://shop.example.co/return?order=7", Customer: payer})
 	require.NoError(t, err)
 	assert.Equal(t, ch.ID, again.ID)

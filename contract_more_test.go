@@ -347,7 +347,7 @@ func TestContractGroupOperations(t *testing.T) {
 	s1, err = subs.Update(ctx, s1.ID, openpay.SubscriptionUpdateRequest{CancelAtPeriodEnd: openpay.Ptr(true)})
 	require.NoError(t, err)
 	assert.True(t, s1.CancelAtPeriodEnd)
-	require.NoError(t, subs.Delete(ctx, s2.ID))
+	require.NoError(t, subs.Cancel(ctx, s2.ID))
 	_, err = subs.Get(ctx, s2.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound, "a deleted subscription is gone")
 
@@ -365,7 +365,7 @@ func TestContractBINLookup(t *testing.T) {
 	assert.Equal(t, openpaytest.CardVisa[:6], bin.BIN)
 	assert.Equal(t, "Banamex", bin.Bank)
 	assert.Equal(t, openpay.CardBrandVisa, bin.Brand, "the brand is a CardBrand, as on cards")
-	assert.Equal(t, "debit", bin.Type)
+	assert.Equal(t, openpay.CardTypeDebit, bin.Type)
 	assert.Equal(t, "MX", bin.CountryCode)
 	assert.True(t, bin.AllowedOnline)
 	_, err = k.c.BINs.Get(ctx, "123456")
@@ -402,9 +402,11 @@ func TestContractChargeUpdate(t *testing.T) {
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 }
 
-// TestContractPluginBINChecks: the plug-ins' per-country BIN checks through
-// the SDK, each against a server of its country; Promotions and Validate
-// send no credentials, so a client holding the public key may make them.
+// TestContractPluginBINChecks: BINs.CardType asks each country's lookup
+// (the one its checkout plug-ins use) and answers one typed CardType,
+// whatever case the lookup writes; Colombia's and Peru's send no
+// credentials, so a client holding the public key may make them, Mexico's
+// needs the private key.
 func TestContractPluginBINChecks(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -412,21 +414,31 @@ func TestContractPluginBINChecks(t *testing.T) {
 	mx := newContract(t, openpaytest.Deterministic())
 	typ, err := mx.c.BINs.CardType(ctx, "42424242")
 	require.NoError(t, err)
-	assert.Equal(t, openpay.BINCardType{BIN: "42424242", Type: "CREDIT"}, *typ)
+	assert.Equal(t, openpay.CardTypeCredit, typ)
 	_, err = mx.c.BINs.CardType(ctx, "12345678")
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
+	_, err = mx.public.BINs.CardType(ctx, "42424242")
+	assert.Error(t, err, "Mexico's lookup takes the private key")
+	full, err := mx.c.BINs.Get(ctx, "424242")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CardTypeCredit, full.Type, "Get's type is the same CardType")
 
 	co := newCountryContract(t, openpay.CountryColombia)
-	v, err := co.public.BINs.Validate(ctx, openpaytest.CardVisa[:8])
-	require.NoError(t, err)
-	assert.Equal(t, "DEBIT", v.CardType)
-	_, err = co.c.BINs.Validate(ctx, "4242")
+	for _, c := range []*openpay.Client{co.c, co.public} {
+		typ, err = c.BINs.CardType(ctx, openpaytest.CardVisa[:8])
+		require.NoError(t, err)
+		assert.Equal(t, openpay.CardTypeDebit, typ)
+	}
+	_, err = co.c.BINs.CardType(ctx, "4242")
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
 
 	pe := newCountryContract(t, openpay.CountryPeru)
+	typ, err = pe.public.BINs.CardType(ctx, "424242")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CardTypeCredit, typ)
 	p, err := pe.public.BINs.Promotions(ctx, "424242")
 	require.NoError(t, err)
-	assert.Equal(t, "CREDIT", p.CardType)
+	assert.Equal(t, openpay.CardTypeCredit, p.CardType)
 	assert.Equal(t, []int{3, 6, 9, 12, 18}, p.Installments)
 	require.NotNil(t, p.WithInterest)
 	assert.True(t, *p.WithInterest)

@@ -21,7 +21,7 @@ import (
 // listing is one list of the SDK seen through the common parameters.
 type listing[T any] struct {
 	iter func(ctx context.Context, p openpay.ListParams) iter.Seq2[*T, error]
-	page func(ctx context.Context, p openpay.ListParams) ([]T, error)
+	page func(ctx context.Context, p openpay.ListParams) ([]*T, error)
 	id   func(*T) string
 }
 
@@ -37,12 +37,12 @@ func collect[T any](t *testing.T, seq iter.Seq2[*T, error], id func(*T) string) 
 }
 
 // pageIDs is the ids of one page.
-func pageIDs[T any](t *testing.T, items []T, err error, id func(*T) string) []string {
+func pageIDs[T any](t *testing.T, items []*T, err error, id func(*T) string) []string {
 	t.Helper()
 	require.NoError(t, err)
 	out := make([]string, 0, len(items))
-	for i := range items {
-		out = append(out, id(&items[i]))
+	for _, item := range items {
+		out = append(out, id(item))
 	}
 	return out
 }
@@ -102,12 +102,12 @@ func txID(tx *openpay.Transaction) string { return tx.ID }
 
 // txListing adapts a transaction list.
 func txListing(it func(context.Context, *openpay.TransactionListParams, ...openpay.CallOption) iter.Seq2[*openpay.Transaction, error],
-	pg func(context.Context, *openpay.TransactionListParams, ...openpay.CallOption) ([]openpay.Transaction, error)) listing[openpay.Transaction] {
+	pg func(context.Context, *openpay.TransactionListParams, ...openpay.CallOption) ([]*openpay.Transaction, error)) listing[openpay.Transaction] {
 	return listing[openpay.Transaction]{
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Transaction, error] {
 			return it(ctx, &openpay.TransactionListParams{ListParams: p})
 		},
-		page: func(ctx context.Context, p openpay.ListParams) ([]openpay.Transaction, error) {
+		page: func(ctx context.Context, p openpay.ListParams) ([]*openpay.Transaction, error) {
 			return pg(ctx, &openpay.TransactionListParams{ListParams: p})
 		},
 		id: txID,
@@ -116,10 +116,10 @@ func txListing(it func(context.Context, *openpay.TransactionListParams, ...openp
 
 // plainListing adapts a list that takes ListParams.
 func plainListing[T any](it func(context.Context, *openpay.ListParams, ...openpay.CallOption) iter.Seq2[*T, error],
-	pg func(context.Context, *openpay.ListParams, ...openpay.CallOption) ([]T, error), id func(*T) string) listing[T] {
+	pg func(context.Context, *openpay.ListParams, ...openpay.CallOption) ([]*T, error), id func(*T) string) listing[T] {
 	return listing[T]{
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*T, error] { return it(ctx, &p) },
-		page: func(ctx context.Context, p openpay.ListParams) ([]T, error) { return pg(ctx, &p) },
+		page: func(ctx context.Context, p openpay.ListParams) ([]*T, error) { return pg(ctx, &p) },
 		id:   id,
 	}
 }
@@ -208,7 +208,7 @@ func TestContractListsOfMoneyMovements(t *testing.T) {
 			iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Transaction, error] {
 				return ps.List(ctx, &openpay.PayoutListParams{TransactionListParams: openpay.TransactionListParams{ListParams: p}})
 			},
-			page: func(ctx context.Context, p openpay.ListParams) ([]openpay.Transaction, error) {
+			page: func(ctx context.Context, p openpay.ListParams) ([]*openpay.Transaction, error) {
 				return ps.ListPage(ctx, &openpay.PayoutListParams{TransactionListParams: openpay.TransactionListParams{ListParams: p}})
 			},
 			id: txID,
@@ -278,7 +278,7 @@ func TestContractListsOfStoredThings(t *testing.T) {
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Customer, error] {
 			return k.c.Customers.List(ctx, &openpay.CustomerListParams{ListParams: p})
 		},
-		page: func(ctx context.Context, p openpay.ListParams) ([]openpay.Customer, error) {
+		page: func(ctx context.Context, p openpay.ListParams) ([]*openpay.Customer, error) {
 			return k.c.Customers.ListPage(ctx, &openpay.CustomerListParams{ListParams: p})
 		},
 		id: custID,
@@ -332,7 +332,7 @@ func TestContractListsOfPlansAndSubscriptions(t *testing.T) {
 		iter: func(ctx context.Context, p openpay.ListParams) iter.Seq2[*openpay.Subscription, error] {
 			return k.c.Plans.Subscriptions(ctx, plan, &p)
 		},
-		page: func(ctx context.Context, p openpay.ListParams) ([]openpay.Subscription, error) {
+		page: func(ctx context.Context, p openpay.ListParams) ([]*openpay.Subscription, error) {
 			return k.c.Plans.SubscriptionsPage(ctx, plan, &p)
 		},
 		id: subID,

@@ -128,7 +128,7 @@ func TestContractSubscriptions(t *testing.T) {
 	_, err = k.c.Plans.Subscription(ctx, plan.ID, "snotthere")
 	assert.ErrorIs(t, err, openpay.ErrNotFound)
 
-	charges := func() []openpay.Transaction {
+	charges := func() []*openpay.Transaction {
 		page, err := k.c.Customer(cust.ID).Charges.ListPage(ctx, &openpay.TransactionListParams{ListParams: openpay.ListParams{Limit: 100}})
 		require.NoError(t, err)
 		return page
@@ -184,7 +184,7 @@ func TestContractSubscriptions(t *testing.T) {
 		listed = append(listed, s.ID)
 	}
 	assert.Equal(t, []string{second.ID, sub.ID}, listed, "newest first")
-	require.NoError(t, subs.Delete(ctx, second.ID))
+	require.NoError(t, subs.Cancel(ctx, second.ID))
 	// The deleted subscription is gone (read: 1005; not listed), and a
 	// retried delete succeeds (openapi.yaml, deleteSubscription).
 	_, err = subs.Get(ctx, second.ID)
@@ -195,7 +195,7 @@ func TestContractSubscriptions(t *testing.T) {
 		listed = append(listed, s.ID)
 	}
 	assert.Equal(t, []string{sub.ID}, listed)
-	require.NoError(t, subs.Delete(ctx, second.ID))
+	require.NoError(t, subs.Cancel(ctx, second.ID))
 
 	// Failures through the sentinels.
 	_, err = subs.Create(ctx, openpay.SubscriptionRequest{PlanID: "pnotthere", SourceID: card.ID})

@@ -30,7 +30,7 @@ func (cs *CustomersService) Get(ctx context.Context, customerID string, opts ...
 // Delete removes a customer for good and cancels its subscriptions; it is
 // refused while the customer's balance is above zero.
 //
-// Beside [SubscriptionsService.Delete]: both stop the charges at once.
+// Beside [SubscriptionsService.Cancel]: both stop the charges at once.
 // Deleting one subscription makes it gone (not found on every path, off
 // every list); deleting its customer leaves each subscription cancelled,
 // not gone: the customer's paths answer not found (the customer is), while
@@ -49,7 +49,7 @@ func (cs *CustomersService) List(ctx context.Context, params *CustomerListParams
 }
 
 // ListPage returns one page of customers.
-func (cs *CustomersService) ListPage(ctx context.Context, params *CustomerListParams, opts ...CallOption) ([]Customer, error) {
+func (cs *CustomersService) ListPage(ctx context.Context, params *CustomerListParams, opts ...CallOption) ([]*Customer, error) {
 	q, err := params.query()
 	return pageOf[Customer](ctx, scopeOf(cs), q, err, opts, "customers")
 }

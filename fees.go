@@ -54,7 +54,7 @@ func (fs *FeesService) List(ctx context.Context, params *TransactionListParams, 
 }
 
 // ListPage returns one page of fees.
-func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
+func (fs *FeesService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := params.query()
 	return pageOf[Transaction](ctx, scopeOf(fs), q, err, opts, "fees")
 }

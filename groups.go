@@ -104,6 +104,6 @@ func (g *GroupCardsService) List(ctx context.Context, params *ListParams, opts .
 }
 
 // ListPage returns one page of the customer's cards.
-func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Card, error) {
+func (g *GroupCardsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Card, error) {
 	return g.cards().ListPage(ctx, params, opts...)
 }

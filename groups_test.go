@@ -134,7 +134,7 @@ func TestGroupOperationsAreTheGatewayGroupAPI(t *testing.T) {
 			return ignore(gmc.Subscriptions.Update(ctx, "s1", openpay.SubscriptionUpdateRequest{CancelAtPeriodEnd: openpay.Ptr(true)}))
 		}},
 		"Merchant.Customer.Subscriptions.Get":      {`{"id":"x1"}`, func() error { return ignore(gmc.Subscriptions.Get(ctx, "s1")) }},
-		"Merchant.Customer.Subscriptions.Delete":   {``, func() error { return gmc.Subscriptions.Delete(ctx, "s1") }},
+		"Merchant.Customer.Subscriptions.Cancel":   {``, func() error { return gmc.Subscriptions.Cancel(ctx, "s1") }},
 		"Merchant.Customer.Subscriptions.List":     {`[]`, func() error { return drain(gmc.Subscriptions.List(ctx, nil)) }},
 		"Merchant.Customer.Subscriptions.ListPage": {`[]`, func() error { return ignore(gmc.Subscriptions.ListPage(ctx, nil)) }},
 		"Merchant.Customer.Subscriptions.FindCreated": {`[{"id":"s1","plan_id":"p1","card":{"id":"k1"},"creation_date":"2100-01-01T00:00:00Z"}]`, func() error {

@@ -234,7 +234,7 @@ func (c *Customer) wireCreated() time.Time     { return c.CreationDate }
 func (b *BankAccount) wireCreated() time.Time  { return b.CreationDate }
 func (p *Plan) wireCreated() time.Time         { return p.CreationDate }
 func (s *Subscription) wireCreated() time.Time { return s.CreationDate }
-func (c *Checkout) wireCreated() time.Time     { return c.CreationDate.Time }
+func (c *Checkout) wireCreated() time.Time     { return c.CreationDate }
 
 // wireCreated is the token's: its card is created with it.
 func (t *Token) wireCreated() time.Time { return t.Card.CreationDate }

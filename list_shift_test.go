@@ -223,7 +223,7 @@ func TestListSkipsRepeatsOfEveryKind(t *testing.T) {
 		return map[string]any{"id": e.id, "card": map[string]any{"creation_date": e.created.Format(time.RFC3339)}}
 	}
 	checkout := func(e listEntry) map[string]any {
-		return map[string]any{"id": e.id, "creation_date": e.created.Format(openpay.FlexTimeLayout)}
+		return map[string]any{"id": e.id, "creation_date": e.created.Format("2006-01-02T15:04:05.000-0700")}
 	}
 	cases := []struct {
 		name   string

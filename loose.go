@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -74,28 +75,33 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 	}
 }
 
-// FlexTimeLayout is the form in which the gateway writes a checkout's
+// checkoutTimeLayout is the form in which the gateway writes a checkout's
 // timestamps (2021-10-15T23:36:00.000-0500): milliseconds, and an offset
 // without the colon that RFC 3339 has, so time.Time alone cannot read it.
-const FlexTimeLayout = "2006-01-02T15:04:05.000-0700"
+const checkoutTimeLayout = "2006-01-02T15:04:05.000-0700"
 
-// FlexTime is a timestamp that the gateway writes as [FlexTimeLayout] or
-// as RFC 3339 (the timestamps of checkouts). It encodes as FlexTimeLayout,
-// the gateway's form; the zero FlexTime encodes as null. The time keeps the
-// offset it was written with.
-type FlexTime struct{ time.Time }
+// flexTime is a timestamp that the gateway writes as checkoutTimeLayout or
+// as RFC 3339 (the timestamps of checkouts). It encodes as
+// checkoutTimeLayout, the gateway's form; the zero flexTime encodes as
+// null. The time keeps the offset it was written with. The fields
+// themselves are time.Time, read and written through flexTime by
+// Checkout's JSON methods.
+type flexTime time.Time
 
-// MarshalJSON writes the time as FlexTimeLayout, or null when zero.
-func (t FlexTime) MarshalJSON() ([]byte, error) {
-	if t.IsZero() {
+// MarshalJSON writes the time as checkoutTimeLayout, or null when zero.
+func (t flexTime) MarshalJSON() ([]byte, error) {
+	if time.Time(t).IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(t.Format(FlexTimeLayout))
+	return json.Marshal(time.Time(t).Format(checkoutTimeLayout))
 }
 
-// UnmarshalJSON accepts FlexTimeLayout (with any number of fractional
+// IsZero reports whether the time is zero, for omitzero.
+func (t flexTime) IsZero() bool { return time.Time(t).IsZero() }
+
+// UnmarshalJSON accepts checkoutTimeLayout (with any number of fractional
 // digits, or none), RFC 3339, and null or "" (which leave t unchanged).
-func (t *FlexTime) UnmarshalJSON(b []byte) error {
+func (t *flexTime) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		return nil
 	}
@@ -108,7 +114,7 @@ func (t *FlexTime) UnmarshalJSON(b []byte) error {
 	}
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999-0700"} {
 		if v, err := time.Parse(layout, s); err == nil {
-			t.Time = v
+			*t = flexTime(v)
 			return nil
 		}
 	}
@@ -176,5 +182,28 @@ func (e *errorResponse) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	e.HTTPCode = int(aux.HTTPCode)
+	return nil
+}
+
+// UnmarshalText reads a transaction's method; bank, the interface's name
+// for a bank transfer, reads as [TransactionMethodBankAccount], the name
+// the gateway's answers use, so that one constant stands for the idea.
+func (m *TransactionMethod) UnmarshalText(b []byte) error {
+	if string(b) == "bank" {
+		*m = TransactionMethodBankAccount
+		return nil
+	}
+	*m = TransactionMethod(b)
+	return nil
+}
+
+// UnmarshalText reads a card type in either case: cards write debit, the
+// BIN lookups DEBIT; both read as [CardTypeDebit]. A value the SDK does not
+// know is kept as written.
+func (t *CardType) UnmarshalText(b []byte) error {
+	*t = CardType(b)
+	if lower := CardType(strings.ToLower(string(b))); lower.Valid() {
+		*t = lower
+	}
 	return nil
 }

@@ -84,7 +84,7 @@ func (ps *PayoutsService) List(ctx context.Context, params *PayoutListParams, op
 }
 
 // ListPage returns one page of payouts.
-func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams, opts ...CallOption) ([]Transaction, error) {
+func (ps *PayoutsService) ListPage(ctx context.Context, params *PayoutListParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := params.query()
 	return pageOf[Transaction](ctx, scopeOf(ps), q, err, opts, "payouts")
 }

@@ -38,7 +38,7 @@ func (ps *PlansService) List(ctx context.Context, params *ListParams, opts ...Ca
 }
 
 // ListPage returns one page of plans.
-func (ps *PlansService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Plan, error) {
+func (ps *PlansService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Plan, error) {
 	q, err := params.query()
 	return pageOf[Plan](ctx, scopeOf(ps), q, err, opts, "plans")
 }
@@ -50,7 +50,7 @@ func (ps *PlansService) Subscriptions(ctx context.Context, planID string, params
 }
 
 // SubscriptionsPage returns one page of a plan's subscriptions.
-func (ps *PlansService) SubscriptionsPage(ctx context.Context, planID string, params *ListParams, opts ...CallOption) ([]Subscription, error) {
+func (ps *PlansService) SubscriptionsPage(ctx context.Context, planID string, params *ListParams, opts ...CallOption) ([]*Subscription, error) {
 	q, err := params.query()
 	return pageOf[Subscription](ctx, scopeOf(ps), q, err, opts, "plans", planID, "subscriptions")
 }

@@ -83,7 +83,7 @@ func (rs *ReportsService) FeeDetails(ctx context.Context, year int, month time.M
 }
 
 // FeeDetailsPage returns one page of [ReportsService.FeeDetails].
-func (rs *ReportsService) FeeDetailsPage(ctx context.Context, year int, month time.Month, feeType FeeReportType, page *PageParams, opts ...CallOption) ([]Transaction, error) {
+func (rs *ReportsService) FeeDetailsPage(ctx context.Context, year int, month time.Month, feeType FeeReportType, page *PageParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := feeDetailQuery(year, month, feeType, page)
 	return pageOf[Transaction](ctx, scopeOf(rs), q, err, opts, "reports", "fees", "detail")
 }
@@ -113,7 +113,7 @@ func (rs *ReportsService) PayoutDetails(ctx context.Context, payoutID string, de
 }
 
 // PayoutDetailsPage returns one page of [ReportsService.PayoutDetails].
-func (rs *ReportsService) PayoutDetailsPage(ctx context.Context, payoutID string, detailType PayoutReportType, page *PageParams, opts ...CallOption) ([]Transaction, error) {
+func (rs *ReportsService) PayoutDetailsPage(ctx context.Context, payoutID string, detailType PayoutReportType, page *PageParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := payoutDetailQuery(detailType, page)
 	return pageOf[Transaction](ctx, scopeOf(rs), q, err, opts, "reports", "payout", payoutID, "detail")
 }

@@ -156,7 +156,10 @@ func callNoContent(ctx context.Context, s scope, method string, opts []CallOptio
 }
 
 // pageOf fetches one page of the list at parts.
-func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) ([]T, error) {
+//
+// A page holds pointers, as List yields them: the same *T from either
+// call, so that code moves between the two without changing types.
+func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opts []CallOption, parts ...string) ([]*T, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +167,15 @@ func pageOf[T any](ctx context.Context, s scope, q neturl.Values, err error, opt
 	if err != nil {
 		return nil, err
 	}
-	return listPage[T](ctx, s.c, u, q, opts)
+	page, err := listPage[T](ctx, s.c, u, q, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*T, len(page))
+	for i := range page {
+		out[i] = &page[i]
+	}
+	return out, nil
 }
 
 // iterOf iterates over the whole list at parts, a list newest created

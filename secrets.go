@@ -33,8 +33,10 @@ import (
 // gateway requests by itself with json.Marshal gets the masked form.
 
 // wireBody is implemented by the request types whose default JSON encoding
-// masks card data: wire returns a value whose JSON encoding is the request
-// as the gateway must receive it.
+// masks card data, or writes a member in another form than the gateway
+// takes (a Colombian iva, an Amount the gateway takes as a string): wire
+// returns a value whose JSON encoding is the request as the gateway must
+// receive it.
 type wireBody interface{ wire() any }
 
 // wireForm returns what to encode as a request body: the real card data of
@@ -236,7 +238,12 @@ func (r CardCharge) masked() cardChargeWire {
 	return cardChargeWire(r)
 }
 
-func (r CardCharge) wire() any { return cardChargeWire(r) }
+func (r CardCharge) wire() any {
+	return struct {
+		cardChargeWire
+		IVA quotedAmount `json:"iva,omitzero"`
+	}{cardChargeWire(r), quotedAmount(r.IVA)}
+}
 
 // MarshalJSON encodes the charge without its security code. The SDK sends
 // the real code by other means.
@@ -262,7 +269,29 @@ func (r InlineCardCharge) wire() any {
 	return struct {
 		inlineCardChargeWire
 		Card cardDetailsWire `json:"card"`
-	}{inlineCardChargeWire(r), cardDetailsWire(r.Card)}
+		IVA  quotedAmount    `json:"iva,omitzero"`
+	}{inlineCardChargeWire(r), cardDetailsWire(r.Card), quotedAmount(r.IVA)}
+}
+
+// A store or PSE charge has no card data; its wire form writes its iva as
+// the string the gateway takes.
+type (
+	storeChargeWire StoreCharge
+	pseChargeWire   PSECharge
+)
+
+func (r StoreCharge) wire() any {
+	return struct {
+		storeChargeWire
+		IVA quotedAmount `json:"iva,omitzero"`
+	}{storeChargeWire(r), quotedAmount(r.IVA)}
+}
+
+func (r PSECharge) wire() any {
+	return struct {
+		pseChargeWire
+		IVA quotedAmount `json:"iva,omitzero"`
+	}{pseChargeWire(r), quotedAmount(r.IVA)}
 }
 
 // MarshalJSON encodes the charge with its card number cut to the last four

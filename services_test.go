@@ -296,7 +296,7 @@ func TestRequestShapes(t *testing.T) {
 		}, method: "PUT", path: C + "/subscriptions/s1", body: `{"cancel_at_period_end":true}`},
 		{name: "get subscription", reply: `{"id":"s1"}`, call: func() error { _, err := cust.Subscriptions.Get(ctx, "s1"); return err },
 			method: "GET", path: C + "/subscriptions/s1"},
-		{name: "delete subscription", status: 204, call: func() error { return cust.Subscriptions.Delete(ctx, "s1") },
+		{name: "delete subscription", status: 204, call: func() error { return cust.Subscriptions.Cancel(ctx, "s1") },
 			method: "DELETE", path: C + "/subscriptions/s1"},
 		{name: "list subscriptions", reply: `[]`, call: func() error { _, err := cust.Subscriptions.ListPage(ctx, nil); return err },
 			method: "GET", path: C + "/subscriptions"},
@@ -359,8 +359,8 @@ func TestRequestShapes(t *testing.T) {
 		}, method: "GET", path: G + "/merchants/m2/customers/a1/subscriptions"},
 		{name: "checkout", reply: `{"id":"c1"}`, call: func() error {
 			_, err := c.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: amt, Description: "Link", OrderID: "o-7",
-				RedirectURL: "https://shop.example/paid", ExpirationDate: "2026-12-31 23:59", SendEmail: openpay.Ptr(false),
-				Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}, IVA: "16"})
+				RedirectURL: "https://shop.example/paid", ExpirationDate: time.Date(2027, 1, 1, 5, 59, 30, 0, time.UTC), SendEmail: openpay.Ptr(false), // 23:59 in Mexico City
+				Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.com"}, IVA: openpay.MustAmount("16")})
 			return err
 		}, method: "POST", path: P + "/checkouts",
 			body: `{"amount":100.5,"description":"Link","order_id":"o-7","redirect_url":"https://shop.example/paid",
@@ -377,7 +377,8 @@ func TestRequestShapes(t *testing.T) {
 			return err
 		}, method: "GET", path: C + "/checkouts/c1"},
 		{name: "update checkout at the merchant path from a customer's scope", reply: `{"id":"c1"}`, call: func() error {
-			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable, ExpirationDate: "2026-12-31 23:59"})
+			_, err := cust.Checkouts.Update(ctx, "c1", openpay.CheckoutUpdateRequest{Status: openpay.CheckoutStatusAvailable,
+				ExpirationDate: time.Date(2026, 12, 31, 23, 59, 0, 0, openpay.CountryMexico.Location())})
 			return err
 		}, method: "PUT", path: P + "/checkouts/c1", query: "status=available", body: `{"expiration_date":"2026-12-31 23:59"}`},
 		{name: "update checkout keeping its status", reply: `{"id":"c1"}`, call: func() error {

@@ -27,7 +27,7 @@ func TestSubscriptionDocsSayWhatHappens(t *testing.T) {
 		"A Colombian (COP) plan is charged with no IVA",
 		"the amount is credited to the customer's balance",
 		"deleting its customer leaves each subscription cancelled, not gone",
-		"Deleting it again succeeds, so a retried Delete is safe",
+		"Cancelling it again succeeds, so a retried Cancel is safe",
 		"Openpay documents no field tying it to its subscription or plan",
 		"only then is it safe to send it again",
 	} {

@@ -15,7 +15,7 @@ import (
 // transaction with its code, sent as charge.failed and
 // subscription.charge.failed; past_due -> unpaid after the plan's retries;
 // unpaid stays unpaid after a card update, its ChargeDate a past day; and
-// the two deletes side by side: Subscriptions.Delete makes it gone,
+// the two deletes side by side: Subscriptions.Cancel makes it gone,
 // Customers.Delete leaves it cancelled and readable through its plan.
 func TestSubscriptionLifecycleAsDocumented(t *testing.T) {
 	t.Parallel()
@@ -74,10 +74,10 @@ func TestSubscriptionLifecycleAsDocumented(t *testing.T) {
 	require.NoError(t, err)
 	bSub, err := k.c.Customer(b.ID).Subscriptions.Create(ctx, openpay.SubscriptionRequest{PlanID: okPlan.ID, SourceID: bCard.ID})
 	require.NoError(t, err)
-	require.NoError(t, k.c.Customer(a.ID).Subscriptions.Delete(ctx, aSub.ID))
-	require.NoError(t, k.c.Customer(a.ID).Subscriptions.Delete(ctx, aSub.ID), "a retried Delete succeeds")
+	require.NoError(t, k.c.Customer(a.ID).Subscriptions.Cancel(ctx, aSub.ID))
+	require.NoError(t, k.c.Customer(a.ID).Subscriptions.Cancel(ctx, aSub.ID), "a retried Cancel succeeds")
 	_, err = k.c.Plans.Subscription(ctx, okPlan.ID, aSub.ID)
-	assert.ErrorIs(t, err, openpay.ErrNotFound, "Subscriptions.Delete: gone on the plan's path too")
+	assert.ErrorIs(t, err, openpay.ErrNotFound, "Subscriptions.Cancel: gone on the plan's path too")
 	require.NoError(t, k.c.Customers.Delete(ctx, b.ID))
 	_, err = k.c.Customer(b.ID).Subscriptions.Get(ctx, bSub.ID)
 	assert.ErrorIs(t, err, openpay.ErrNotFound, "the customer is gone")

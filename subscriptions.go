@@ -44,12 +44,14 @@ func (ss *SubscriptionsService) Get(ctx context.Context, subscriptionID string, 
 	return call[Subscription](ctx, scopeOf(ss), apiRequest{opts: opts, method: http.MethodGet}, "subscriptions", subscriptionID)
 }
 
-// Delete cancels a subscription at once, and it is gone: reading or
-// changing it answers not found, on the customer's paths and the plan's,
-// and it leaves every list (Openpay's published test suites count none
-// after deleting). Deleting it again succeeds, so a retried Delete is safe. See
+// Cancel cancels a subscription at once (the gateway's DELETE), and it is
+// gone: reading or changing it answers not found, on the customer's paths
+// and the plan's, and it leaves every list (Openpay's published test
+// suites count none after cancelling). Cancelling it again succeeds, so a
+// retried Cancel is safe. To cancel at the end of the period instead, set
+// CancelAtPeriodEnd with [SubscriptionsService.Update]. See
 // [CustomersService.Delete] for what deleting the customer does instead.
-func (ss *SubscriptionsService) Delete(ctx context.Context, subscriptionID string, opts ...CallOption) error {
+func (ss *SubscriptionsService) Cancel(ctx context.Context, subscriptionID string, opts ...CallOption) error {
 	return callNoContent(ctx, scopeOf(ss), http.MethodDelete, opts, "subscriptions", subscriptionID)
 }
 
@@ -60,7 +62,7 @@ func (ss *SubscriptionsService) List(ctx context.Context, params *ListParams, op
 }
 
 // ListPage returns one page of subscriptions.
-func (ss *SubscriptionsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Subscription, error) {
+func (ss *SubscriptionsService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Subscription, error) {
 	q, err := params.query()
 	return pageOf[Subscription](ctx, scopeOf(ss), q, err, opts, "subscriptions")
 }

@@ -43,7 +43,7 @@ func (ts *TokensService) List(ctx context.Context, params *ListParams, opts ...C
 }
 
 // ListPage returns one page of tokens.
-func (ts *TokensService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]Token, error) {
+func (ts *TokensService) ListPage(ctx context.Context, params *ListParams, opts ...CallOption) ([]*Token, error) {
 	q, err := params.query()
 	return pageOf[Token](ctx, scopeOf(ts), q, err, opts, "tokens")
 }

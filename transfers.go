@@ -45,7 +45,7 @@ func (ts *TransfersService) List(ctx context.Context, params *TransactionListPar
 }
 
 // ListPage returns one page of transfers.
-func (ts *TransfersService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]Transaction, error) {
+func (ts *TransfersService) ListPage(ctx context.Context, params *TransactionListParams, opts ...CallOption) ([]*Transaction, error) {
 	q, err := params.query()
 	return pageOf[Transaction](ctx, scopeOf(ts), q, err, opts, "transfers")
 }

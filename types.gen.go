@@ -36,6 +36,28 @@ func (e CardBrand) Valid() bool {
 	}
 }
 
+// The CardType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [CardType.Valid]
+// tells them apart.
+const (
+	CardTypeCredit CardType = "credit"
+	CardTypeDebit  CardType = "debit"
+)
+
+// Valid reports whether e is one of the CardType values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
+func (e CardType) Valid() bool {
+	switch e {
+	case CardTypeCredit:
+		return true
+	case CardTypeDebit:
+		return true
+	default:
+		return false
+	}
+}
+
 // The ChargeMethod values this version of the SDK knows. A value
 // the gateway adds later still decodes; [ChargeMethod.Valid]
 // tells them apart.
@@ -264,6 +286,28 @@ func (e FeeReportType) Valid() bool {
 	}
 }
 
+// The Interest values this version of the SDK knows. A value
+// the gateway adds later still decodes; [Interest.Valid]
+// tells them apart.
+const (
+	InterestCharged Interest = "WITH_INTEREST"
+	InterestFree    Interest = "WITHOUT_INTEREST"
+)
+
+// Valid reports whether e is one of the Interest values this
+// version of the SDK knows; false for the zero value and for a value
+// the gateway added later.
+func (e Interest) Valid() bool {
+	switch e {
+	case InterestCharged:
+		return true
+	case InterestFree:
+		return true
+	default:
+		return false
+	}
+}
+
 // The MerchantStatus values this version of the SDK knows. A value
 // the gateway adds later still decodes; [MerchantStatus.Valid]
 // tells them apart.
@@ -330,28 +374,6 @@ func (e PaymentMethodType) Valid() bool {
 	case PaymentMethodTypeRedirect:
 		return true
 	case PaymentMethodTypeStore:
-		return true
-	default:
-		return false
-	}
-}
-
-// The PaymentPlanPaymentsType values this version of the SDK knows. A value
-// the gateway adds later still decodes; [PaymentPlanPaymentsType.Valid]
-// tells them apart.
-const (
-	PaymentPlanPaymentsTypeWithInterest    PaymentPlanPaymentsType = "WITH_INTEREST"
-	PaymentPlanPaymentsTypeWithoutInterest PaymentPlanPaymentsType = "WITHOUT_INTEREST"
-)
-
-// Valid reports whether e is one of the PaymentPlanPaymentsType values this
-// version of the SDK knows; false for the zero value and for a value
-// the gateway added later.
-func (e PaymentPlanPaymentsType) Valid() bool {
-	switch e {
-	case PaymentPlanPaymentsTypeWithInterest:
-		return true
-	case PaymentPlanPaymentsTypeWithoutInterest:
 		return true
 	default:
 		return false
@@ -532,7 +554,6 @@ func (e SubscriptionStatus) Valid() bool {
 // tells them apart.
 const (
 	TransactionMethodAlipay      TransactionMethod = "alipay"
-	TransactionMethodBank        TransactionMethod = "bank"
 	TransactionMethodBankAccount TransactionMethod = "bank_account"
 	TransactionMethodCard        TransactionMethod = "card"
 	TransactionMethodCustomer    TransactionMethod = "customer"
@@ -545,8 +566,6 @@ const (
 func (e TransactionMethod) Valid() bool {
 	switch e {
 	case TransactionMethodAlipay:
-		return true
-	case TransactionMethodBank:
 		return true
 	case TransactionMethodBankAccount:
 		return true
@@ -882,19 +901,22 @@ type BankCharge struct {
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
 
-// BINCardType is the card type of a BIN, as Mexican accounts look it up.
-type BINCardType struct {
+// binCardType is the card type of a BIN, as Mexican accounts look it up
+// (BINsService.CardType reads it).
+type binCardType struct {
 	BIN string `json:"bin"`
 
-	// Type is CREDIT or DEBIT, in capitals.
-	Type string `json:"type"`
+	// Type is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	Type CardType `json:"type"`
 }
 
 // BINPromotions is what Peruvian accounts learn of a BIN: the card type, the
 // numbers of instalments the card may pay in, and whether they carry interest.
 type BINPromotions struct {
-	// CardType is CREDIT or DEBIT, in capitals.
-	CardType string `json:"cardType"`
+	// CardType is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	CardType CardType `json:"cardType"`
 
 	// Installments lists the numbers of instalments the card may pay in; empty
 	// when none.
@@ -905,10 +927,12 @@ type BINPromotions struct {
 	WithInterest *bool `json:"withInterest,omitempty"`
 }
 
-// BINValidation is the card type of a BIN, as Colombian accounts look it up.
-type BINValidation struct {
-	// CardType is CREDIT or DEBIT, in capitals.
-	CardType string `json:"card_type"`
+// binValidation is the card type of a BIN, as Colombian accounts look it up
+// (BINsService.CardType reads it).
+type binValidation struct {
+	// CardType is CREDIT or DEBIT, in capitals on the wire; the SDK reads it as
+	// CardTypeCredit or CardTypeDebit.
+	CardType CardType `json:"card_type"`
 }
 
 // CaptureRequest is the optional body of a capture. Without Amount the whole
@@ -967,11 +991,11 @@ type Card struct {
 	// PointsCard says whether the card belongs to a reward-points programme.
 	PointsCard bool `json:"points_card,omitempty,omitzero"`
 
-	// Type is the kind of card as the issuer reports it (debit, credit, cash,
-	// ...).
+	// Type is the kind of card as the issuer reports it: debit or credit (others,
+	// such as cash, may appear).
 	//
 	// Example: debit
-	Type string `json:"type"`
+	Type CardType `json:"type"`
 }
 
 // CardBIN is what the gateway knows of a BIN (the first digits of a card
@@ -1006,7 +1030,7 @@ type CardBIN struct {
 	CountryCode string `json:"country_code"`
 
 	// Type is debit or credit.
-	Type string `json:"type"`
+	Type CardType `json:"type"`
 }
 
 // CardBrand is a card network: visa, mastercard, carnet or american_express.
@@ -1054,10 +1078,11 @@ type CardCharge struct {
 	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
@@ -1195,6 +1220,11 @@ type CardRequest struct {
 	HolderName     string `json:"holder_name"`
 }
 
+// CardType says whether a card is a debit or a credit card. Cards and
+// CardBIN write it in lower case, the BIN lookups of BINsService in capitals
+// (CREDIT); the SDK reads both as these values. Expect others (cash).
+type CardType string
+
 // CardUpdateRequest is a change to a stored card: only the fields sent change.
 type CardUpdateRequest struct {
 	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
@@ -1226,11 +1256,11 @@ type ChargeCustomer struct {
 
 	// CustomerAddress is the payer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
-	LastName        string           `json:"last_name,omitempty,omitzero"`
-	Name            string           `json:"name"`
-	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
+	LastName        string            `json:"last_name,omitempty,omitzero"`
+	Name            string            `json:"name"`
+	PhoneNumber     string            `json:"phone_number,omitempty,omitzero"`
 }
 
 // ChargeMethod is the payment method of a charge request: card (stored cards,
@@ -1263,8 +1293,13 @@ type Checkout struct {
 	// server's own address, the one the client was given.
 	CheckoutLink string `json:"checkout_link"`
 
-	// CreationDate is when the checkout was created.
-	CreationDate FlexTime `json:"creation_date"`
+	// CreationDate is when the checkout was created. A checkout's timestamps are written
+	// as ISO 8601 with milliseconds and an offset without a colon
+	// (2021-10-15T23:36:00.000-0500), in the account's time zone; the SDK
+	// also reads RFC 3339 (a colon in the offset).
+	//
+	// Example: 2021-10-15T23:36:00.000-0500
+	CreationDate time.Time `json:"creation_date"`
 
 	// Currency is the currency of the amount (ISO 4217).
 	Currency Currency `json:"currency"`
@@ -1276,17 +1311,19 @@ type Checkout struct {
 	// Description is your description of the payment link.
 	Description string `json:"description"`
 
-	// ExpirationDate is when the link stops taking payments, in the account's time
-	// zone; empty when the checkout was created without one, and then it does not
+	// ExpirationDate is when the link stops taking payments, written as creation_date
+	// is; zero when the checkout was created without one, and then it does not
 	// expire.
-	ExpirationDate FlexTime `json:"expiration_date,omitempty,omitzero"`
-	ID             string   `json:"id"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
+	ID             string    `json:"id"`
 
-	// IVA is the tax (IVA) sent with the checkout, as sent; empty when none was.
+	// IVA is the tax (IVA) sent with the checkout, zero when none was. The
+	// gateway writes it as the decimal string it was sent as ("1900"); the SDK
+	// also reads a JSON number.
 	// The charges that pay a Colombian checkout are sent with it, but a
 	// charge's answer does not echo an iva (no source shows one on a
 	// transaction): read it here.
-	IVA string `json:"iva,omitempty,omitzero"`
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions;
 	// empty when none was sent.
@@ -1325,25 +1362,28 @@ type CheckoutRequest struct {
 	// Description is your description of the payment link, at most 250 characters.
 	Description string `json:"description"`
 
-	// ExpirationDate is when the link stops taking payments, as yyyy-MM-dd HH:mm
-	// in the account's time zone. It must be in the future (1003). Without it the
-	// link does not expire.
+	// ExpirationDate is when the link stops taking payments. It must be in the future
+	// (1003); zero, the link does not expire. The gateway takes it as a
+	// wall-clock minute, yyyy-MM-dd HH:mm in the account's time zone: the SDK
+	// writes it so, in the time zone of the client's country
+	// (Country.Location), dropping the seconds.
 	//
 	// Example: 2026-12-31 23:59
-	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the tax (IVA) included in the amount, as a decimal
-	// string: zero or more, at most two decimal places (1003 otherwise). The
+	// IVA is, in Colombia, the tax (IVA) included in the amount: zero or more,
+	// at most two decimal places (1003 otherwise), sent by the SDK as the
+	// decimal string the gateway takes ("1900"). The
 	// charges that pay the checkout, by card, store or PSE, are sent with it (a
 	// charge's answer does not echo it; the checkout's does). Other countries'
 	// checkouts check and echo it too, and their charges ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference, unique among your checkouts and transactions
 	// (1006). The charges that pay the checkout carry it. A create whose
 	// answer is lost (ErrOutcomeUnknown) is not looked up by the SDK, as a
-	// transaction's is: settle it with Checkouts.Get(order_id), which finds a
-	// checkout by its order_id, before creating it again.
+	// transaction's is: settle it with Checkouts.GetByOrderID before creating
+	// it again.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 
 	// RedirectStorePayment sends a payer who picks cash at a store on the hosted
@@ -1383,11 +1423,12 @@ type CheckoutStatus string
 // CheckoutUpdateRequest is a checkout update. Its Status is sent in the query, the other
 // fields in the body.
 type CheckoutUpdateRequest struct {
-	// ExpirationDate is the new expiration, as yyyy-MM-dd HH:mm in the account's
-	// time zone; empty leaves it unchanged.
+	// ExpirationDate is the new expiration; zero leaves it unchanged. It is sent as
+	// CheckoutRequest.ExpirationDate is: yyyy-MM-dd HH:mm in the time zone of
+	// the client's country.
 	//
 	// Example: 2026-12-31 23:59
-	ExpirationDate string `json:"expiration_date,omitempty,omitzero"`
+	ExpirationDate time.Time `json:"expiration_date,omitempty,omitzero"`
 
 	// Status is the new status, available or cancelled; empty keeps it. It is
 	// sent in the query (parameter status), never in the body.
@@ -1421,8 +1462,8 @@ type Customer struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
 
 	// ExternalID is your own identifier of the customer, unique among your
 	// customers.
@@ -1440,11 +1481,11 @@ type Customer struct {
 	Store *StoreReference `json:"store,omitempty"`
 }
 
-// CustomerAddress is the address of a Colombian customer or payer, which takes
+// ColombianAddress is the address of a Colombian customer or payer, which takes
 // the place of Address there: the department, the city and the rest of the
 // address as free text. Peruvian customers send Address, as Mexican ones do;
 // the gateway also takes this form from them.
-type CustomerAddress struct {
+type ColombianAddress struct {
 	// Additional is the street, number and anything else of the address.
 	Additional string `json:"additional"`
 	City       string `json:"city"`
@@ -1461,8 +1502,8 @@ type CustomerRequest struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
 
 	// ExternalID is your own identifier of the customer; a repeat answers error
 	// 2003.
@@ -1487,11 +1528,11 @@ type CustomerUpdateRequest struct {
 
 	// CustomerAddress is the customer's address in Colombia (department, city and
 	// street).
-	CustomerAddress *CustomerAddress `json:"customer_address,omitempty"`
-	Email           string           `json:"email"`
-	LastName        string           `json:"last_name,omitempty,omitzero"`
-	Name            string           `json:"name"`
-	PhoneNumber     string           `json:"phone_number,omitempty,omitzero"`
+	CustomerAddress *ColombianAddress `json:"customer_address,omitempty"`
+	Email           string            `json:"email"`
+	LastName        string            `json:"last_name,omitempty,omitzero"`
+	Name            string            `json:"name"`
+	PhoneNumber     string            `json:"phone_number,omitempty,omitzero"`
 }
 
 // errorResponse is the body of every error response.
@@ -1725,10 +1766,11 @@ type InlineCardCharge struct {
 	// anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// Metadata holds custom key/value pairs (strings) sent to the anti-fraud
 	// system with the charge and echoed on it.
@@ -1782,6 +1824,11 @@ type InlineCardPayout struct {
 	// was carried out, and never pays twice.
 	OrderID string `json:"order_id,omitempty,omitzero"`
 }
+
+// Interest says whether a card charge's monthly instalments carry interest
+// (PaymentPlan.PaymentsType, Peru): InterestCharged (WITH_INTEREST) or
+// InterestFree (WITHOUT_INTEREST).
+type Interest string
 
 // Merchant is the merchant account.
 type Merchant struct {
@@ -1842,9 +1889,10 @@ type PSECharge struct {
 	// Description is your description of the charge, at most 250 characters.
 	Description string `json:"description"`
 
-	// IVA is the value-added tax (IVA) included in the amount, as a decimal string
-	// ("1900" on 10000).
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is the value-added tax (IVA) included in the amount (1900 on 10000),
+	// zero or more with at most two decimal places; the SDK sends it as the
+	// decimal string the gateway takes ("1900").
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -1931,12 +1979,8 @@ type PaymentPlan struct {
 
 	// PaymentsType says, in Peru, whether the instalments carry interest. Other
 	// countries refuse it with error 1003.
-	PaymentsType PaymentPlanPaymentsType `json:"payments_type,omitempty,omitzero"`
+	PaymentsType Interest `json:"payments_type,omitempty,omitzero"`
 }
-
-// PaymentPlanPaymentsType says, in Peru, whether the instalments carry interest. Other
-// countries refuse it with error 1003.
-type PaymentPlanPaymentsType string
 
 // PaynetChain is a chain of stores that take store payments.
 type PaynetChain struct {
@@ -2225,10 +2269,11 @@ type StoreCharge struct {
 	// account's time zone; without a UTC offset it is read in that zone.
 	DueDate time.Time `json:"due_date,omitempty,omitzero"`
 
-	// IVA is, in Colombia, the value-added tax (IVA) included in the amount, as a
-	// decimal string ("1900" on an amount of 10000). The gateway does not echo it;
-	// other countries ignore it.
-	IVA string `json:"iva,omitempty,omitzero"`
+	// IVA is, in Colombia, the value-added tax (IVA) included in the amount
+	// (1900 on an amount of 10000), zero or more with at most two decimal
+	// places; the SDK sends it as the decimal string the gateway takes
+	// ("1900"). The gateway does not echo it; other countries ignore it.
+	IVA Amount `json:"iva,omitempty,omitzero"`
 
 	// OrderID is your reference for this payment attempt, unique among all your
 	// transactions (a repeat answers error 1006). The transaction keeps it
@@ -2327,7 +2372,7 @@ type SubscriptionRequest struct {
 //     period keeping its place in the calendar. A card update (Update
 //     with SourceID or Card) is charged at the next retry.
 //   - unpaid or cancelled: the retries failed (the plan's
-//     StatusAfterRetry), or the subscription was cancelled (Delete,
+//     StatusAfterRetry), or the subscription was cancelled (Cancel,
 //     CancelAtPeriodEnd at its period's end, its customer deleted).
 //     Both are final: nothing is charged any more, and a card update
 //     does not bring it back (subscribe the customer again).
@@ -2560,8 +2605,10 @@ type TransactionFee struct {
 }
 
 // TransactionMethod is the means by which a transaction moved funds: card,
-// bank, customer (transfers and fees between balances), store, bank_account or
-// alipay. Expect values not listed here.
+// customer (transfers and fees between balances), store, bank_account (a bank
+// transfer: SPEI or PSE charges, payouts to a bank account) or alipay. The
+// interface's table also names bank, for bank_account: the SDK reads bank as
+// bank_account. Expect values not listed here.
 type TransactionMethod string
 
 // TransactionStatus is the status of a transaction, lower case in responses:

@@ -180,7 +180,7 @@ func TestVariantsCarryTheirMethodWithoutAField(t *testing.T) {
 	cc, corec := recordedClient(t, co)
 	ch, err := cc.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("10000"), Description: "Pedido 7", OrderID: "fixed-pse",
 		RedirectURL: "/", ClientIP: ip, Customer: &openpay.ChargeCustomer{Name: "Ana", Email: "ana@example.co",
-			CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}})
+			CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Calle 10 # 43-12"}}})
 	require.NoError(t, err)
 	sent := corec.posts()
 	require.Len(t, sent, 1)

@@ -48,7 +48,7 @@ func openShop(t *testing.T, m *openpaytest.Merchant) *shopBooks {
 
 // state reads the merchant's books: the subscription, the store charge's
 // status, the subscription's card charges (newest first) and the balance.
-func (b *shopBooks) state(t *testing.T) (sub *openpay.Subscription, store openpay.TransactionStatus, renewals []openpay.Transaction, balance openpay.Amount) {
+func (b *shopBooks) state(t *testing.T) (sub *openpay.Subscription, store openpay.TransactionStatus, renewals []*openpay.Transaction, balance openpay.Amount) {
 	t.Helper()
 	ctx := context.Background()
 	sub, err := b.c.Customer(b.customerID).Subscriptions.Get(ctx, b.sub.ID)

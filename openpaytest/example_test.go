@@ -60,10 +60,10 @@ func ExampleWithCountry() {
 		return
 	}
 	ch, err := c.Charges.Create(context.Background(), openpay.PSECharge{
-		Amount: openpay.MustAmount("119000"), IVA: "19000", Description: "Order 3001",
+		Amount: openpay.MustAmount("119000"), IVA: openpay.MustAmount("19000"), Description: "Order 3001",
 		RedirectURL: "https://shop.example.co/return",
 		Customer: &openpay.ChargeCustomer{Name: "Camila", Email: "camila@example.co",
-			CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52"}},
+			CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52"}},
 	})
 	if err != nil {
 		fmt.Println("charge:", err)

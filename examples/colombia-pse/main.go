@@ -41,10 +41,10 @@ const returnURL = "https://shop.example.co/checkout/return?order=3001"
 func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	c := env.Client
 	payer := &openpay.ChargeCustomer{Name: "Camila", LastName: "Restrepo", Email: "camila.restrepo@example.co", PhoneNumber: "3004567890",
-		CustomerAddress: &openpay.CustomerAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52, apto 801"}}
+		CustomerAddress: &openpay.ColombianAddress{Department: "Antioquia", City: "Medellín", Additional: "Carrera 43A # 10-52, apto 801"}}
 
 	ch, err := c.Charges.Create(ctx, openpay.PSECharge{
-		Amount: openpay.MustAmount("119000"), IVA: "19000", Description: "Order 3001, PSE",
+		Amount: openpay.MustAmount("119000"), IVA: openpay.MustAmount("19000"), Description: "Order 3001, PSE",
 		OrderID: fmt.Sprintf("pse-%d", time.Now().UnixNano()), RedirectURL: returnURL, Customer: payer,
 		ClientIP: env.PayerIP,
 	})
@@ -77,7 +77,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 
 	// A second payment, completed through the simulation control.
 	second, err := c.Charges.Create(ctx, openpay.PSECharge{
-		Amount: openpay.MustAmount("45000.50"), IVA: "7185.79", Description: "Order 3002, PSE",
+		Amount: openpay.MustAmount("45000.50"), IVA: openpay.MustAmount("7185.79"), Description: "Order 3002, PSE",
 		RedirectURL: returnURL, Customer: payer,
 		ClientIP: env.PayerIP,
 	})

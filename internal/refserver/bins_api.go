@@ -57,7 +57,7 @@ func (s *Server) getBIN(c *call) (any, *Error) {
 		return nil, e
 	}
 	return openpay.CardBIN{
-		BIN: bin, Bank: tc.BankName, BankCode: tc.BankCode, Brand: openpay.CardBrand(tc.Brand), Type: tc.Type,
+		BIN: bin, Bank: tc.BankName, BankCode: tc.BankCode, Brand: openpay.CardBrand(tc.Brand), Type: openpay.CardType(tc.Type),
 		Category: BINCategory, Country: "Mexico", CountryCode: "MX",
 		AllowedOnline: tc.Outcome.Code != cardnum.CodeCardNotOnline, AllowedSantanderPoints: tc.PointsCard,
 	}, nil
@@ -71,6 +71,19 @@ func (s *Server) getBIN(c *call) (any, *Error) {
 // 4.x "consulta de bines a 8 dígitos"; six from a saved card).
 const pluginBINDigits = 8
 
+// The answers of the Mexican and the Colombian checks (openapi.yaml
+// BinCardType, BinValidation): the SDK reads them only to answer a
+// CardType, so its wire types for them are unexported.
+type (
+	binCardTypeAnswer struct {
+		BIN  string `json:"bin"`
+		Type string `json:"type"`
+	}
+	binValidationAnswer struct {
+		CardType string `json:"card_type"`
+	}
+)
+
 // getBINCardType answers the Mexican plug-ins' check: the BIN and its type.
 func (s *Server) getBINCardType(c *call) (any, *Error) {
 	bin := c.param("bin")
@@ -78,7 +91,7 @@ func (s *Server) getBINCardType(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return openpay.BINCardType{BIN: bin, Type: strings.ToUpper(tc.Type)}, nil
+	return binCardTypeAnswer{BIN: bin, Type: strings.ToUpper(tc.Type)}, nil
 }
 
 // validateBIN answers the Colombian plug-ins' check (no merchant, no
@@ -88,7 +101,7 @@ func (s *Server) validateBIN(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return openpay.BINValidation{CardType: strings.ToUpper(tc.Type)}, nil
+	return binValidationAnswer{CardType: strings.ToUpper(tc.Type)}, nil
 }
 
 // getBINPromotions answers the Peruvian plug-ins' check (no credentials):
@@ -105,7 +118,7 @@ func (s *Server) getBINPromotions(c *call) (any, *Error) {
 		return nil, e
 	}
 	credit := strings.EqualFold(tc.Type, "credit")
-	p := openpay.BINPromotions{CardType: strings.ToUpper(tc.Type), Installments: []int{}, WithInterest: &credit}
+	p := openpay.BINPromotions{CardType: openpay.CardType(strings.ToUpper(tc.Type)), Installments: []int{}, WithInterest: &credit}
 	if credit {
 		p.Installments = m.country.instalmentChoices()
 	}

@@ -158,7 +158,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		if e != nil {
 			return nil, e
 		}
-		req.kind, req.inline, req.metadata, req.iva = kindCard, &k, w.Metadata, w.IVA
+		req.kind, req.inline, req.metadata = kindCard, &k, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return nil, e
@@ -169,7 +169,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
-		req.kind, req.sourceID, req.cvv2, req.metadata, req.iva = kindCard, w.SourceID, w.CVV2, w.Metadata, w.IVA
+		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		v.Required(f, "source_id")
 		if v.Err != nil {
@@ -190,7 +190,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		if e := f.IntoAt(&w, country.zone); e != nil {
 			return nil, e
 		}
-		req.kind, req.dueDate, req.iva = kindStore, w.DueDate, w.IVA
+		req.kind, req.dueDate = kindStore, w.DueDate
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if s.opts.Strict && !customerScope {
 			extraRequired = []string{"customer"}
@@ -207,7 +207,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 				return nil, e
 			}
 		}
-		req.kind, req.redirectURL, req.iva = kindPSE, w.RedirectURL, w.IVA
+		req.kind, req.redirectURL = kindPSE, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.spei:
@@ -259,9 +259,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		v.NonEmpty("order_id", req.orderID)
 	}
 	v.MaxLen("order_id", req.orderID, 100)
-	if f.Has("iva") {
-		v.IVA(req.iva)
-	}
+	req.iva = v.IVA(f) // as written (reqbody's readByHandler)
 	if f.Has("redirect_url") {
 		v.ReturnURL("redirect_url", req.redirectURL)
 	}

@@ -132,8 +132,9 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		v.NonEmpty("order_id", req.OrderID)
 	}
 	v.MaxLen("order_id", req.OrderID, 100)
-	if f.Has("iva") {
-		v.IVA(req.IVA) // as on charges: the charges that pay the checkout carry it
+	// As on charges: the charges that pay the checkout carry it.
+	if a, err := openpay.NewAmount(v.IVA(f)); err == nil { // the form IVA checks is NewAmount's
+		req.IVA = a
 	}
 	if f.Has("redirect_url") {
 		v.ReturnURL("redirect_url", req.RedirectURL)
@@ -147,7 +148,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	expires, e := s.checkoutExpiry(c.m, f, req.ExpirationDate)
+	expires, e := s.checkoutExpiry(c.m, f)
 	if e != nil {
 		return nil, e
 	}
@@ -176,8 +177,8 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	id := s.ids.NewID(idgen.KindCheckout)
 	r := &checkoutRecord{redirect: req.RedirectURL, storeBack: req.RedirectStorePayment, base: c.baseURL(), c: openpay.Checkout{
 		ID: id, Amount: req.Amount, Currency: req.Currency, Description: req.Description,
-		OrderID: req.OrderID, IVA: req.IVA, CreationDate: openpay.FlexTime{Time: now},
-		ExpirationDate: openpay.FlexTime{Time: expires},
+		OrderID: req.OrderID, IVA: req.IVA, CreationDate: now,
+		ExpirationDate: expires,
 		CheckoutLink:   c.baseURL() + "/checkout/" + url.PathEscape(m.id) + "/" + id,
 	}}
 	switch {
@@ -202,9 +203,13 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 // checkout-expiration): zero when absent or empty, 1001 when unreadable,
 // 1003 when not in the future (by the merchant's clock). A time without
 // an offset is the merchant's zone's.
-func (s *Server) checkoutExpiry(m *merchant, f reqbody.Fields, value string) (time.Time, *Error) {
+func (s *Server) checkoutExpiry(m *merchant, f reqbody.Fields) (time.Time, *Error) {
 	zone := zoneOf(m)
-	if !f.Has("expiration_date") || value == "" {
+	var value string // as written: the wire field is a time.Time (reqbody's readByHandler)
+	if e := f.Member("expiration_date", &value); e != nil {
+		return time.Time{}, e
+	}
+	if value == "" {
 		return time.Time{}, nil
 	}
 	t, ok := reqbody.CheckoutExpiration(value, zone)
@@ -229,7 +234,7 @@ func (s *Server) checkoutStatus(m *merchant, r *checkoutRecord) openpay.Checkout
 	switch {
 	case r.cancelled:
 		return openpay.CheckoutStatusCancelled
-	case !r.c.ExpirationDate.IsZero() && !s.nowOf(m).Before(r.c.ExpirationDate.Time):
+	case !r.c.ExpirationDate.IsZero() && !s.nowOf(m).Before(r.c.ExpirationDate):
 		return openpay.CheckoutStatusExpired
 	}
 	return openpay.CheckoutStatusAvailable
@@ -315,7 +320,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 	}
 	st := extState(c.m, newCheckoutState)
 	return page(p, st.list, func(r *checkoutRecord) (time.Time, bool) {
-		return r.c.CreationDate.Time, cu == nil || r.customerID == cu.id
+		return r.c.CreationDate, cu == nil || r.customerID == cu.id
 	}, func(r *checkoutRecord) openpay.Checkout { return s.checkoutWire(c.m, r) }), nil
 }
 
@@ -335,7 +340,7 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	expires, e := s.checkoutExpiry(c.m, f, req.ExpirationDate)
+	expires, e := s.checkoutExpiry(c.m, f)
 	if e != nil {
 		return nil, e
 	}
@@ -353,13 +358,13 @@ func (s *Server) updateCheckout(c *call) (any, *Error) {
 	}
 	next := r.c.ExpirationDate
 	if !expires.IsZero() {
-		next = openpay.FlexTime{Time: expires}
+		next = expires
 	}
 	cancelled := r.cancelled
 	if sent {
 		cancelled = status == string(openpay.CheckoutStatusCancelled)
 	}
-	if !cancelled && !next.IsZero() && !s.nowOf(c.m).Before(next.Time) {
+	if !cancelled && !next.IsZero() && !s.nowOf(c.m).Before(next) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The checkout has expired: give an expiration_date in the future to make it available")
 	}
 	r.cancelled, r.c.ExpirationDate = cancelled, next
@@ -420,6 +425,16 @@ func checkoutKind(m *merchant, method openpay.ChargeMethod) (chargeKind, *Error)
 	return 0, errorf(openpay.ErrInvalidParameter, "The field 'method' must be %s for a checkout of a merchant in %s", methods, m.country.code)
 }
 
+// ivaText is a checkout's iva as its charges are sent with it: the
+// decimal string, "" for none.
+func ivaText(a openpay.Amount) string {
+	if a.IsZero() {
+		return ""
+	}
+	text, _ := a.MarshalText() // an iva has at most two decimals (Checker.IVA)
+	return string(text)
+}
+
 // checkoutCharge is the request of the charge that pays a checkout by a
 // kind: the checkout's amount, currency, description, order_id and iva,
 // its payer. A payment that waits for its payer (3-D Secure, the store,
@@ -429,9 +444,9 @@ func checkoutKind(m *merchant, method openpay.ChargeMethod) (chargeKind, *Error)
 // redirect_url or, without one, to the link, which then shows the outcome.
 func (s *Server) checkoutCharge(m *merchant, r *checkoutRecord, kind chargeKind) *chargeRequest {
 	req := &chargeRequest{kind: kind, amount: r.c.Amount, currency: openpay.Currency(r.c.Currency), description: r.c.Description,
-		orderID: r.c.OrderID, iva: r.c.IVA, customer: r.payer, capture: true, country: m.country}
+		orderID: r.c.OrderID, iva: ivaText(r.c.IVA), customer: r.payer, capture: true, country: m.country}
 	window := map[chargeKind]time.Duration{kindCard: payerDueAfter, kindStore: storeDueAfter, kindPSE: pseDueAfter}[kind]
-	if exp := r.c.ExpirationDate.Time; !exp.IsZero() && exp.Before(s.nowOf(m).Add(window)) {
+	if exp := r.c.ExpirationDate; !exp.IsZero() && exp.Before(s.nowOf(m).Add(window)) {
 		req.dueDate = exp
 	}
 	switch kind {

@@ -35,7 +35,7 @@ func TestCheckoutShape(t *testing.T) {
 	assert.Equal(t, 349.9, o["amount"])
 	assert.Equal(t, "MXN", o["currency"])
 	assert.Equal(t, "http://refserver.test/checkout/"+env.m.ID+"/"+id, o["checkout_link"])
-	assert.Equal(t, testStart.Format(openpay.FlexTimeLayout), o["creation_date"], "the gateway's form, offset without a colon")
+	assert.Equal(t, testStart.Format("2006-01-02T15:04:05.000-0700"), o["creation_date"], "the gateway's form, offset without a colon")
 	assertNull(t, o, "order_id", "iva", "expiration_date", "customer", "transaction")
 
 	// The echo the vendor's Python test expects: yyyy-MM-dd HH:mm comes back

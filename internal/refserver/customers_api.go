@@ -50,7 +50,7 @@ func (s *Server) registerCustomers(r *routeTable) {
 }
 
 // checkCustomerData applies the field rules of a customer create or update.
-func checkCustomerData(f reqbody.Fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.CustomerAddress) *Error {
+func checkCustomerData(f reqbody.Fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.ColombianAddress) *Error {
 	var v reqbody.Checker
 	v.Required(f, "name", "email")
 	v.NonEmpty("name", name)

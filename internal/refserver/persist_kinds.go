@@ -529,7 +529,7 @@ type customerRecord struct {
 	Created                                  time.Time
 	Name, LastName, Email, Phone, ExternalID string
 	Address                                  *openpay.Address
-	CustomerAddress                          *openpay.CustomerAddress
+	CustomerAddress                          *openpay.ColombianAddress
 	Status                                   openpay.CustomerStatus
 	HasAccount                               bool
 	Balance                                  openpay.Amount

@@ -198,7 +198,7 @@ type customer struct {
 	address    *openpay.Address
 	// customerAddress is the Colombian form of the address (also taken
 	// from Peruvian customers); like address, replaced, never changed.
-	customerAddress *openpay.CustomerAddress
+	customerAddress *openpay.ColombianAddress
 	status          openpay.CustomerStatus
 	// hasAccount: created with requires_account. Such a customer has a
 	// balance, a CLABE and a store reference, and charges made at its scope
@@ -383,7 +383,7 @@ func (k *card) wire() openpay.Card {
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
 		CardNumber: k.masked, HolderName: k.holder,
 		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
-		Brand: openpay.CardBrand(k.brand), Type: k.cardType, BankName: k.bankName, BankCode: k.bankCode,
+		Brand: openpay.CardBrand(k.brand), Type: openpay.CardType(k.cardType), BankName: k.bankName, BankCode: k.bankCode,
 		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
 	}
 }

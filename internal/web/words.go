@@ -40,18 +40,14 @@ func payerMoney(a openpay.Amount, currency any) string {
 	return b.String() + " " + cur
 }
 
-// ivaMoney writes a Colombian checkout's IVA (a decimal string, as sent)
-// as payerMoney does; "" when there is none, it is not a decimal, or the
-// checkout is not in pesos (other countries' charges ignore it).
-func ivaMoney(iva string, currency any) string {
-	if iva == "" || fmt.Sprint(currency) != string(openpay.CurrencyCOP) {
+// ivaMoney writes a Colombian checkout's IVA as payerMoney does; "" when
+// there is none or the checkout is not in pesos (other countries' charges
+// ignore it).
+func ivaMoney(iva openpay.Amount, currency any) string {
+	if iva.IsZero() || fmt.Sprint(currency) != string(openpay.CurrencyCOP) {
 		return ""
 	}
-	a, err := openpay.NewAmount(iva)
-	if err != nil {
-		return ""
-	}
-	return payerMoney(a, currency)
+	return payerMoney(iva, currency)
 }
 
 // chargeWords says a charge's status to its payer.

@@ -69,7 +69,7 @@ func TestBrowserCheckoutLink(t *testing.T) {
 	newLink := func(t *testing.T, order string) *openpay.Checkout {
 		co, err := client.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("349.90"), Description: "Order " + order,
 			OrderID: order + fmt.Sprint(time.Now().UnixNano()), RedirectURL: shopSrv.URL + "/paid?order=" + order,
-			ExpirationDate: srv.Now().Add(time.Hour).Format(openpay.CheckoutDateLayout)})
+			ExpirationDate: srv.Now().Add(time.Hour)})
 		require.NoError(t, err)
 		return co
 	}

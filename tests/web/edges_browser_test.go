@@ -74,7 +74,7 @@ func TestBrowserLinkEdges(t *testing.T) {
 		req := openpay.CheckoutRequest{Amount: openpay.MustAmount("1349.90"), Description: "Pedido " + order + " <b>x</b>",
 			OrderID: order, RedirectURL: shop.URL + "/back?order=" + order}
 		if expires > 0 {
-			req.ExpirationDate = srv.Now().Add(expires).In(openpay.CountryMexico.Location()).Format(openpay.CheckoutDateLayout)
+			req.ExpirationDate = srv.Now().Add(expires)
 		}
 		co, err := client.Checkouts.Create(ctx, req)
 		require.NoError(t, err)
@@ -176,7 +176,7 @@ func TestBrowserCountryEdges(t *testing.T) {
 		client, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithCountry(openpay.CountryColombia), openpay.WithBaseURL(srv.URL))
 		require.NoError(t, err)
 		co, err := client.Checkouts.Create(ctx, openpay.CheckoutRequest{Amount: openpay.MustAmount("119000"), Description: "Pedido 9",
-			IVA: "19000", RedirectURL: shop.URL + "/back"})
+			IVA: openpay.MustAmount("19000"), RedirectURL: shop.URL + "/back"})
 		require.NoError(t, err)
 		tab := webtest.Tab(t, browser, co.CheckoutLink)
 		assert.Equal(t, "119.000,00 COP", edgeText(t, tab, "amount"))

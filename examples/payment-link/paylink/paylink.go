@@ -62,7 +62,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 		return fmt.Errorf("creating the link: %w", err)
 	}
 	fmt.Fprintf(out, "link %s: %s %s %s, expires %s\n", co.ID, co.Status, co.Amount, co.Currency,
-		co.ExpirationDate.Format(openpay.CheckoutDateLayout))
+		co.ExpirationDate.Format(time.DateTime[:16]))
 	if env.Sim == nil {
 		fmt.Fprintln(out, "send the payer to", co.CheckoutLink)
 		return nil
@@ -89,7 +89,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	}
 
 	// 5. Reading the link (by its id, or by the order id) gives the same.
-	paid, err := env.Client.Checkouts.Get(ctx, order)
+	paid, err := env.Client.Checkouts.GetByOrderID(ctx, order)
 	if err != nil {
 		return fmt.Errorf("reading the link: %w", err)
 	}
@@ -101,12 +101,12 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 // page (shopURL/orders/{order}, where the payer lands with the charge id),
 // taking payments until deadline. Its order_id is the order's: a create
 // whose answer is lost is settled by reading the link by that order id
-// (Checkouts.Get) before creating it again.
+// (Checkouts.GetByOrderID) before creating it again.
 func newLink(ctx context.Context, client *openpay.Client, order, shopURL string, deadline time.Time) (*openpay.Checkout, error) {
 	return client.Checkouts.Create(ctx, openpay.CheckoutRequest{
 		Amount: openpay.MustAmount("1250.00"), Description: "Order " + order, OrderID: order,
 		RedirectURL:    shopURL + "/orders/" + order,
-		ExpirationDate: deadline.In(mexicoCity).Format(openpay.CheckoutDateLayout),
+		ExpirationDate: deadline,
 		Customer:       &openpay.ChargeCustomer{Name: "Ana", LastName: "López", Email: "ana.lopez@example.com"},
 	})
 }
@@ -118,7 +118,7 @@ func newLink(ctx context.Context, client *openpay.Client, order, shopURL string,
 // charge cancelled, the link expired) reads that the order is not paid.
 func orderPage(client *openpay.Client) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		co, err := client.Checkouts.Get(r.Context(), r.PathValue("order"))
+		co, err := client.Checkouts.GetByOrderID(r.Context(), r.PathValue("order"))
 		if err != nil {
 			http.Error(w, "unknown order", http.StatusNotFound)
 			return
@@ -137,10 +137,6 @@ func orderPage(client *openpay.Client) http.HandlerFunc {
 			html.EscapeString(co.OrderID), state)
 	}
 }
-
-// mexicoCity is the time zone of Mexican merchants (UTC-06:00 all year
-// since 2022), in which expiration dates are written.
-var mexicoCity = openpay.CountryMexico.Location()
 
 // orderName says whether the event's order id is the shop's.
 func orderName(got, want string) string {

@@ -45,12 +45,6 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendSubscription)
 	case []openpay.Subscription:
 		b, err = appendJSONList(b, v, appendSubscription)
-	case openpay.Checkout:
-		b, err = appendCheckout(b, &v)
-	case *openpay.Checkout:
-		b, err = appendJSONPointer(b, v, appendCheckout)
-	case []openpay.Checkout:
-		b, err = appendJSONList(b, v, appendCheckout)
 	case openpay.Plan:
 		b, err = appendPlan(b, &v)
 	case *openpay.Plan:
@@ -99,18 +93,6 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendCardBIN)
 	case []openpay.CardBIN:
 		b, err = appendJSONList(b, v, appendCardBIN)
-	case openpay.BINCardType:
-		b, err = appendBINCardType(b, &v)
-	case *openpay.BINCardType:
-		b, err = appendJSONPointer(b, v, appendBINCardType)
-	case []openpay.BINCardType:
-		b, err = appendJSONList(b, v, appendBINCardType)
-	case openpay.BINValidation:
-		b, err = appendBINValidation(b, &v)
-	case *openpay.BINValidation:
-		b, err = appendJSONPointer(b, v, appendBINValidation)
-	case []openpay.BINValidation:
-		b, err = appendJSONList(b, v, appendBINValidation)
 	case openpay.BINPromotions:
 		b, err = appendBINPromotions(b, &v)
 	case *openpay.BINPromotions:
@@ -258,21 +240,11 @@ func appendAddressForTokenCardAddress(b []byte, v *openpay.Address) ([]byte, err
 	return append(b, '}'), nil
 }
 
-// appendBINCardType appends the JSON object of *v.
-func appendBINCardType(b []byte, v *openpay.BINCardType) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"bin\":"...)
-	b = appendJSONString(b, v.BIN)
-	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
-	return append(b, '}'), nil
-}
-
 // appendBINPromotions appends the JSON object of *v.
 func appendBINPromotions(b []byte, v *openpay.BINPromotions) ([]byte, error) {
 	b = append(b, '{')
 	b = append(b, "\"cardType\":"...)
-	b = appendJSONString(b, v.CardType)
+	b = appendJSONString(b, string(v.CardType))
 	b = append(b, ",\"installments\":"...)
 	if v.Installments == nil {
 		b = append(b, "null"...)
@@ -294,14 +266,6 @@ func appendBINPromotions(b []byte, v *openpay.BINPromotions) ([]byte, error) {
 			b = strconv.AppendBool(b, bool((*v.WithInterest)))
 		}
 	}
-	return append(b, '}'), nil
-}
-
-// appendBINValidation appends the JSON object of *v.
-func appendBINValidation(b []byte, v *openpay.BINValidation) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"card_type\":"...)
-	b = appendJSONString(b, v.CardType)
 	return append(b, '}'), nil
 }
 
@@ -404,7 +368,7 @@ func appendCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if (v.CustomerID == "") && (v.ID != "") {
 		b = append(b, ",\"customer_id\":null"...)
 	}
@@ -433,7 +397,7 @@ func appendCardBIN(b []byte, v *openpay.CardBIN) ([]byte, error) {
 	b = append(b, ",\"country_code\":"...)
 	b = appendJSONString(b, v.CountryCode)
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	return append(b, '}'), nil
 }
 
@@ -492,7 +456,7 @@ func appendCardForSubscriptionCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
 	}
@@ -557,7 +521,7 @@ func appendCardForTransactionCard(b []byte, v *openpay.Card) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.PointsCard))
 	}
 	b = append(b, ",\"type\":"...)
-	b = appendJSONString(b, v.Type)
+	b = appendJSONString(b, string(v.Type))
 	if v.Address == nil {
 		b = append(b, ",\"address\":null"...)
 	}
@@ -590,77 +554,15 @@ func appendCardPoints(b []byte, v *openpay.CardPoints) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendCheckout appends the JSON object of *v, with the keys of plan Checkout.
-func appendCheckout(b []byte, v *openpay.Checkout) ([]byte, error) {
-	var err error
+// appendColombianAddress appends the JSON object of *v.
+func appendColombianAddress(b []byte, v *openpay.ColombianAddress) ([]byte, error) {
 	b = append(b, '{')
-	b = append(b, "\"amount\":"...)
-	if b, err = v.Amount.AppendText(b); err != nil {
-		return b, err
-	}
-	b = append(b, ",\"checkout_link\":"...)
-	b = appendJSONString(b, v.CheckoutLink)
-	b = append(b, ",\"creation_date\":"...)
-	if b, err = appendMarshaled(b, v.CreationDate); err != nil {
-		return b, err
-	}
-	b = append(b, ",\"currency\":"...)
-	b = appendJSONString(b, string(v.Currency))
-	if v.Customer != nil {
-		b = append(b, ",\"customer\":"...)
-		if v.Customer == nil {
-			b = append(b, "null"...)
-		} else {
-			if b, err = appendCustomer(b, v.Customer); err != nil {
-				return b, err
-			}
-		}
-	}
-	b = append(b, ",\"description\":"...)
-	b = appendJSONString(b, v.Description)
-	if !v.ExpirationDate.IsZero() {
-		b = append(b, ",\"expiration_date\":"...)
-		if b, err = appendMarshaled(b, v.ExpirationDate); err != nil {
-			return b, err
-		}
-	}
-	b = append(b, ",\"id\":"...)
-	b = appendJSONString(b, v.ID)
-	if v.IVA != "" {
-		b = append(b, ",\"iva\":"...)
-		b = appendJSONString(b, v.IVA)
-	}
-	if v.OrderID != "" {
-		b = append(b, ",\"order_id\":"...)
-		b = appendJSONString(b, v.OrderID)
-	}
-	b = append(b, ",\"status\":"...)
-	b = appendJSONString(b, string(v.Status))
-	if v.Transaction != nil {
-		b = append(b, ",\"transaction\":"...)
-		if v.Transaction == nil {
-			b = append(b, "null"...)
-		} else {
-			if b, err = appendTransaction(b, v.Transaction); err != nil {
-				return b, err
-			}
-		}
-	}
-	if v.OrderID == "" {
-		b = append(b, ",\"order_id\":null"...)
-	}
-	if v.IVA == "" {
-		b = append(b, ",\"iva\":null"...)
-	}
-	if v.ExpirationDate.IsZero() {
-		b = append(b, ",\"expiration_date\":null"...)
-	}
-	if v.Customer == nil {
-		b = append(b, ",\"customer\":null"...)
-	}
-	if v.Transaction == nil {
-		b = append(b, ",\"transaction\":null"...)
-	}
+	b = append(b, "\"additional\":"...)
+	b = appendJSONString(b, v.Additional)
+	b = append(b, ",\"city\":"...)
+	b = appendJSONString(b, v.City)
+	b = append(b, ",\"department\":"...)
+	b = appendJSONString(b, v.Department)
 	return append(b, '}'), nil
 }
 
@@ -707,7 +609,7 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 		if v.CustomerAddress == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCustomerAddress(b, v.CustomerAddress); err != nil {
+			if b, err = appendColombianAddress(b, v.CustomerAddress); err != nil {
 				return b, err
 			}
 		}
@@ -761,18 +663,6 @@ func appendCustomer(b []byte, v *openpay.Customer) ([]byte, error) {
 	if v.ExternalID == "" {
 		b = append(b, ",\"external_id\":null"...)
 	}
-	return append(b, '}'), nil
-}
-
-// appendCustomerAddress appends the JSON object of *v.
-func appendCustomerAddress(b []byte, v *openpay.CustomerAddress) ([]byte, error) {
-	b = append(b, '{')
-	b = append(b, "\"additional\":"...)
-	b = appendJSONString(b, v.Additional)
-	b = append(b, ",\"city\":"...)
-	b = appendJSONString(b, v.City)
-	b = append(b, ",\"department\":"...)
-	b = appendJSONString(b, v.Department)
 	return append(b, '}'), nil
 }
 

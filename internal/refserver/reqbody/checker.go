@@ -133,12 +133,30 @@ func (v *Checker) Identifier(name, value string) {
 // decimals (a string, or a number kept as written: iva-number, lenient.go).
 var ivaRE = regexp.MustCompile(`^[0-9]{1,13}(\.[0-9]{1,2})?$`)
 
-// IVA checks a charge's iva (1003). Whether a merchant's country takes an
-// iva is the caller's rule.
-func (v *Checker) IVA(value string) {
-	if !ivaRE.MatchString(value) {
-		v.Failf(openpay.ErrInvalidParameter, "The field 'iva' must be a decimal of zero or more with at most two decimals")
+// IVA reads and checks the iva member of f, a charge's or a checkout's,
+// as it was written (a string, or a number: iva-number): a decimal of zero
+// or more with at most two decimals (1003), anything but a string or a
+// number 1001. It returns the text, "" when the member is absent or
+// refused. Decoding into the wire types leaves the member to it
+// (readByHandler, lenient.go): the wire field is an Amount, which would
+// read forms the gateway refuses ("1e3"). Whether a merchant's country
+// takes an iva is the caller's rule.
+func (v *Checker) IVA(f Fields) string {
+	if !f.Has("iva") {
+		return ""
 	}
+	var text string
+	if e := f.Member("iva", &text); e != nil {
+		if v.Err == nil {
+			v.Err = e
+		}
+		return ""
+	}
+	if !ivaRE.MatchString(text) {
+		v.Failf(openpay.ErrInvalidParameter, "The field 'iva' must be a decimal of zero or more with at most two decimals")
+		return ""
+	}
+	return text
 }
 
 // CustomerAddress checks the member customer_address (a Colombian
@@ -146,7 +164,7 @@ func (v *Checker) IVA(value string) {
 // Address does an address: all three members present (1001), within their
 // lengths (1003). Whether a merchant's country takes one is the caller's
 // rule.
-func (v *Checker) CustomerAddress(prefix string, f Fields, a *openpay.CustomerAddress) {
+func (v *Checker) CustomerAddress(prefix string, f Fields, a *openpay.ColombianAddress) {
 	if a == nil {
 		return
 	}

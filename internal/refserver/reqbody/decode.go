@@ -207,18 +207,20 @@ func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
 // Member decodes the one member name into dst, a pointer, as Into would;
 // an absent or null member leaves dst as it is.
 func (f Fields) Member(name string, dst any) *apierr.Error {
-	m := &field{name: name}
-	if i := f.last(name); i >= 0 {
-		m = &f[i]
+	i := f.last(name)
+	if i < 0 || isNull(f[i].raw) {
+		return nil
 	}
+	m := &f[i]
 	v := reflect.ValueOf(dst).Elem()
 	return decodeMember(m, v, traitsOf(v.Type()), "", gatewayZone)
 }
 
 func (f Fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *apierr.Error {
+	skip := readByHandler[v.Type()]
 	for _, m := range jsonMembersOf(v.Type()) {
 		i := f.last(m.name)
-		if i < 0 || isNull(f[i].raw) {
+		if i < 0 || isNull(f[i].raw) || skip[m.name] {
 			continue
 		}
 		if e := decodeMember(&f[i], v.Field(m.index), m.traits, prefix, zone); e != nil {

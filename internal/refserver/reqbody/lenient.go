@@ -64,6 +64,21 @@ var numericStringMembers = map[string]bool{
 	"iva": true, // iva-number: vendor clients send a string, a number is taken as written
 }
 
+// readByHandler are the members that decoding into a wire type leaves
+// alone, by wire request type, for the handler to read from the body as
+// written: their Go type (an Amount, a time.Time) reads other forms than
+// the gateway takes, or not all of them. The iva (iva-number) is read by
+// Checker.IVA, a checkout's expiration_date (checkout-expiration, a
+// wall-clock minute of the merchant's zone) by CheckoutExpiration.
+var readByHandler = map[reflect.Type]map[string]bool{
+	reflect.TypeFor[openpay.CardCharge]():            {"iva": true},
+	reflect.TypeFor[openpay.InlineCardCharge]():      {"iva": true},
+	reflect.TypeFor[openpay.StoreCharge]():           {"iva": true},
+	reflect.TypeFor[openpay.PSECharge]():             {"iva": true},
+	reflect.TypeFor[openpay.CheckoutRequest]():       {"iva": true, "expiration_date": true},
+	reflect.TypeFor[openpay.CheckoutUpdateRequest](): {"expiration_date": true},
+}
+
 // enumBooleans gives the boolean forms of enum members
 // (card-points-boolean): the values false and true stand for. The points
 // flag was a boolean before it became NONE, ONLY_POINTS or MIXED, and true

@@ -63,7 +63,7 @@ func TestBrowserPaymentLinkEdges(t *testing.T) {
 		webtest.Do(t, tab, chromedp.Click(chromedp.ID("return")))
 		assert.Equal(t, "not paid: the link expired", text(t, tab, "order_status"), "the shop reads the API: not paid")
 
-		got, err := client.Checkouts.Get(ctx, "edge-late")
+		got, err := client.Checkouts.GetByOrderID(ctx, "edge-late")
 		require.NoError(t, err)
 		assert.Equal(t, openpay.CheckoutStatusExpired, got.Status)
 		charges, err := client.Charges.ListPage(ctx, &openpay.TransactionListParams{OrderID: "edge-late"})

@@ -107,7 +107,7 @@ func TestBrowserCheckout(t *testing.T) {
 		if o.ChargeID != "" {
 			assert.Equal(t, charges[0].ID, o.ChargeID)
 		}
-		return o, charges[0]
+		return o, *charges[0]
 	}
 
 	flows := []struct {
