@@ -14,6 +14,7 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // The in-memory store.
@@ -617,7 +618,7 @@ var amountBlockShift = [3]uint{6, 12, 18}
 
 // widen makes the bounds of the blocks of seq (from 1) cover a.
 func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
-	c, ok := amountCents(a)
+	c, ok := listquery.Cents(a)
 	for lv, shift := range amountBlockShift {
 		b := int((seq - 1) >> shift)
 		for len(s.least[lv]) <= b {
@@ -634,11 +635,11 @@ func (s *amountSummary) widen(seq uint32, a openpay.Amount) {
 
 // skip returns the first seq of the largest block holding seq in which no
 // amount can pass the filters, and false when there is none.
-func (s *amountSummary) skip(seq uint32, f amountBounds) (uint32, bool) {
+func (s *amountSummary) skip(seq uint32, f listquery.AmountBounds) (uint32, bool) {
 	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
 		shift := amountBlockShift[lv]
 		b := int((seq - 1) >> shift)
-		if b < len(s.least[lv]) && f.excludes(s.least[lv][b], s.most[lv][b]) {
+		if b < len(s.least[lv]) && f.Excludes(s.least[lv][b], s.most[lv][b]) {
 			return uint32(b)<<shift + 1, true
 		}
 	}
