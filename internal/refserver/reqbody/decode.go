@@ -435,7 +435,7 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 // decoding the object twice nor copying the members (they share data's
 // storage).
 func objectFields(data []byte) (Fields, bool) {
-	if !json.Valid(data) {
+	if !valid(data) {
 		return nil, false
 	}
 	return memberFields(data)
