@@ -391,10 +391,50 @@ func decodeJSONDecimal(b []byte) (d decimal.Decimal, ok bool, err error) {
 // digits, and formatting it would exhaust memory.
 const maxDecimalDigits = 40
 
+// parsePlainDecimal parses the common form of an amount, an optional minus
+// and at most 18 digits with an optional point between digits ("100.50",
+// "-3", "0.5"), to the value decimal.NewFromString gives it, without
+// math/big's parsing and without checking the bounds parseDecimal checks
+// (18 digits are within them). It reports false for any other form, which
+// parseDecimal reads the long way.
+func parsePlainDecimal(s string) (decimal.Decimal, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var c int64
+	digits, point := 0, -1
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9':
+			c = c*10 + int64(ch-'0')
+			digits++
+		case ch == '.' && point < 0 && i > 0 && i < len(s)-1:
+			point = i
+		default:
+			return decimal.Decimal{}, false
+		}
+	}
+	if digits == 0 || digits > 18 {
+		return decimal.Decimal{}, false
+	}
+	exp := 0
+	if point >= 0 {
+		exp = point + 1 - len(s)
+	}
+	if neg {
+		c = -c
+	}
+	return decimal.New(c, int32(exp)), true
+}
+
 // parseDecimal parses a decimal number of bounded size: at most
 // maxDecimalDigits digits before and after the point, so that its plain
 // form always parses back.
 func parseDecimal(s string) (decimal.Decimal, error) {
+	if d, ok := parsePlainDecimal(s); ok {
+		return d, nil
+	}
 	if len(s) == 0 || len(s) > 2*maxDecimalDigits+8 {
 		return decimal.Decimal{}, errors.New("not a number")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // Bank accounts stored on a customer (/customers/{customer_id}/bankaccounts)
@@ -154,7 +155,7 @@ func (s *Server) deleteBankAccount(c *call) (any, *Error) {
 // listBankAccounts lists the bank accounts of the customer, or of the
 // merchant, newest first.
 func (s *Server) listBankAccounts(c *call) (any, *Error) {
-	p, e := parseListParams(c.query, zoneOf(c.m))
+	p, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -164,7 +165,7 @@ func (s *Server) listBankAccounts(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return page(p, bankAccounts(c.m).list, func(b *bankAccount) (time.Time, bool) {
+	return listquery.Page(p, bankAccounts(c.m).list, func(b *bankAccount) (time.Time, bool) {
 		return b.created, b.customerID == ownerID(cu) && !b.deleted
 	}, (*bankAccount).wire), nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/barcode"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // registerBarcode registers the barcode images of store references. Like
@@ -26,7 +27,7 @@ func (s *Server) getBarcode(c *call) (any, *Error) {
 	}
 	q := c.query
 	size := func(name string, def, max int) (int, *Error) {
-		v, ok := queryValue(q, name)
+		v, ok := listquery.Value(q, name)
 		if !ok {
 			return def, nil
 		}

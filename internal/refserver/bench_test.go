@@ -315,6 +315,42 @@ func postJSON(url, key string, body any) ([]byte, error) {
 // BenchmarkEndpointRatios.
 const ratioRound = 200
 
+// ratioSide is one side of a comparison in alternating rounds: where its
+// requests go, and the wall and process CPU time they took.
+type ratioSide struct {
+	base, key string
+	rq        benchRequest
+	next      atomic.Int64
+	took, cpu time.Duration
+}
+
+// alternate sends b.N requests of its own to each side, in alternating
+// rounds of ratioRound requests (the first side first in one round, the
+// other first in the next), each from benchClients clients, so that a
+// change in the machine's load during the run weighs on both sides alike.
+func alternate(b *testing.B, sides *[2]ratioSide) {
+	b.Helper()
+	clients := [2]*http.Client{newBenchClient(), newBenchClient()}
+	defer clients[0].CloseIdleConnections()
+	defer clients[1].CloseIdleConnections()
+	b.ResetTimer()
+	for round, done := 0, 0; done < b.N; round++ {
+		n := int64(min(ratioRound, b.N-done))
+		for k := range 2 {
+			i := (k + round) % 2
+			side := &sides[i]
+			start, cpu := time.Now(), processCPU()
+			if failed := fire(clients[i], side.base, side.key, side.rq, &side.next, side.next.Load()+n); failed > 0 {
+				b.Fatalf("%d requests to %s failed", failed, side.base)
+			}
+			side.took += time.Since(start)
+			side.cpu += processCPU() - cpu
+		}
+		done += int(n)
+	}
+	b.StopTimer()
+}
+
 // BenchmarkEndpointRatios measures each endpoint of benchEndpoints against
 // its yardstick in alternating rounds of ratioRound requests (the server
 // first in one round, the yardstick first in the next), so that a change in
@@ -332,30 +368,11 @@ func BenchmarkEndpointRatios(b *testing.B) {
 			rq := ep.setup(b, env)
 			yardstick := httptest.NewServer(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)))
 			defer yardstick.Close()
-			sides := []struct {
-				base, key string
-				client    *http.Client
-				next      atomic.Int64
-				took, cpu time.Duration
-			}{
-				{base: srv.URL + "/v1/" + m.ID, key: m.PrivateKey, client: newBenchClient()},
-				{base: yardstick.URL + "/v1/m", key: "sk_x", client: newBenchClient()},
+			sides := [2]ratioSide{
+				{base: srv.URL + "/v1/" + m.ID, key: m.PrivateKey, rq: rq},
+				{base: yardstick.URL + "/v1/m", key: "sk_x", rq: rq},
 			}
-			b.ResetTimer()
-			for round, done := 0, 0; done < b.N; round++ {
-				n := int64(min(ratioRound, b.N-done))
-				for k := range 2 {
-					side := &sides[(k+round)%2]
-					start, cpu := time.Now(), processCPU()
-					if failed := fire(side.client, side.base, side.key, rq, &side.next, side.next.Load()+n); failed > 0 {
-						b.Fatalf("%d requests failed", failed)
-					}
-					side.took += time.Since(start)
-					side.cpu += processCPU() - cpu
-				}
-				done += int(n)
-			}
-			b.StopTimer()
+			alternate(b, &sides)
 			server, yard := sides[0].took, sides[1].took
 			b.ReportMetric(float64(server.Nanoseconds())/float64(b.N), "server-ns/req")
 			b.ReportMetric(float64(yard.Nanoseconds())/float64(b.N), "minimal-ns/req")

@@ -7,6 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -222,7 +223,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 
 // listCards lists the cards of the scope, newest first.
 func (s *Server) listCards(c *call) (any, *Error) {
-	p, e := parseListParams(c.query, zoneOf(c.m))
+	p, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -232,7 +233,7 @@ func (s *Server) listCards(c *call) (any, *Error) {
 		return nil, e
 	}
 	owner := ownerID(cu)
-	return page(p, *c.cards().list, func(k *card) (time.Time, bool) {
+	return listquery.Page(p, *c.cards().list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
 }

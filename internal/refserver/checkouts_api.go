@@ -11,6 +11,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
 )
@@ -294,7 +295,7 @@ func (s *Server) getCheckout(c *call) (any, *Error) {
 // clients' filters) narrow the days with the common creation filters.
 func (s *Server) listCheckouts(c *call) (any, *Error) {
 	q := c.query
-	p, e := parseListParams(q, zoneOf(c.m))
+	p, e := listquery.Parse(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -308,9 +309,9 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be a date yyyyMMdd", name)
 		}
 		if name == "startDate" {
-			p.narrow(d, time.Time{})
+			p.Narrow(d, time.Time{})
 		} else {
-			p.narrow(time.Time{}, d)
+			p.Narrow(time.Time{}, d)
 		}
 	}
 	defer c.lock()()
@@ -319,7 +320,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 		return nil, e
 	}
 	st := extState(c.m, newCheckoutState)
-	return page(p, st.list, func(r *checkoutRecord) (time.Time, bool) {
+	return listquery.Page(p, st.list, func(r *checkoutRecord) (time.Time, bool) {
 		return r.c.CreationDate, cu == nil || r.customerID == cu.id
 	}, func(r *checkoutRecord) openpay.Checkout { return s.checkoutWire(c.m, r) }), nil
 }
@@ -327,7 +328,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 // updateCheckout sets a checkout's status (query status) and expiration
 // (body).
 func (s *Server) updateCheckout(c *call) (any, *Error) {
-	status, sent := queryValue(c.query, "status")
+	status, sent := listquery.Value(c.query, "status")
 	status = strings.ToLower(status) // x-openpay-lenient enum-case
 	if sent && status != string(openpay.CheckoutStatusAvailable) && status != string(openpay.CheckoutStatusCancelled) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'status' must be available or cancelled")

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -189,7 +190,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 // common filters and external_id.
 func (s *Server) listCustomers(c *call) (any, *Error) {
 	q := c.query
-	p, e := parseListParams(q, zoneOf(c.m))
+	p, e := listquery.Parse(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -204,7 +205,7 @@ func (s *Server) listCustomers(c *call) (any, *Error) {
 			recs = []*customer{cu}
 		}
 	}
-	return page(p, recs, func(cu *customer) (time.Time, bool) {
+	return listquery.Page(p, recs, func(cu *customer) (time.Time, bool) {
 		return cu.created, cu.status != openpay.CustomerStatusDeleted && (externalID == "" || cu.externalID == externalID)
 	}, func(cu *customer) openpay.Customer { return cu.wire(base) }), nil
 }

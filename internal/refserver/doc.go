@@ -86,8 +86,9 @@
 //	}
 //
 // Errors: errorf(code, format, ...) for any code (status and category come
-// from the code), errNotFound(kind, id) for 1005. Lists: parseListParams,
-// page, amountFilter and statusFilter (list.go); transaction lists:
+// from the code), errNotFound(kind, id) for 1005. Lists: listquery.Parse,
+// listquery.Page, listquery.Amounts and listquery.Status (package
+// listquery); transaction lists:
 // parseTxFilter and txFilter.list (money.go). Paths that may be a
 // group's: defer c.lock()() takes the group's lock then the merchant's,
 // c.customers() and c.cards() are the path's customers and cards (the

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -180,13 +181,13 @@ func BenchmarkFaultCheck(b *testing.B) {
 	require.NotNil(b, rt)
 	run := func(b *testing.B) {
 		for b.Loop() {
-			if env.s.faults.take(rt, params, req) != nil {
+			if env.s.takeFault(rt, params, req) != nil {
 				b.Fatal("a fault applied")
 			}
 		}
 	}
 	b.Run("none armed", run)
-	for range maxFaultsPerMerchant {
+	for range fault.MaxPerOwner {
 		requireOK(b, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey,
 			map[string]any{"method": "GET", "path": "/v1/{merchant_id}/customers", "error_code": 1000}), http.StatusCreated)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/openpay-go/openpay/internal/refserver/fault"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,19 +18,19 @@ import (
 func TestFaultBounds(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
-	fault := map[string]any{"method": "GET", "path": "/v1/{merchant_id}/plans", "error_code": 1000}
-	for range maxFaultsPerMerchant {
-		env.arm(fault)
+	body := map[string]any{"method": "GET", "path": "/v1/{merchant_id}/plans", "error_code": 1000}
+	for range fault.MaxPerOwner {
+		env.arm(body)
 	}
-	desc := requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PrivateKey, fault), 1003)
+	desc := requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.m.PrivateKey, body), 1003)
 	assert.Contains(t, desc, "limit")
 	// The other merchant's bound is its own.
-	requireOK(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey, fault), http.StatusCreated)
+	requireOK(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey, body), http.StatusCreated)
 	list := env.do(http.MethodGet, "/_simulate/faults", env.m.PrivateKey, nil)
-	assert.Len(t, list.arr(t), maxFaultsPerMerchant)
+	assert.Len(t, list.arr(t), fault.MaxPerOwner)
 
-	// A path longer than maxFaultPath is refused, though it names a route.
-	long := env.mp("/customers/" + strings.Repeat("a", maxFaultPath))
+	// A path longer than fault.MaxPath is refused, though it names a route.
+	long := env.mp("/customers/" + strings.Repeat("a", fault.MaxPath))
 	desc = requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey,
 		map[string]any{"method": "GET", "path": long, "error_code": 1000}), 1003)
 	assert.Contains(t, desc, "path")
@@ -37,7 +38,7 @@ func TestFaultBounds(t *testing.T) {
 	require.Error(t, err)
 
 	// The server's bound holds for the Go method too.
-	for len(env.s.Faults()) < maxFaults {
+	for len(env.s.Faults()) < fault.MaxArmed {
 		_, err := env.s.InjectFault(Fault{Method: "GET", Path: "/v1/{merchant_id}/plans", ErrorCode: 1000})
 		require.NoError(t, err)
 	}
@@ -45,9 +46,9 @@ func TestFaultBounds(t *testing.T) {
 	var e *Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, 1003, int(e.Code))
-	requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey, fault), 1003)
+	requireError(t, env.do(http.MethodPost, "/_simulate/faults", env.other.PrivateKey, body), 1003)
 	env.s.ClearFaults()
-	assert.Zero(t, env.s.faults.n.Load(), "no fault armed: requests skip the lock")
+	assert.False(t, env.s.faults.Any(), "no body armed: requests skip the lock")
 }
 
 // A merchant's key acts on that merchant alone: the faults it arms match
@@ -82,13 +83,8 @@ func TestMerchantIsolationOfTheControls(t *testing.T) {
 	// What a request consults: the server-wide faults and its merchant's,
 	// never another merchant's.
 	requireOK(t, asB(http.MethodPost, "/_simulate/faults", map[string]any{"method": "GET", "path": "/v1/{merchant_id}/plans", "error_code": 1000}), http.StatusCreated)
-	env.s.faults.mu.Lock()
-	for _, list := range env.s.faults.candidates(a.ID) {
-		for _, af := range list {
-			assert.NotEqual(t, b.ID, af.owner, "A's requests look at B's fault %s", af.f.ID)
-		}
-	}
-	env.s.faults.mu.Unlock()
+	assert.Contains(t, env.s.faults.Consulted(b.ID), b.ID, "B's requests look at B's fault")
+	assert.NotContains(t, env.s.faults.Consulted(a.ID), b.ID, "A's requests look at B's fault")
 
 	// B's reset resets B: A's charge and customer stay, B's go.
 	requireOK(t, env.post("/charges", map[string]any{"method": "card", "amount": 10, "description": "x", "card": validCard("4111111111111111")}), http.StatusOK)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +19,7 @@ import (
 func naiveChargeList(m *merchant, customerID string, q url.Values) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	offset, limit := 0, DefaultListLimit
+	offset, limit := 0, listquery.DefaultLimit
 	if v := q.Get("offset"); v != "" {
 		fmt.Sscan(v, &offset)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -121,8 +122,8 @@ func checkMoneyRequest(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amou
 // order_id, amount, amount[gte], amount[lte] and status as the charge list
 // takes them.
 type txFilter struct {
-	p       listParams
-	amount  amountBounds
+	p       listquery.Params
+	amount  listquery.AmountBounds
 	status  openpay.TransactionStatus
 	orderID string
 }
@@ -132,13 +133,13 @@ type txFilter struct {
 func parseTxFilter(q url.Values, zone *time.Location) (txFilter, *Error) {
 	var f txFilter
 	var e *Error
-	if f.p, e = parseListParams(q, zone); e != nil {
+	if f.p, e = listquery.Parse(q, zone); e != nil {
 		return f, e
 	}
-	if f.amount, e = amountFilter(q); e != nil {
+	if f.amount, e = listquery.Amounts(q); e != nil {
 		return f, e
 	}
-	if f.status, e = statusFilter(q); e != nil {
+	if f.status, e = listquery.Status(q); e != nil {
 		return f, e
 	}
 	f.orderID = q.Get("order_id")
@@ -174,7 +175,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		return nil, e
 	}
 	m := c.m
-	checkDates := m.clockBack && f.p.dated()
+	checkDates := m.clockBack && f.p.Dated()
 	// candidates returns the smallest list the indexes give, and whether
 	// every record in it belongs to the list.
 	candidates := func() (seqList, bool) {
@@ -195,13 +196,13 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		if checkDates {
 			return 0, len(recs)
 		}
-		return dateRange(f.p, recs, func(seq uint32) time.Time { return m.tx(seq).created() })
+		return listquery.DateRange(f.p, recs, func(seq uint32) time.Time { return m.tx(seq).created() })
 	}
 	recs, indexed := candidates()
 	lo, hi := bounds(recs)
-	out := make([]openpay.Transaction, 0, min(f.p.limit, hi-lo))
-	if indexed && !checkDates && !f.amount.set() {
-		for i := hi - 1 - f.p.offset; i >= lo && len(out) < f.p.limit; i-- {
+	out := make([]openpay.Transaction, 0, min(f.p.Limit, hi-lo))
+	if indexed && !checkDates && !f.amount.Set() {
+		for i := hi - 1 - f.p.Offset; i >= lo && len(out) < f.p.Limit; i-- {
 			out = append(out, m.tx(recs[i]).snapshot())
 		}
 		unlock()
@@ -209,7 +210,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 	}
 	last := m.txSeq + 1 // the walk examines records of smaller seq only
 	skipped, held := 0, 0
-	for i := hi - 1; i >= lo && len(out) < f.p.limit; i-- {
+	for i := hi - 1; i >= lo && len(out) < f.p.Limit; i-- {
 		if held++; held > listChunk {
 			unlock()
 			unlock, held = c.lock(), 1
@@ -224,7 +225,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			continue
 		}
 		t := m.tx(recs[i])
-		if f.amount.set() {
+		if f.amount.Set() {
 			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
 				last = start // and on to the records before its block
 				i = recs.index(last)
@@ -232,11 +233,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			}
 		}
 		last = t.seq
-		if !keep(t, cu) || (checkDates && !f.p.keepDate(t.created())) ||
+		if !keep(t, cu) || (checkDates && !f.p.KeepDate(t.created())) ||
 			(f.status != "" && t.status() != f.status) || !t.amountKept(f.amount) {
 			continue
 		}
-		if skipped < f.p.offset {
+		if skipped < f.p.Offset {
 			skipped++
 			continue
 		}

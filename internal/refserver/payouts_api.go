@@ -318,7 +318,7 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 		return nil, e
 	}
 	if !payoutTypeFilter(q.Get("payout_type")) {
-		flt.p.limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
+		flt.p.Limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
 	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
 		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)

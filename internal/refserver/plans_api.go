@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -242,20 +243,20 @@ func (s *Server) deletePlan(c *call) (any, *Error) {
 
 // listPlans lists the merchant's plans, newest first.
 func (s *Server) listPlans(c *call) (any, *Error) {
-	lp, e := parseListParams(c.query, zoneOf(c.m))
+	lp, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	return page(lp, plansOf(c.m).list, func(p *openpay.Plan) (time.Time, bool) {
+	return listquery.Page(lp, plansOf(c.m).list, func(p *openpay.Plan) (time.Time, bool) {
 		return p.CreationDate, true
 	}, func(p *openpay.Plan) openpay.Plan { return *p }), nil
 }
 
 // listPlanSubscriptions lists the subscriptions to a plan, newest first.
 func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.query, zoneOf(c.m))
+	lp, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -265,7 +266,7 @@ func (s *Server) listPlanSubscriptions(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
+	return listquery.Page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
 		return sub.created, sub.plan == p && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }

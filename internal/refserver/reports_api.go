@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // Reports: the merchant's statements of account, computed from the
@@ -53,7 +54,7 @@ func (s *Server) registerReports(r *routeTable) {
 
 // queryInt reads a required integer parameter within [lo, hi].
 func queryInt(q url.Values, name string, lo, hi int) (int, *Error) {
-	v, ok := queryValue(q, name)
+	v, ok := listquery.Value(q, name)
 	if !ok || v == "" {
 		return 0, errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
 	}
@@ -69,7 +70,7 @@ func queryInt(q url.Values, name string, lo, hi int) (int, *Error) {
 
 // queryKind reads a required parameter that names one of valid's values.
 func queryKind[T ~string](q url.Values, name string, valid func(T) bool) (T, *Error) {
-	v, ok := queryValue(q, name)
+	v, ok := listquery.Value(q, name)
 	if !ok || v == "" {
 		return "", errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
 	}
@@ -148,13 +149,13 @@ func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
 }
 
 // reportPage reads offset and limit.
-func reportPage(q url.Values) (listParams, *Error) {
-	return parseListParams(url.Values{"offset": q["offset"], "limit": q["limit"]}, gatewayZone) // no dates
+func reportPage(q url.Values) (listquery.Params, *Error) {
+	return listquery.Parse(url.Values{"offset": q["offset"], "limit": q["limit"]}, gatewayZone) // no dates
 }
 
 // pageTx pages records kept oldest first, newest first.
-func pageTx(p listParams, recs []*tx) []openpay.Transaction {
-	return page(p, recs, func(t *tx) (time.Time, bool) { return time.Time{}, true }, (*tx).snapshot)
+func pageTx(p listquery.Params, recs []*tx) []openpay.Transaction {
+	return listquery.Page(p, recs, func(t *tx) (time.Time, bool) { return time.Time{}, true }, (*tx).snapshot)
 }
 
 // payoutReportTx returns the payout the path names (1005 when it is not a

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/fault"
 )
 
 // Server-wide controls, apart from the API:
@@ -113,7 +114,7 @@ func (s *Server) Reset() error {
 		s.barcodes.Clear()
 		s.addBarcodes(fresh)
 		s.deliveries.Reset()
-		s.faults.clear(nil)
+		s.faults.Clear(nil)
 		s.ids.SetState(fresh.ids.State())
 		s.reqIDs.SetState(fresh.reqIDs.State())
 		if fc, ok := s.clock.(*FakeClock); ok {
@@ -198,7 +199,7 @@ func (s *Server) ResetMerchant(id string) error {
 		// references among them (a reference known to the server is only a
 		// barcode it may draw, so the others' do no harm).
 		s.addBarcodes(fresh)
-		s.faults.clear(&id)
+		s.faults.Clear(&id)
 		return nil
 	})
 }
@@ -259,10 +260,10 @@ func (s *Server) registerControls(r *routeTable) {
 	reset.access, reset.exclusive = accessAnyMerchant, true
 	r.control("armFault", http.MethodPost, "/_simulate/faults", http.StatusCreated, s.armFault).access = accessAnyMerchant
 	r.control("listFaults", http.MethodGet, "/_simulate/faults", http.StatusOK, func(c *call) (any, *Error) {
-		return wireFaults(s.faults.list(c.faultOwner())), nil
+		return fault.Wires(s.faults.List(c.faultOwner())), nil
 	}).access = accessAnyMerchant
 	r.control("clearFaults", http.MethodDelete, "/_simulate/faults", http.StatusNoContent, func(c *call) (any, *Error) {
-		s.faults.clear(c.faultOwner())
+		s.faults.Clear(c.faultOwner())
 		return nil, nil
 	}).access = accessAnyMerchant
 }

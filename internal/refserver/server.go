@@ -19,6 +19,7 @@ import (
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
+	"github.com/openpay-go/openpay/internal/refserver/fault"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
@@ -188,7 +189,7 @@ type Server struct {
 	// as the gateway's Date and creation dates come from one clock: the
 	// SDK dates a call's first attempt by it.
 	ownDate bool
-	faults  faultSet // armed faults (faults.go)
+	faults  fault.Set[*route] // armed faults (faults.go)
 }
 
 // New returns a server with no merchants.
@@ -492,12 +493,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
-	if f := s.faults.take(rt, params, r); f != nil {
+	if f := s.takeFault(rt, params, r); f != nil {
 		if s.applyFault(f, c, w, sw) {
 			return
 		}
 		if f.Drop == DropAfter {
-			defer dropConnection(w)
+			defer fault.DropConnection(w)
 		}
 		if f.Acted {
 			// Carried out, then answered with the fault in place of

@@ -15,6 +15,7 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // The in-memory store.
@@ -660,11 +661,11 @@ func (s *amountSummary) widen(seq uint32, c int64) {
 
 // skip returns the first seq of the largest block holding seq in which no
 // amount can pass the filters, and false when there is none.
-func (s *amountSummary) skip(seq uint32, f amountBounds) (uint32, bool) {
+func (s *amountSummary) skip(seq uint32, f listquery.AmountBounds) (uint32, bool) {
 	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
 		shift := amountBlockShift[lv]
 		b := int((seq - 1) >> shift)
-		if b < len(s.least[lv]) && f.excludes(s.least[lv][b], s.most[lv][b]) {
+		if b < len(s.least[lv]) && f.Excludes(s.least[lv][b], s.most[lv][b]) {
 			return uint32(b)<<shift + 1, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/storedata"
 )
 
@@ -81,7 +82,7 @@ func (s *Server) listStores(c *call) (any, *Error) {
 	if km <= 0 || km > maxSearchKM {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'kilometers' must be greater than 0 and at most %d", maxSearchKM)
 	}
-	amount, err := queryAmount(q.Get("amount"))
+	amount, err := listquery.Amount(q.Get("amount"))
 	if err != nil || !amount.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The parameter 'amount' must be a number greater than zero with at most two decimals")
 	}

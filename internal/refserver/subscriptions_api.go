@@ -8,6 +8,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -675,7 +676,7 @@ func (s *Server) deleteSubscription(c *call) (any, *Error) {
 // listSubscriptions lists the subscriptions of the customer of the path,
 // newest first.
 func (s *Server) listSubscriptions(c *call) (any, *Error) {
-	lp, e := parseListParams(c.query, zoneOf(c.m))
+	lp, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -684,7 +685,7 @@ func (s *Server) listSubscriptions(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
+	return listquery.Page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
 		return sub.created, sub.customerID == cu.id && sub.group == c.g && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }

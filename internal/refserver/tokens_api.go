@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // Tokens hold card data for one use: a card creation (token_id) or a charge
@@ -48,13 +49,13 @@ func (s *Server) createToken(c *call) (any, *Error) {
 // listTokens lists the merchant's tokens, newest first, consumed ones
 // included, each masked as getToken answers it.
 func (s *Server) listTokens(c *call) (any, *Error) {
-	p, e := parseListParams(c.query, zoneOf(c.m))
+	p, e := listquery.Parse(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
 	c.m.mu.Lock()
 	defer c.m.mu.Unlock()
-	return page(p, c.m.tokenList, func(tk *token) (time.Time, bool) { return tk.created, true }, (*token).wire), nil
+	return listquery.Page(p, c.m.tokenList, func(tk *token) (time.Time, bool) { return tk.created, true }, (*token).wire), nil
 }
 
 // scopeToken returns the token the path names, or 1005. The caller holds

@@ -7,6 +7,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
 
 // How a transaction is stored: compact fields, the wire form built on read.
@@ -94,7 +95,7 @@ var txZones = compact.NewZones()
 // centsOf returns a in cents, notCents when it has no exact value in
 // cents.
 func centsOf(a openpay.Amount) int64 {
-	if c, ok := amountCents(a); ok && c != notCents {
+	if c, ok := listquery.Cents(a); ok && c != notCents {
 		return c
 	}
 	return notCents
@@ -132,14 +133,14 @@ const (
 
 // amountKept reports whether the transaction's amount passes a list's
 // amount filters, compared in cents when both are.
-func (t *tx) amountKept(b amountBounds) bool {
+func (t *tx) amountKept(b listquery.AmountBounds) bool {
 	switch {
-	case !b.set():
+	case !b.Set():
 		return true
-	case b.cents && t.amountC != notCents:
-		return b.keepCents(t.amountC)
+	case b.InCents() && t.amountC != notCents:
+		return b.KeepCents(t.amountC)
 	}
-	return b.keep(t.amount())
+	return b.Keep(t.amount())
 }
 
 // credited returns what the charge added to the balance (in the account's

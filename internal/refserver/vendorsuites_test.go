@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -61,10 +62,10 @@ func TestLimitAboveTheMaximumIsCapped(t *testing.T) {
 	t.Parallel()
 	env := newTestEnv(t, Options{})
 	var cu string
-	for range MaxListLimit + 2 {
+	for range listquery.MaxLimit + 2 {
 		cu = createCustomerHTTP(t, env, "Ana", false)
 	}
-	assert.Len(t, env.get("/customers?limit=10000").arr(t), MaxListLimit)
+	assert.Len(t, env.get("/customers?limit=10000").arr(t), listquery.MaxLimit)
 	assert.Len(t, env.get("/customers?limit=101&offset=100").arr(t), 2)
 	// Every list reads limit alike.
 	for _, path := range []string{"/charges", "/cards", "/payouts", "/customers/" + cu + "/transfers", "/fees", "/plans", "/bankaccounts",

@@ -437,7 +437,7 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 // decoding the object twice nor copying the members (they share data's
 // storage).
 func objectFields(data []byte) (Fields, bool) {
-	if !json.Valid(data) {
+	if !valid(data) {
 		return nil, false
 	}
 	return memberFields(data)
@@ -527,7 +527,28 @@ func skipValue(data []byte, i int) int {
 // has checked it). Anything else is left to encoding/json.
 func plainString(raw []byte) (string, bool) {
 	in, ok := plainContent(raw)
-	return string(in), ok
+	if !ok {
+		return "", false
+	}
+	// The values most requests send (a charge's method and currency) are
+	// read without allocating: switching on string(in) copies nothing.
+	switch string(in) {
+	case "card":
+		return "card", true
+	case "store":
+		return "store", true
+	case "bank_account":
+		return "bank_account", true
+	case "MXN":
+		return "MXN", true
+	case "COP":
+		return "COP", true
+	case "PEN":
+		return "PEN", true
+	case "USD":
+		return "USD", true
+	}
+	return string(in), true
 }
 
 // plainContent returns what is between the quotes of the JSON string raw

@@ -123,3 +123,28 @@ func TestApplyAliasesOnFields(t *testing.T) {
 		assert.Equal(t, want, string(raw), body)
 	}
 }
+
+// The method and currency of a charge, values most requests send, are read
+// without allocating: a body with them costs two allocations less than the
+// same body with other values of the same length.
+func TestCommonValuesReadWithoutAllocating(t *testing.T) {
+	var dst struct {
+		Method   string `json:"method"`
+		Currency string `json:"currency"`
+	}
+	read := func(body string) float64 {
+		f, e := Parse([]byte(body), false)
+		require.Nil(t, e)
+		return testing.AllocsPerRun(100, func() {
+			if e := f.Into(&dst); e != nil {
+				t.Fatal(e)
+			}
+		})
+	}
+	common := read(`{"method":"card","currency":"MXN"}`)
+	assert.Equal(t, "card", dst.Method)
+	assert.Equal(t, "MXN", dst.Currency)
+	other := read(`{"method":"cxrd","currency":"MXP"}`)
+	assert.Equal(t, "MXP", dst.Currency)
+	assert.Equal(t, other-2, common)
+}

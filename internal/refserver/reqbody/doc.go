@@ -24,7 +24,8 @@
 //     for a value out of range; 1009 for a body over the limit. The
 //     descriptions the package writes name the member by its dotted path
 //     ("card.cvv2") and repeat no value a client sent. No input makes the package panic
-//     (the splitter is fuzzed against encoding/json).
+//     (the splitter is fuzzed against encoding/json, and the check of a
+//     body's syntax against json.Valid).
 //   - Leniency is decided here and nowhere else: the loose forms of
 //     lenient.go (the rules openapi.yaml lists under
 //     components.x-openpay-lenient, by the same names) are accepted
@@ -46,6 +47,7 @@
 //     gives the answer a read at the handler would have given.
 //   - Cost, on every request: splitting a body is one allocation (its
 //     members' slice; a member's name is a view of the body), a nested
-//     object is split once, and a string without escapes is read without
-//     a second pass of encoding/json.
+//     object is split once, a body's syntax is checked in one pass without
+//     encoding/json's scanner, and a string without escapes is read
+//     without a second pass of encoding/json.
 package reqbody
