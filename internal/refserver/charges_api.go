@@ -577,10 +577,10 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 			return nil, e
 		}
 		if t.t.OrderID != "" {
-			m.orderIDs.remove(m.txList, t.t.OrderID)
+			m.orderIDs.Remove(m.txList, t.t.OrderID)
 		}
 		t.t.OrderID = req.OrderID
-		m.orderIDs.put(m.txList, req.OrderID, t)
+		m.orderIDs.Put(m.txList, req.OrderID, t.seq)
 	}
 	if f.Has("description") {
 		t.t.Description = req.Description

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -238,12 +239,12 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	}
 	m.mu.Lock()
 	out.Merchant = m.summary()
-	var recs seqList
+	var recs seqindex.List
 	all := false
 	switch {
 	case q.ID != "":
 		if t := m.txByID(q.ID); t != nil {
-			recs = seqList{t.seq}
+			recs = seqindex.List{t.seq}
 		}
 	case out.Customer != "":
 		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]

@@ -13,6 +13,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -178,11 +179,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 	checkDates := m.clockBack && f.p.Dated()
 	// candidates returns the smallest list the indexes give, and whether
 	// every record in it belongs to the list.
-	candidates := func() (seqList, bool) {
+	candidates := func() (seqindex.List, bool) {
 		switch {
 		case f.orderID != "":
 			if t := m.txByOrderID(f.orderID); t != nil {
-				return seqList{t.seq}, false
+				return seqindex.List{t.seq}, false
 			}
 			return nil, true
 		case f.status != "" && cu == nil:
@@ -192,7 +193,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		return m.txIndex[txKey{typ: typ}], true
 	}
-	bounds := func(recs seqList) (lo, hi int) {
+	bounds := func(recs seqindex.List) (lo, hi int) {
 		if checkDates {
 			return 0, len(recs)
 		}
@@ -216,7 +217,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			unlock, held = c.lock(), 1
 			recs, _ = candidates()
 			lo, _ = bounds(recs)
-			i = recs.index(last) - 1
+			i = recs.Index(last) - 1
 			if i < lo {
 				break
 			}
@@ -226,9 +227,9 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		t := m.tx(recs[i])
 		if f.amount.Set() {
-			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
+			if start, ok := m.amounts.Skip(t.seq, f.amount); ok && start <= t.seq {
 				last = start // and on to the records before its block
-				i = recs.index(last)
+				i = recs.Index(last)
 				continue
 			}
 		}
@@ -279,19 +280,19 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 
 // transferState indexes the in side of the merchant's transfers by id (the
 // out side is the merchant's transaction of that id), without a pointer
-// per transfer (see keyIndex).
+// per transfer (see seqindex.Keys).
 type transferState struct {
-	in keyIndex
+	in seqindex.Keys[*tx]
 }
 
 func newTransferState() *transferState {
-	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
+	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.t.ID })}
 }
 
 // addTransferIn records the in side of a transfer, stored with addTx. The
 // caller holds m.mu.
 func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
+	extState(m, newTransferState).in.Put(m.txList, in.t.ID, in.seq)
 }
 
 // endPayout moves a payout in progress to its final status: completed, or

@@ -221,7 +221,7 @@ func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx
 	// walking every transaction. seq numbers txList from 1.
 	start := 0
 	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
-	for i := payouts.index(payout.seq) - 1; i >= 0; i-- {
+	for i := payouts.Index(payout.seq) - 1; i >= 0; i-- {
 		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.t.CustomerID) == acct {
 			start = int(t.seq)
 			break

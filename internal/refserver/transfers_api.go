@@ -123,7 +123,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
-	if t := extState(m, newTransferState).in.get(m.txList, id); t != nil && t.t.CustomerID == cu.id {
+	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
 	return nil, errNotFound("transfer", id)
