@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -95,7 +96,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if c.m != nil && c.m.country != mexico {
+	if c.m != nil && c.m.country != countryrules.Mexico {
 		cu.clabe = "" // a CLABE is a Mexican account number
 	}
 	return cu.wire(c.baseURL()), nil

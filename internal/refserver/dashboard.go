@@ -132,7 +132,7 @@ func (b dashBackend) Clock(v web.Viewer, merchantID string) web.DashClock {
 
 // summary is the merchant's line of the overview. The caller holds m.mu.
 func (m *merchant) summary() web.DashMerchant {
-	return web.DashMerchant{Merchant: m.wire(), Currency: string(m.country.currency), Customers: len(m.customers.list), Transactions: len(m.txList),
+	return web.DashMerchant{Merchant: m.wire(), Currency: string(m.country.Currency), Customers: len(m.customers.list), Transactions: len(m.txList),
 		Webhooks: len(webhooksOf(m).list)}
 }
 

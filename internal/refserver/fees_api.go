@@ -79,7 +79,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	m.credit(req.Amount)
 	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
-	t.setCurrency(m.country.currency)
+	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())

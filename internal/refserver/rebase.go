@@ -21,7 +21,7 @@ func (s *Server) rebaseStoredURLs() {
 	defer s.mu.RUnlock()
 	for _, m := range s.merchants {
 		m.mu.Lock()
-		mbase := m.country.hostFor(base)
+		mbase := m.country.HostFor(base)
 		for _, t := range m.txList {
 			if pm := t.rare().PaymentMethod; pm != nil {
 				moved := *pm // a copy: events share the old one

@@ -13,6 +13,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -62,7 +63,7 @@ type merchant struct {
 	privHash, pubHash [32]byte
 	status            openpay.MerchantStatus
 	balance           openpay.Amount
-	country           *countryRules // fixed at creation (country.go)
+	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
 	cards     map[string]*card
@@ -124,7 +125,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		privHash:  sha256.Sum256([]byte(cfg.PrivateKey)),
 		pubHash:   sha256.Sum256([]byte(cfg.PublicKey)),
 		status:    openpay.MerchantStatusActive,
-		country:   mexico,
+		country:   countryrules.Mexico,
 		balance:   cfg.Balance,
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),

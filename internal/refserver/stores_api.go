@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/storedata"
 )
@@ -114,8 +115,8 @@ func wireStore(st storedata.Store) storeWire {
 	// out, and would show as zero.
 	maxAmount, _ := openpay.AmountFromDecimal(st.Chain.MaxAmount)
 	zone := gatewayZone
-	if r, ok := rulesOf(openpay.Country(st.Address.CountryCode)); ok {
-		zone = r.zone // the store's country's, as its merchants' (country.go)
+	if r, ok := countryrules.Of(openpay.Country(st.Address.CountryCode)); ok {
+		zone = r.Zone // the store's country's, as its merchants' (country.go)
 	}
 	w := storeWire{
 		Store: openpay.Store{
