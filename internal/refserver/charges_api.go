@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -275,7 +276,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	}
 	req.currency = cur
 	if !customerScope && common.customer != nil {
-		if e := checkChargeCustomer(f.Object("customer"), common.customer); e != nil {
+		if e := fieldrules.ChargeCustomer(f.Object("customer"), common.customer); e != nil {
 			return nil, e
 		}
 		req.customer = common.customer

@@ -7,7 +7,6 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
-	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/shopspring/decimal"
 )
 
@@ -75,28 +74,6 @@ type chargeRequest struct {
 	metadata        openpay.Metadata    // echoed on the charge
 	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
 	country         *countryrules.Rules // the merchant's
-}
-
-// checkChargeCustomer validates the customer object of a merchant-level
-// charge.
-func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
-	var v reqbody.Checker
-	if f == nil {
-		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
-	}
-	for _, n := range []string{"name", "email"} {
-		if !f.Has(n) {
-			v.Failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
-		}
-	}
-	v.NonEmpty("customer.name", cu.Name)
-	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
-		v.MaxLen("customer."+fld.n, fld.s, 100)
-	}
-	v.Email("customer.email", cu.Email)
-	v.Address("customer.", f, cu.Address)
-	v.CustomerAddress("customer.", f, cu.CustomerAddress)
-	return v.Err
 }
 
 // newChargeTx starts the record of a charge of the given customer (nil at

@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -154,7 +155,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	if !customerScope && req.Customer != nil {
-		if e := checkChargeCustomer(f.Object("customer"), req.Customer); e != nil {
+		if e := fieldrules.ChargeCustomer(f.Object("customer"), req.Customer); e != nil {
 			return nil, e
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	var v reqbody.Checker
 	v.Required(f, "customer_id")
 	v.Identifier("customer_id", req.CustomerID)
-	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
+	fieldrules.Money(&v, f, req.Amount, req.Description, req.OrderID)
 	if v.Err != nil {
 		return nil, v.Err
 	}

@@ -8,11 +8,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/ascii"
-	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
-	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
@@ -99,24 +96,6 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,
 	})
-}
-
-// checkMoneyRequest applies the rules every request that moves money
-// shares: amount required, greater than zero, at most two decimals;
-// description required, at most 250 characters; order_id, when sent, not
-// blank and at most 100 characters.
-func checkMoneyRequest(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amount, description, orderID string) {
-	v.Required(f, "amount", "description")
-	if v.Err != nil {
-		return
-	}
-	v.Amount("amount", amount)
-	v.NonEmpty("description", description)
-	v.MaxLen("description", description, 250)
-	if f.Has("order_id") {
-		v.NonEmpty("order_id", orderID)
-	}
-	v.MaxLen("order_id", orderID, 100)
 }
 
 // txFilter holds the filters of a transaction list: the common ones, and
@@ -311,39 +290,6 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 	if status != openpay.TransactionStatusCompleted {
 		m.accountFor(t.t.CustomerID).credit(t.amount())
 	}
-}
-
-// checkBankAccountData applies the bank account rules to a request's
-// members (prefix names them in errors: "bank_account." inside a payout)
-// and returns the bank's code and name.
-func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
-	var v reqbody.Checker
-	for _, n := range []string{"holder_name", "clabe"} {
-		if !f.Has(n) {
-			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	v.NonEmpty(prefix+"holder_name", req.HolderName)
-	v.NonEmpty(prefix+"clabe", req.CLABE)
-	v.MaxLen(prefix+"holder_name", req.HolderName, 80)
-	v.MaxLen(prefix+"alias", req.Alias, 45)
-	v.MaxLen(prefix+"clabe", req.CLABE, 45)
-	if v.Err != nil {
-		return "", "", v.Err
-	}
-	if len(req.CLABE) != 18 || !ascii.Digits(req.CLABE) {
-		// A format: 1001 (api-spec.md section 7); a well-formed CLABE
-		// whose check digit fails is a value not allowed, 1003.
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sclabe' must be an 18-digit CLABE", prefix)
-	}
-	if !clabe.Valid(req.CLABE) {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be a CLABE with a valid check digit", prefix)
-	}
-	code, name, ok := clabe.BankOf(req.CLABE)
-	if !ok {
-		code, name = req.CLABE[:3], clabe.UnknownBankName
-	}
-	return code, name, nil
 }
 
 // feeReportState lists, per merchant, the charges on which the gateway
