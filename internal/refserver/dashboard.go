@@ -6,10 +6,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 	"github.com/openpay-go/openpay/internal/web"
 )
@@ -91,23 +91,7 @@ func (s *Server) dashboardOnLoopback(r *http.Request) bool {
 		}
 		addr = a.String()
 	}
-	return loopbackHost(addr) && loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether a host, with or without its port, is
-// localhost or a loopback IP address (an empty host, which listens on
-// every interface, is not).
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return httpedge.LoopbackHost(addr) && httpedge.LoopbackHost(r.Host)
 }
 
 // Clock implements web.DashboardBackend: on a merchant's pages the

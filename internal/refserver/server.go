@@ -21,6 +21,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/openpay-go/openpay/internal/refserver/fault"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
@@ -535,7 +536,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.route, c.params = rt, params
 	if rt.browser {
-		allowOrigin(sw.Header(), r)
+		httpedge.AllowOrigin(sw.Header(), r)
 	}
 	if e := s.authenticate(c); e != nil {
 		writeError(sw, c.requestID, e)
