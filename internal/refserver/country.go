@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -17,20 +16,8 @@ import (
 
 // ParseCountry reads a country code in any case ("mx", "CO"); empty is
 // Mexico. It is what the binary's --country flag and a seed's country
-// member go through.
-func ParseCountry(s string) (openpay.Country, error) {
-	r, ok := countryrules.Of(openpay.Country(s))
-	if !ok {
-		return "", unknownCountry(s)
-	}
-	return r.Code, nil
-}
-
-// unknownCountry is the one wording of a country the server does not know,
-// for the binary's flags, seed files and openpaytest alike.
-func unknownCountry(s string) error {
-	return fmt.Errorf("unknown country %q (use MX, CO or PE, in any case)", truncateForMessage(s))
-}
+// member go through ([countryrules.Parse]).
+func ParseCountry(s string) (openpay.Country, error) { return countryrules.Parse(s) }
 
 // acceptsCurrency reports whether the merchant takes charges in cur (any
 // case) by any payment method: its own currency and US dollars. It is the
@@ -108,11 +95,4 @@ func (s *Server) nowFor(m *merchant) time.Time { return s.nowOf(m).In(zoneOf(m))
 // absentSomewhere reports whether some country lacks the route, so that a
 // request to its path with a method it does not take answers as the
 // country's missing resource (ServeHTTP) rather than 405.
-func absentSomewhere(rt *route) bool {
-	for _, r := range countryrules.All {
-		if !hasRoute(r, rt) {
-			return true
-		}
-	}
-	return false
-}
+func absentSomewhere(rt *route) bool { return countryrules.LackedSomewhere(rt.segs) }

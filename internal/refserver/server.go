@@ -306,7 +306,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	}
 	rules, ok := countryrules.Of(cfg.Country)
 	if !ok {
-		return cfg, fmt.Errorf("refserver: %w", unknownCountry(string(cfg.Country)))
+		return cfg, fmt.Errorf("refserver: %w", countryrules.Unknown(string(cfg.Country)))
 	}
 	cfg.Country = rules.Code
 	switch {

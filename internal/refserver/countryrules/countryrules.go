@@ -51,6 +51,7 @@
 package countryrules
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -125,6 +126,33 @@ func Of(c openpay.Country) (*Rules, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Parse reads a country code in any case ("mx", "CO"); empty is Mexico.
+// An unknown code is the one wording of a country the server does not
+// know, for the binary's flags, seed files and openpaytest alike.
+func Parse(s string) (openpay.Country, error) {
+	r, ok := Of(openpay.Country(s))
+	if !ok {
+		return "", Unknown(s)
+	}
+	return r.Code, nil
+}
+
+// Unknown is the error of a country code the server does not know.
+func Unknown(s string) error {
+	return fmt.Errorf("unknown country %q (use MX, CO or PE, in any case)", apierr.Truncate(s))
+}
+
+// LackedSomewhere reports whether some country lacks the route whose
+// pattern has the literal segments segs (HasPath).
+func LackedSomewhere(segs []string) bool {
+	for _, r := range All {
+		if !r.HasPath(segs) {
+			return true
+		}
+	}
+	return false
 }
 
 // MethodError is the answer to a charge by a method the country lacks:

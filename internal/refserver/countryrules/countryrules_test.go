@@ -109,3 +109,25 @@ func TestMethodError(t *testing.T) {
 	assert.Contains(t, Peru.MethodError().Description, "'method' must be card or store for a merchant in PE")
 	assert.Equal(t, openpay.ErrInvalidParameter, Peru.MethodError().Code)
 }
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	c, err := Parse("co")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CountryColombia, c)
+	c, err = Parse("")
+	require.NoError(t, err)
+	assert.Equal(t, openpay.CountryMexico, c)
+	_, err = Parse("4111111111111111")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unknown country")
+	assert.NotContains(t, err.Error(), "4111111111111111", "a card number is never echoed")
+	assert.Equal(t, Unknown("xx").Error(), func() string { _, err := Parse("xx"); return err.Error() }())
+}
+
+func TestLackedSomewhere(t *testing.T) {
+	t.Parallel()
+	assert.True(t, LackedSomewhere([]string{"", "payouts"}), "Colombia and Peru lack payouts")
+	assert.True(t, LackedSomewhere([]string{"", "charges", "pse"}), "Mexico lacks PSE")
+	assert.False(t, LackedSomewhere([]string{"", "charges"}))
+}
