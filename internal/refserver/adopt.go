@@ -100,7 +100,7 @@ func (s *Server) sameAsStored(fresh *Server) error {
 		case fm.pubHash != sm.pubHash:
 			return fmt.Errorf("refserver: the public key given for merchant %q is not the one in the data directory", id)
 		case fm.country != sm.country:
-			return fmt.Errorf("refserver: merchant %q is of country %s in the data directory, not %s", id, sm.country.code, fm.country.code)
+			return fmt.Errorf("refserver: merchant %q is of country %s in the data directory, not %s", id, sm.country.Code, fm.country.Code)
 		}
 	}
 	for id, fg := range fresh.groups {

@@ -1,15 +1,11 @@
 package refserver
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
-	"net/http"
-	"strings"
-	"unsafe"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 )
 
 // Credentials: which key a request carries, and which keys each kind of
@@ -34,7 +30,7 @@ func (s *Server) authenticate(c *call) *Error {
 		return nil
 	}
 	var buf [96]byte
-	key, ok := basicAuthUser(c.r, buf[:])
+	key, ok := httpedge.BasicAuthUser(c.r, buf[:])
 	if !ok || len(key) == 0 {
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)
 	}
@@ -52,7 +48,7 @@ func (s *Server) authenticate(c *call) *Error {
 		if subtle.ConstantTimeCompare(keyHash[:], want[:]) != 1 || g == nil {
 			return errorf(openpay.ErrUnauthorized, descUnauthorized)
 		}
-		if fromBrowser(c.r) {
+		if httpedge.FromBrowser(c.r) {
 			return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 		}
 		c.g = g
@@ -78,7 +74,7 @@ func (s *Server) authenticate(c *call) *Error {
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)
 	case isPub && rt.access != accessPublic:
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPublicKey)
-	case isPriv && fromBrowser(c.r):
+	case isPriv && httpedge.FromBrowser(c.r):
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 	}
 	c.m = m
@@ -87,31 +83,6 @@ func (s *Server) authenticate(c *call) *Error {
 		c.key = keyPublic
 	}
 	return nil
-}
-
-// basicAuthUser returns the user name of the request's HTTP Basic
-// credentials (the API key; the password is empty), as r.BasicAuth reads
-// them, decoded into buf when it is large enough so that checking a key
-// allocates nothing.
-func basicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
-	const prefix = "Basic "
-	auth := r.Header.Get("Authorization")
-	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
-		return nil, false
-	}
-	enc := auth[len(prefix):]
-	if base64.StdEncoding.DecodedLen(len(enc)) > len(buf) {
-		user, _, ok := r.BasicAuth()
-		return []byte(user), ok
-	}
-	// Decode only reads its source: a view of the header's bytes spares a
-	// copy of them.
-	n, err := base64.StdEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(enc), len(enc)))
-	if err != nil {
-		return nil, false
-	}
-	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
-	return user, ok
 }
 
 // authenticateAnyMerchant accepts the private key of any merchant of the
@@ -123,7 +94,7 @@ func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
 	if s.opts.AdminKey != "" {
 		admin := sha256.Sum256([]byte(s.opts.AdminKey))
 		if subtle.ConstantTimeCompare(keyHash[:], admin[:]) == 1 {
-			if fromBrowser(c.r) {
+			if httpedge.FromBrowser(c.r) {
 				return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 			}
 			c.admin, c.key = true, keyPrivate
@@ -143,7 +114,7 @@ func (s *Server) authenticateAnyMerchant(c *call, keyHash [32]byte) *Error {
 	}
 	s.mu.RUnlock()
 	switch {
-	case found != nil && fromBrowser(c.r):
+	case found != nil && httpedge.FromBrowser(c.r):
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 	case found != nil:
 		c.m, c.key = found, keyPrivate

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
@@ -86,7 +87,7 @@ func (s *Server) createBankAccount(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	code, name, e := checkBankAccountData(f, "", req)
+	code, name, e := fieldrules.BankAccount(f, "", req)
 	if e != nil {
 		return nil, e
 	}

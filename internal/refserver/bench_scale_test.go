@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +79,7 @@ func newScaleStore(tb testing.TB, n int) *scaleStore {
 		// values, as decoding a request over HTTP gives.
 		req := &chargeRequest{kind: kindCard, amount: openpay.MustAmount(fmt.Sprintf("%d.00", i%1000+1)),
 			currency: openpay.CurrencyMXN, description: fmt.Sprintf("Order %d", i), orderID: fmt.Sprintf("ord-%d", i),
-			capture: true, sourceID: source, country: mexico}
+			capture: true, sourceID: source, country: countryrules.Mexico}
 		sm.mu.Lock()
 		t := s.newChargeTx(sm, nil, req)
 		_, e := s.chargeCard(sm, sm.storedCards(), nil, req, t, "")

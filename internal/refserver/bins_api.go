@@ -120,7 +120,7 @@ func (s *Server) getBINPromotions(c *call) (any, *Error) {
 	credit := strings.EqualFold(tc.Type, "credit")
 	p := openpay.BINPromotions{CardType: openpay.CardType(strings.ToUpper(tc.Type)), Installments: []int{}, WithInterest: &credit}
 	if credit {
-		p.Installments = m.country.instalmentChoices()
+		p.Installments = m.country.InstalmentChoices()
 	}
 	return p, nil
 }

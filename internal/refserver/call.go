@@ -184,7 +184,7 @@ func (c *call) baseURL() string {
 	if c.s.opts.BaseURL != "" {
 		base := strings.TrimSuffix(c.s.opts.BaseURL, "/")
 		if c.m != nil {
-			base = c.m.country.hostFor(base)
+			base = c.m.country.HostFor(base)
 		}
 		return base
 	}

@@ -1,12 +1,11 @@
 package refserver
 
 import (
-	"strings"
-
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -58,7 +57,7 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 	if brand == "" {
 		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
 	}
-	month, year, e := normalizeExpiry(prefix, d.month, d.year)
+	month, year, e := fieldrules.Expiry(prefix, d.month, d.year)
 	if e != nil {
 		return card{}, e
 	}
@@ -101,31 +100,6 @@ func refusedWhenSaved(k *card) *Error {
 		return errorf(code, "%s", declineMessage(code))
 	}
 	return nil
-}
-
-// normalizeExpiry checks an expiration month and year and returns them as
-// two-digit strings. Month: 1 or 2 digits, 1 to 12. Year: 2 digits (4 are
-// accepted and shortened).
-func normalizeExpiry(prefix, month, year string) (string, string, *Error) {
-	if !ascii.Digits(month) || len(month) > 2 {
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_month' must be a two-digit month", prefix)
-	}
-	if !ascii.Digits(year) || (len(year) != 2 && len(year) != 4) {
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sexpiration_year' must be a two-digit year", prefix)
-	}
-	if len(month) == 1 {
-		month = "0" + month
-	}
-	if month < "01" || month > "12" {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_month' must be from 01 to 12", prefix)
-	}
-	if len(year) == 4 {
-		if !strings.HasPrefix(year, "20") {
-			return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sexpiration_year' is out of range", prefix)
-		}
-		year = year[2:]
-	}
-	return month, year, nil
 }
 
 // checkTypedCard applies the card rules of card creation (checkCardData)

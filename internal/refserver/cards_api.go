@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -186,7 +187,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 		if f.Has("expiration_year") {
 			year = req.ExpirationYear
 		}
-		if month, year, e = normalizeExpiry("", month, year); e != nil {
+		if month, year, e = fieldrules.Expiry("", month, year); e != nil {
 			return nil, e
 		}
 		if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(c.m)); expired {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -187,7 +188,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	case method == string(openpay.ChargeMethodStore):
 		var w openpay.StoreCharge
-		if e := f.IntoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.Zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate = kindStore, w.DueDate
@@ -195,7 +196,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		if s.opts.Strict && !customerScope {
 			extraRequired = []string{"customer"}
 		}
-	case method == string(openpay.ChargeMethodBankAccount) && country.pse:
+	case method == string(openpay.ChargeMethodBankAccount) && country.PSE:
 		var w openpay.PSECharge
 		if e := f.Into(&w); e != nil {
 			return nil, e
@@ -210,34 +211,34 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		req.kind, req.redirectURL = kindPSE, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
-	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.spei:
+	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.SPEI:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
 		// charge sent to a country without PSE.
 		return nil, errorf(openpay.ErrInvalidParameter,
-			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.code)
+			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.Code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
-		if e := f.IntoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.Zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
-		if e := f.IntoAt(&w, country.zone); e != nil {
+		if e := f.IntoAt(&w, country.Zone); e != nil {
 			return nil, e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	default:
-		return nil, country.methodError()
+		return nil, country.MethodError()
 	}
-	if !country.offers(req.kind) {
-		return nil, country.methodError()
+	if !offers(country, req.kind) {
+		return nil, country.MethodError()
 	}
-	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !country.points {
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.code)
+	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !country.Points {
+		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.Code)
 	}
 
 	v.Required(f, "amount", "description")
@@ -269,13 +270,13 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	cur, e := country.chargeCurrency(req.kind, req.currency)
+	cur, e := chargeCurrency(country, req.kind, req.currency)
 	if e != nil {
 		return nil, e
 	}
 	req.currency = cur
 	if !customerScope && common.customer != nil {
-		if e := checkChargeCustomer(f.Object("customer"), common.customer); e != nil {
+		if e := fieldrules.ChargeCustomer(f.Object("customer"), common.customer); e != nil {
 			return nil, e
 		}
 		req.customer = common.customer
@@ -310,7 +311,7 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture
 		if !f.Object("payment_plan").Has("payments") {
 			v.Failf(openpay.ErrBadRequest, "The field 'payment_plan.payments' is required")
 		}
-		if e := req.country.checkInstalments(plan); e != nil && v.Err == nil {
+		if e := req.country.CheckInstalments(plan); e != nil && v.Err == nil {
 			v.Err = e
 		}
 		req.hasPaymentPlan = true
@@ -577,10 +578,10 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 			return nil, e
 		}
 		if t.t.OrderID != "" {
-			m.orderIDs.remove(m.txList, t.t.OrderID)
+			m.orderIDs.Remove(m.txList, t.t.OrderID)
 		}
 		t.t.OrderID = req.OrderID
-		m.orderIDs.put(m.txList, req.OrderID, t)
+		m.orderIDs.Put(m.txList, req.OrderID, t.seq)
 	}
 	if f.Has("description") {
 		t.t.Description = req.Description

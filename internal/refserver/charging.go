@@ -5,8 +5,8 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
-	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/shopspring/decimal"
 )
 
@@ -71,38 +71,16 @@ type chargeRequest struct {
 	dueDate         time.Time
 	hasPaymentPlan  bool
 	customerAtScope bool
-	metadata        openpay.Metadata // echoed on the charge
-	iva             string           // Colombia; checked, not echoed (the gateway shows no echo)
-	country         *countryRules    // the merchant's
-}
-
-// checkChargeCustomer validates the customer object of a merchant-level
-// charge.
-func checkChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *Error {
-	var v reqbody.Checker
-	if f == nil {
-		return errorf(openpay.ErrBadRequest, "The field 'customer' must be an object")
-	}
-	for _, n := range []string{"name", "email"} {
-		if !f.Has(n) {
-			v.Failf(openpay.ErrBadRequest, "The field 'customer.%s' is required", n)
-		}
-	}
-	v.NonEmpty("customer.name", cu.Name)
-	for _, fld := range []struct{ n, s string }{{"name", cu.Name}, {"last_name", cu.LastName}, {"email", cu.Email}, {"phone_number", cu.PhoneNumber}} {
-		v.MaxLen("customer."+fld.n, fld.s, 100)
-	}
-	v.Email("customer.email", cu.Email)
-	v.Address("customer.", f, cu.Address)
-	v.CustomerAddress("customer.", f, cu.CustomerAddress)
-	return v.Err
+	metadata        openpay.Metadata    // echoed on the charge
+	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
+	country         *countryrules.Rules // the merchant's
 }
 
 // newChargeTx starts the record of a charge of the given customer (nil at
 // merchant level): id, amount, currency and exchange rate, dates, the
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
-	now := s.nowOf(m).In(req.country.zone)
+	now := s.nowOf(m).In(req.country.Zone)
 	t := newTx(openpay.Transaction{
 		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
 		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
@@ -118,10 +96,10 @@ func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx 
 	}
 	if req.currency == openpay.CurrencyUSD {
 		rate := s.usdRate
-		if req.country != mexico {
-			rate = openpay.MustDecimal(req.country.usdRate)
+		if req.country != countryrules.Mexico {
+			rate = openpay.MustDecimal(req.country.USDRate)
 		}
-		t.more().ExchangeRate = &openpay.ExchangeRate{From: "USD", To: openpay.Currency(req.country.currency), Value: rate, Date: openpay.DateOf(now)}
+		t.more().ExchangeRate = &openpay.ExchangeRate{From: "USD", To: openpay.Currency(req.country.Currency), Value: rate, Date: openpay.DateOf(now)}
 	}
 	return t
 }
@@ -197,7 +175,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
 		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
-		if m.country == mexico {
+		if m.country == countryrules.Mexico {
 			// Paybin is a Mexican network; Colombian store charges answer
 			// the reference and its barcode only (facts-vendor.md, section 3).
 			paybin := s.ids.PaybinReference()
@@ -367,7 +345,7 @@ func failTx(m *merchant, t *tx, code openpay.Code, message string) {
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
-		currency = m.country.currency
+		currency = m.country.Currency
 	}
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}

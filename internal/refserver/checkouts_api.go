@@ -10,6 +10,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -93,7 +94,7 @@ func newCheckoutState() *checkoutState {
 // own (MXN, COP or PEN, country.go), not the dollars its card charges also
 // take.
 func checkoutCurrencyAllowed(m *merchant, cur openpay.Currency) bool {
-	return cur == "" || cur == m.country.currency
+	return cur == "" || cur == m.country.Currency
 }
 
 // registerCheckouts registers checkouts at merchant and customer scope.
@@ -154,12 +155,12 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 		return nil, e
 	}
 	if !customerScope && req.Customer != nil {
-		if e := checkChargeCustomer(f.Object("customer"), req.Customer); e != nil {
+		if e := fieldrules.ChargeCustomer(f.Object("customer"), req.Customer); e != nil {
 			return nil, e
 		}
 	}
 	if req.Currency == "" {
-		req.Currency = c.m.country.currency
+		req.Currency = c.m.country.Currency
 	}
 
 	m := c.m
@@ -398,7 +399,7 @@ func (p checkoutPayment) err() error {
 // networks, and PSE where the country has it (country.go decides).
 func checkoutMethods(m *merchant) []openpay.ChargeMethod {
 	out := []openpay.ChargeMethod{openpay.ChargeMethodCard, openpay.ChargeMethodStore}
-	if m.country.offers(kindPSE) {
+	if offers(m.country, kindPSE) {
 		out = append(out, openpay.ChargeMethodBankAccount)
 	}
 	return out
@@ -420,10 +421,10 @@ func checkoutKind(m *merchant, method openpay.ChargeMethod) (chargeKind, *Error)
 		return kindCard, nil
 	}
 	methods := "card or store"
-	if m.country.offers(kindPSE) {
+	if offers(m.country, kindPSE) {
 		methods = "card, store or bank_account (PSE)"
 	}
-	return 0, errorf(openpay.ErrInvalidParameter, "The field 'method' must be %s for a checkout of a merchant in %s", methods, m.country.code)
+	return 0, errorf(openpay.ErrInvalidParameter, "The field 'method' must be %s for a checkout of a merchant in %s", methods, m.country.Code)
 }
 
 // ivaText is a checkout's iva as its charges are sent with it: the

@@ -1,81 +1,34 @@
 package refserver
 
 import (
-	"sync"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/clock"
 )
 
-// gatewayZone is the time zone of the gateway's timestamps: Mexico City
-// time, the SDK's openpay.CountryMexico.Location() (one definition for the
-// SDK and the server, so that the days a client asks for are the days the
-// server cuts).
-//
-// Mexico abolished daylight saving time in October 2022, so
-// America/Mexico_City has been UTC-06:00 all year since then (the -05:00
-// offsets in the older documentation examples are summer time before the
-// change). A fixed zone therefore gives exactly the offsets the gateway
-// writes today, while staying deterministic and independent of the tz
-// database on the host: time.LoadLocation can fail on a minimal container,
-// and importing time/tzdata would add some 450 KB to every program that
-// starts a reference server for the sake of historical offsets the
-// emulator never needs.
-var gatewayZone = openpay.CountryMexico.Location()
+// gatewayZone is the time zone of the gateway's timestamps (clock.Zone,
+// whose doc says why a fixed zone).
+var gatewayZone = clock.Zone
 
 // GatewayZone returns the time zone of the gateway's timestamps, a fixed
 // UTC-06:00 zone (Mexico City time).
 func GatewayZone() *time.Location { return gatewayZone }
 
-// Clock tells the server the time. All of the server's time-dependent
-// behaviour (creation dates, due dates, card expiry, subscription periods)
-// reads it, so tests can control time.
-type Clock interface {
-	// Now returns the current time in the gateway's zone.
-	Now() time.Time
-}
+// Clock tells the server the time (clock.Clock): all of the server's
+// time-dependent behaviour (creation dates, due dates, card expiry,
+// subscription periods) reads it, so tests can control time.
+type Clock = clock.Clock
 
-// RealClock is the wall clock. Its zero value is ready to use.
-type RealClock struct{}
+// RealClock is the wall clock (clock.RealClock). Its zero value is ready
+// to use.
+type RealClock = clock.RealClock
 
-// Now returns the current time in the gateway's zone, without a monotonic
-// reading (converting zone strips it), so values compare by wall time.
-func (RealClock) Now() time.Time { return time.Now().In(gatewayZone) }
-
-// FakeClock is a clock that moves only when told to. It is safe for
-// concurrent use; its zero value stands at the zero time.
-type FakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// FakeClock is a clock that moves only when told to (clock.FakeClock).
+type FakeClock = clock.FakeClock
 
 // NewFakeClock returns a fake clock standing at start.
-func NewFakeClock(start time.Time) *FakeClock {
-	return &FakeClock{t: start}
-}
-
-// Now returns the clock's time in the gateway's zone.
-func (c *FakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t.In(gatewayZone)
-}
-
-// Advance moves the clock by d (backwards when d is negative) and returns
-// the new time.
-func (c *FakeClock) Advance(d time.Duration) time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-	return c.t.In(gatewayZone)
-}
-
-// Set moves the clock to t.
-func (c *FakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
+func NewFakeClock(start time.Time) *FakeClock { return clock.NewFakeClock(start) }
 
 // A clock per merchant. Every merchant follows the server's clock until
 // its own is moved (AdvanceMerchantClock, SetMerchantClock, their

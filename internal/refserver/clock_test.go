@@ -1,7 +1,6 @@
 package refserver
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -20,63 +19,4 @@ func TestGatewayZone(t *testing.T) {
 		assert.Equal(t, -6*3600, off)
 		assert.Equal(t, "2025-"+local.Format("01")+"-15T06:00:00-06:00", local.Format(time.RFC3339))
 	}
-}
-
-func TestRealClock(t *testing.T) {
-	t.Parallel()
-	var c Clock = RealClock{}
-	before := time.Now().Add(-time.Second)
-	got := c.Now()
-	after := time.Now().Add(time.Second)
-	assert.True(t, got.After(before) && got.Before(after), "now is %v", got)
-	_, off := got.Zone()
-	assert.Equal(t, -6*3600, off)
-	assert.Equal(t, got.String(), got.Round(0).String(), "no monotonic reading")
-}
-
-func TestFakeClock(t *testing.T) {
-	t.Parallel()
-	start := time.Date(2025, 3, 1, 9, 30, 0, 0, time.UTC)
-	c := NewFakeClock(start)
-	var _ Clock = c
-
-	assert.True(t, c.Now().Equal(start))
-	_, off := c.Now().Zone()
-	assert.Equal(t, -6*3600, off, "in the gateway's zone")
-	assert.True(t, c.Now().Equal(c.Now()), "stands still")
-
-	got := c.Advance(90 * time.Minute)
-	assert.True(t, got.Equal(start.Add(90*time.Minute)))
-	assert.Equal(t, "2025-03-01T05:00:00-06:00", got.Format(time.RFC3339))
-	assert.True(t, c.Now().Equal(got))
-
-	c.Advance(-time.Hour)
-	assert.True(t, c.Now().Equal(start.Add(30*time.Minute)))
-
-	later := time.Date(2026, 2, 28, 0, 0, 0, 0, GatewayZone())
-	c.Set(later)
-	assert.True(t, c.Now().Equal(later))
-	assert.Equal(t, "2026-02-28T00:00:00-06:00", c.Now().Format(time.RFC3339))
-
-	var zero FakeClock
-	assert.True(t, zero.Now().Equal(time.Time{}), "the zero value stands at the zero time")
-}
-
-func TestFakeClockConcurrent(t *testing.T) {
-	t.Parallel()
-	start := time.Date(2025, 3, 1, 0, 0, 0, 0, GatewayZone())
-	c := NewFakeClock(start)
-	var wg sync.WaitGroup
-	for range 10 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 100 {
-				c.Advance(time.Second)
-				_ = c.Now()
-			}
-		}()
-	}
-	wg.Wait()
-	assert.True(t, c.Now().Equal(start.Add(1000*time.Second)))
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -50,21 +52,6 @@ func (s *Server) registerCustomers(r *routeTable) {
 	r.add("deleteCustomer", http.MethodDelete, "/v1/{merchant_id}/customers/{customer_id}", http.StatusNoContent, s.deleteCustomer)
 }
 
-// checkCustomerData applies the field rules of a customer create or update.
-func checkCustomerData(f reqbody.Fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.ColombianAddress) *Error {
-	var v reqbody.Checker
-	v.Required(f, "name", "email")
-	v.NonEmpty("name", name)
-	v.NonEmpty("email", email)
-	for _, fld := range []struct{ n, s string }{{"name", name}, {"last_name", lastName}, {"email", email}, {"phone_number", phone}} {
-		v.MaxLen(fld.n, fld.s, 100)
-	}
-	v.Email("email", email)
-	v.Address("", f, address)
-	v.CustomerAddress("", f, caddr)
-	return v.Err
-}
-
 // createCustomer creates a customer.
 func (s *Server) createCustomer(c *call) (any, *Error) {
 	f, e := readBody(c, false)
@@ -75,7 +62,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
+	if e := fieldrules.Customer(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
 		return nil, e
 	}
 	var v reqbody.Checker
@@ -95,7 +82,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if c.m != nil && c.m.country != mexico {
+	if c.m != nil && c.m.country != countryrules.Mexico {
 		cu.clabe = "" // a CLABE is a Mexican account number
 	}
 	return cu.wire(c.baseURL()), nil
@@ -129,7 +116,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	if e := f.Into(&fixed); e != nil {
 		return nil, e
 	}
-	if e := checkCustomerData(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
+	if e := fieldrules.Customer(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
 		return nil, e
 	}
 	defer c.lock()()

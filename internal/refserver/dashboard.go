@@ -6,10 +6,11 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 	"github.com/openpay-go/openpay/internal/web"
 )
 
@@ -90,23 +91,7 @@ func (s *Server) dashboardOnLoopback(r *http.Request) bool {
 		}
 		addr = a.String()
 	}
-	return loopbackHost(addr) && loopbackHost(r.Host)
-}
-
-// loopbackHost reports whether a host, with or without its port, is
-// localhost or a loopback IP address (an empty host, which listens on
-// every interface, is not).
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return httpedge.LoopbackHost(addr) && httpedge.LoopbackHost(r.Host)
 }
 
 // Clock implements web.DashboardBackend: on a merchant's pages the
@@ -131,7 +116,7 @@ func (b dashBackend) Clock(v web.Viewer, merchantID string) web.DashClock {
 
 // summary is the merchant's line of the overview. The caller holds m.mu.
 func (m *merchant) summary() web.DashMerchant {
-	return web.DashMerchant{Merchant: m.wire(), Currency: string(m.country.currency), Customers: len(m.customers.list), Transactions: len(m.txList),
+	return web.DashMerchant{Merchant: m.wire(), Currency: string(m.country.Currency), Customers: len(m.customers.list), Transactions: len(m.txList),
 		Webhooks: len(webhooksOf(m).list)}
 }
 
@@ -238,12 +223,12 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	}
 	m.mu.Lock()
 	out.Merchant = m.summary()
-	var recs seqList
+	var recs seqindex.List
 	all := false
 	switch {
 	case q.ID != "":
 		if t := m.txByID(q.ID); t != nil {
-			recs = seqList{t.seq}
+			recs = seqindex.List{t.seq}
 		}
 	case out.Customer != "":
 		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]

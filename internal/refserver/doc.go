@@ -86,7 +86,10 @@
 //	}
 //
 // Errors: errorf(code, format, ...) for any code (status and category come
-// from the code), errNotFound(kind, id) for 1005. Lists: listquery.Parse,
+// from the code), errNotFound(kind, id) for 1005. Request members that
+// several resources share (a customer's data, amount with description and
+// order_id, a bank account, a card's expiration): package fieldrules.
+// Lists: listquery.Parse,
 // listquery.Page, listquery.Amounts and listquery.Status (package
 // listquery); transaction lists:
 // parseTxFilter and txFilter.list (money.go). Paths that may be a

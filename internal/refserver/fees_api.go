@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	var v reqbody.Checker
 	v.Required(f, "customer_id")
 	v.Identifier("customer_id", req.CustomerID)
-	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
+	fieldrules.Money(&v, f, req.Amount, req.Description, req.OrderID)
 	if v.Err != nil {
 		return nil, v.Err
 	}
@@ -79,7 +80,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	m.credit(req.Amount)
 	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id)
-	t.setCurrency(m.country.currency)
+	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -59,7 +60,7 @@ func (e *testEnv) addMerchants() {
 	require.NoError(t, err)
 	e.other, err = e.s.AddMerchant(MerchantConfig{Name: "Other merchant"})
 	require.NoError(t, err)
-	if r, _ := rulesOf(e.s.opts.Country); r == mexico { // groups exist in Mexico only
+	if r, _ := countryrules.Of(e.s.opts.Country); r == countryrules.Mexico { // groups exist in Mexico only
 		e.g, err = e.s.AddGroup(GroupConfig{MerchantIDs: []string{e.m.ID}})
 		require.NoError(t, err)
 	}
@@ -192,7 +193,7 @@ func (e *testEnv) get(path string) resp {
 // created is the status the main merchant's creates of customers, cards
 // and tokens answer: 201 in Peru (the vendor's Peru suite), 200 elsewhere.
 func (e *testEnv) created() int {
-	if r, _ := rulesOf(e.s.opts.Country); r == peru {
+	if r, _ := countryrules.Of(e.s.opts.Country); r == countryrules.Peru {
 		return http.StatusCreated
 	}
 	return http.StatusOK

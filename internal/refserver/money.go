@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/ascii"
-	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
-	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
 // Money movement between balances: payouts (payouts_api.go), transfers
@@ -100,24 +98,6 @@ func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method ope
 	})
 }
 
-// checkMoneyRequest applies the rules every request that moves money
-// shares: amount required, greater than zero, at most two decimals;
-// description required, at most 250 characters; order_id, when sent, not
-// blank and at most 100 characters.
-func checkMoneyRequest(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amount, description, orderID string) {
-	v.Required(f, "amount", "description")
-	if v.Err != nil {
-		return
-	}
-	v.Amount("amount", amount)
-	v.NonEmpty("description", description)
-	v.MaxLen("description", description, 250)
-	if f.Has("order_id") {
-		v.NonEmpty("order_id", orderID)
-	}
-	v.MaxLen("order_id", orderID, 100)
-}
-
 // txFilter holds the filters of a transaction list: the common ones, and
 // order_id, amount, amount[gte], amount[lte] and status as the charge list
 // takes them.
@@ -178,11 +158,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 	checkDates := m.clockBack && f.p.Dated()
 	// candidates returns the smallest list the indexes give, and whether
 	// every record in it belongs to the list.
-	candidates := func() (seqList, bool) {
+	candidates := func() (seqindex.List, bool) {
 		switch {
 		case f.orderID != "":
 			if t := m.txByOrderID(f.orderID); t != nil {
-				return seqList{t.seq}, false
+				return seqindex.List{t.seq}, false
 			}
 			return nil, true
 		case f.status != "" && cu == nil:
@@ -192,7 +172,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		return m.txIndex[txKey{typ: typ}], true
 	}
-	bounds := func(recs seqList) (lo, hi int) {
+	bounds := func(recs seqindex.List) (lo, hi int) {
 		if checkDates {
 			return 0, len(recs)
 		}
@@ -216,7 +196,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			unlock, held = c.lock(), 1
 			recs, _ = candidates()
 			lo, _ = bounds(recs)
-			i = recs.index(last) - 1
+			i = recs.Index(last) - 1
 			if i < lo {
 				break
 			}
@@ -226,9 +206,9 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		}
 		t := m.tx(recs[i])
 		if f.amount.Set() {
-			if start, ok := m.amounts.skip(t.seq, f.amount); ok && start <= t.seq {
+			if start, ok := m.amounts.Skip(t.seq, f.amount); ok && start <= t.seq {
 				last = start // and on to the records before its block
-				i = recs.index(last)
+				i = recs.Index(last)
 				continue
 			}
 		}
@@ -279,19 +259,19 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 
 // transferState indexes the in side of the merchant's transfers by id (the
 // out side is the merchant's transaction of that id), without a pointer
-// per transfer (see keyIndex).
+// per transfer (see seqindex.Keys).
 type transferState struct {
-	in keyIndex
+	in seqindex.Keys[*tx]
 }
 
 func newTransferState() *transferState {
-	return &transferState{in: newKeyIndex(func(t *tx) string { return t.t.ID })}
+	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.t.ID })}
 }
 
 // addTransferIn records the in side of a transfer, stored with addTx. The
 // caller holds m.mu.
 func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.put(m.txList, in.t.ID, in)
+	extState(m, newTransferState).in.Put(m.txList, in.t.ID, in.seq)
 }
 
 // endPayout moves a payout in progress to its final status: completed, or
@@ -310,39 +290,6 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 	if status != openpay.TransactionStatusCompleted {
 		m.accountFor(t.t.CustomerID).credit(t.amount())
 	}
-}
-
-// checkBankAccountData applies the bank account rules to a request's
-// members (prefix names them in errors: "bank_account." inside a payout)
-// and returns the bank's code and name.
-func checkBankAccountData(f reqbody.Fields, prefix string, req openpay.BankAccountRequest) (code, name string, e *Error) {
-	var v reqbody.Checker
-	for _, n := range []string{"holder_name", "clabe"} {
-		if !f.Has(n) {
-			return "", "", errorf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	v.NonEmpty(prefix+"holder_name", req.HolderName)
-	v.NonEmpty(prefix+"clabe", req.CLABE)
-	v.MaxLen(prefix+"holder_name", req.HolderName, 80)
-	v.MaxLen(prefix+"alias", req.Alias, 45)
-	v.MaxLen(prefix+"clabe", req.CLABE, 45)
-	if v.Err != nil {
-		return "", "", v.Err
-	}
-	if len(req.CLABE) != 18 || !ascii.Digits(req.CLABE) {
-		// A format: 1001 (api-spec.md section 7); a well-formed CLABE
-		// whose check digit fails is a value not allowed, 1003.
-		return "", "", errorf(openpay.ErrBadRequest, "The field '%sclabe' must be an 18-digit CLABE", prefix)
-	}
-	if !clabe.Valid(req.CLABE) {
-		return "", "", errorf(openpay.ErrInvalidParameter, "The field '%sclabe' must be a CLABE with a valid check digit", prefix)
-	}
-	code, name, ok := clabe.BankOf(req.CLABE)
-	if !ok {
-		code, name = req.CLABE[:3], clabe.UnknownBankName
-	}
-	return code, name, nil
 }
 
 // feeReportState lists, per merchant, the charges on which the gateway

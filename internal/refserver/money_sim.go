@@ -212,7 +212,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
-	t.setCurrency(m.country.currency)
+	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.conciliated = true
 	t.t.Authorization = s.ids.AuthorizationNumber()

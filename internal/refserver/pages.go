@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/storedata"
 	"github.com/openpay-go/openpay/internal/web"
 )
@@ -144,12 +145,12 @@ func (b pageBackend) CancelCharge(merchantID, chargeID string) error {
 // StoreNetworks implements web.PageBackend: the chains of the bundled store
 // data in the merchant's country whose limit takes the amount.
 func (b pageBackend) StoreNetworks(merchantID string, amount openpay.Amount) []string {
-	country := mexico
+	country := countryrules.Mexico
 	if m := b.s.merchantByID(merchantID); m != nil {
 		country = m.country
 	}
 	var names []string
-	for _, st := range storedata.ForCountry(string(country.code)).All() {
+	for _, st := range storedata.ForCountry(string(country.Code)).All() {
 		if st.Chain.MaxAmount.GreaterThanOrEqual(amount.Decimal()) && !slices.Contains(names, st.Chain.Name) {
 			names = append(names, st.Chain.Name)
 		}

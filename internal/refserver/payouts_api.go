@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -102,7 +103,7 @@ func (s *Server) parsePayout(f reqbody.Fields) (*payoutRequest, *Error) {
 		if e := f.Into(&w); e != nil {
 			return nil, e
 		}
-		code, name, e := checkBankAccountData(f.Object("bank_account"), "bank_account.", w.BankAccount)
+		code, name, e := fieldrules.BankAccount(f.Object("bank_account"), "bank_account.", w.BankAccount)
 		if e != nil {
 			return nil, e
 		}
@@ -134,7 +135,7 @@ func (s *Server) parsePayout(f reqbody.Fields) (*payoutRequest, *Error) {
 	default:
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account or card")
 	}
-	checkMoneyRequest(&v, f, req.amount, req.description, req.orderID)
+	fieldrules.Money(&v, f, req.amount, req.description, req.orderID)
 	if v.Err != nil {
 		return nil, v.Err
 	}

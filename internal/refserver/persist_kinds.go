@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 )
@@ -98,7 +99,7 @@ func init() {
 				m := o.m
 				r := merchantRecord{Name: m.name, Email: m.email, Phone: m.phone, CLABE: m.clabe, Created: m.created,
 					PrivHash: m.privHash[:], PubHash: m.pubHash[:], Status: m.status, Balance: m.balance,
-					Country: m.country.code}
+					Country: m.country.Code}
 				if fc := m.clock.Load(); fc != nil {
 					now := fc.Now()
 					r.Clock = &now
@@ -114,7 +115,7 @@ func init() {
 				m.name, m.email, m.phone, m.clabe, m.created = r.Name, r.Email, r.Phone, r.CLABE, inZone(r.Created)
 				m.status, m.balance = r.Status, r.Balance
 				var ok bool
-				if m.country, ok = rulesOf(r.Country); !ok {
+				if m.country, ok = countryrules.Of(r.Country); !ok {
 					return fmt.Errorf("unknown country %q", r.Country)
 				}
 				if copy(m.privHash[:], r.PrivHash) != len(m.privHash) || copy(m.pubHash[:], r.PubHash) != len(m.pubHash) {

@@ -121,7 +121,7 @@ func (s *Server) createPlan(c *call) (any, *Error) {
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	currency, e := c.m.country.planCurrency(req.Currency)
+	currency, e := planCurrency(c.m.country, req.Currency)
 	if e != nil {
 		return nil, e
 	}
@@ -197,7 +197,7 @@ func (s *Server) updatePlan(c *call) (any, *Error) {
 	}
 	currency := fixed.Currency
 	if currency == "" {
-		currency = c.m.country.currency
+		currency = c.m.country.Currency
 	}
 	for _, fx := range []struct {
 		name string

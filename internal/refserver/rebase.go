@@ -1,8 +1,9 @@
 package refserver
 
 import (
-	"net/url"
 	"strings"
+
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 )
 
 // rebaseStoredURLs points the URLs that a state restored from a data
@@ -21,35 +22,20 @@ func (s *Server) rebaseStoredURLs() {
 	defer s.mu.RUnlock()
 	for _, m := range s.merchants {
 		m.mu.Lock()
-		mbase := m.country.hostFor(base)
+		mbase := m.country.HostFor(base)
 		for _, t := range m.txList {
 			if pm := t.rare().PaymentMethod; pm != nil {
 				moved := *pm // a copy: events share the old one
-				moved.URL = rebased(pm.URL, mbase)
-				moved.BarcodeURL = rebased(pm.BarcodeURL, mbase)
-				moved.BarcodePaybinURL = rebased(pm.BarcodePaybinURL, mbase)
+				moved.URL = httpedge.Rebased(pm.URL, mbase)
+				moved.BarcodeURL = httpedge.Rebased(pm.BarcodeURL, mbase)
+				moved.BarcodePaybinURL = httpedge.Rebased(pm.BarcodePaybinURL, mbase)
 				t.more().PaymentMethod = &moved
 			}
 		}
 		for _, r := range extState(m, newCheckoutState).list {
-			r.base = rebased(r.base, mbase)
-			r.c.CheckoutLink = rebased(r.c.CheckoutLink, mbase)
+			r.base = httpedge.Rebased(r.base, mbase)
+			r.c.CheckoutLink = httpedge.Rebased(r.c.CheckoutLink, mbase)
 		}
 		m.mu.Unlock()
 	}
-}
-
-// rebased is u with the scheme and host of base; u unchanged when either
-// is not an absolute URL.
-func rebased(u, base string) string {
-	if u == "" {
-		return u
-	}
-	old, err1 := url.Parse(u)
-	to, err2 := url.Parse(base)
-	if err1 != nil || err2 != nil || old.Host == "" || to.Host == "" {
-		return u
-	}
-	old.Scheme, old.Host = to.Scheme, to.Host
-	return old.String()
 }

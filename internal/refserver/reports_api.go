@@ -3,7 +3,6 @@ package refserver
 import (
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -52,49 +51,6 @@ func (s *Server) registerReports(r *routeTable) {
 	r.add("listPayoutReportDetail", http.MethodGet, "/v1/{merchant_id}/reports/payout/{payout_id}/detail", http.StatusOK, s.listPayoutReportDetail)
 }
 
-// queryInt reads a required integer parameter within [lo, hi].
-func queryInt(q url.Values, name string, lo, hi int) (int, *Error) {
-	v, ok := listquery.Value(q, name)
-	if !ok || v == "" {
-		return 0, errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, errorf(openpay.ErrBadRequest, "The parameter '%s' must be an integer", name)
-	}
-	if n < lo || n > hi {
-		return 0, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be from %d to %d", name, lo, hi)
-	}
-	return n, nil
-}
-
-// queryKind reads a required parameter that names one of valid's values.
-func queryKind[T ~string](q url.Values, name string, valid func(T) bool) (T, *Error) {
-	v, ok := listquery.Value(q, name)
-	if !ok || v == "" {
-		return "", errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
-	}
-	if !valid(T(v)) {
-		return "", errorf(openpay.ErrInvalidParameter, "The parameter '%s' has an unknown value", name)
-	}
-	return T(v), nil
-}
-
-// reportMonth reads year and month and returns the month's bounds in zone,
-// the merchant's.
-func reportMonth(q url.Values, zone *time.Location) (from, to time.Time, e *Error) {
-	year, e := queryInt(q, "year", 2000, 9999)
-	if e != nil {
-		return from, to, e
-	}
-	month, e := queryInt(q, "month", 1, 12)
-	if e != nil {
-		return from, to, e
-	}
-	from = time.Date(year, time.Month(month), 1, 0, 0, 0, 0, zone)
-	return from, from.AddDate(0, 1, 0), nil
-}
-
 // feeCharges returns the charges behind one figure of the fees report in
 // [from, to), oldest first: only charged has any. The caller holds m.mu.
 func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*tx {
@@ -112,7 +68,7 @@ func feeCharges(m *merchant, kind openpay.FeeReportType, from, to time.Time) []*
 
 // getFeesReport answers the month's fees.
 func (s *Server) getFeesReport(c *call) (any, *Error) {
-	from, to, e := reportMonth(c.query, zoneOf(c.m))
+	from, to, e := listquery.Month(c.query, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
@@ -131,11 +87,11 @@ func (s *Server) getFeesReport(c *call) (any, *Error) {
 // fees, newest first.
 func (s *Server) listFeesReportDetail(c *call) (any, *Error) {
 	q := c.query
-	from, to, e := reportMonth(q, zoneOf(c.m))
+	from, to, e := listquery.Month(q, zoneOf(c.m))
 	if e != nil {
 		return nil, e
 	}
-	kind, e := queryKind(q, "fee_type", openpay.FeeReportType.Valid)
+	kind, e := listquery.Kind(q, "fee_type", openpay.FeeReportType.Valid)
 	if e != nil {
 		return nil, e
 	}
@@ -221,7 +177,7 @@ func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx
 	// walking every transaction. seq numbers txList from 1.
 	start := 0
 	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
-	for i := payouts.index(payout.seq) - 1; i >= 0; i-- {
+	for i := payouts.Index(payout.seq) - 1; i >= 0; i-- {
 		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.t.CustomerID) == acct {
 			start = int(t.seq)
 			break
@@ -258,7 +214,7 @@ func (s *Server) getPayoutReport(c *call) (any, *Error) {
 // payout's report, newest first.
 func (s *Server) listPayoutReportDetail(c *call) (any, *Error) {
 	q := c.query
-	kind, e := queryKind(q, "detail_type", openpay.PayoutReportType.Valid)
+	kind, e := listquery.Kind(q, "detail_type", openpay.PayoutReportType.Valid)
 	if e != nil {
 		return nil, e
 	}

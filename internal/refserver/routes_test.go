@@ -12,6 +12,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/openapidoc"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -68,10 +69,10 @@ func TestRouteTableMatchesOpenAPI(t *testing.T) {
 		assert.Equal(t, op.path, rt.pattern, op.id)
 		assert.Equal(t, op.status, rt.status, "%s: success status", op.id)
 		// Each country answers a documented status (Peru's 201s).
-		for _, c := range countries {
-			assert.Contains(t, op.statuses, c.successStatus(rt), "%s: success status in %s", op.id, c.code)
+		for _, c := range countryrules.All {
+			assert.Contains(t, op.statuses, successStatus(c, rt), "%s: success status in %s", op.id, c.Code)
 		}
-		assert.Equal(t, len(op.statuses) > 1, slices.ContainsFunc(countries, func(c *countryRules) bool { return c.successStatus(rt) != rt.status }),
+		assert.Equal(t, len(op.statuses) > 1, slices.ContainsFunc(countryrules.All, func(c *countryrules.Rules) bool { return successStatus(c, rt) != rt.status }),
 			"%s: a second success status is documented exactly when a country answers it", op.id)
 		assert.Equal(t, op.noAuth, rt.access == accessNone, "%s: credentials", op.id)
 		// The matcher finds this route for a concrete path.
@@ -145,7 +146,7 @@ func TestEveryOperationIsServed(t *testing.T) {
 			path += "?latitud=20.6&longitud=-100.4&kilometers=10&amount=100"
 		}
 		r := env.do(op.method, path, key, body)
-		if !mexico.hasRoute(env.s.routes.byOp[op.id]) {
+		if !hasRoute(countryrules.Mexico, env.s.routes.byOp[op.id]) {
 			// Not a Mexican resource (PSE): the merchant's country has no such path.
 			assert.Equal(t, http.StatusNotFound, r.status, op.id)
 			assert.Equal(t, descNoSuchPath, r.obj(t)["description"], op.id)

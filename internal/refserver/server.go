@@ -18,8 +18,10 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/openpay-go/openpay/internal/refserver/fault"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 	"github.com/openpay-go/openpay/internal/web"
@@ -302,21 +304,21 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if cfg.Country == "" {
 		cfg.Country = s.opts.Country
 	}
-	rules, ok := rulesOf(cfg.Country)
+	rules, ok := countryrules.Of(cfg.Country)
 	if !ok {
-		return cfg, fmt.Errorf("refserver: %w", unknownCountry(string(cfg.Country)))
+		return cfg, fmt.Errorf("refserver: %w", countryrules.Unknown(string(cfg.Country)))
 	}
-	cfg.Country = rules.code
+	cfg.Country = rules.Code
 	switch {
-	case rules != mexico && cfg.CLABE != "":
+	case rules != countryrules.Mexico && cfg.CLABE != "":
 		return cfg, errors.New("refserver: a CLABE is a Mexican account number; merchants outside Mexico have none")
-	case rules == mexico && cfg.CLABE == "":
+	case rules == countryrules.Mexico && cfg.CLABE == "":
 		cfg.CLABE = s.newCLABE("646")
 	}
 	if cfg.Balance.Cmp(openpay.Amount{}) < 0 || !cfg.Balance.HasValidPrecision() {
 		return cfg, errors.New("refserver: a merchant's opening balance must be a non-negative amount with at most two decimals")
 	}
-	if rules == mexico && !clabe.Valid(cfg.CLABE) {
+	if rules == countryrules.Mexico && !clabe.Valid(cfg.CLABE) {
 		return cfg, errors.New("refserver: a merchant's CLABE must be 18 digits with a valid check digit")
 	}
 	if cfg.PrivateKey == cfg.PublicKey {
@@ -325,7 +327,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 	if strings.HasPrefix(cfg.ID, "groups") || strings.ContainsAny(cfg.ID, "/?#%") || len(cfg.ID) > 45 {
 		return cfg, fmt.Errorf("refserver: merchant id %q cannot be used in a path", cfg.ID)
 	}
-	m := newMerchant(cfg, s.Now().In(rules.zone))
+	m := newMerchant(cfg, s.Now().In(rules.Zone))
 	m.country = rules
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -384,7 +386,7 @@ func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 		if !ok {
 			return cfg, fmt.Errorf("refserver: merchant %q does not exist", id)
 		}
-		if m.country != mexico {
+		if m.country != countryrules.Mexico {
 			// The gateway has merchant groups in Mexico only.
 			return cfg, fmt.Errorf("refserver: merchant %q is not in Mexico, where groups exist", id)
 		}
@@ -534,7 +536,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.route, c.params = rt, params
 	if rt.browser {
-		allowOrigin(sw.Header(), r)
+		httpedge.AllowOrigin(sw.Header(), r)
 	}
 	if e := s.authenticate(c); e != nil {
 		writeError(sw, c.requestID, e)
@@ -545,7 +547,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			sw.Header()["Date"] = []string{fc.Now().UTC().Format(http.TimeFormat)}
 		}
 	}
-	if c.m != nil && !c.m.country.hasRoute(rt) {
+	if c.m != nil && !hasRoute(c.m.country, rt) {
 		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
 		return
 	}
@@ -572,7 +574,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	status := rt.status
 	if c.m != nil {
-		status = c.m.country.successStatus(rt)
+		status = successStatus(c.m.country, rt)
 	}
 	switch b := body.(type) {
 	case nil:
@@ -605,7 +607,7 @@ func (s *Server) absentHere(c *call, method string) bool {
 		writeError(c.w, c.requestID, e)
 		return true
 	}
-	if c.m != nil && !c.m.country.hasRoute(alt) {
+	if c.m != nil && !hasRoute(c.m.country, alt) {
 		writeError(c.w, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
 		return true
 	}

@@ -3,7 +3,6 @@ package refserver
 import (
 	"crypto/sha256"
 	"maps"
-	"math"
 	"net/url"
 	"reflect"
 	"slices"
@@ -14,8 +13,9 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
-	"github.com/openpay-go/openpay/internal/refserver/listquery"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
 // The in-memory store.
@@ -63,32 +63,32 @@ type merchant struct {
 	privHash, pubHash [32]byte
 	status            openpay.MerchantStatus
 	balance           openpay.Amount
-	country           *countryRules // fixed at creation (country.go)
+	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
 	cards     map[string]*card
 	cardList  []*card // creation order
 	tokens    map[string]*token
-	tokenList []*token // creation order
-	txs       keyIndex // by id (txByID)
-	txList    []*tx    // creation order; txList[t.seq-1] is t
+	tokenList []*token           // creation order
+	txs       seqindex.Keys[*tx] // by id (txByID)
+	txList    []*tx              // creation order; txList[t.seq-1] is t
 	// txIndex holds, per transaction type, the merchant's transactions of
 	// that type (customer "") and each customer's (customer set), in
 	// creation order. The slices are only ever appended to, so a list may
 	// keep a slice it read under the lock and index it later (see
 	// txFilter.list).
-	txIndex map[txKey]seqList
+	txIndex map[txKey]seqindex.List
 	// txStatus holds, per transaction type and status, the merchant's
 	// transactions of that type that have that status, in creation order
 	// (by seq): setStatus moves a transaction from one to the other. Unlike
 	// txIndex these slices change in place; a list reads them under the
 	// lock only and finds its place again by seq after letting go of it.
-	txStatus map[txKey]seqList
+	txStatus map[txKey]seqindex.List
 	// txSeq numbers the merchant's transactions in creation order.
 	txSeq uint32
 	// amounts bounds the amounts of the transactions by blocks of seq, so
 	// that an amount filter skips the blocks that cannot match.
-	amounts amountSummary
+	amounts seqindex.Amounts
 	// clockBack is set once a transaction was created before the one
 	// stored ahead of it (a clock set back): creation order is then no
 	// longer time order, and lists check dates record by record.
@@ -96,7 +96,7 @@ type merchant struct {
 	// orderIDs indexes every transaction of the merchant that carries an
 	// order_id, whatever its kind (charge, payout, transfer, fee) or status:
 	// an order_id is unique across all of them (1006).
-	orderIDs keyIndex // txByOrderID
+	orderIDs seqindex.Keys[*tx] // txByOrderID
 	// heldOrderIDs indexes the order_ids that records other than
 	// transactions hold (a checkout's, from its creation on): an order_id
 	// is unique across them and the transactions too. Nil until the first.
@@ -125,15 +125,15 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		privHash:  sha256.Sum256([]byte(cfg.PrivateKey)),
 		pubHash:   sha256.Sum256([]byte(cfg.PublicKey)),
 		status:    openpay.MerchantStatusActive,
-		country:   mexico,
+		country:   countryrules.Mexico,
 		balance:   cfg.Balance,
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
-		txs:       newKeyIndex(func(t *tx) string { return t.t.ID }),
-		txIndex:   make(map[txKey]seqList),
-		txStatus:  make(map[txKey]seqList),
-		orderIDs:  newKeyIndex(func(t *tx) string { return t.t.OrderID }),
+		txs:       seqindex.NewKeys(func(t *tx) string { return t.t.ID }),
+		txIndex:   make(map[txKey]seqindex.List),
+		txStatus:  make(map[txKey]seqindex.List),
+		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.t.OrderID }),
 		ext:       make(map[reflect.Type]any),
 	}
 	m.customers.own = owner{m: m}
@@ -596,7 +596,7 @@ func (m *merchant) addTx(t *tx) {
 	m.txList = append(m.txList, t)
 	m.txSeq++
 	t.seq = m.txSeq
-	m.txs.put(m.txList, t.t.ID, t)
+	m.txs.Put(m.txList, t.t.ID, t.seq)
 	key := txKey{typ: t.typ()}
 	m.txIndex[key] = append(m.txIndex[key], t.seq)
 	if t.t.CustomerID != "" {
@@ -604,9 +604,9 @@ func (m *merchant) addTx(t *tx) {
 		m.txIndex[key] = append(m.txIndex[key], t.seq)
 	}
 	m.statusIndex(t, "", t.status())
-	m.amounts.widen(t.seq, t.amountC)
+	m.amounts.Widen(t.seq, t.amountC)
 	if t.t.OrderID != "" {
-		m.orderIDs.put(m.txList, t.t.OrderID, t)
+		m.orderIDs.Put(m.txList, t.t.OrderID, t.seq)
 	}
 	m.markTx(t)
 }
@@ -624,52 +624,9 @@ func (m *merchant) markTx(t *tx) {
 func (m *merchant) setAmount(t *tx, a openpay.Amount) {
 	t.putAmount(a)
 	if t.seq != 0 {
-		m.amounts.widen(t.seq, t.amountC)
+		m.amounts.Widen(t.seq, t.amountC)
 	}
 	m.markTx(t)
-}
-
-// amountSummary holds, for blocks of consecutive seq at three sizes (64,
-// 4096 and 262144 transactions), the least and the greatest amount in cents any
-// transaction of the block has had. An amount that changes only widens its
-// blocks' bounds, so the bounds stay true; an amount without an exact
-// value in cents makes its blocks unbounded.
-type amountSummary struct {
-	least, most [3][]int64
-}
-
-// amountBlockShift is log2 of the block sizes of amountSummary.
-var amountBlockShift = [3]uint{6, 12, 18}
-
-// widen makes the bounds of the blocks of seq (from 1) cover an amount of
-// c cents (any amount when c is notCents: it has no exact value in cents).
-func (s *amountSummary) widen(seq uint32, c int64) {
-	ok := c != notCents
-	for lv, shift := range amountBlockShift {
-		b := int((seq - 1) >> shift)
-		for len(s.least[lv]) <= b {
-			s.least[lv] = append(s.least[lv], math.MaxInt64)
-			s.most[lv] = append(s.most[lv], math.MinInt64)
-		}
-		if !ok {
-			s.least[lv][b], s.most[lv][b] = math.MinInt64, math.MaxInt64
-			continue
-		}
-		s.least[lv][b], s.most[lv][b] = min(s.least[lv][b], c), max(s.most[lv][b], c)
-	}
-}
-
-// skip returns the first seq of the largest block holding seq in which no
-// amount can pass the filters, and false when there is none.
-func (s *amountSummary) skip(seq uint32, f listquery.AmountBounds) (uint32, bool) {
-	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
-		shift := amountBlockShift[lv]
-		b := int((seq - 1) >> shift)
-		if b < len(s.least[lv]) && f.Excludes(s.least[lv][b], s.most[lv][b]) {
-			return uint32(b)<<shift + 1, true
-		}
-	}
-	return 0, false
 }
 
 // setStatus changes a transaction's status, and where the merchant's
@@ -693,29 +650,31 @@ func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
 	if from != "" {
 		key := txKey{typ: t.typ(), status: from}
 		l := m.txStatus[key]
-		if i := l.index(t.seq); i < len(l) && l[i] == t.seq {
+		if i := l.Index(t.seq); i < len(l) && l[i] == t.seq {
 			m.txStatus[key] = slices.Delete(l, i, i+1)
 		}
 	}
 	if to != "" {
 		key := txKey{typ: t.typ(), status: to}
 		l := m.txStatus[key]
-		if i := l.index(t.seq); i == len(l) || l[i] != t.seq {
+		if i := l.Index(t.seq); i == len(l) || l[i] != t.seq {
 			m.txStatus[key] = slices.Insert(l, i, t.seq)
 		}
 	}
 }
 
-// seqList is a list of a merchant's transactions by seq, in seq order:
-// the transaction of seq n is txList[n-1] (merchant.tx). Numbers rather
-// than pointers halve the lists' size, and the collector does not scan them.
-type seqList []uint32
+// txByID returns the merchant's transaction with the given id, or nil. The
+// caller holds m.mu.
+func (m *merchant) txByID(id string) *tx {
+	t, _ := m.txs.Get(m.txList, id)
+	return t
+}
 
-// index returns the index of the first transaction of l whose seq is seq or
-// later.
-func (l seqList) index(seq uint32) int {
-	i, _ := slices.BinarySearch(l, seq)
-	return i
+// txByOrderID returns the merchant's transaction with the given order_id,
+// or nil. The caller holds m.mu.
+func (m *merchant) txByOrderID(orderID string) *tx {
+	t, _ := m.orderIDs.Get(m.txList, orderID)
+	return t
 }
 
 // tx returns the stored transaction of seq (from 1). The caller holds m.mu.

@@ -3,10 +3,10 @@ package refserver
 import (
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/storedata"
 )
@@ -67,15 +67,15 @@ func (s *Server) listStores(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrBadRequest, "The parameter '%s' is required", name)
 		}
 	}
-	lat, e := queryNumber(q.Get("latitud"), "latitud", -90, 90)
+	lat, e := listquery.Number(q.Get("latitud"), "latitud", -90, 90)
 	if e != nil {
 		return nil, e
 	}
-	lng, e := queryNumber(q.Get("longitud"), "longitud", -180, 180)
+	lng, e := listquery.Number(q.Get("longitud"), "longitud", -180, 180)
 	if e != nil {
 		return nil, e
 	}
-	km, e := queryNumber(q.Get("kilometers"), "kilometers", -math.MaxFloat64, math.MaxFloat64)
+	km, e := listquery.Number(q.Get("kilometers"), "kilometers", -math.MaxFloat64, math.MaxFloat64)
 	if e != nil {
 		return nil, e
 	}
@@ -94,19 +94,6 @@ func (s *Server) listStores(c *call) (any, *Error) {
 	return out, nil
 }
 
-// queryNumber parses a numeric query parameter and checks that it is
-// finite and within [lo, hi] (1003 naming the parameter otherwise).
-func queryNumber(raw, name string, lo, hi float64) (float64, *Error) {
-	x, err := strconv.ParseFloat(strings.TrimSpace(raw), 64)
-	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be a number", name)
-	}
-	if x < lo || x > hi {
-		return 0, errorf(openpay.ErrInvalidParameter, "The parameter '%s' must be from %g to %g", name, lo, hi)
-	}
-	return x, nil
-}
-
 // wireStore converts a store of the data set to its wire form.
 func wireStore(st storedata.Store) storeWire {
 	// The data set's limits are whole pesos or cents; a limit with more
@@ -114,8 +101,8 @@ func wireStore(st storedata.Store) storeWire {
 	// out, and would show as zero.
 	maxAmount, _ := openpay.AmountFromDecimal(st.Chain.MaxAmount)
 	zone := gatewayZone
-	if r, ok := rulesOf(openpay.Country(st.Address.CountryCode)); ok {
-		zone = r.zone // the store's country's, as its merchants' (country.go)
+	if r, ok := countryrules.Of(openpay.Country(st.Address.CountryCode)); ok {
+		zone = r.Zone // the store's country's, as its merchants' (country.go)
 	}
 	w := storeWire{
 		Store: openpay.Store{

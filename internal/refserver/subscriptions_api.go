@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/calendar"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -195,41 +196,10 @@ func (st *subscriptionState) customerDeleted(_ *Server, m *merchant, customerID 
 	}
 }
 
-// dayOf is the day of t in the merchant's time zone, as midnight UTC.
-func dayOf(t time.Time, zone *time.Location) time.Time {
-	y, m, d := t.In(zone).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// dateOnly is the calendar day a decoded yyyy-mm-dd value names, as
-// midnight UTC.
-func dateOnly(d openpay.Date) time.Time { return d.In(time.UTC) }
-
-// addMonths adds n calendar months to a day, keeping its day of the month
-// or, when the month is shorter, taking its last day.
-func addMonths(day time.Time, n int) time.Time {
-	y, m, d := day.Date()
-	first := time.Date(y, m+time.Month(n), 1, 0, 0, 0, 0, time.UTC)
-	last := first.AddDate(0, 1, -1).Day()
-	return first.AddDate(0, 0, min(d, last)-1)
-}
-
-// periodStart is the day period n (from 0) of a plan starts when the first
-// one starts on anchor.
-func periodStart(anchor time.Time, n int, p *openpay.Plan) time.Time {
-	k := n * p.RepeatEvery
-	switch p.RepeatUnit {
-	case openpay.RepeatUnitWeek:
-		return anchor.AddDate(0, 0, 7*k)
-	case openpay.RepeatUnitYear:
-		return addMonths(anchor, 12*k)
-	default:
-		return addMonths(anchor, k)
-	}
-}
-
 // due is the day the next unpaid period starts, when it is to be charged.
-func (sub *subscription) due() time.Time { return periodStart(sub.anchor, sub.periods, sub.plan) }
+func (sub *subscription) due() time.Time {
+	return calendar.PeriodStart(sub.anchor, sub.periods, sub.plan)
+}
 
 // chargeDate is the day of the next charge: the next attempt while past_due.
 func (sub *subscription) chargeDate() time.Time {
@@ -274,7 +244,7 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 // (the merchants are taken in the order they were added, so that
 // identifiers stay deterministic).
 func (s *Server) chargeSubscriptionsDue(m *merchant, now time.Time) {
-	today := dayOf(now, zoneOf(m))
+	today := calendar.Day(now, zoneOf(m))
 	unlock := s.lockWithGroups(m)
 	defer unlock()
 	for _, sub := range subscriptionsOf(m).list {
@@ -292,7 +262,7 @@ func (s *Server) nextSubscriptionWork(m *merchant) (next time.Time, ok bool) {
 	defer m.mu.Unlock()
 	for _, sub := range subscriptionsOf(m).list {
 		if day, due := sub.nextWorkDay(); due {
-			if at := startOfDay(day, zoneOf(m)); !ok || at.Before(next) {
+			if at := calendar.StartOfDay(day, zoneOf(m)); !ok || at.Before(next) {
 				next, ok = at, true
 			}
 		}
@@ -311,13 +281,6 @@ func (sub *subscription) nextWorkDay() (time.Time, bool) {
 		return sub.chargeDate(), true
 	}
 	return time.Time{}, false
-}
-
-// startOfDay is the first instant of a day (held as midnight UTC) in a
-// merchant's time zone.
-func startOfDay(day time.Time, zone *time.Location) time.Time {
-	y, m, d := day.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, zone)
 }
 
 // runSubscription does the work due by today on one subscription (see the
@@ -503,9 +466,9 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'plan_id' names the plan '%s', which is deleted and takes no new subscriptions", p.ID)
 	}
 	now := s.nowFor(m)
-	today := dayOf(now, zoneOf(m))
+	today := calendar.Day(now, zoneOf(m))
 	hasTrialEnd := f.Has("trial_end_date")
-	trialEnd := dateOnly(req.TrialEndDate)
+	trialEnd := calendar.DateOnly(req.TrialEndDate)
 	if hasTrialEnd {
 		if e := checkTrialEnd(trialEnd, today); e != nil {
 			return nil, e
@@ -611,9 +574,9 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 			return nil, e
 		}
 	}
-	today := dayOf(s.nowOf(m), zoneOf(m))
+	today := calendar.Day(s.nowOf(m), zoneOf(m))
 	hasTrialEnd := f.Has("trial_end_date")
-	trialEnd := dateOnly(req.TrialEndDate)
+	trialEnd := calendar.DateOnly(req.TrialEndDate)
 	if hasTrialEnd && !sub.trialEnd.IsZero() && trialEnd.Equal(sub.trialEnd) && sub.status != openpay.SubscriptionStatusTrial {
 		hasTrialEnd = false // read-echo: the trial's end as read, unchanged
 	}
@@ -642,7 +605,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 			// The trial ends now: its last day was yesterday, unless the
 			// subscription was created today (then it had none).
 			sub.anchor, sub.trialEnd = today, today.AddDate(0, 0, -1)
-			if sub.trialEnd.Before(dayOf(sub.created, zoneOf(m))) {
+			if sub.trialEnd.Before(calendar.Day(sub.created, zoneOf(m))) {
 				sub.trialEnd = time.Time{}
 			}
 			s.runSubscription(m, sub, today)

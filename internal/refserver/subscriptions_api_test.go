@@ -413,41 +413,6 @@ func TestSubscriptionRetriesOverAJumpCarryTheirDays(t *testing.T) {
 	assert.Equal(t, []string{dates[2], dates[1], dates[0]}, evDates)
 }
 
-func TestSubscriptionPeriodsFollowTheCalendar(t *testing.T) {
-	t.Parallel()
-	day := func(s string) time.Time {
-		d, err := time.Parse(time.DateOnly, s)
-		require.NoError(t, err)
-		return d
-	}
-	month := &openpay.Plan{RepeatEvery: 1, RepeatUnit: openpay.RepeatUnitMonth}
-	quarter := &openpay.Plan{RepeatEvery: 3, RepeatUnit: openpay.RepeatUnitMonth}
-	year := &openpay.Plan{RepeatEvery: 1, RepeatUnit: openpay.RepeatUnitYear}
-	week := &openpay.Plan{RepeatEvery: 1, RepeatUnit: openpay.RepeatUnitWeek}
-	for _, c := range []struct {
-		anchor string
-		n      int
-		p      *openpay.Plan
-		want   string
-	}{
-		{"2026-01-31", 0, month, "2026-01-31"},
-		{"2026-01-31", 1, month, "2026-02-28"},
-		{"2026-01-31", 2, month, "2026-03-31"},
-		{"2026-01-31", 3, month, "2026-04-30"},
-		{"2026-01-31", 13, month, "2027-02-28"},
-		{"2027-12-31", 2, month, "2028-02-29"},
-		{"2026-11-30", 1, quarter, "2027-02-28"},
-		{"2028-02-29", 1, year, "2029-02-28"},
-		{"2028-02-29", 4, year, "2032-02-29"},
-		{"2026-12-29", 1, week, "2027-01-05"},
-	} {
-		assert.Equal(t, c.want, periodStart(day(c.anchor), c.n, c.p).Format(time.DateOnly), "%s + %d", c.anchor, c.n)
-	}
-	// Days are read in the gateway's zone (UTC-6).
-	assert.Equal(t, "2026-03-10", dayOf(time.Date(2026, 3, 11, 5, 59, 0, 0, time.UTC), gatewayZone).Format(time.DateOnly))
-	assert.Equal(t, "2026-03-11", dayOf(time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC), gatewayZone).Format(time.DateOnly))
-}
-
 func TestSubscriptionDeclinesRetryThenStatusAfterRetry(t *testing.T) {
 	t.Parallel()
 	for _, after := range []string{"unpaid", "cancelled"} {

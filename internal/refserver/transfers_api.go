@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	var v reqbody.Checker
 	v.Required(f, "customer_id")
 	v.Identifier("customer_id", req.CustomerID)
-	checkMoneyRequest(&v, f, req.Amount, req.Description, req.OrderID)
+	fieldrules.Money(&v, f, req.Amount, req.Description, req.OrderID)
 	if v.Err == nil && req.Amount.Cmp(onePeso) <= 0 {
 		v.Failf(openpay.ErrInvalidParameter, "The field 'amount' must be greater than 1.00")
 	}
@@ -123,7 +124,7 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
-	if t := extState(m, newTransferState).in.get(m.txList, id); t != nil && t.t.CustomerID == cu.id {
+	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.t.CustomerID == cu.id {
 		return t.snapshot(), nil
 	}
 	return nil, errNotFound("transfer", id)

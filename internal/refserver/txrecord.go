@@ -1,13 +1,13 @@
 package refserver
 
 import (
-	"math"
 	"time"
 	"unsafe"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
+	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
 // How a transaction is stored: compact fields, the wire form built on read.
@@ -75,7 +75,7 @@ const inRare = compact.Full
 
 // notCents is what an amount field holds when the amount has no exact
 // value in cents and is kept whole instead.
-const notCents = math.MinInt64
+const notCents = seqindex.NoCents
 
 // The tables of the numbered fields of stored transactions.
 var (

@@ -171,7 +171,7 @@ func (s *Server) createWebhook(c *call) (any, *Error) {
 		v.Failf(openpay.ErrInvalidParameter, "The field 'event_types' must hold at least one event type")
 	}
 	for _, t := range req.EventTypes {
-		if !t.Valid() || !c.m.country.hasEvent(t) {
+		if !t.Valid() || !c.m.country.HasEvent(t) {
 			v.Failf(openpay.ErrInvalidParameter, "The field 'event_types' holds an unknown event type '%s'", truncateForMessage(string(t)))
 			break
 		}

@@ -24,6 +24,10 @@
 //   - A bad value is refused with an *apierr.Error of code 1003 naming the
 //     parameter, never a value a client sent; no input makes the package
 //     panic.
+//   - The required parameters of reports ([Int], [Kind], [Month]) answer
+//     1001 when missing or not of their type, 1003 out of range or not
+//     among the values; [Number] (the store search's coordinates) answers
+//     1003.
 //   - Reading parameters takes no lock and touches no state: a handler
 //     reads them before taking its merchant's lock, walks its records
 //     under the lock with [Page] (or [DateRange] and [Params.KeepDate] for

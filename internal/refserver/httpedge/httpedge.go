@@ -1,0 +1,116 @@
+// Package httpedge holds what the reference server reads from requests
+// and writes to answers at the HTTP level, apart from the API: the API key
+// of the Basic credentials, whether a request comes from a browser and the
+// CORS headers that let it read an answer, loopback hosts, and URLs moved
+// to another base.
+//
+// The gateway's browser library (Openpay.js) calls a few routes
+// straight from the payer's browser, on the shop's origin, with the public
+// key: XHR with an Authorization header, Content-Type application/json and
+// withCredentials. Those routes (the server marks them: allowPublicKey,
+// fromBrowser in its routes.go)
+// answer the CORS preflight and reflect the request's Origin with
+// credentials allowed; every other route sends no CORS header, so a browser
+// keeps their answers from scripts, and their preflight gets the usual 405.
+//
+// A request that carries an Origin header comes from a browser (servers and
+// the SDK send none); with the private key it is refused with 1010, as
+// section 5 of the specification says: the private key must never reach a
+// browser.
+//
+// The browser library the server hands out and the hosted payment pages
+// (package web) are served from the same handler, ahead of the API routes.
+//
+// Contract: every function is pure but for the headers it is given to
+// set, and none allocates on the request path where its doc says so
+// ([BasicAuthUser]). The package does not own which routes are open to
+// browsers, nor what a key authenticates: the server decides both.
+package httpedge
+
+import (
+	"bytes"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"unsafe"
+)
+
+// CORSMaxAge is how long a browser may cache a preflight answer (seconds).
+const CORSMaxAge = 600
+
+// FromBrowser reports whether the request came from browser script.
+func FromBrowser(r *http.Request) bool { return r.Header.Get("Origin") != "" }
+
+// AllowOrigin lets the request's origin read the answer, with credentials.
+// The opaque origin "null" (sandboxed frames, file: pages, data: URLs,
+// redirects across origins) is one any page can take, so it is let read
+// the answer to its own request only: never with credentials.
+func AllowOrigin(h http.Header, r *http.Request) {
+	h.Add("Vary", "Origin")
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return
+	}
+	h.Set("Access-Control-Allow-Origin", origin)
+	if origin != "null" {
+		h.Set("Access-Control-Allow-Credentials", "true")
+	}
+}
+
+// BasicAuthUser returns the user name of the request's HTTP Basic
+// credentials (the API key; the password is empty), as r.BasicAuth reads
+// them, decoded into buf when it is large enough so that checking a key
+// allocates nothing.
+func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
+	const prefix = "Basic "
+	auth := r.Header.Get("Authorization")
+	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+		return nil, false
+	}
+	enc := auth[len(prefix):]
+	if base64.StdEncoding.DecodedLen(len(enc)) > len(buf) {
+		user, _, ok := r.BasicAuth()
+		return []byte(user), ok
+	}
+	// Decode only reads its source: a view of the header's bytes spares a
+	// copy of them.
+	n, err := base64.StdEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(enc), len(enc)))
+	if err != nil {
+		return nil, false
+	}
+	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
+	return user, ok
+}
+
+// LoopbackHost reports whether a host, with or without its port, is
+// localhost or a loopback IP address (an empty host, which listens on
+// every interface, is not).
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Rebased is u with the scheme and host of base; u unchanged when either
+// is not an absolute URL.
+func Rebased(u, base string) string {
+	if u == "" {
+		return u
+	}
+	old, err1 := url.Parse(u)
+	to, err2 := url.Parse(base)
+	if err1 != nil || err2 != nil || old.Host == "" || to.Host == "" {
+		return u
+	}
+	old.Scheme, old.Host = to.Scheme, to.Host
+	return old.String()
+}

@@ -1,0 +1,82 @@
+package httpedge
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestBasicAuthUser checks that the server reads the API key from the
+// Authorization header exactly as net/http's BasicAuth does, without
+// allocating for a key of usual length.
+func TestBasicAuthUser(t *testing.T) {
+	long := strings.Repeat("k", 200)
+	for _, h := range []string{
+		"", "Basic", "Basic ", "basic c2tfMTIzOg==", "BASIC c2tfMTIzOg==", "Basic c2tfMTIzOg==",
+		"Basic c2tfMTIz", "Basic c2tfMTIzOnB3", "Basic !!!!", "Bearer c2tfMTIzOg==", "Basic Og==",
+		"Basic " + base64.StdEncoding.EncodeToString([]byte(long+":")),
+		"Basic " + base64.StdEncoding.EncodeToString([]byte("sk_ñ:x:y")),
+	} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		if h != "" {
+			r.Header.Set("Authorization", h)
+		}
+		wantUser, _, wantOK := r.BasicAuth()
+		var buf [96]byte
+		user, ok := BasicAuthUser(r, buf[:])
+		assert.Equal(t, wantOK, ok, h)
+		if wantOK {
+			assert.Equal(t, wantUser, string(user), h)
+		}
+	}
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
+	var buf [96]byte
+	assert.Zero(t, testing.AllocsPerRun(100, func() { BasicAuthUser(r, buf[:]) }))
+}
+
+func TestBrowserAndOrigin(t *testing.T) {
+	t.Parallel()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	assert.False(t, FromBrowser(r))
+	h := http.Header{}
+	AllowOrigin(h, r)
+	assert.Equal(t, "Origin", h.Get("Vary"))
+	assert.Empty(t, h.Get("Access-Control-Allow-Origin"), "no Origin, no CORS")
+
+	r.Header.Set("Origin", "https://shop.example")
+	assert.True(t, FromBrowser(r))
+	h = http.Header{}
+	AllowOrigin(h, r)
+	assert.Equal(t, "https://shop.example", h.Get("Access-Control-Allow-Origin"))
+	assert.Equal(t, "true", h.Get("Access-Control-Allow-Credentials"))
+
+	r.Header.Set("Origin", "null")
+	h = http.Header{}
+	AllowOrigin(h, r)
+	assert.Equal(t, "null", h.Get("Access-Control-Allow-Origin"))
+	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"), "the opaque origin never gets credentials")
+}
+
+func TestLoopbackHost(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]bool{
+		"localhost": true, "LOCALHOST:8080": true, "127.0.0.1": true, "127.0.0.1:80": true, "[::1]:443": true, "::1": true,
+		"": false, ":8080": false, "0.0.0.0:80": false, "example.com": false, "10.0.0.1:80": false,
+	} {
+		assert.Equal(t, want, LoopbackHost(host), host)
+	}
+}
+
+func TestRebased(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "http://127.0.0.1:9000/paynet-pdf/m1/ref?x=1", Rebased("http://127.0.0.1:8000/paynet-pdf/m1/ref?x=1", "http://127.0.0.1:9000"))
+	assert.Equal(t, "https://api.example/v1", Rebased("http://old:1/v1", "https://api.example/ignored/path"))
+	assert.Equal(t, "", Rebased("", "http://x"))
+	assert.Equal(t, "/relative", Rebased("/relative", "http://x"), "not absolute: unchanged")
+	assert.Equal(t, "http://a/b", Rebased("http://a/b", "nohost"), "a base without a host: unchanged")
+}

@@ -1,0 +1,157 @@
+// Package seqindex holds the indexes the reference server keeps over a
+// merchant's stored transactions, which are numbered by seq from 1 in the
+// order they were stored: the transaction of seq n is the n-th of the
+// merchant's list. The indexes hold numbers, not pointers, so that a store
+// of a million transactions stays small and the garbage collector does not
+// scan them.
+//
+// Contract:
+//   - [Keys] finds a record of a list by a string key (an id, an order_id):
+//     it maps a 32-bit hash of the key to the record's seq and checks the
+//     key of the record found, so a collision costs a little room and never
+//     a wrong answer.
+//   - [Amounts] bounds the amounts in cents of the records by blocks of
+//     consecutive seq, so that a list filtered by amount skips whole blocks
+//     that cannot match; its bounds only widen, so they stay true when an
+//     amount changes.
+//   - [List] is a list of seq in ascending order, searched by binary search.
+//
+// The package does not own the records, their order or their lock: the
+// caller stores the records, gives each its seq, and holds its own lock
+// around every call (nothing here is safe for concurrent use). What a key
+// or an amount is, is the caller's (the key function, the cents given).
+package seqindex
+
+import (
+	"hash/maphash"
+	"math"
+	"slices"
+
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
+)
+
+// Keys finds a record of type T by a string key without holding a pointer
+// per entry: it maps a 32-bit hash of the key to the record's seq, and the
+// record is list[seq-1]. A store of a million charges keeps two such
+// indexes; as map[string]*T they cost about twice the memory, and the
+// garbage collector scanned their two million keys and values at every
+// cycle, where a map without pointers is not scanned at all.
+//
+// A hash is not the key: a lookup checks the key of the record found, and
+// a key whose hash is already taken by another key goes to more, an
+// ordinary map, so collisions cost a little room and never a wrong answer.
+type Keys[T any] struct {
+	seed maphash.Seed
+	// key is the key the index is by, read from a stored record.
+	key  func(T) string
+	seqs map[uint32]uint32
+	more map[string]uint32
+}
+
+// NewKeys returns an empty index by the key that key reads from a record.
+func NewKeys[T any](key func(T) string) Keys[T] {
+	return Keys[T]{seed: maphash.MakeSeed(), key: key, seqs: make(map[uint32]uint32)}
+}
+
+func (x *Keys[T]) hash(k string) uint32 {
+	h := maphash.String(x.seed, k)
+	return uint32(h) ^ uint32(h>>32)
+}
+
+// Get returns the record of list with key k, and false when there is
+// none (the zero T then).
+func (x *Keys[T]) Get(list []T, k string) (T, bool) {
+	if seq, ok := x.seqs[x.hash(k)]; ok {
+		if r := list[seq-1]; x.key(r) == k {
+			return r, true
+		}
+	}
+	if seq, ok := x.more[k]; ok {
+		return list[seq-1], true
+	}
+	var zero T
+	return zero, false
+}
+
+// Put records that the record of seq (already in list) has key k.
+func (x *Keys[T]) Put(list []T, k string, seq uint32) {
+	h := x.hash(k)
+	if old, ok := x.seqs[h]; ok && x.key(list[old-1]) != k {
+		if x.more == nil {
+			x.more = make(map[string]uint32)
+		}
+		x.more[k] = seq
+		return
+	}
+	x.seqs[h] = seq
+	delete(x.more, k)
+}
+
+// Remove forgets key k. It is called before a record's key changes (an
+// order_id changed), while the key function still gives the old one.
+func (x *Keys[T]) Remove(list []T, k string) {
+	h := x.hash(k)
+	if seq, ok := x.seqs[h]; ok && x.key(list[seq-1]) == k {
+		delete(x.seqs, h)
+		return
+	}
+	delete(x.more, k)
+}
+
+// NoCents is the amount given to [Amounts.Widen] for an amount without an
+// exact value in cents: its blocks become unbounded.
+const NoCents = math.MinInt64
+
+// Amounts holds, for blocks of consecutive seq at three sizes (64, 4096
+// and 262144 records), the least and the greatest amount in cents any
+// record of the block has had. An amount that changes only widens its
+// blocks' bounds, so the bounds stay true; an amount without an exact
+// value in cents ([NoCents]) makes its blocks unbounded. The zero value is
+// ready to use.
+type Amounts struct {
+	least, most [3][]int64
+}
+
+// amountBlockShift is log2 of the block sizes of Amounts.
+var amountBlockShift = [3]uint{6, 12, 18}
+
+// Widen makes the bounds of the blocks of seq (from 1) cover an amount of
+// c cents (any amount when c is NoCents).
+func (s *Amounts) Widen(seq uint32, c int64) {
+	ok := c != NoCents
+	for lv, shift := range amountBlockShift {
+		b := int((seq - 1) >> shift)
+		for len(s.least[lv]) <= b {
+			s.least[lv] = append(s.least[lv], math.MaxInt64)
+			s.most[lv] = append(s.most[lv], math.MinInt64)
+		}
+		if !ok {
+			s.least[lv][b], s.most[lv][b] = math.MinInt64, math.MaxInt64
+			continue
+		}
+		s.least[lv][b], s.most[lv][b] = min(s.least[lv][b], c), max(s.most[lv][b], c)
+	}
+}
+
+// Skip returns the first seq of the largest block holding seq in which no
+// amount can pass the filters f, and false when there is none.
+func (s *Amounts) Skip(seq uint32, f listquery.AmountBounds) (uint32, bool) {
+	for lv := len(amountBlockShift) - 1; lv >= 0; lv-- {
+		shift := amountBlockShift[lv]
+		b := int((seq - 1) >> shift)
+		if b < len(s.least[lv]) && f.Excludes(s.least[lv][b], s.most[lv][b]) {
+			return uint32(b)<<shift + 1, true
+		}
+	}
+	return 0, false
+}
+
+// List is a list of records by seq, in ascending order. Numbers rather
+// than pointers halve a list's size, and the collector does not scan them.
+type List []uint32
+
+// Index returns the index of the first entry of l that is seq or later.
+func (l List) Index(seq uint32) int {
+	i, _ := slices.BinarySearch(l, seq)
+	return i
+}

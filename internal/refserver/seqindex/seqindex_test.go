@@ -1,0 +1,144 @@
+package seqindex
+
+import (
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/openpay-go/openpay/internal/refserver/listquery"
+)
+
+// rec is a stored record as the tests keep them: a key and its seq.
+type rec struct {
+	key string
+	seq uint32
+}
+
+// collidingKeys returns two different keys with the same hash in x, found
+// by trying keys until two meet (about 80,000 tries on average for a 32-bit
+// hash).
+func collidingKeys(t *testing.T, x *Keys[*rec]) (string, string) {
+	t.Helper()
+	seen := make(map[uint32]string)
+	for i := range 10_000_000 {
+		k := "key-" + strconv.Itoa(i)
+		h := x.hash(k)
+		if other, ok := seen[h]; ok {
+			return other, k
+		}
+		seen[h] = k
+	}
+	t.Fatal("no two keys with the same hash")
+	return "", ""
+}
+
+func TestKeysCollisions(t *testing.T) {
+	t.Parallel()
+	x := NewKeys(func(r *rec) string { return r.key })
+	a, b := collidingKeys(t, &x)
+	require.Equal(t, x.hash(a), x.hash(b))
+	var list []*rec
+	add := func(k string) *rec {
+		r := &rec{key: k, seq: uint32(len(list) + 1)}
+		list = append(list, r)
+		x.Put(list, k, r.seq)
+		return r
+	}
+	get := func(k string) *rec {
+		r, ok := x.Get(list, k)
+		assert.Equal(t, r != nil, ok, "Get's bool says whether a record was found")
+		return r
+	}
+	ra, rc, rb := add(a), add("other"), add(b)
+	assert.Same(t, ra, get(a))
+	assert.Same(t, rb, get(b), "a key whose hash is taken is still found")
+	assert.Same(t, rc, get("other"))
+	assert.Nil(t, get("missing"))
+
+	x.Remove(list, a)
+	assert.Nil(t, get(a))
+	assert.Same(t, rb, get(b), "removing the first key keeps the second")
+
+	// The key changes (an order_id changed), then comes back.
+	ra.key = "renamed"
+	x.Put(list, "renamed", ra.seq)
+	assert.Same(t, ra, get("renamed"))
+	x.Remove(list, "renamed")
+	ra.key = a
+	x.Put(list, a, ra.seq)
+	assert.Same(t, ra, get(a))
+	assert.Same(t, rb, get(b))
+
+	x.Remove(list, b)
+	assert.Nil(t, get(b))
+	assert.Same(t, ra, get(a), "removing the second key keeps the first")
+	x.Remove(list, a)
+	assert.Nil(t, get(a))
+	assert.Same(t, rc, get("other"))
+}
+
+func bounds(t *testing.T, q string) listquery.AmountBounds {
+	t.Helper()
+	v, err := url.ParseQuery(q)
+	require.NoError(t, err)
+	b, e := listquery.Amounts(v)
+	require.Nil(t, e)
+	return b
+}
+
+func TestAmountsSkipWholeBlocks(t *testing.T) {
+	t.Parallel()
+	var s Amounts
+	// 10,000 records of 1.00, but record 5000 of 500.00.
+	for seq := uint32(1); seq <= 10_000; seq++ {
+		c := int64(100)
+		if seq == 5000 {
+			c = 50_000
+		}
+		s.Widen(seq, c)
+	}
+	big := bounds(t, "amount[gte]=100")
+	// Seq 1: the block of 4096 (1..4096) holds no amount of 100.00 or more.
+	start, ok := s.Skip(1, big)
+	require.True(t, ok)
+	assert.Equal(t, uint32(1), start)
+	// Seq 5000 is in a block that may match, at every size.
+	_, ok = s.Skip(5000, big)
+	assert.False(t, ok, "the block holding 500.00 cannot be skipped")
+	// Seq 4100 is in the block of 64 from 4097, which holds only 1.00; the
+	// block of 4096 from 4097 holds 500.00.
+	start, ok = s.Skip(4100, big)
+	require.True(t, ok)
+	assert.Equal(t, uint32(4097), start)
+
+	// An amount that changes widens its blocks: seq 10 becomes 200.00.
+	s.Widen(10, 20_000)
+	_, ok = s.Skip(10, big)
+	assert.False(t, ok, "a widened block is no longer skipped")
+
+	// An amount without exact cents makes its blocks unbounded.
+	s.Widen(9000, NoCents)
+	_, ok = s.Skip(9000, bounds(t, "amount=3.00"))
+	assert.False(t, ok)
+	start, ok = s.Skip(100, bounds(t, "amount=3.00"))
+	assert.True(t, ok, "other blocks keep their bounds")
+	assert.Equal(t, uint32(65), start, "the block of 64 from 65 holds only 1.00")
+
+	// Beyond the records, or without filters in cents, nothing is skipped.
+	_, ok = s.Skip(1, bounds(t, ""))
+	assert.False(t, ok)
+	_, ok = s.Skip(1<<20, big)
+	assert.False(t, ok)
+}
+
+func TestListIndex(t *testing.T) {
+	t.Parallel()
+	l := List{2, 5, 9}
+	for seq, want := range map[uint32]int{1: 0, 2: 0, 3: 1, 5: 1, 9: 2, 10: 3} {
+		assert.Equal(t, want, l.Index(seq), "seq %d", seq)
+	}
+	assert.Equal(t, 0, List(nil).Index(7))
+}
