@@ -202,11 +202,10 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return nil, e
 		}
 		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
-		// writes itself); the wire may carry one, read here.
-		if f.Has("currency") {
-			if e := f.Member("currency", &common.currency); e != nil {
-				return nil, e
-			}
+		// writes itself); the wire may carry one, read here (an absent one
+		// leaves common.currency as it is).
+		if e := f.Member("currency", &common.currency); e != nil {
+			return nil, e
 		}
 		req.kind, req.redirectURL = kindPSE, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
