@@ -123,7 +123,7 @@ func TestContractCheckoutsPerCountry(t *testing.T) {
 				assert.Equal(t, openpay.TransactionStatusChargePending, charge.Status)
 				assert.Equal(t, openpay.CurrencyCOP, charge.Currency)
 				require.NotNil(t, charge.PaymentMethod)
-				assert.Equal(t, openpay.PaymentMethodTypeRedirect, charge.PaymentMethod.Type)
+				assert.Equal(t, openpay.PaymentInstructionsTypeRedirect, charge.PaymentMethod.Type)
 				assert.True(t, strings.HasPrefix(charge.PaymentMethod.URL, k.srv.URL+"/v1/"), charge.PaymentMethod.URL)
 				_, err = k.srv.CompleteCharge(charge.ID) // the payer's bank approves
 				require.NoError(t, err)

@@ -279,7 +279,7 @@ func TestContractPSE(t *testing.T) {
 	assert.Equal(t, openpay.TransactionMethodBankAccount, ch.Method)
 	assert.Equal(t, openpay.CurrencyCOP, ch.Currency)
 	require.NotNil(t, ch.PaymentMethod)
-	assert.Equal(t, openpay.PaymentMethodTypeRedirect, ch.PaymentMethod.Type)
+	assert.Equal(t, openpay.PaymentInstructionsTypeRedirect, ch.PaymentMethod.Type)
 	require.NotNil(t, ch.Customer)
 	assert.Equal(t, payer.CustomerAddress, ch.Customer.CustomerAddress)
 
@@ -339,7 +339,7 @@ func TestContractPSE(t *testing.T) {
 	mx := newContract(t)
 	spei, err := mx.c.Charges.Create(ctx, openpay.BankCharge{Amount: openpay.MustAmount("100"), Description: "SPEI"})
 	require.NoError(t, err)
-	assert.Equal(t, openpay.PaymentMethodTypeBankTransfer, spei.PaymentMethod.Type)
+	assert.Equal(t, openpay.PaymentInstructionsTypeBankTransfer, spei.PaymentMethod.Type)
 	_, err = mx.c.Charges.Create(ctx, openpay.PSECharge{Amount: openpay.MustAmount("100"), Description: "x", RedirectURL: "/"})
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter, "a Mexican account takes no PSE (its bank_account charge is SPEI, in MXN)")
 }

@@ -232,20 +232,20 @@ func TestContractCharges(t *testing.T) {
 	for name, tt := range map[string]struct {
 		req    openpay.ChargeRequest
 		status openpay.TransactionStatus
-		pm     openpay.PaymentMethodType
+		pm     openpay.PaymentInstructionsType
 	}{
 		"redirect": {openpay.RedirectCharge{Amount: openpay.MustAmount("10"), Description: "d", RedirectURL: "https://shop.example/r", Customer: payer},
-			openpay.TransactionStatusChargePending, openpay.PaymentMethodTypeRedirect},
+			openpay.TransactionStatusChargePending, openpay.PaymentInstructionsTypeRedirect},
 		"3-D Secure": {openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("10"), Description: "d", Use3DSecure: true, RedirectURL: "https://shop.example/r"},
-			openpay.TransactionStatusChargePending, openpay.PaymentMethodTypeRedirect},
+			openpay.TransactionStatusChargePending, openpay.PaymentInstructionsTypeRedirect},
 		"store": {openpay.StoreCharge{Amount: openpay.MustAmount("10"), Description: "d", Customer: payer},
-			openpay.TransactionStatusInProgress, openpay.PaymentMethodTypeStore},
+			openpay.TransactionStatusInProgress, openpay.PaymentInstructionsTypeStore},
 		"bank": {openpay.BankCharge{Amount: openpay.MustAmount("10"), Description: "d", Customer: payer},
-			openpay.TransactionStatusInProgress, openpay.PaymentMethodTypeBankTransfer},
+			openpay.TransactionStatusInProgress, openpay.PaymentInstructionsTypeBankTransfer},
 		"alipay": {openpay.AlipayCharge{Amount: openpay.MustAmount("10"), Description: "d", RedirectURL: "https://shop.example/a", Customer: payer},
-			openpay.TransactionStatusChargePending, openpay.PaymentMethodTypeRedirect},
+			openpay.TransactionStatusChargePending, openpay.PaymentInstructionsTypeRedirect},
 		"ivr": {openpay.IVRCharge{Amount: openpay.MustAmount("10"), Description: "d", Customer: payer},
-			openpay.TransactionStatusChargePending, openpay.PaymentMethodTypeIVR},
+			openpay.TransactionStatusChargePending, openpay.PaymentInstructionsTypeIVR},
 	} {
 		ch, err := k.c.Charges.Create(ctx, tt.req)
 		if !assert.NoError(t, err, name) {

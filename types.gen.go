@@ -352,28 +352,28 @@ func (e OperationType) Valid() bool {
 	}
 }
 
-// The PaymentMethodType values this version of the SDK knows. A value
-// the gateway adds later still decodes; [PaymentMethodType.Valid]
+// The PaymentInstructionsType values this version of the SDK knows. A value
+// the gateway adds later still decodes; [PaymentInstructionsType.Valid]
 // tells them apart.
 const (
-	PaymentMethodTypeBankTransfer PaymentMethodType = "bank_transfer"
-	PaymentMethodTypeIVR          PaymentMethodType = "ivr"
-	PaymentMethodTypeRedirect     PaymentMethodType = "redirect"
-	PaymentMethodTypeStore        PaymentMethodType = "store"
+	PaymentInstructionsTypeBankTransfer PaymentInstructionsType = "bank_transfer"
+	PaymentInstructionsTypeIVR          PaymentInstructionsType = "ivr"
+	PaymentInstructionsTypeRedirect     PaymentInstructionsType = "redirect"
+	PaymentInstructionsTypeStore        PaymentInstructionsType = "store"
 )
 
-// Valid reports whether e is one of the PaymentMethodType values this
+// Valid reports whether e is one of the PaymentInstructionsType values this
 // version of the SDK knows; false for the zero value and for a value
 // the gateway added later.
-func (e PaymentMethodType) Valid() bool {
+func (e PaymentInstructionsType) Valid() bool {
 	switch e {
-	case PaymentMethodTypeBankTransfer:
+	case PaymentInstructionsTypeBankTransfer:
 		return true
-	case PaymentMethodTypeIVR:
+	case PaymentInstructionsTypeIVR:
 		return true
-	case PaymentMethodTypeRedirect:
+	case PaymentInstructionsTypeRedirect:
 		return true
-	case PaymentMethodTypeStore:
+	case PaymentInstructionsTypeStore:
 		return true
 	default:
 		return false
@@ -767,7 +767,7 @@ type Address struct {
 }
 
 // AlipayCharge is a charge through the Alipay wallet. The answer is
-// charge_pending with a redirect PaymentMethod and a Fee. The payer returns to
+// charge_pending with redirect PaymentInstructions and a Fee. The payer returns to
 // RedirectURL with the charge id; read the charge to learn the result.
 type AlipayCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
@@ -867,7 +867,7 @@ type BankAccountRequest struct {
 }
 
 // BankCharge is, in Mexico, a charge paid by bank transfer (SPEI). The answer
-// is in_progress with a bank_transfer PaymentMethod carrying the account and
+// is in_progress with bank_transfer PaymentInstructions carrying the account and
 // reference to pay to.
 type BankCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
@@ -1040,7 +1040,7 @@ type CardBrand string
 // CardCharge is a charge to a stored card or a token (SourceID). With Capture
 // false the charge only authorizes the amount, to be captured or cancelled
 // later. With Use3DSecure true and a RedirectURL the charge waits in
-// charge_pending with a redirect PaymentMethod, and the payer returns to
+// charge_pending with redirect PaymentInstructions, and the payer returns to
 // RedirectURL with id={charge id} added.
 type CardCharge struct {
 	// Amount is the amount in units of the currency (not cents), greater than zero
@@ -1666,7 +1666,7 @@ type Geolocation struct {
 }
 
 // IVRCharge is a card charge paid by phone (IVR). The answer is charge_pending
-// with an ivr PaymentMethod carrying the number to call and the key to type.
+// with ivr PaymentInstructions carrying the number to call and the key to type.
 // Customer is required on merchant-level charges; customer-scope charges take
 // the customer from the path and do not send it.
 type IVRCharge struct {
@@ -1862,8 +1862,8 @@ type Metadata map[string]string
 type OperationType string
 
 // PSECharge is, in Colombia, a payment from the payer's bank account through
-// PSE (online bank payments). The answer is charge_pending with a redirect
-// PaymentMethod whose URL takes the payer to the bank; the payer then returns
+// PSE (online bank payments). The answer is charge_pending with redirect
+// PaymentInstructions whose URL takes the payer to the bank; the payer then returns
 // to RedirectURL with id={charge id} added, and the charge ends completed,
 // failed or cancelled (an unpaid charge past its deadline is cancelled and
 // announced with a transaction.expired event). Mexican accounts read
@@ -1908,7 +1908,7 @@ type PSECharge struct {
 	RedirectURL string `json:"redirect_url"`
 }
 
-// PaymentMethod says what the payer must do to complete a charge that is not
+// PaymentInstructions says what the payer must do to complete a charge that is not
 // paid at once. Type says which fields are set:
 //
 //   - redirect (payment form, 3-D Secure, wallet and PSE charges): URL
@@ -1916,7 +1916,7 @@ type PSECharge struct {
 //     BarcodePaybinURL
 //   - bank_transfer: Agreement, Bank, CLABE and Name
 //   - ivr: PhoneNumber, IVRKey and Attempts
-type PaymentMethod struct {
+type PaymentInstructions struct {
 	// Agreement is, for a bank transfer, the collection agreement number.
 	Agreement string `json:"agreement,omitempty,omitzero"`
 
@@ -1957,7 +1957,7 @@ type PaymentMethod struct {
 
 	// Type says which instructions this object carries, and so which fields are
 	// set.
-	Type PaymentMethodType `json:"type"`
+	Type PaymentInstructionsType `json:"type"`
 
 	// URL is, for a redirect, the page where the payer completes the payment in a
 	// browser (no credentials needed). When the payer is done, the browser goes
@@ -1966,8 +1966,8 @@ type PaymentMethod struct {
 	URL string `json:"url,omitempty,omitzero"`
 }
 
-// PaymentMethodType says which instructions a PaymentMethod carries.
-type PaymentMethodType string
+// PaymentInstructionsType says which instructions a PaymentInstructions value carries.
+type PaymentInstructionsType string
 
 // PaymentPlan asks for monthly instalments on a card charge: without interest
 // in Mexico; in Peru with or without interest (PaymentsType).
@@ -2135,7 +2135,7 @@ type PointsBalance struct {
 }
 
 // RedirectCharge is a card charge through the gateway's payment form (virtual
-// terminal): the answer is charge_pending with a redirect PaymentMethod whose
+// terminal): the answer is charge_pending with redirect PaymentInstructions whose
 // URL the payer opens to enter the card; afterwards the payer returns to
 // RedirectURL. Customer is required on merchant-level charges; customer-scope
 // charges take the customer from the path and do not send it.
@@ -2233,7 +2233,7 @@ type Store struct {
 }
 
 // StoreCharge is a charge paid in cash at a convenience store. The answer is
-// in_progress with a store PaymentMethod carrying the reference and barcodes
+// in_progress with store PaymentInstructions carrying the reference and barcodes
 // the payer takes to the store. Send Customer on merchant-level store charges;
 // customer-scope charges do not send it. Each store chain takes payments up to
 // its own limit (Store.paynet_chain.max_amount): a charge larger than every
@@ -2570,7 +2570,7 @@ type Transaction struct {
 	// PaymentMethod says what the payer must do to complete a charge that is not
 	// paid at once: follow a URL, pay at a store, transfer to an account or call a
 	// number.
-	PaymentMethod *PaymentMethod `json:"payment_method,omitempty"`
+	PaymentMethod *PaymentInstructions `json:"payment_method,omitempty"`
 
 	// Refund is the refund of a refunded charge. A charge is refunded once, in whole or in part, so
 	// its refunded total is this refund's amount.

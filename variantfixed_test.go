@@ -97,22 +97,22 @@ func TestVariantsCarryTheirMethodWithoutAField(t *testing.T) {
 		req    openpay.ChargeRequest
 		wire   map[string]any // the members the SDK writes
 		method openpay.TransactionMethod
-		pm     openpay.PaymentMethodType // "" when the charge completes at once
+		pm     openpay.PaymentInstructionsType // "" when the charge completes at once
 	}{
 		{"card", openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("10"), Description: "d", OrderID: "fixed-card", ClientIP: ip},
 			map[string]any{"method": "card"}, openpay.TransactionMethodCard, ""},
 		{"inline card", openpay.InlineCardCharge{Card: inlineCard(openpaytest.CardVisa), Amount: openpay.MustAmount("11"), Description: "d", OrderID: "fixed-inline", ClientIP: ip},
 			map[string]any{"method": "card"}, openpay.TransactionMethodCard, ""},
 		{"redirect", openpay.RedirectCharge{Amount: openpay.MustAmount("12"), Description: "d", OrderID: "fixed-redirect", RedirectURL: "https://shop.example/r", Customer: payer, ClientIP: ip},
-			map[string]any{"method": "card", "confirm": false}, openpay.TransactionMethodCard, openpay.PaymentMethodTypeRedirect},
+			map[string]any{"method": "card", "confirm": false}, openpay.TransactionMethodCard, openpay.PaymentInstructionsTypeRedirect},
 		{"store", openpay.StoreCharge{Amount: openpay.MustAmount("13"), Description: "d", OrderID: "fixed-store", Customer: payer, ClientIP: ip},
-			map[string]any{"method": "store"}, openpay.TransactionMethodStore, openpay.PaymentMethodTypeStore},
+			map[string]any{"method": "store"}, openpay.TransactionMethodStore, openpay.PaymentInstructionsTypeStore},
 		{"bank", openpay.BankCharge{Amount: openpay.MustAmount("14"), Description: "d", OrderID: "fixed-bank", Customer: payer, ClientIP: ip},
-			map[string]any{"method": "bank_account"}, openpay.TransactionMethodBankAccount, openpay.PaymentMethodTypeBankTransfer},
+			map[string]any{"method": "bank_account"}, openpay.TransactionMethodBankAccount, openpay.PaymentInstructionsTypeBankTransfer},
 		{"alipay", openpay.AlipayCharge{Amount: openpay.MustAmount("15"), Description: "d", OrderID: "fixed-alipay", RedirectURL: "https://shop.example/a", Customer: payer, ClientIP: ip},
-			map[string]any{"method": "alipay"}, openpay.TransactionMethodAlipay, openpay.PaymentMethodTypeRedirect},
+			map[string]any{"method": "alipay"}, openpay.TransactionMethodAlipay, openpay.PaymentInstructionsTypeRedirect},
 		{"ivr", openpay.IVRCharge{Amount: openpay.MustAmount("16"), Description: "d", OrderID: "fixed-ivr", Customer: payer, ClientIP: ip},
-			map[string]any{"method": "card", "confirm": "ivr"}, openpay.TransactionMethodCard, openpay.PaymentMethodTypeIVR},
+			map[string]any{"method": "card", "confirm": "ivr"}, openpay.TransactionMethodCard, openpay.PaymentInstructionsTypeIVR},
 	} {
 		before := len(rec.posts())
 		ch, err := c.Charges.Create(ctx, tt.req)

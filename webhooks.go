@@ -30,9 +30,11 @@ func (ws *WebhooksService) Get(ctx context.Context, webhookID string, opts ...Ca
 	return call[Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks", webhookID)
 }
 
-// List returns every webhook of the merchant.
-func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]Webhook, error) {
-	out, err := call[[]Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
+// List returns every webhook of the merchant, the same *Webhook that Create
+// and Get return. The gateway does not page webhooks, so there is no
+// iterator: the answer is the whole list.
+func (ws *WebhooksService) List(ctx context.Context, opts ...CallOption) ([]*Webhook, error) {
+	out, err := call[[]*Webhook](ctx, scopeOf(ws), apiRequest{opts: opts, method: http.MethodGet}, "webhooks")
 	if err != nil {
 		return nil, err
 	}

@@ -154,17 +154,17 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/card_capture"}
 	case kindIVR:
 		echo()
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.more().DueDate = now.Add(pendingDueAfter)
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeIVR, PhoneNumber: ivrPhoneNumber, IVRKey: s.ids.IVRKey()}
 	case kindAlipay:
 		t.setMethod(openpay.TransactionMethodAlipay)
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.more().DueDate = dueOr(req.dueDate, now.Add(pendingDueAfter))
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		fee := req.amount.Decimal().Mul(decimal.RequireFromString(alipayFeeRate)).Round(2)
 		feeAmount, _ := openpay.AmountFromDecimal(fee)
 		t.more().Fee = &openpay.TransactionFee{Amount: feeAmount, Currency: openpay.CurrencyMXN}
@@ -174,7 +174,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.more().DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
 		ref := s.ids.StoreReference(t.t.ID)
 		s.registerBarcodeRef(ref)
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
 		if m.country == countryrules.Mexico {
 			// Paybin is a Mexican network; Colombian store charges answer
 			// the reference and its barcode only (facts-vendor.md, section 3).
@@ -187,12 +187,12 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.setMethod(openpay.TransactionMethodBankAccount)
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.more().DueDate = dueOr(req.dueDate, now.Add(pseDueAfter))
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 	case kindBank:
 		t.setMethod(openpay.TransactionMethodBankAccount)
 		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.more().DueDate = dueOr(req.dueDate, now.Add(bankDueAfter))
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeBankTransfer, Agreement: bankAgreement,
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeBankTransfer, Agreement: bankAgreement,
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
@@ -290,7 +290,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		m.setStatus(t, openpay.TransactionStatusChargePending)
 		t.captureOnCompletion = req.capture
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
-		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
+		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
 		return t.snapshot(), nil

@@ -44,7 +44,7 @@ func pageKind(t *tx) web.PageKind {
 	case kindRedirect:
 		return web.KindCardForm
 	case kindCard:
-		if t.rare().PaymentMethod != nil && t.rare().PaymentMethod.Type == openpay.PaymentMethodTypeRedirect {
+		if t.rare().PaymentMethod != nil && t.rare().PaymentMethod.Type == openpay.PaymentInstructionsTypeRedirect {
 			return web.KindThreeDS
 		}
 	case kindAlipay:

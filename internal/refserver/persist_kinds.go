@@ -230,7 +230,7 @@ func init() {
 				if t.later != nil && !t.later.feeCharged.IsZero() {
 					addFeeCharged(m, t)
 				}
-				if pm := t.rare().PaymentMethod; pm != nil && pm.Type == openpay.PaymentMethodTypeStore {
+				if pm := t.rare().PaymentMethod; pm != nil && pm.Type == openpay.PaymentInstructionsTypeStore {
 					s.registerBarcodeRef(pm.Reference)
 					if pm.PaybinReference != "" {
 						s.registerBarcodeRef(pm.PaybinReference)

@@ -36,7 +36,7 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 	full.DueDate = now.Add(72 * time.Hour).In(time.FixedZone("", -5*3600))
 	full.ErrorCode, full.ErrorMessage = openpay.ErrCardDeclined, "The card was declined"
 	full.Metadata = openpay.Metadata{"k": "v"}
-	full.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: "000020TR01"}
+	full.PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeStore, Reference: "000020TR01"}
 	full.Fee = &openpay.TransactionFee{Amount: openpay.MustAmount("8"), Tax: openpay.MustAmount("1.28"), Currency: openpay.CurrencyMXN}
 	full.ExchangeRate = &openpay.ExchangeRate{From: "USD", To: "MXN", Value: openpay.MustDecimal("17.25"), Date: openpay.DateOf(now)}
 	refund := plain

@@ -208,7 +208,7 @@ func waitingAt(mid string, t *openpay.Transaction) string {
 		return ""
 	case t.Status == openpay.TransactionStatusChargePending:
 		return t.PaymentMethod.URL
-	case t.Status == openpay.TransactionStatusInProgress && t.PaymentMethod.Type == openpay.PaymentMethodTypeStore:
+	case t.Status == openpay.TransactionStatusInProgress && t.PaymentMethod.Type == openpay.PaymentInstructionsTypeStore:
 		return storeReceiptPath(mid, t.ID)
 	}
 	return ""

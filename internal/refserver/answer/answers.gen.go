@@ -823,8 +823,8 @@ func appendMerchant(b []byte, v *openpay.Merchant) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// appendPaymentMethod appends the JSON object of *v, with the keys of plan PaymentMethod.
-func appendPaymentMethod(b []byte, v *openpay.PaymentMethod) ([]byte, error) {
+// appendPaymentInstructionsForPaymentMethod appends the JSON object of *v, with the keys of plan PaymentMethod.
+func appendPaymentInstructionsForPaymentMethod(b []byte, v *openpay.PaymentInstructions) ([]byte, error) {
 	b = append(b, '{')
 	start := len(b)
 	if v.Agreement != "" {
@@ -1418,7 +1418,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		if v.PaymentMethod == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendPaymentMethod(b, v.PaymentMethod); err != nil {
+			if b, err = appendPaymentInstructionsForPaymentMethod(b, v.PaymentMethod); err != nil {
 				return b, err
 			}
 		}

@@ -402,7 +402,7 @@ func TestAddWireKeys(t *testing.T) {
 		return x
 	}
 	ivr := tx(func(x *openpay.Transaction) {
-		x.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeIVR, PhoneNumber: "5255", IVRKey: 676105}
+		x.PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeIVR, PhoneNumber: "5255", IVRKey: 676105}
 		x.Customer = &openpay.Customer{Name: "Juan", Email: "j@example.com", CreationDate: created}
 	})
 	cases := []struct {
@@ -420,7 +420,7 @@ func TestAddWireKeys(t *testing.T) {
 			"customer.clabe": "null", "customer.external_id": "null"}},
 		{"a store charge: no conciliated", tx(func(x *openpay.Transaction) {
 			x.Authorization, x.ErrorMessage, x.OrderID = "1", "2", "3"
-			x.PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeStore, Reference: "r", PaybinReference: "p",
+			x.PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeStore, Reference: "r", PaybinReference: "p",
 				BarcodeURL: "u", BarcodePaybinURL: "v"}
 		}), nil},
 		{"a refunded card charge with metadata", tx(func(x *openpay.Transaction) {
