@@ -9,6 +9,13 @@
 //
 //	c, err := openpay.New(merchantID, privateKey) // sandbox, Mexico
 //
+// A failed call's error is tested with errors.Is. The gateway's error codes
+// are the [Code] constants (errors.Is(err, openpay.ErrCardDeclined)), listed
+// under Code in one table with the HTTP status, the [Category] and the
+// [ErrorClass] of each; [ClassOf] says what to do next. The SDK's own errors,
+// found before or instead of an answer (ErrClientIPRequired,
+// ErrOutcomeUnknown, ...), are the package's variables.
+//
 // The reference server in package openpaytest serves the same API in
 // memory, for tests and examples that need no account.
 package openpay
