@@ -1,6 +1,7 @@
 package openpay
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,4 +85,33 @@ func TestGodocCheckersCatchWhatTheyLookFor(t *testing.T) {
 		got := m != nil && moneyOrDateName.MatchString(m[1]) && !cardExpiry[m[1]]
 		require.Equal(t, want, got, line)
 	}
+}
+
+// goVersionInDoc is a Go release as documentation names it: "go1.25.0" (a
+// User-Agent) or "Go 1.25".
+var goVersionInDoc = regexp.MustCompile(`\b(?:go|Go )1\.(\d+)`)
+
+// TestGodocNamesTheModulesGoVersion: where the public documentation names a
+// Go release (the User-Agent WithUserAgent shows, a requirement), it is the
+// one go.mod requires, so a reader is not told of an older or newer Go.
+func TestGodocNamesTheModulesGoVersion(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^go 1\.(\d+)`).FindSubmatch(mod)
+	require.NotNil(t, m, "go.mod has a go directive")
+	want := string(m[1])
+	named := 0
+	for _, p := range publicPackages {
+		lines, _ := publicDoc(t, p.dir, p.path)
+		for _, l := range lines {
+			for _, v := range goVersionInDoc.FindAllStringSubmatch(l.text, -1) {
+				named++
+				if v[1] != want {
+					t.Errorf("%s names Go 1.%s; go.mod requires 1.%s", l, v[1], want)
+				}
+			}
+		}
+	}
+	require.NotZero(t, named, "WithUserAgent's example names a Go version")
 }
