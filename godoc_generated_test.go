@@ -1,7 +1,11 @@
 package openpay
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -114,4 +118,65 @@ func TestGodocNamesTheModulesGoVersion(t *testing.T) {
 		}
 	}
 	require.NotZero(t, named, "WithUserAgent's example names a Go version")
+}
+
+// TestExamplesBuildTheClientWithNew: the package's Examples are what a
+// merchant copies, so each that talks to a server builds its client as
+// production code does, with openpay.New and the merchant's keys (a
+// reference server stands in for the gateway through WithBaseURL), never
+// with a client the test kit hands out.
+func TestExamplesBuildTheClientWithNew(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("*_test.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	examples := 0
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		if f.Name.Name != "openpay_test" {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || !strings.HasPrefix(fn.Name.Name, "Example") {
+				continue
+			}
+			examples++
+			var startsServer, callsNew bool
+			var kitClients []string
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				switch fun := call.Fun.(type) {
+				case *ast.Ident:
+					startsServer = startsServer || fun.Name == "exampleServer"
+					if fun.Name == "exampleClient" {
+						kitClients = append(kitClients, fun.Name)
+					}
+				case *ast.SelectorExpr:
+					pkg, _ := fun.X.(*ast.Ident)
+					switch {
+					case pkg != nil && pkg.Name == "openpay" && fun.Sel.Name == "New":
+						callsNew = true
+					case pkg != nil && pkg.Name == "openpaytest" && (fun.Sel.Name == "Start" || fun.Sel.Name == "NewServer"):
+						startsServer = true
+					case fun.Sel.Name == "Client" || fun.Sel.Name == "PublicClient":
+						kitClients = append(kitClients, fun.Sel.Name)
+					}
+				}
+				return true
+			})
+			where := fset.Position(fn.Pos()).String() + " " + fn.Name.Name
+			if len(kitClients) > 0 {
+				t.Errorf("%s takes its client from the test kit (%s); build it with openpay.New", where, strings.Join(kitClients, ", "))
+			}
+			if startsServer && !callsNew {
+				t.Errorf("%s starts a reference server but builds no client with openpay.New", where)
+			}
+		}
+	}
+	require.Greater(t, examples, 10, "the package's Examples were read")
 }
