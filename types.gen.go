@@ -2674,12 +2674,17 @@ type UseCardPoints string
 // Webhook is a URL registered to receive events. Its password is never
 // returned.
 type Webhook struct {
+	// EventTypes lists the event types delivered to the URL.
 	EventTypes []EventType `json:"event_types"`
-	ID         string      `json:"id"`
+
+	// ID identifies the webhook to Get, Verify and Delete.
+	ID string `json:"id"`
 
 	// Status says whether the URL has been verified.
 	Status WebhookStatus `json:"status"`
-	URL    string        `json:"url"`
+
+	// URL is where the gateway delivers the events (an HTTP POST each).
+	URL string `json:"url"`
 
 	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
@@ -2693,7 +2698,9 @@ type WebhookRequest struct {
 
 	// Password is the password the gateway sends (HTTP Basic) with each delivery.
 	Password string `json:"password,omitempty,omitzero"`
-	URL      string `json:"url"`
+
+	// URL is where the gateway delivers the events (an HTTP POST each).
+	URL string `json:"url"`
 
 	// User is the user name the gateway sends (HTTP Basic) with each delivery.
 	User string `json:"user,omitempty,omitzero"`
