@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"flag"
 	"go/ast"
-	"go/build"
 	"go/doc"
-	"go/parser"
-	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,19 +29,9 @@ const exportedNamesFile = "testdata/exported-names.txt"
 
 // exportedNames returns the exported names of the package in dir, as
 // exportedNamesFile writes them (without the package).
-func exportedNames(t *testing.T, dir string) []string {
+func exportedNames(t *testing.T, dir, importPath string) []string {
 	t.Helper()
-	bp, err := build.ImportDir(dir, 0)
-	require.NoError(t, err)
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range bp.GoFiles {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
-		require.NoError(t, err)
-		files = append(files, f)
-	}
-	pkg, err := doc.NewFromFiles(fset, files, bp.ImportPath)
-	require.NoError(t, err)
+	_, pkg := readPackageDoc(t, dir, importPath)
 	var names []string
 	values := func(vs []*doc.Value) {
 		for _, v := range vs {
@@ -74,17 +61,7 @@ func exportedNames(t *testing.T, dir string) []string {
 			if !ok {
 				continue
 			}
-			var list *ast.FieldList
-			switch x := ts.Type.(type) {
-			case *ast.StructType:
-				list = x.Fields
-			case *ast.InterfaceType:
-				list = x.Methods
-			}
-			if list == nil {
-				continue
-			}
-			for _, f := range list.List {
+			for _, f := range members(ts.Type) {
 				for _, n := range f.Names {
 					if n.IsExported() {
 						names = append(names, typ.Name+"."+n.Name)
@@ -162,7 +139,7 @@ func TestChangelogNamesEveryRemovedName(t *testing.T) {
 	t.Parallel()
 	current := map[string]bool{}
 	for _, p := range publicPackages {
-		for _, n := range exportedNames(t, p.dir) {
+		for _, n := range exportedNames(t, p.dir, p.path) {
 			current[filepath.Base(p.path)+" "+n] = true
 		}
 	}

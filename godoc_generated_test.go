@@ -24,19 +24,8 @@ var generatorText = regexp.MustCompile(`(?i)defines values for|valid indicates w
 // generator's output rather than as written for a merchant.
 func TestGodocHasNoGeneratorText(t *testing.T) {
 	t.Parallel()
-	for _, p := range publicPackages {
-		lines, _ := publicDoc(t, p.dir, p.path)
-		require.NotEmpty(t, lines, p.path)
-		var bad []string
-		for _, l := range lines {
-			if generatorText.MatchString(l.text) {
-				bad = append(bad, l.String())
-			}
-		}
-		if len(bad) > 0 {
-			t.Errorf("%s: %d godoc lines of generator text:\n%s", p.path, len(bad), strings.Join(bad, "\n"))
-		}
-	}
+	reportDocLines(t, "godoc lines of generator text",
+		func(l docLine) bool { return generatorText.MatchString(l.text) })
 }
 
 // textField is a struct field declared as a string, as go doc shows it.
@@ -55,19 +44,15 @@ var cardExpiry = map[string]bool{"ExpirationMonth": true, "ExpirationYear": true
 // is an Amount or a Decimal, an instant a time.Time, a calendar day a Date.
 func TestGodocHasNoMoneyOrDateAsText(t *testing.T) {
 	t.Parallel()
-	for _, p := range publicPackages {
-		lines, _ := publicDoc(t, p.dir, p.path)
-		var bad []string
-		for _, l := range lines {
-			m := textField.FindStringSubmatch(l.text)
-			if m != nil && moneyOrDateName.MatchString(m[1]) && !cardExpiry[m[1]] {
-				bad = append(bad, l.String())
-			}
-		}
-		if len(bad) > 0 {
-			t.Errorf("%s: %d money or date fields typed as text:\n%s", p.path, len(bad), strings.Join(bad, "\n"))
-		}
-	}
+	reportDocLines(t, "money or date fields typed as text",
+		func(l docLine) bool { return moneyOrDateAsText(l.text) })
+}
+
+// moneyOrDateAsText reports whether a declaration line is a field whose name
+// says money or a date and whose type is a string.
+func moneyOrDateAsText(line string) bool {
+	m := textField.FindStringSubmatch(line)
+	return m != nil && moneyOrDateName.MatchString(m[1]) && !cardExpiry[m[1]]
 }
 
 // TestGodocCheckersCatchWhatTheyLookFor keeps the two checks above honest:
@@ -85,9 +70,7 @@ func TestGodocCheckersCatchWhatTheyLookFor(t *testing.T) {
 		"\tExpirationMonth string `json:\"expiration_month\"`": false,
 		"\tDescription string `json:\"description\"`":          false,
 	} {
-		m := textField.FindStringSubmatch(line)
-		got := m != nil && moneyOrDateName.MatchString(m[1]) && !cardExpiry[m[1]]
-		require.Equal(t, want, got, line)
+		require.Equal(t, want, moneyOrDateAsText(line), line)
 	}
 }
 

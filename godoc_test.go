@@ -47,22 +47,12 @@ type docEntry struct {
 // in-process with go/doc, as go doc does, so the test needs no toolchain.
 func publicDoc(t *testing.T, dir, importPath string) (lines []docLine, entries []docEntry) {
 	t.Helper()
-	bp, err := build.ImportDir(dir, 0)
-	require.NoError(t, err)
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, name := range bp.GoFiles {
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
-		require.NoError(t, err)
-		files = append(files, f)
-	}
-	pkg, err := doc.NewFromFiles(fset, files, importPath)
-	require.NoError(t, err)
+	fset, pkg := readPackageDoc(t, dir, importPath)
 
 	add := func(where, text string) {
 		for _, l := range strings.Split(text, "\n") {
 			if strings.TrimSpace(l) != "" {
-				lines = append(lines, docLine{bp.Name, where, l})
+				lines = append(lines, docLine{pkg.Name, where, l})
 			}
 		}
 	}
@@ -84,17 +74,7 @@ func publicDoc(t *testing.T, dir, importPath string) (lines []docLine, entries [
 	// fields adds the documentation of a struct's or an interface's exported
 	// members (go/doc has already dropped the unexported ones).
 	fields := func(owner string, expr ast.Expr) {
-		var list *ast.FieldList
-		switch x := expr.(type) {
-		case *ast.StructType:
-			list = x.Fields
-		case *ast.InterfaceType:
-			list = x.Methods
-		}
-		if list == nil {
-			return
-		}
-		for _, f := range list.List {
+		for _, f := range members(expr) {
 			typeName := ""
 			ft := f.Type
 			if s, ok := ft.(*ast.StarExpr); ok {
@@ -154,6 +134,59 @@ func publicDoc(t *testing.T, dir, importPath string) (lines []docLine, entries [
 	return lines, entries
 }
 
+// readPackageDoc reads the package in dir (its non-test files) as go doc
+// does: what go/doc keeps of it, and the file set its positions are in.
+func readPackageDoc(t *testing.T, dir, importPath string) (*token.FileSet, *doc.Package) {
+	t.Helper()
+	bp, err := build.ImportDir(dir, 0)
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range bp.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	pkg, err := doc.NewFromFiles(fset, files, importPath)
+	require.NoError(t, err)
+	return fset, pkg
+}
+
+// members returns the fields of a struct type or the methods of an
+// interface type, and nothing for any other type.
+func members(expr ast.Expr) []*ast.Field {
+	var list *ast.FieldList
+	switch x := expr.(type) {
+	case *ast.StructType:
+		list = x.Fields
+	case *ast.InterfaceType:
+		list = x.Methods
+	}
+	if list == nil {
+		return nil
+	}
+	return list.List
+}
+
+// reportDocLines fails t with every line of the public packages'
+// documentation that bad picks, under the heading what.
+func reportDocLines(t *testing.T, what string, bad func(docLine) bool) {
+	t.Helper()
+	for _, p := range publicPackages {
+		lines, _ := publicDoc(t, p.dir, p.path)
+		require.NotEmpty(t, lines, p.path)
+		var found []string
+		for _, l := range lines {
+			if bad(l) {
+				found = append(found, l.String())
+			}
+		}
+		if len(found) > 0 {
+			t.Errorf("%s: %d %s:\n%s", p.path, len(found), what, strings.Join(found, "\n"))
+		}
+	}
+}
+
 // insiderWords are words of the project's own work that mean nothing to an
 // integrator: the extension keys of openapi.yaml, where a rule was learnt,
 // how lenient the test environment is, and the packages nobody can import.
@@ -165,19 +198,8 @@ var insiderWords = regexp.MustCompile(`(?i)x-openpay|vendor|plug-?ins?\b|sandbox
 // working language instead of the merchant's.
 func TestGodocSpeaksToMerchants(t *testing.T) {
 	t.Parallel()
-	for _, p := range publicPackages {
-		lines, _ := publicDoc(t, p.dir, p.path)
-		require.NotEmpty(t, lines, p.path)
-		var bad []string
-		for _, l := range lines {
-			if insiderWords.MatchString(l.text) {
-				bad = append(bad, l.String())
-			}
-		}
-		if len(bad) > 0 {
-			t.Errorf("%s: %d godoc lines in the project's working language:\n%s", p.path, len(bad), strings.Join(bad, "\n"))
-		}
-	}
+	reportDocLines(t, "godoc lines in the project's working language",
+		func(l docLine) bool { return insiderWords.MatchString(l.text) })
 }
 
 // bulletLike is a line that a reader means as a list item but that go doc
