@@ -47,13 +47,8 @@ func driveFlow(t *testing.T, baseURL string, m openpaytest.Merchant) {
 	require.NoError(t, err)
 	seller, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Marta", LastName: "Ruiz", Email: "marta@example.com", RequiresAccount: true})
 	require.NoError(t, err)
-	card, err := c.Customer(buyer.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{
-		HolderName:      "Pablo Soto",
-		CardNumber:      openpaytest.CardVisa,
-		CVV2:            "123",
-		ExpirationMonth: "12",
-		ExpirationYear:  "30",
-	}})
+	card, err := c.Customer(buyer.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Pablo Soto",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	require.NoError(t, err)
 	saved, err := c.Customer(buyer.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("1000.00"),
 		Description: "Top-up", OrderID: "topup-1"})
