@@ -133,4 +133,11 @@ func TestOneCardTypeTokenStoreCharge(t *testing.T) {
 	assert.Equal(t, "***", flat["cvv2"])
 	assert.Equal(t, "sess-onecard", flat["device_session_id"])
 	assert.NotContains(t, flat, "card", "the card's members sit beside device_session_id")
+	// and the same flat form reads back into the Go shape.
+	var read openpay.CardRequest
+	require.NoError(t, json.Unmarshal([]byte(`{"holder_name":"Ana López","card_number":"4111111111111111","cvv2":"739",
+		"expiration_month":"12","expiration_year":"30","device_session_id":"sess-onecard","address":{"line1":"Av 5","city":"Qro"}}`), &read))
+	assert.Equal(t, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana López", CardNumber: number, CVV2: cvv,
+		ExpirationMonth: "12", ExpirationYear: "30", Address: &openpay.Address{Line1: "Av 5", City: "Qro"}},
+		DeviceSessionID: "sess-onecard"}, read)
 }

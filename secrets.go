@@ -144,6 +144,17 @@ func (r CardRequest) MarshalJSON() ([]byte, error) {
 	return json.Marshal(cardRequestWire{r.Card.masked(), r.DeviceSessionID})
 }
 
+// UnmarshalJSON reads the flat form the gateway takes, and MarshalJSON
+// writes: the card's members with device_session_id beside them.
+func (r *CardRequest) UnmarshalJSON(data []byte) error {
+	var w cardRequestWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*r = CardRequest{Card: CardDetails(w.cardDetailsWire), DeviceSessionID: w.DeviceSessionID}
+	return nil
+}
+
 // Format prints the request, for every verb, without its card number or
 // security code.
 func (r CardRequest) Format(f fmt.State, verb rune) { formatMasked(f, verb, "CardRequest", r.masked()) }

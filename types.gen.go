@@ -944,9 +944,11 @@ type CaptureRequest struct {
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
-// Card is a stored card, or the card used by a transaction. The number is
-// masked and the security code is never returned. Cards inside transactions
-// may lack ID and CreationDate.
+// Card is a stored card, the card used by a transaction, or the card
+// behind a token. The number is masked and the security code is never
+// returned. Cards inside transactions may lack ID and CreationDate; a
+// token's card has no ID and none of a stored card's AllowsCharges,
+// AllowsPayouts, BankName, BankCode and Type.
 type Card struct {
 	Address *Address `json:"address,omitempty"`
 
