@@ -11,9 +11,10 @@ import (
 // security code can never be read back: responses carry the masked number.
 type CardsService struct{ s scope }
 
-// Create saves a card from its data. It is one of the two calls a public
-// key may make, but card data should reach the gateway from the payer's
-// device (see [TokensService.Create]) rather than through a server.
+// Create saves a card from its data: req.Card is the [CardDetails] that
+// also tokenizes a card and pays inline. It is one of the two calls a
+// public key may make, but card data should reach the gateway from the
+// payer's device (see [TokensService.Create]) rather than through a server.
 func (cs *CardsService) Create(ctx context.Context, req CardRequest, opts ...CallOption) (*Card, error) {
 	return call[Card](ctx, scopeOf(cs), apiRequest{opts: opts, method: http.MethodPost, body: req, publicKeyOK: true}, "cards")
 }

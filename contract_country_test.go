@@ -78,7 +78,7 @@ func TestContractCountryOperations(t *testing.T) {
 
 			// Cards and tokens, a card charge in the own currency (with iva in
 			// Colombia), in dollars, a refund, a pre-authorization.
-			tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Juan", CardNumber: openpaytest.CardVisa,
+			tok, err := k.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Juan", CardNumber: openpaytest.CardVisa,
 				CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12", ExpirationYear: futureYear()})
 			require.NoError(t, err)
 			_, err = k.c.Tokens.Get(ctx, tok.ID)
@@ -365,13 +365,13 @@ func TestContractPeruCreatedAnswers(t *testing.T) {
 	cu, err := k.c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Marco", Email: "marco@example.pe"}, openpay.WithResponseInfo(&info))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, info.HTTPStatus, "the server answers Peru's 201")
-	card, err := k.c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardVisa,
-		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := k.c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Marco Morales",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	require.NoError(t, err)
-	_, err = k.c.Cards.Create(ctx, openpay.CardRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardMastercard,
-		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	_, err = k.c.Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Marco Morales",
+		CardNumber: openpaytest.CardMastercard, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	require.NoError(t, err)
-	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Marco Morales", CardNumber: openpaytest.CardVisa,
+	tok, err := k.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Marco Morales", CardNumber: openpaytest.CardVisa,
 		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}, openpay.WithResponseInfo(&info))
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusCreated, info.HTTPStatus)

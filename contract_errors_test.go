@@ -117,15 +117,15 @@ func TestContractEveryErrorCode(t *testing.T) {
 			return err
 		},
 		openpay.ErrCardNumberInvalid: func(t *testing.T, k *contract) error {
-			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CardNumber = "4111111111111112" }))
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.Card.CardNumber = "4111111111111112" }))
 			return err
 		},
 		openpay.ErrCardExpirationPast: func(t *testing.T, k *contract) error {
-			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.ExpirationYear = "20" }))
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.Card.ExpirationYear = "20" }))
 			return err
 		},
 		openpay.ErrCVVMissing: func(t *testing.T, k *contract) error {
-			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CVV2 = "" }))
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.Card.CVV2 = "" }))
 			return err
 		},
 		openpay.ErrTestCardInProduction: func(t *testing.T, _ *contract) error {
@@ -140,7 +140,7 @@ func TestContractEveryErrorCode(t *testing.T) {
 			return err
 		},
 		openpay.ErrCVVInvalid: func(t *testing.T, k *contract) error {
-			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.CVV2 = "12" }))
+			_, err := k.c.Cards.Create(ctx, card(func(r *openpay.CardRequest) { r.Card.CVV2 = "12" }))
 			return err
 		},
 		openpay.ErrMerchantInsufficientFunds: func(t *testing.T, k *contract) error {

@@ -290,7 +290,7 @@ func TestContractGroupOperations(t *testing.T) {
 	cards := g.Customer(cust).Cards
 	byData, err := cards.Create(ctx, cardRequest(openpaytest.CardVisa))
 	require.NoError(t, err)
-	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana", CardNumber: openpaytest.CardMastercard,
+	tok, err := k.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.CardMastercard,
 		CVV2: openpaytest.CVV(openpaytest.CardMastercard), ExpirationMonth: "11", ExpirationYear: futureYear()})
 	require.NoError(t, err)
 	byToken, err := cards.CreateFromToken(ctx, openpay.TokenCardRequest{TokenID: tok.ID, DeviceSessionID: "s1"})

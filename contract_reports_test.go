@@ -22,7 +22,7 @@ func TestContractTokenList(t *testing.T) {
 	var made []string
 	numbers := []string{openpaytest.CardVisa, openpaytest.CardMastercard, openpaytest.CardAmex}
 	for _, n := range numbers {
-		tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Juan", CardNumber: n, CVV2: openpaytest.CVV(n),
+		tok, err := k.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Juan", CardNumber: n, CVV2: openpaytest.CVV(n),
 			ExpirationMonth: "12", ExpirationYear: futureYear()})
 		require.NoError(t, err)
 		made = append([]string{tok.ID}, made...) // newest first

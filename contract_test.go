@@ -35,8 +35,7 @@ func newContract(t *testing.T, opts ...openpaytest.Option) *contract {
 func futureYear() string { return fmt.Sprint(time.Now().Year()%100 + 3) }
 
 func cardRequest(number string) openpay.CardRequest {
-	return openpay.CardRequest{HolderName: "Juan Pérez", CardNumber: number, CVV2: openpaytest.CVV(number),
-		ExpirationMonth: "12", ExpirationYear: futureYear()}
+	return openpay.CardRequest{Card: inlineCard(number)}
 }
 
 func inlineCard(number string) openpay.CardDetails {
@@ -121,29 +120,29 @@ func TestContractCardsAndTokens(t *testing.T) {
 	// Card validation, each with its code.
 	bad := map[openpay.Code]openpay.CardRequest{}
 	r := cardRequest(openpaytest.CardVisa)
-	r.CardNumber = "4111111111111112"
+	r.Card.CardNumber = "4111111111111112"
 	bad[openpay.ErrCardNumberInvalid] = r
 	r = cardRequest(openpaytest.CardVisa)
-	r.ExpirationYear = "20"
+	r.Card.ExpirationYear = "20"
 	bad[openpay.ErrCardExpirationPast] = r
 	r = cardRequest(openpaytest.CardVisa)
-	r.CVV2 = "12"
+	r.Card.CVV2 = "12"
 	bad[openpay.ErrCVVInvalid] = r
 	for code, req := range bad {
 		_, err := k.c.Cards.Create(ctx, req)
 		assert.ErrorIs(t, err, code, "%d", code)
 	}
 	r = cardRequest(openpaytest.CardVisa)
-	r.CVV2 = ""
+	r.Card.CVV2 = ""
 	_, err = k.c.Cards.Create(ctx, r)
 	assert.ErrorIs(t, err, openpay.ErrCVVMissing)
 	r = cardRequest(openpaytest.CardVisa)
-	r.HolderName = strings.Repeat("a", 81)
+	r.Card.HolderName = strings.Repeat("a", 81)
 	_, err = k.c.Cards.Create(ctx, r)
 	assert.ErrorIs(t, err, openpay.ErrInvalidParameter)
 
 	// Tokens: created with the public key, used once.
-	tok, err := k.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana", CardNumber: openpaytest.CardMastercardPoints,
+	tok, err := k.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana", CardNumber: openpaytest.CardMastercardPoints,
 		CVV2: "123", ExpirationMonth: "12", ExpirationYear: futureYear()})
 	require.NoError(t, err)
 	assert.Equal(t, "510510XXXXXX5100", tok.Card.CardNumber)

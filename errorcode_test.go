@@ -33,7 +33,7 @@ func TestFailedTransactionCarriesItsErrorCode(t *testing.T) {
 	// A card valid through this month declines next month with 3002.
 	now := k.srv.Now()
 	req := cardRequest(openpaytest.CardVisa)
-	req.ExpirationMonth, req.ExpirationYear = now.Format("01"), now.Format("06")
+	req.Card.ExpirationMonth, req.Card.ExpirationYear = now.Format("01"), now.Format("06")
 	card, err := cc.Cards.Create(ctx, req)
 	require.NoError(t, err)
 	_, err = k.srv.AdvanceClock(32 * 24 * time.Hour)

@@ -250,8 +250,7 @@ func ExampleClient_Customer() {
 		return
 	}
 	d := exampleCard()
-	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: d.HolderName, CardNumber: d.CardNumber,
-		CVV2: d.CVV2, ExpirationMonth: d.ExpirationMonth, ExpirationYear: d.ExpirationYear})
+	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: d})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -100,8 +100,8 @@ func TestGroupOperationsAreTheGatewayGroupAPI(t *testing.T) {
 		"Customers.List":     {`[]`, func() error { return drain(g.Customers.List(ctx, nil)) }},
 		"Customers.ListPage": {`[]`, func() error { return ignore(g.Customers.ListPage(ctx, nil)) }},
 		"Customer.Cards.Create": {`{"id":"x1"}`, func() error {
-			return ignore(gc.Cards.Create(ctx, openpay.CardRequest{HolderName: "h", CardNumber: "4111111111111111", CVV2: "123",
-				ExpirationMonth: "12", ExpirationYear: "30"}))
+			return ignore(gc.Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "h",
+				CardNumber: "4111111111111111", CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}}))
 		}},
 		"Customer.Cards.CreateFromToken": {`{"id":"x1"}`, func() error {
 			return ignore(gc.Cards.CreateFromToken(ctx, openpay.TokenCardRequest{TokenID: "t1", DeviceSessionID: "s"}))

@@ -83,7 +83,7 @@ func TestCheckUTF8RawMarshalerOutput(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalidUTF8)
 	assert.Contains(t, err.Error(), "not sent: b is not")
 
-	for _, v := range []any{flexString("\xff"), CardDetails{HolderName: "\xff"}, CardRequest{HolderName: "\xff"}} {
+	for _, v := range []any{flexString("\xff"), CardDetails{HolderName: "\xff"}, CardRequest{Card: CardDetails{HolderName: "\xff"}}} {
 		b, err := json.Marshal(v)
 		require.NoError(t, err)
 		assert.True(t, utf8.Valid(b), "%T", v)

@@ -14,9 +14,10 @@ import (
 //   - every fmt verb (%v, %+v, %#v, %s, %q, %x, %d...) prints the value with
 //     the card number cut to its last four digits and the security code
 //     replaced by "***" (the Format method);
-//   - json.Marshal, and so slog's JSON handler, writes the same JSON shape
-//     with the same masking (the MarshalJSON method);
-//   - slog's handlers log the masked value (the LogValue method).
+//   - json.Marshal writes the JSON the gateway takes, with the same masking
+//     (the MarshalJSON method);
+//   - slog's handlers log the masked value, as fmt shows it (the LogValue
+//     method).
 //
 // This holds for the value itself, a pointer to it, and the value nested in
 // slices, maps, other request types and a program's own structs, as long as
@@ -70,6 +71,18 @@ func cvvShown(cvv string) string {
 	return "***"
 }
 
+// maskCard is the one place where a request's card data is masked for
+// people: the number cut to its last four digits, the security code
+// replaced by "***". A type without one of them passes nil for it.
+func maskCard(number, cvv *string) {
+	if number != nil {
+		*number = lastFour(*number)
+	}
+	if cvv != nil {
+		*cvv = cvvShown(*cvv)
+	}
+}
+
 // formatMasked prints masked, a masked copy of a request of type name (a
 // defined type without methods, so fmt prints its fields), for any verb:
 // %q and %x quote or hex-encode its %+v text; %#v prints Go syntax under
@@ -96,8 +109,7 @@ func formatMasked(f fmt.State, verb rune, name string, masked any) {
 // and print the fields as they are. Each request type converts itself to
 // its wire type, masked for display or plain for the gateway.
 type (
-	cardRequestWire               CardRequest
-	tokenRequestWire              TokenRequest
+	cardRequestShown              CardRequest
 	cardDetailsWire               CardDetails
 	payoutCardDetailsWire         PayoutCardDetails
 	cardUpdateRequestWire         CardUpdateRequest
@@ -112,56 +124,53 @@ type (
 // shadowing the nested field: encoding/json takes the shallower of two
 // fields with the same name.
 
-func (r CardRequest) masked() cardRequestWire {
-	r.CardNumber, r.CVV2 = lastFour(r.CardNumber), cvvShown(r.CVV2)
-	return cardRequestWire(r)
+// cardRequestWire is a card to store as the gateway takes it: the card's
+// members with device_session_id beside them in one object.
+type cardRequestWire struct {
+	cardDetailsWire
+	DeviceSessionID string `json:"device_session_id,omitempty"`
 }
 
-func (r CardRequest) wire() any { return cardRequestWire(r) }
+// masked is the request as people see it, in its Go shape: the nested card
+// masks itself.
+func (r CardRequest) masked() cardRequestShown { return cardRequestShown(r) }
 
-// MarshalJSON encodes the card with its number cut to the last four digits
-// and no security code. The SDK sends the real values by other means.
-func (r CardRequest) MarshalJSON() ([]byte, error) { return json.Marshal(r.masked()) }
+func (r CardRequest) wire() any { return cardRequestWire{cardDetailsWire(r.Card), r.DeviceSessionID} }
 
-// Format prints the card, for every verb, without its number or security code.
+// MarshalJSON encodes the request in the flat form the gateway takes, with
+// the card number cut to the last four digits and no security code. The SDK
+// sends the real values by other means.
+func (r CardRequest) MarshalJSON() ([]byte, error) {
+	return json.Marshal(cardRequestWire{r.Card.masked(), r.DeviceSessionID})
+}
+
+// UnmarshalJSON reads the flat form the gateway takes, and MarshalJSON
+// writes: the card's members with device_session_id beside them.
+func (r *CardRequest) UnmarshalJSON(data []byte) error {
+	var w cardRequestWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
+	}
+	*r = CardRequest{Card: CardDetails(w.cardDetailsWire), DeviceSessionID: w.DeviceSessionID}
+	return nil
+}
+
+// Format prints the request, for every verb, without its card number or
+// security code.
 func (r CardRequest) Format(f fmt.State, verb rune) { formatMasked(f, verb, "CardRequest", r.masked()) }
 
-// String shows the card without its number or security code.
+// String shows the request without its card number or security code.
 func (r CardRequest) String() string { return fmt.Sprintf("%+v", r) }
 
-// GoString shows the card in Go syntax without its number or security code.
+// GoString shows the request in Go syntax without its card number or
+// security code.
 func (r CardRequest) GoString() string { return fmt.Sprintf("%#v", r) }
 
-// LogValue logs the card without its number or security code.
+// LogValue logs the request without its card number or security code.
 func (r CardRequest) LogValue() slog.Value { return slog.AnyValue(r.masked()) }
 
-func (r TokenRequest) masked() tokenRequestWire {
-	r.CardNumber, r.CVV2 = lastFour(r.CardNumber), cvvShown(r.CVV2)
-	return tokenRequestWire(r)
-}
-
-func (r TokenRequest) wire() any { return tokenRequestWire(r) }
-
-// MarshalJSON encodes the card with its number cut to the last four digits
-// and no security code. The SDK sends the real values by other means.
-func (r TokenRequest) MarshalJSON() ([]byte, error) { return json.Marshal(r.masked()) }
-
-// Format prints the card, for every verb, without its number or security code.
-func (r TokenRequest) Format(f fmt.State, verb rune) {
-	formatMasked(f, verb, "TokenRequest", r.masked())
-}
-
-// String shows the card without its number or security code.
-func (r TokenRequest) String() string { return fmt.Sprintf("%+v", r) }
-
-// GoString shows the card in Go syntax without its number or security code.
-func (r TokenRequest) GoString() string { return fmt.Sprintf("%#v", r) }
-
-// LogValue logs the card without its number or security code.
-func (r TokenRequest) LogValue() slog.Value { return slog.AnyValue(r.masked()) }
-
 func (r CardDetails) masked() cardDetailsWire {
-	r.CardNumber, r.CVV2 = lastFour(r.CardNumber), cvvShown(r.CVV2)
+	maskCard(&r.CardNumber, &r.CVV2)
 	return cardDetailsWire(r)
 }
 
@@ -184,7 +193,7 @@ func (r CardDetails) GoString() string { return fmt.Sprintf("%#v", r) }
 func (r CardDetails) LogValue() slog.Value { return slog.AnyValue(r.masked()) }
 
 func (r PayoutCardDetails) masked() payoutCardDetailsWire {
-	r.CardNumber = lastFour(r.CardNumber)
+	maskCard(&r.CardNumber, nil)
 	return payoutCardDetailsWire(r)
 }
 
@@ -209,7 +218,7 @@ func (r PayoutCardDetails) GoString() string { return fmt.Sprintf("%#v", r) }
 func (r PayoutCardDetails) LogValue() slog.Value { return slog.AnyValue(r.masked()) }
 
 func (r CardUpdateRequest) masked() cardUpdateRequestWire {
-	r.CVV2 = cvvShown(r.CVV2)
+	maskCard(nil, &r.CVV2)
 	return cardUpdateRequestWire(r)
 }
 
@@ -234,7 +243,7 @@ func (r CardUpdateRequest) GoString() string { return fmt.Sprintf("%#v", r) }
 func (r CardUpdateRequest) LogValue() slog.Value { return slog.AnyValue(r.masked()) }
 
 func (r CardCharge) masked() cardChargeWire {
-	r.CVV2 = cvvShown(r.CVV2)
+	maskCard(nil, &r.CVV2)
 	return cardChargeWire(r)
 }
 

@@ -37,8 +37,7 @@ func cardValues() []any {
 	card := CardDetails{CardNumber: secretNumber, CVV2: secretCVV, HolderName: "Juan Perez", ExpirationMonth: "12", ExpirationYear: "30"}
 	payoutCard := PayoutCardDetails{CardNumber: secretNumber, HolderName: "Juan Perez", BankCode: "002"}
 	return []any{
-		CardRequest{CardNumber: secretNumber, CVV2: secretCVV, HolderName: "Juan Perez", ExpirationMonth: "12", ExpirationYear: "30", DeviceSessionID: "sid"},
-		TokenRequest{CardNumber: secretNumber, CVV2: secretCVV, HolderName: "Juan Perez", ExpirationMonth: "12", ExpirationYear: "30"},
+		CardRequest{Card: card, DeviceSessionID: "sid"},
 		card,
 		payoutCard,
 		CardUpdateRequest{CVV2: secretCVV, HolderName: "Juan Perez"},
@@ -69,7 +68,7 @@ func TestEveryCardTypeIsMasked(t *testing.T) {
 	f, err := parser.ParseFile(fset, "types.gen.go", nil, 0)
 	require.NoError(t, err)
 	// Responses carry the number as the gateway masks it.
-	responses := map[string]bool{"Card": true, "TokenCard": true}
+	responses := map[string]bool{"Card": true}
 	var found []string
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
@@ -301,9 +300,9 @@ func TestCardDataSentInFull(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	v := cardValues()
-	cardReq, tokenReq, payoutCard := v[0].(CardRequest), v[1].(TokenRequest), v[3].(PayoutCardDetails)
-	cardUpdate, cardCharge, inline := v[4].(CardUpdateRequest), v[5].(CardCharge), v[6].(InlineCardCharge)
-	payout, sub, subUpdate := v[7].(InlineCardPayout), v[8].(SubscriptionRequest), v[9].(SubscriptionUpdateRequest)
+	cardReq, card, payoutCard := v[0].(CardRequest), v[1].(CardDetails), v[2].(PayoutCardDetails)
+	cardUpdate, cardCharge, inline := v[3].(CardUpdateRequest), v[4].(CardCharge), v[5].(InlineCardCharge)
+	payout, sub, subUpdate := v[6].(InlineCardPayout), v[7].(SubscriptionRequest), v[8].(SubscriptionUpdateRequest)
 	groupMerchant := c.Group("grp1").Merchant("m2")
 
 	// Only the request bodies matter here; every call takes the answer
@@ -316,7 +315,7 @@ func TestCardDataSentInFull(t *testing.T) {
 		{"card", func() error { _, err := c.Cards.Create(ctx, cardReq); return err }, true, true},
 		{"customer card", func() error { _, err := c.Customer("c1").Cards.Create(ctx, cardReq); return err }, true, true},
 		{"group customer card", func() error { _, err := c.Group("grp1").Customer("c1").Cards.Create(ctx, cardReq); return err }, true, true},
-		{"token", func() error { _, err := c.Tokens.Create(ctx, tokenReq); return err }, true, true},
+		{"token", func() error { _, err := c.Tokens.Create(ctx, card); return err }, true, true},
 		{"card update with a security code", func() error { return c.Cards.Update(ctx, "k1", cardUpdate) }, false, true},
 		{"customer card update", func() error { return c.Customer("c1").Cards.Update(ctx, "k1", cardUpdate) }, false, true},
 		{"stored card charge with a security code", func() error { _, err := c.Charges.Create(ctx, cardCharge); return err }, false, true},

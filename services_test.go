@@ -230,7 +230,7 @@ func TestRequestShapes(t *testing.T) {
 		}, method: "POST", path: P + "/fees/th1/refund", body: `{"description":"fee refund"}`},
 		{name: "list fees", reply: `[]`, call: func() error { _, err := c.Fees.ListPage(ctx, nil); return err }, method: "GET", path: P + "/fees"},
 		{name: "card from data", reply: `{"id":"k1"}`, call: func() error {
-			_, err := cust.Cards.Create(ctx, openpay.CardRequest{CardNumber: "4111111111111111", HolderName: "Juan", ExpirationMonth: "12", ExpirationYear: "30", CVV2: "123", DeviceSessionID: "s"})
+			_, err := cust.Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{CardNumber: "4111111111111111", HolderName: "Juan", ExpirationMonth: "12", ExpirationYear: "30", CVV2: "123"}, DeviceSessionID: "s"})
 			return err
 		}, method: "POST", path: C + "/cards",
 			body: `{"card_number":"4111111111111111","holder_name":"Juan","expiration_month":"12","expiration_year":"30","cvv2":"123","device_session_id":"s"}`},
@@ -301,7 +301,7 @@ func TestRequestShapes(t *testing.T) {
 		{name: "list subscriptions", reply: `[]`, call: func() error { _, err := cust.Subscriptions.ListPage(ctx, nil); return err },
 			method: "GET", path: C + "/subscriptions"},
 		{name: "token", reply: `{"id":"tok1"}`, call: func() error {
-			_, err := c.Tokens.Create(ctx, openpay.TokenRequest{CardNumber: "4111111111111111", HolderName: "Juan", ExpirationMonth: "12", ExpirationYear: "30", CVV2: "123"})
+			_, err := c.Tokens.Create(ctx, openpay.CardDetails{CardNumber: "4111111111111111", HolderName: "Juan", ExpirationMonth: "12", ExpirationYear: "30", CVV2: "123"})
 			return err
 		}, method: "POST", path: P + "/tokens",
 			body: `{"card_number":"4111111111111111","holder_name":"Juan","expiration_month":"12","expiration_year":"30","cvv2":"123"}`},

@@ -39,8 +39,8 @@ func newCheckoutFlow(t *testing.T, opts ...openpaytest.Option) *checkoutFlow {
 func (f *checkoutFlow) card(number string) string {
 	f.t.Helper()
 	d := testCard()
-	k, err := f.cust.Cards.Create(context.Background(), openpay.CardRequest{HolderName: d.HolderName, CardNumber: number, CVV2: d.CVV2,
-		ExpirationMonth: d.ExpirationMonth, ExpirationYear: d.ExpirationYear})
+	d.CardNumber = number
+	k, err := f.cust.Cards.Create(context.Background(), openpay.CardRequest{Card: d})
 	require.NoError(f.t, err)
 	return k.ID
 }
@@ -52,8 +52,8 @@ func (f *checkoutFlow) token(number string) string {
 	pub, err := openpay.New(f.srv.MerchantID, f.srv.PublicKey, openpay.WithBaseURL(f.srv.URL))
 	require.NoError(f.t, err)
 	d := testCard()
-	tok, err := pub.Tokens.Create(context.Background(), openpay.TokenRequest{HolderName: d.HolderName, CardNumber: number, CVV2: d.CVV2,
-		ExpirationMonth: d.ExpirationMonth, ExpirationYear: d.ExpirationYear})
+	d.CardNumber = number
+	tok, err := pub.Tokens.Create(context.Background(), d)
 	require.NoError(f.t, err)
 	return tok.ID
 }

@@ -13,10 +13,12 @@ import (
 // merchant's server.
 type TokensService struct{ s scope }
 
-// Create tokenises card data. It is one of the two calls a public key may
-// make.
-func (ts *TokensService) Create(ctx context.Context, req TokenRequest, opts ...CallOption) (*Token, error) {
-	return call[Token](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodPost, body: req, publicKeyOK: true}, "tokens")
+// Create tokenises a card's data, the [CardDetails] that also stores a
+// card ([CardRequest]) and pays inline ([InlineCardCharge]). It is one of
+// the two calls a public key may make. The token's card reads back as a
+// [Card], masked.
+func (ts *TokensService) Create(ctx context.Context, card CardDetails, opts ...CallOption) (*Token, error) {
+	return call[Token](ctx, scopeOf(ts), apiRequest{opts: opts, method: http.MethodPost, body: card, publicKeyOK: true}, "tokens")
 }
 
 // Get returns a token, with its card masked.

@@ -944,9 +944,11 @@ type CaptureRequest struct {
 	Amount Amount `json:"amount,omitempty,omitzero"`
 }
 
-// Card is a stored card, or the card used by a transaction. The number is
-// masked and the security code is never returned. Cards inside transactions
-// may lack ID and CreationDate.
+// Card is a stored card, the card used by a transaction, or the card
+// behind a token. The number is masked and the security code is never
+// returned. Cards inside transactions may lack ID and CreationDate; a
+// token's card has no ID and none of a stored card's AllowsCharges,
+// AllowsPayouts, BankName, BankCode and Type.
 type Card struct {
 	Address *Address `json:"address,omitempty"`
 
@@ -1118,8 +1120,10 @@ type CardCharge struct {
 	UseCardPoints UseCardPoints `json:"use_card_points,omitempty,omitzero"`
 }
 
-// CardDetails is card data sent in a request, for a charge or subscription
-// without a stored card or token. Sending card data through your server puts
+// CardDetails is a card's full data, as the payer gives it: to tokenize it
+// (Tokens.Create), to store it (CardRequest.Card), or to pay or subscribe
+// without a stored card or token (InlineCardCharge.Card,
+// SubscriptionRequest.Card). Sending card data through your server puts
 // that server in scope of card-data security rules; prefer tokens created on
 // the payer's device.
 type CardDetails struct {
@@ -1186,38 +1190,20 @@ type CardPoints struct {
 	Used Decimal `json:"used"`
 }
 
-// CardRequest is a card to store, from its data. With the public key this is,
-// with token creation, the one operation a browser may call.
+// CardRequest is a card to store, from its data: the card, as an inline card
+// charge carries it, and the payer's device session id. With the public
+// key this is, with token creation, the one operation a browser may call.
+// On the wire the card's members and device_session_id sit side by side
+// in one object.
 type CardRequest struct {
-	// Address is the billing address of the card.
-	Address *Address `json:"address,omitempty"`
-
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
-	// American Express (numbers starting with 34 or 37). A number that fails the
-	// Luhn check is refused with error 2004.
-	//
-	// Example: 4111111111111111
-	CardNumber string `json:"card_number"`
-
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
-	// never stores nor returns it.
-	CVV2 string `json:"cvv2"`
+	// Card is the card to store. The SDK sends its members at the top level
+	// of the request, beside device_session_id, as the gateway takes them.
+	Card CardDetails `json:"card"`
 
 	// DeviceSessionID is the session id that the gateway's anti-fraud script
-	// generated on the payer's device. Send it with every card charge: production
-	// anti-fraud rules may decline a charge without it.
+	// generated on the payer's device. Send it with every card charge:
+	// production anti-fraud rules may decline a charge without it.
 	DeviceSessionID string `json:"device_session_id,omitempty,omitzero"`
-
-	// ExpirationMonth is the expiration month, two digits from 01 to 12.
-	//
-	// Example: 12
-	ExpirationMonth string `json:"expiration_month"`
-
-	// ExpirationYear is the last two digits of the expiration year.
-	//
-	// Example: 29
-	ExpirationYear string `json:"expiration_year"`
-	HolderName     string `json:"holder_name"`
 }
 
 // CardType says whether a card is a debit or a credit card. Cards and
@@ -2401,32 +2387,12 @@ type SubscriptionUpdateRequest struct {
 // Token is a single-use card token. Its ID is used once, as a charge's
 // SourceID or a card's TokenID; a used token cannot be used again.
 type Token struct {
-	// Card is the tokenized card, masked.
-	Card TokenCard `json:"card"`
-	ID   string    `json:"id"`
-}
-
-// TokenCard is a tokenized card, masked: its number and security code cannot
-// be read back.
-type TokenCard struct {
-	Address *Address `json:"address,omitempty"`
-
-	// Brand is the card's network.
-	Brand CardBrand `json:"brand"`
-
-	// CardNumber is the masked card number.
-	CardNumber   string    `json:"card_number"`
-	CreationDate time.Time `json:"creation_date,omitempty,omitzero"`
-
-	// ExpirationMonth is the expiration month, two digits.
-	ExpirationMonth string `json:"expiration_month"`
-
-	// ExpirationYear is the expiration year, two digits.
-	ExpirationYear string `json:"expiration_year"`
-	HolderName     string `json:"holder_name"`
-
-	// PointsCard says whether the card belongs to a reward-points programme.
-	PointsCard bool `json:"points_card,omitempty,omitzero"`
+	// Card is the tokenized card, masked. A token's card carries its number,
+	// holder, expiry, address, brand, creation date and points flag; a
+	// stored card's other members (ID, AllowsCharges, BankName, Type...)
+	// stay zero.
+	Card Card   `json:"card"`
+	ID   string `json:"id"`
 }
 
 // TokenCardRequest is a card to store, from a token, which is used up.
@@ -2435,36 +2401,6 @@ type TokenCardRequest struct {
 	// generated on the payer's device.
 	DeviceSessionID string `json:"device_session_id"`
 	TokenID         string `json:"token_id"`
-}
-
-// TokenRequest is card data to tokenize. It is meant to be sent from the
-// payer's browser or phone with the public key, so that card data never passes
-// through your server.
-type TokenRequest struct {
-	// Address is the billing address of the card.
-	Address *Address `json:"address,omitempty"`
-
-	// CardNumber is the full card number, digits only: 16 or 19 digits, or 15 for
-	// American Express (numbers starting with 34 or 37). A number that fails the
-	// Luhn check is refused with error 2004.
-	//
-	// Example: 4111111111111111
-	CardNumber string `json:"card_number"`
-
-	// CVV2 is the card security code: 3 digits, 4 on American Express. The gateway
-	// never stores nor returns it.
-	CVV2 string `json:"cvv2"`
-
-	// ExpirationMonth is the expiration month, two digits from 01 to 12.
-	//
-	// Example: 12
-	ExpirationMonth string `json:"expiration_month"`
-
-	// ExpirationYear is the last two digits of the expiration year.
-	//
-	// Example: 29
-	ExpirationYear string `json:"expiration_year"`
-	HolderName     string `json:"holder_name"`
 }
 
 // Transaction is a movement of funds: a charge, payout, transfer, fee or

@@ -143,8 +143,8 @@ func TestDeclineAndRefusal(t *testing.T) {
 	forEach(t, func(t *testing.T, e engine) {
 		v := newEnv(t, e)
 		ctx := context.Background()
-		declining, err := v.c.Customer(v.p.customer).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana", CardNumber: openpaytest.CardInsufficientFunds,
-			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+		declining, err := v.c.Customer(v.p.customer).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana",
+			CardNumber: openpaytest.CardInsufficientFunds, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,8 +33,8 @@ func ExampleJournal_Charge() {
 	}
 
 	cust, _ := client.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
-	card, _ := client.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana López",
-		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	card, _ := client.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana López",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	charge := journal.Charge{CustomerID: cust.ID, Request: openpay.CardCharge{SourceID: card.ID,
 		Amount: openpay.MustAmount("250.00"), Description: "Order 42", OrderID: "order-42"}}
 

@@ -211,8 +211,8 @@ func newPayer(t testing.TB, c *openpay.Client) payer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana López", CardNumber: "4111111111111111",
-		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana López",
+		CardNumber: "4111111111111111", CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	if err != nil {
 		t.Fatal(err)
 	}

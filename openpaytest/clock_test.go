@@ -35,8 +35,9 @@ func openShop(t *testing.T, m *openpaytest.Merchant) *shopBooks {
 	require.NoError(t, err)
 	cu, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Sofía", Email: "sofia@example.com"})
 	require.NoError(t, err)
-	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Sofía Méndez", CardNumber: openpaytest.CardVisa,
-		CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Sofía Méndez",
+		CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12",
+		ExpirationYear: "30"}})
 	require.NoError(t, err)
 	sub, err := c.Customer(cu.ID).Subscriptions.Create(ctx, openpay.SubscriptionRequest{PlanID: plan.ID, SourceID: card.ID})
 	require.NoError(t, err)

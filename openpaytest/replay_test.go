@@ -128,8 +128,8 @@ func TestReplayMerchantCassette(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusPreconditionFailed, res.StatusCode, "a 4-digit CVV on a Visa")
-	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123",
-		ExpirationMonth: "02", ExpirationYear: "25"})
+	card, err := c.Customer(cu.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana Gil",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "02", ExpirationYear: "25"}})
 	require.NoError(t, err)
 	_, err = c.Customer(cu.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("30.00"), Description: "Order 1", OrderID: "o-1"})
 	require.NoError(t, err)

@@ -258,8 +258,8 @@ func TestReplayClockAndStrictCLI(t *testing.T) {
 		bg := context.Background()
 		cust, err := c.Customers.Create(bg, openpay.CustomerRequest{Name: "Ana", Email: "ana@example.com"})
 		require.NoError(t, err)
-		card, err := c.Customer(cust.ID).Cards.Create(bg, openpay.CardRequest{HolderName: "Ana Gil", CardNumber: openpaytest.CardVisa, CVV2: "123",
-			ExpirationMonth: "02", ExpirationYear: "25"})
+		card, err := c.Customer(cust.ID).Cards.Create(bg, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana Gil",
+			CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "02", ExpirationYear: "25"}})
 		require.NoError(t, err)
 		_, err = c.Customer(cust.ID).Charges.Create(bg, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("30.00"), Description: "Order 1"})
 		require.NoError(t, err)

@@ -26,7 +26,7 @@ func main() { exampleenv.Main(run) }
 
 // tokenize is what the payer's browser does with the public key.
 func tokenize(ctx context.Context, public *openpay.Client, number string) (*openpay.Token, error) {
-	return public.Tokens.Create(ctx, openpay.TokenRequest{
+	return public.Tokens.Create(ctx, openpay.CardDetails{
 		HolderName: "Ana López", CardNumber: number, CVV2: openpaytest.CVV(number),
 		ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3),
 	})

@@ -95,7 +95,7 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tok, err := env.Public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana López", CardNumber: openpaytest.CardVisa,
+	tok, err := env.Public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardVisa,
 		CVV2: "123", ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)})
 	if err != nil {
 		return fmt.Errorf("the buyer's token: %w", err)

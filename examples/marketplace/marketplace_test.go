@@ -80,7 +80,7 @@ func (f *fixture) seller(t *testing.T, name string) string {
 
 func (f *fixture) token(t *testing.T, number string) string {
 	t.Helper()
-	tok, err := f.public.Tokens.Create(context.Background(), openpay.TokenRequest{HolderName: "Ana López", CardNumber: number,
+	tok, err := f.public.Tokens.Create(context.Background(), openpay.CardDetails{HolderName: "Ana López", CardNumber: number,
 		CVV2: openpaytest.CVV(number), ExpirationMonth: "12", ExpirationYear: "40"})
 	require.NoError(t, err)
 	return tok.ID

@@ -128,7 +128,7 @@ func payEveryOrder(ctx context.Context, m *Marketplace, orders []string) error {
 	go func() { _ = m.Worker.Run(wctx) }()
 	taken := 0
 	for _, id := range orders {
-		tok, err := public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana López", CardNumber: openpaytest.CardVisa,
+		tok, err := public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana López", CardNumber: openpaytest.CardVisa,
 			CVV2: "123", ExpirationMonth: "12", ExpirationYear: "40"})
 		if err != nil {
 			return err

@@ -35,10 +35,9 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 
 	// Card data belongs on the payer's device (see examples/checkout); a
 	// sandbox test card is saved directly here to keep the flow short.
-	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{
-		HolderName: "Juan Pérez", CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa),
-		ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3),
-	})
+	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Juan Pérez",
+		CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12",
+		ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)}})
 	if err != nil {
 		return fmt.Errorf("saving the card: %w", err)
 	}

@@ -33,7 +33,7 @@ func (p payer) newOrder(ctx context.Context, total string) (Order, error) {
 }
 
 func (p payer) payByCard(ctx context.Context, orderID, number string) (Order, error) {
-	tok, err := p.public.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana López", CardNumber: number,
+	tok, err := p.public.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana López", CardNumber: number,
 		CVV2: openpaytest.CVV(number), ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)})
 	if err != nil {
 		return Order{}, fmt.Errorf("tokenizing the card: %w", err)

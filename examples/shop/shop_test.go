@@ -68,7 +68,7 @@ func (f *fixture) order(t *testing.T, total string) Order {
 // token is what the payer's browser makes of a card.
 func (f *fixture) token(t *testing.T, number string) string {
 	t.Helper()
-	tok, err := f.public.Tokens.Create(context.Background(), openpay.TokenRequest{HolderName: "Ana López", CardNumber: number,
+	tok, err := f.public.Tokens.Create(context.Background(), openpay.CardDetails{HolderName: "Ana López", CardNumber: number,
 		CVV2: openpaytest.CVV(number), ExpirationMonth: "12", ExpirationYear: "30"})
 	require.NoError(t, err)
 	return tok.ID

@@ -48,9 +48,9 @@ func flow(ctx context.Context, env *exampleenv.Env, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("creating the customer: %w", err)
 	}
-	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{
-		HolderName: "Sofía Méndez", CardNumber: openpaytest.CardMastercard, CVV2: "123",
-		ExpirationMonth: "12", ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)})
+	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Sofía Méndez",
+		CardNumber: openpaytest.CardMastercard, CVV2: "123", ExpirationMonth: "12",
+		ExpirationYear: fmt.Sprint(time.Now().Year()%100 + 3)}})
 	if err != nil {
 		return fmt.Errorf("saving the card: %w", err)
 	}

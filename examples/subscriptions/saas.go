@@ -59,8 +59,8 @@ func cardFor(number string, now time.Time, months int) openpay.CardRequest {
 	if months > 0 {
 		exp = time.Date(now.Year(), now.Month()+time.Month(months), 1, 0, 0, 0, 0, now.Location())
 	}
-	return openpay.CardRequest{HolderName: "Cliente SaaS", CardNumber: number, CVV2: openpaytest.CVV(number),
-		ExpirationMonth: exp.Format("01"), ExpirationYear: exp.Format("06")}
+	return openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Cliente SaaS", CardNumber: number,
+		CVV2: openpaytest.CVV(number), ExpirationMonth: exp.Format("01"), ExpirationYear: exp.Format("06")}}
 }
 
 // runSaaS runs months of the SaaS's billing on the embedded server,

@@ -47,14 +47,14 @@ func driveFlow(t *testing.T, baseURL string, m openpaytest.Merchant) {
 	require.NoError(t, err)
 	seller, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Marta", LastName: "Ruiz", Email: "marta@example.com", RequiresAccount: true})
 	require.NoError(t, err)
-	card, err := c.Customer(buyer.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Pablo Soto", CardNumber: openpaytest.CardVisa,
-		CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := c.Customer(buyer.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Pablo Soto",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	require.NoError(t, err)
 	saved, err := c.Customer(buyer.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("1000.00"),
 		Description: "Top-up", OrderID: "topup-1"})
 	require.NoError(t, err)
 
-	token, err := pub.Tokens.Create(ctx, openpay.TokenRequest{HolderName: "Ana Gil", CardNumber: "5555555555554444",
+	token, err := pub.Tokens.Create(ctx, openpay.CardDetails{HolderName: "Ana Gil", CardNumber: "5555555555554444",
 		CVV2: "321", ExpirationMonth: "01", ExpirationYear: "31"})
 	require.NoError(t, err)
 	charge, err := c.Charges.Create(ctx, openpay.CardCharge{SourceID: token.ID, Amount: openpay.MustAmount("250.50"),

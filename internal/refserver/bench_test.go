@@ -227,7 +227,7 @@ var benchEndpoints = []benchEndpoint{
 				return []byte(`{"holder_name":"Juan Perez","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}`)
 			}}
 		},
-		minimal: minimalHandler[openpay.CardRequest, openpay.Card],
+		minimal: minimalHandler[openpay.CardDetails, openpay.Card],
 	},
 	{
 		name: "PostTransfer",

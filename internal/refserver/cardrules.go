@@ -22,6 +22,12 @@ type cardData struct {
 	address                          *openpay.Address
 }
 
+// cardDataOf is the card data of a request's card.
+func cardDataOf(d openpay.CardDetails) cardData {
+	return cardData{holder: d.HolderName, number: d.CardNumber, cvv: d.CVV2,
+		month: d.ExpirationMonth, year: d.ExpirationYear, address: d.Address}
+}
+
 // checkCardData applies the card rules to data whose members are in f
 // (prefix names them in errors: "card." for a charge's inline card) and
 // returns the card to store, with no id. In order:

@@ -75,17 +75,20 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		tokenID = req.TokenID
 	} else {
-		var req openpay.CardRequest
+		var req openpay.CardDetails // and device_session_id beside its members
 		if e := f.Into(&req); e != nil {
 			return nil, e
 		}
+		var sessionID string
+		if e := f.Member("device_session_id", &sessionID); e != nil {
+			return nil, e
+		}
 		var v reqbody.Checker
-		v.MaxLen("device_session_id", req.DeviceSessionID, 255)
+		v.MaxLen("device_session_id", sessionID, 255)
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(c.m, f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
-			month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
+		k, e = s.checkCardData(c.m, f, "", cardDataOf(req))
 		if e != nil {
 			return nil, e
 		}

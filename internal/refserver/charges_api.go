@@ -151,8 +151,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return nil, e
 		}
 		card := f.Object("card")
-		k, e := s.checkCardData(merch, card, "card.", cardData{holder: w.Card.HolderName, number: w.Card.CardNumber,
-			cvv: w.Card.CVV2, month: w.Card.ExpirationMonth, year: w.Card.ExpirationYear, address: w.Card.Address})
+		k, e := s.checkCardData(merch, card, "card.", cardDataOf(w.Card))
 		if card == nil {
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}

@@ -153,7 +153,7 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 		m.Cards = slices.Clone(m.Cards)
 		for k := range m.Cards {
 			kd := &m.Cards[k]
-			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, m.PrivateKey, api+"/cards", seedCardBody(kd.CardRequest)); err != nil {
+			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, m.PrivateKey, api+"/cards", seedCardBody{plainCardDetails(kd.CardDetails), kd.DeviceSessionID}); err != nil {
 				return Seed{}, err
 			}
 		}
@@ -176,10 +176,16 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 	return out, nil
 }
 
-// seedCardBody is a card request without its methods, so that it encodes
-// with its real number and security code (openpay.CardRequest encodes
-// masked).
-type seedCardBody openpay.CardRequest
+// seedCardBody is a card request as the API takes it, with its real number
+// and security code (openpay.CardDetails and openpay.CardRequest encode
+// masked): the card's members and device_session_id side by side.
+type seedCardBody struct {
+	plainCardDetails
+	DeviceSessionID string `json:"device_session_id,omitempty"`
+}
+
+// plainCardDetails is openpay.CardDetails without its methods.
+type plainCardDetails openpay.CardDetails
 
 // customers creates customers under api (a merchant's or a group's path),
 // with their opening balances (merchantID is "" for a group's customers,
@@ -202,7 +208,7 @@ func (a *seedApply) customers(path, api, merchantID, key string, cs []SeedCustom
 		cardsPath := api + "/customers/" + url.PathEscape(cu.ID) + "/cards"
 		for k := range cu.Cards {
 			kd := &cu.Cards[k]
-			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, key, cardsPath, seedCardBody(kd.CardRequest)); err != nil {
+			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, key, cardsPath, seedCardBody{plainCardDetails(kd.CardDetails), kd.DeviceSessionID}); err != nil {
 				return nil, err
 			}
 		}

@@ -44,6 +44,7 @@ merchants:
       - holder_name: Front Desk
         card_number: "5555555555554444"
         cvv2: "321"
+        device_session_id: seed-session-1
         expiration_month: "06"
         expiration_year: "31"
     plans:
@@ -82,7 +83,7 @@ const testSeedJSON = `{
 				            "cvv2": "012", "expiration_month": "09", "expiration_year": "30"}]},
 				{"id": "aseedcustomer0000002", "name": "Bea", "email": "bea@example.com", "requires_account": true, "balance": 300}
 			],
-			"cards": [{"holder_name": "Front Desk", "card_number": "5555555555554444", "cvv2": "321",
+			"cards": [{"holder_name": "Front Desk", "card_number": "5555555555554444", "cvv2": "321", "device_session_id": "seed-session-1",
 			           "expiration_month": "06", "expiration_year": "31"}],
 			"plans": [{"id": "pseedplan00000000001", "name": "Monthly", "amount": 99.90, "repeat_every": 1,
 			           "repeat_unit": "month", "status_after_retry": "unpaid"}]
@@ -126,6 +127,8 @@ func TestParseSeedJSONAndYAMLAgree(t *testing.T) {
 	assert.Equal(t, "4111111111111111", card.CardNumber)
 	assert.Equal(t, "012", card.CVV2, "unquoted digits are taken as written")
 	assert.Equal(t, "09", card.ExpirationMonth)
+	assert.Equal(t, "seed-session-1", m.Cards[0].DeviceSessionID, "a card's device_session_id sits beside its members")
+	assert.Equal(t, "5555555555554444", m.Cards[0].CardNumber)
 	assert.True(t, m.Customers[1].RequiresAccount)
 	assert.Equal(t, openpay.RepeatUnit("month"), m.Plans[0].RepeatUnit)
 	assert.Equal(t, []string{"mseedmerchant0000001", "mseedmerchant0000002"}, fromYAML.Groups[0].Merchants)

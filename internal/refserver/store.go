@@ -13,6 +13,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
@@ -450,8 +451,8 @@ type token struct {
 }
 
 // wire returns the token's wire form, number masked.
-func (tk *token) wire() openpay.Token {
-	return openpay.Token{ID: tk.id, Card: openpay.TokenCard{
+func (tk *token) wire() answer.Token {
+	return answer.Token{ID: tk.id, Card: answer.TokenCard{
 		CardNumber: tk.card.masked, HolderName: tk.card.holder,
 		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,

@@ -28,12 +28,11 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	var req openpay.TokenRequest
+	var req openpay.CardDetails
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	k, e := s.checkCardData(c.m, f, "", cardData{holder: req.HolderName, number: req.CardNumber, cvv: req.CVV2,
-		month: req.ExpirationMonth, year: req.ExpirationYear, address: req.Address})
+	k, e := s.checkCardData(c.m, f, "", cardDataOf(req))
 	if e != nil {
 		return nil, e
 	}

@@ -610,14 +610,14 @@ func TestOpenAPISchemaRules(t *testing.T) {
 	bad(transfer, 1.0)
 	bad(transfer, 0.5)
 
-	card := prop("CardRequest", "card_number")
+	card := prop("CardDetails", "card_number")
 	for _, v := range []string{"4111111111111111", "4242424242424242", "5555555555554444", "345678000000007", "343434343434343", "4111111111111111111"} {
 		ok(card, v)
 	}
 	for _, v := range []string{"411111111111111", "41111111111111111", "4111 1111 1111 1111", "34567800000000"} {
 		bad(card, v)
 	}
-	cvv := prop("CardRequest", "cvv2")
+	cvv := prop("CardDetails", "cvv2")
 	ok(cvv, "123")
 	ok(cvv, "1234")
 	bad(cvv, "12")
@@ -625,7 +625,7 @@ func TestOpenAPISchemaRules(t *testing.T) {
 
 	maxLen := map[string]uint64{
 		"CardCharge.description": 250, "CardCharge.order_id": 100, "CardCharge.source_id": 45,
-		"CardCharge.device_session_id": 255, "CardRequest.holder_name": 80, "BankAccountRequest.holder_name": 80,
+		"CardCharge.device_session_id": 255, "CardDetails.holder_name": 80, "BankAccountRequest.holder_name": 80,
 		"BankAccountRequest.alias": 45, "BankAccountRequest.clabe": 45, "PlanRequest.name": 255, "PlanUpdateRequest.name": 80,
 		"TransferRequest.description": 250, "BankAccountPayout.description": 250, "TransferRequest.customer_id": 45,
 		"TokenCardRequest.token_id": 45,
@@ -784,7 +784,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 	}
 
 	cards := map[string]any{
-		"CardRequest":      CardRequest{CardNumber: "4111111111111111", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "12", CVV2: "123"},
+		"CardRequest":      CardRequest{Card: CardDetails{CardNumber: "4111111111111111", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "12", CVV2: "123"}},
 		"TokenCardRequest": TokenCardRequest{TokenID: "k1n0mscnjwhxqia8q7cm", DeviceSessionID: "kR1MiQhz2otdIuUlQkbEyitIqVMiI16f"},
 	}
 	for _, path := range []string{merchantPrefix + "/cards", customerPrefix + "/cards"} {
@@ -806,7 +806,7 @@ func TestOpenAPIRequestVariants(t *testing.T) {
 			RepeatUnit: RepeatUnitMonth, StatusAfterRetry: StatusAfterRetryCancelled, TrialDays: 0}},
 		{http.MethodPost, customerPrefix + "/subscriptions", SubscriptionRequest{PlanID: "pbi4kb8hpb64x0uud2eb", SourceID: "kqgykn96i7bcs1wwhvgw"}},
 		{http.MethodPost, merchantPrefix + "/webhooks", WebhookRequest{URL: "https://shop.example.com/hooks", EventTypes: []EventType{EventTypeChargeSucceeded}}},
-		{http.MethodPost, merchantPrefix + "/tokens", TokenRequest{CardNumber: "345678000000007", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "01", CVV2: "1234"}},
+		{http.MethodPost, merchantPrefix + "/tokens", CardDetails{CardNumber: "345678000000007", HolderName: "Juan Perez", ExpirationYear: "29", ExpirationMonth: "01", CVV2: "1234"}},
 		{http.MethodPost, merchantPrefix + "/charges/{transaction_id}/capture", CaptureRequest{Amount: MustAmount("100.00")}},
 		{http.MethodPost, merchantPrefix + "/charges/{transaction_id}/refund", RefundRequest{Description: "Returned", Amount: MustAmount("50.00")}},
 	}

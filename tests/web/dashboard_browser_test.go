@@ -34,8 +34,9 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	cust, err := c.Customers.Create(ctx, openpay.CustomerRequest{Name: "Ana", LastName: "Pérez", Email: "ana.perez@example.com"})
 	require.NoError(t, err)
-	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana Pérez",
-		CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := c.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana Pérez",
+		CardNumber: openpaytest.CardVisa, CVV2: openpaytest.CVV(openpaytest.CardVisa), ExpirationMonth: "12",
+		ExpirationYear: "30"}})
 	require.NoError(t, err)
 	_, err = c.Customer(cust.ID).Charges.Create(ctx, openpay.CardCharge{SourceID: card.ID, Amount: openpay.MustAmount("250.00"),
 		Description: "Order 1001", OrderID: "order-1001"})

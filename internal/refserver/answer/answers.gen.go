@@ -63,11 +63,11 @@ func Append(b []byte, v any) (_ []byte, ok bool, err error) {
 		b, err = appendJSONPointer(b, v, appendWebhook)
 	case []openpay.Webhook:
 		b, err = appendJSONList(b, v, appendWebhook)
-	case openpay.Token:
+	case Token:
 		b, err = appendToken(b, &v)
-	case *openpay.Token:
+	case *Token:
 		b, err = appendJSONPointer(b, v, appendToken)
-	case []openpay.Token:
+	case []Token:
 		b, err = appendJSONList(b, v, appendToken)
 	case openpay.Merchant:
 		b, err = appendMerchant(b, &v)
@@ -1206,7 +1206,7 @@ func appendSubscription(b []byte, v *openpay.Subscription) ([]byte, error) {
 }
 
 // appendToken appends the JSON object of *v, with the keys of plan Token.
-func appendToken(b []byte, v *openpay.Token) ([]byte, error) {
+func appendToken(b []byte, v *Token) ([]byte, error) {
 	var err error
 	b = append(b, '{')
 	b = append(b, "\"card\":"...)
@@ -1219,7 +1219,7 @@ func appendToken(b []byte, v *openpay.Token) ([]byte, error) {
 }
 
 // appendTokenCard appends the JSON object of *v, with the keys of plan TokenCard.
-func appendTokenCard(b []byte, v *openpay.TokenCard) ([]byte, error) {
+func appendTokenCard(b []byte, v *TokenCard) ([]byte, error) {
 	var err error
 	b = append(b, '{')
 	start := len(b)

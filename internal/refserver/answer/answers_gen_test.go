@@ -31,7 +31,7 @@ var answerRoots = []reflect.Type{
 	reflect.TypeFor[openpay.Card](), reflect.TypeFor[openpay.Customer](),
 	reflect.TypeFor[openpay.Subscription](),
 	reflect.TypeFor[openpay.Plan](), reflect.TypeFor[openpay.BankAccount](),
-	reflect.TypeFor[openpay.Webhook](), reflect.TypeFor[openpay.Token](),
+	reflect.TypeFor[openpay.Webhook](), reflect.TypeFor[Token](),
 	reflect.TypeFor[openpay.Merchant](), reflect.TypeFor[openpay.Store](),
 	reflect.TypeFor[openpay.PointsBalance](), reflect.TypeFor[openpay.CardBIN](),
 	reflect.TypeFor[openpay.BINPromotions](), reflect.TypeFor[openpay.FeesSummary](),
@@ -124,7 +124,7 @@ var (
 	isZeroerType      = reflect.TypeFor[interface{ IsZero() bool }]()
 	amountType        = reflect.TypeFor[openpay.Amount]()
 	timeType          = reflect.TypeFor[time.Time]()
-	answerPath        = reflect.TypeFor[answerGen]().PkgPath()
+	answerPath        = ownPath
 )
 
 // answerGen is the state of one generation: the objects met so far, each
@@ -157,7 +157,7 @@ func generateAnswerEncoders(roots []reflect.Type) ([]byte, []reflect.Type, error
 			return nil, nil, fmt.Errorf("root %s: a root is a struct type", root)
 		}
 		plan := "" // as planFor finds it
-		if _, ok := g.plans[root.Name()]; ok && root.PkgPath() == openpayPath {
+		if _, ok := g.plans[root.Name()]; ok && (root.PkgPath() == openpayPath || root.PkgPath() == answerPath) {
 			plan = root.Name()
 		}
 		fn, err := g.unitFunc(answerUnit{root, plan})

@@ -325,7 +325,7 @@ func TestAnswerEncodersOnTheGatewayExamples(t *testing.T) {
 		"errors": reflect.TypeFor[ErrorResponse](), "fees": reflect.TypeFor[openpay.Transaction](),
 		"merchant": reflect.TypeFor[openpay.Merchant](), "payments": reflect.TypeFor[openpay.Transaction](),
 		"plans": reflect.TypeFor[openpay.Plan](), "stores": reflect.TypeFor[openpay.Store](),
-		"subscriptions": reflect.TypeFor[openpay.Subscription](), "tokens": reflect.TypeFor[openpay.Token](),
+		"subscriptions": reflect.TypeFor[openpay.Subscription](), "tokens": reflect.TypeFor[Token](),
 		"transfers": reflect.TypeFor[openpay.Transaction](), "webhooks": reflect.TypeFor[openpay.Webhook](),
 		"common_objects--store-object.json":    reflect.TypeFor[openpay.Store](),
 		"cards--card-points.json":              reflect.TypeFor[openpay.PointsBalance](),

@@ -1,6 +1,8 @@
 // Package answer encodes the reference server's answers: the JSON of the
 // wire types of package openpay, with every key the gateway always sends,
-// null ones included.
+// null ones included. A token is answered as a [Token] of this package:
+// the SDK reads a token's card as a stored card's type, whose members the
+// gateway's token card does not all carry.
 //
 // Contract:
 //   - [Append] appends v's JSON and a newline, exactly the bytes a

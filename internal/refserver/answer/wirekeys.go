@@ -162,8 +162,12 @@ func buildKeyPlans(specs []keyPlanSpec) map[string]*keyPlan {
 	return plans
 }
 
-// openpayPath is the import path of the wire types.
-var openpayPath = reflect.TypeFor[openpay.Transaction]().PkgPath()
+// openpayPath is the import path of the wire types; ownPath that of this
+// package, whose answer types (a Token) have plans too.
+var (
+	openpayPath = reflect.TypeFor[openpay.Transaction]().PkgPath()
+	ownPath     = reflect.TypeFor[Token]().PkgPath()
+)
 
 // planFor is the plan of an answer: that of its wire type, or of the
 // elements of a list of them; nil when it has none.
@@ -172,7 +176,7 @@ func planFor(v any) *keyPlan {
 	for t != nil && (t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice) {
 		t = t.Elem()
 	}
-	if t == nil || t.PkgPath() != openpayPath {
+	if t == nil || t.PkgPath() != openpayPath && t.PkgPath() != ownPath {
 		return nil
 	}
 	return keyPlans[t.Name()]

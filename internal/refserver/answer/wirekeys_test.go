@@ -56,7 +56,7 @@ func TestKeyPlansFollowOpenAPI(t *testing.T) {
 // plan is a field of an object type.
 func TestKeyPlansFitTheWireTypes(t *testing.T) {
 	t.Parallel()
-	roots := []any{openpay.Transaction{}, openpay.Customer{}, openpay.BankAccount{}, openpay.Card{}, openpay.Token{},
+	roots := []any{openpay.Transaction{}, openpay.Customer{}, openpay.BankAccount{}, openpay.Card{}, Token{},
 		openpay.Subscription{}, openpay.Store{}, openpay.WebhookEvent{}, openpay.Plan{}, openpay.Merchant{},
 		openpay.Webhook{}, openpay.PointsBalance{}, ErrorResponse{}, openpay.Checkout{}}
 	checked := map[*keyPlan]bool{}
@@ -436,7 +436,7 @@ func TestAddWireKeys(t *testing.T) {
 		{"a merchant-level stored card names no owner, as null", openpay.Card{ID: "k1", CardNumber: "411111XXXXXX1111"},
 			map[string]string{"customer_id": "null"}},
 		{"a customer's stored card", openpay.Card{ID: "k1", CardNumber: "411111XXXXXX1111", CustomerID: "a1"}, nil},
-		{"a token", openpay.Token{ID: "tok", Card: openpay.TokenCard{CardNumber: "4111"}},
+		{"a token", Token{ID: "tok", Card: TokenCard{CardNumber: "4111"}},
 			map[string]string{"card.address": "null", "card.creation_date": "null", "card.points_card": "false"}},
 		{"a plan: nothing to add", openpay.Plan{ID: "p"}, nil},
 		{"an error", ErrorResponse{Description: "x"}, nil},

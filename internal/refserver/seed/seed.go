@@ -66,11 +66,13 @@ type Customer struct {
 }
 
 // Card is a stored card of a seed: the members of the API's card
-// request and an optional fixed id. Like [openpay.CardRequest], it prints
-// and encodes masked, and without its id.
+// request (the card's data and a device session id, side by side as the
+// API takes them) and an optional fixed id. Like [openpay.CardDetails], it
+// prints and encodes masked, as the card's data alone.
 type Card struct {
 	ID string `json:"id,omitempty"`
-	openpay.CardRequest
+	openpay.CardDetails
+	DeviceSessionID string `json:"device_session_id,omitempty"`
 }
 
 // Plan is a subscription plan of a seed: the members of the API's plan

@@ -64,8 +64,8 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	card, err := client.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{HolderName: "Ana López",
-		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"})
+	card, err := client.Customer(cust.ID).Cards.Create(ctx, openpay.CardRequest{Card: openpay.CardDetails{HolderName: "Ana López",
+		CardNumber: openpaytest.CardVisa, CVV2: "123", ExpirationMonth: "12", ExpirationYear: "30"}})
 	if err != nil {
 		return err
 	}
