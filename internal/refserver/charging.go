@@ -196,7 +196,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeCreated, t)
 	return t.snapshot(), nil
 }
 
@@ -292,7 +292,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.more().PaymentMethod = &openpay.PaymentMethod{Type: openpay.PaymentMethodTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		s.emit(m, openpay.EventTypeChargeCreated, t)
 		return t.snapshot(), nil
 	}
 	t.t.Authorization = s.ids.AuthorizationNumber()
@@ -301,11 +301,11 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	if !req.capture {
 		t.preauth = true
 		m.setStatus(t, openpay.TransactionStatusInProgress)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		s.emit(m, openpay.EventTypeChargeCreated, t)
 		return t.snapshot(), nil
 	}
-	// The event's snapshot is the answer: no second copy.
-	return &s.completeCharge(m, t, t.amount()).Transaction, nil
+	s.completeCharge(m, t, t.amount())
+	return t.snapshot(), nil
 }
 
 // declineCharge records a new card charge t as failed with the error e
@@ -314,7 +314,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
 	failTx(m, t, e.Code, e.Description)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeFailed, t)
 	return e
 }
 
@@ -373,9 +373,9 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
 
 // completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to, and returns the charge.succeeded event.
-// The caller holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Event {
+// credits the balance it belongs to, and emits charge.succeeded. The caller
+// holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	now := s.nowFor(m)
 	t.preauth = false
 	m.setAmount(t, amount)
@@ -398,7 +398,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Even
 			t.setCredited(t.credited().Add(credit))
 		}
 	}
-	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeSucceeded, t)
 }
 
 // pending reports whether a charge still waits for the payer or for its
@@ -420,7 +420,7 @@ func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
 	m.setStatus(t, openpay.TransactionStatusCancelled)
 	t.setOperated(s.nowFor(m))
-	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeCancelled, t)
 }
 
 // toMXN converts an amount of the charge's currency to MXN at the charge's
@@ -483,7 +483,7 @@ func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
 		// The plug-ins wait for this event, then read the charge,
 		// cancelled: the Colombian PSE one and the card one
 		// (facts-vendor.md, sections 3 and 6).
-		s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
+		s.emit(m, openpay.EventTypeTransactionExpired, t)
 	}
 	return true
 }

@@ -267,16 +267,16 @@ func init() {
 			}},
 		recEvent: {name: "events", merchant: true,
 			each: func(_ *Server, o owner, f func(string)) {
-				for i := range o.m.events {
-					f(eventKeyOf(o.m.eventsDropped + uint64(i)))
+				for i := range o.m.events.Len() {
+					f(eventKeyOf(o.m.events.Dropped() + uint64(i)))
 				}
 			},
 			get: func(_ *Server, o owner, id string) (any, bool) {
 				n, err := strconv.ParseUint(id, 10, 64)
-				if err != nil || n < o.m.eventsDropped || n-o.m.eventsDropped >= uint64(len(o.m.events)) {
+				if err != nil || n < o.m.events.Dropped() || n-o.m.events.Dropped() >= uint64(o.m.events.Len()) {
 					return nil, false
 				}
-				return *o.m.events[n-o.m.eventsDropped], true
+				return o.m.events.At(int(n - o.m.events.Dropped())).event(o.m.id), true
 			},
 			load: func(_ *Server, o owner, id string, data []byte) error {
 				n, err := strconv.ParseUint(id, 10, 64)
@@ -284,17 +284,18 @@ func init() {
 					return err
 				}
 				m := o.m
-				if len(m.events) == 0 {
-					m.eventsDropped = n
-				} else if n != m.eventsDropped+uint64(len(m.events)) {
+				if m.events.Len() == 0 {
+					m.events.SetDropped(n)
+				} else if n != m.events.Dropped()+uint64(m.events.Len()) {
 					return fmt.Errorf("event %s comes out of order", id)
 				}
 				var ev Event
 				if err := json.Unmarshal(data, &ev); err != nil {
 					return err
 				}
-				ev.Date = inZone(ev.Date)
-				m.events = append(m.events, &ev)
+				logged := loggedEvent{id: ev.ID, typ: ev.Type, date: inZone(ev.Date)}
+				logged.tx.setWire(ev.Transaction)
+				m.events.Append(logged)
 				return nil
 			}},
 		recSubscription: {name: "subscriptions", merchant: true,
@@ -728,19 +729,18 @@ var stateFields = map[reflect.Type]map[string]string{
 		"clock":     fieldSaved + " (the time of the merchant's own clock; none while it follows the server's)",
 		"customers": "the customer records", "cards": "the card records", "cardList": "the card records, in creation order",
 		"tokens": "the token records", "tokenList": "the token records, in creation order",
-		"txs":           "the transaction records (addTx on load)",
-		"txList":        "the transaction records, in seq order",
-		"txIndex":       "rebuilt by addTx",
-		"txStatus":      "rebuilt by addTx",
-		"txSeq":         "rebuilt by addTx",
-		"amounts":       "rebuilt by addTx (from the current amounts, which is all lists filter on)",
-		"clockBack":     "rebuilt by addTx",
-		"orderIDs":      "rebuilt by addTx",
-		"heldOrderIDs":  "rebuilt on load from the checkouts' order_id (holdOrderID)",
-		"events":        "the event records",
-		"eventsDropped": "the key of the first event record",
-		"ext":           "the records of the resource files' kinds; each extState type is listed here too",
-		"data":          "the store itself",
+		"txs":          "the transaction records (addTx on load)",
+		"txList":       "the transaction records, in seq order",
+		"txIndex":      "rebuilt by addTx",
+		"txStatus":     "rebuilt by addTx",
+		"txSeq":        "rebuilt by addTx",
+		"amounts":      "rebuilt by addTx (from the current amounts, which is all lists filter on)",
+		"clockBack":    "rebuilt by addTx",
+		"orderIDs":     "rebuilt by addTx",
+		"heldOrderIDs": "rebuilt on load from the checkouts' order_id (holdOrderID)",
+		"events":       "the event records (and the key of the first, Dropped)",
+		"ext":          "the records of the resource files' kinds; each extState type is listed here too",
+		"data":         "the store itself",
 	},
 	reflect.TypeFor[group](): {
 		"mu": "a lock", "id": "the owner bucket's name", "keyHash": fieldSaved, "merchants": fieldSaved,
