@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"runtime/metrics"
-	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -30,8 +30,8 @@ func liveHeap() (bytes, objects, scan uint64) {
 	return ms.HeapAlloc, ms.HeapObjects, sample[0].Value.Uint64()
 }
 
-// BenchmarkHeapPerRequest reports what each POST endpoint of
-// benchEndpoints keeps on the live heap per request: heapRequests requests
+// BenchmarkHeapPerRequest reports what each endpoint of benchEndpoints
+// keeps on the live heap per request: heapRequests requests
 // answered in process (as BenchmarkHandlers), the live heap before and
 // after, divided by their number. "B/req" is the heap, "objects/req" the
 // heap objects (each one the collector visits) and "scan-B/req" the bytes
@@ -42,9 +42,6 @@ func liveHeap() (bytes, objects, scan uint64) {
 //	go test -run XXX -bench HeapPerRequest -benchtime 1x ./internal/refserver/
 func BenchmarkHeapPerRequest(b *testing.B) {
 	for _, ep := range benchEndpoints {
-		if !strings.HasPrefix(ep.name, "Post") {
-			continue
-		}
 		b.Run(ep.name, func(b *testing.B) {
 			for b.Loop() {
 				env := newBenchEnv(b)
@@ -70,6 +67,67 @@ func BenchmarkHeapPerRequest(b *testing.B) {
 				b.ReportMetric((float64(objects1)-float64(objects0))/heapRequests, "objects/req")
 				b.ReportMetric((float64(scan1)-float64(scan0))/heapRequests, "scan-B/req")
 			}
+		})
+	}
+}
+
+// gcCPU returns the CPU time the collector took so far, less what its
+// workers took of otherwise idle processors, and the process's total
+// less its idle time, as the runtime estimates them (runtime/metrics
+// /cpu/classes), and the number of completed collections.
+func gcCPU() (gc, total float64, cycles uint64) {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/gc/mark/idle:cpu-seconds"},
+		{Name: "/cpu/classes/total:cpu-seconds"}, {Name: "/cpu/classes/idle:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Float64() - s[1].Value.Float64(), s[2].Value.Float64() - s[3].Value.Float64() - s[1].Value.Float64(), s[4].Value.Uint64()
+}
+
+// BenchmarkEndpointGC measures the collector's share of the process's CPU
+// while b.N requests of each endpoint of benchEndpoints go over HTTP (16
+// clients, as BenchmarkEndpoints) to the reference server ("server") and
+// to its yardstick ("minimal"), each side in a run of its own: "gc-cpu-%"
+// is the collector's share of the CPU time (client and server share the
+// process), "gc-µs/req" its CPU time per request and "gc/kreq" the
+// collections per thousand requests. What the server keeps per request
+// (BenchmarkHeapPerRequest) is heap the collector marks again on every
+// cycle; the yardstick keeps nothing.
+//
+//	go test -run XXX -bench EndpointGC -benchtime 5000x ./internal/refserver/
+func BenchmarkEndpointGC(b *testing.B) {
+	measure := func(b *testing.B, base, key string, rq benchRequest) {
+		client := newBenchClient()
+		defer client.CloseIdleConnections()
+		var next atomic.Int64
+		runtime.GC()
+		gc0, total0, cycles0 := gcCPU()
+		b.ResetTimer()
+		failed := fire(client, base, key, rq, &next, int64(b.N))
+		b.StopTimer()
+		runtime.GC() // closes the cycle the runtime's CPU estimates count to
+		gc1, total1, cycles1 := gcCPU()
+		if failed > 0 {
+			b.Fatalf("%d of %d requests failed", failed, b.N)
+		}
+		b.ReportMetric(100*(gc1-gc0)/(total1-total0), "gc-cpu-%")
+		b.ReportMetric((gc1-gc0)*1e6/float64(b.N), "gc-µs/req")
+		b.ReportMetric(float64(cycles1-cycles0-1)*1000/float64(b.N), "gc/kreq")
+	}
+	for _, ep := range benchEndpoints {
+		var answer []byte
+		var rq benchRequest
+		b.Run(ep.name+"/server", func(b *testing.B) {
+			env := newBenchEnv(b)
+			rq = ep.setup(b, env)
+			answer = sample(b, env.srv.URL+"/v1/"+env.m.ID, env.m.PrivateKey, rq)
+			measure(b, env.srv.URL+"/v1/"+env.m.ID, env.m.PrivateKey, rq)
+		})
+		b.Run(ep.name+"/minimal", func(b *testing.B) {
+			if answer == nil {
+				b.Skip("the server's run gave no sample answer")
+			}
+			srv := httptest.NewServer(ep.minimal(answer))
+			defer srv.Close()
+			measure(b, srv.URL+"/v1/m", "sk_x", rq)
 		})
 	}
 }

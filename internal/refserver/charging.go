@@ -243,9 +243,14 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	wireCard := k.wire()
 	switch {
 	case stored == nil:
+		// Card data sent inline or a token: the charges that follow with the
+		// same card share the wire form, as those to a stored card do.
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		kept := wireCard
-		t.t.Card = &kept
+		if m.inlineCharged == nil || *m.inlineCharged != wireCard {
+			kept := wireCard
+			m.inlineCharged = &kept
+		}
+		t.t.Card = m.inlineCharged
 	case stored.charged != nil && *stored.charged == wireCard:
 		// Charges to a stored card share its wire form while the card does
 		// not change: a stored charge then costs no copy of the card.

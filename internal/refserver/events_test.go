@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"unsafe"
 
 	"github.com/openpay-go/openpay"
 	"github.com/stretchr/testify/assert"
@@ -56,24 +55,4 @@ func TestEventKeepsTheTransactionAsItStood(t *testing.T) {
 	assert.Equal(t, paid, eventTransaction(t, evs[3]))
 	assert.Nil(t, evs[0].Transaction.Refund)
 	assert.Equal(t, openpay.TransactionStatusInProgress, evs[2].Transaction.Status)
-}
-
-// TestEventLogRecordsStayCompact checks what the event log keeps per event:
-// a record of fixed size, and for a plain card charge nothing else but its
-// id (no rare part, no bookkeeping), where it kept a whole
-// openpay.Transaction (about 480 bytes) before.
-func TestEventLogRecordsStayCompact(t *testing.T) {
-	t.Parallel()
-	assert.LessOrEqual(t, unsafe.Sizeof(loggedEvent{}), uintptr(200))
-	env := newTestEnv(t, Options{})
-	card := storedCard(t, env, "", "4111111111111111")
-	requireOK(t, env.post("/charges", cardCharge(card, "order_id", "ev-2")), http.StatusOK)
-	m := env.s.merchantByID(env.m.ID)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	require.Equal(t, 1, m.events.Len())
-	ev := m.events.At(0)
-	assert.Nil(t, ev.tx.x, "a plain card charge has no rare part")
-	assert.Nil(t, ev.tx.later)
-	assert.Same(t, m.txList[0].t.Card, ev.tx.t.Card, "the charged card's wire form is shared")
 }

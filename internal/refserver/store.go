@@ -102,6 +102,10 @@ type merchant struct {
 	// transactions hold (a checkout's, from its creation on): an order_id
 	// is unique across them and the transactions too. Nil until the first.
 	heldOrderIDs map[string]orderHolder
+	// inlineCharged is the wire form of the card data sent inline (or
+	// the token) the last card charge recorded (chargeCard; see
+	// card.charged).
+	inlineCharged *openpay.Card
 	// events is the merchant's event log (events.go): the n-th event ever
 	// recorded is events.At(n - events.Dropped()).
 	events chunklog.Log[loggedEvent]
