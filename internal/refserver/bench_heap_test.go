@@ -112,14 +112,23 @@ func BenchmarkEndpointGC(b *testing.B) {
 		b.ReportMetric((gc1-gc0)*1e6/float64(b.N), "gc-µs/req")
 		b.ReportMetric(float64(cycles1-cycles0-1)*1000/float64(b.N), "gc/kreq")
 	}
+	bothSides(b, measure)
+}
+
+// bothSides calls measure for each endpoint of benchEndpoints, on the
+// reference server with one merchant over HTTP ("server") and then on its
+// yardstick ("minimal", which answers the server's sample answer), with
+// the endpoint's request.
+func bothSides(b *testing.B, measure func(b *testing.B, base, key string, rq benchRequest)) {
 	for _, ep := range benchEndpoints {
 		var answer []byte
 		var rq benchRequest
 		b.Run(ep.name+"/server", func(b *testing.B) {
 			env := newBenchEnv(b)
+			base := env.srv.URL + "/v1/" + env.m.ID
 			rq = ep.setup(b, env)
-			answer = sample(b, env.srv.URL+"/v1/"+env.m.ID, env.m.PrivateKey, rq)
-			measure(b, env.srv.URL+"/v1/"+env.m.ID, env.m.PrivateKey, rq)
+			answer = sample(b, base, env.m.PrivateKey, rq)
+			measure(b, base, env.m.PrivateKey, rq)
 		})
 		b.Run(ep.name+"/minimal", func(b *testing.B) {
 			if answer == nil {
