@@ -251,25 +251,7 @@ var benchEndpoints = []benchEndpoint{
 // and encodes the server's own answer to it, fixed, with no auth,
 // validation or state. 16 concurrent clients, one merchant.
 func BenchmarkEndpoints(b *testing.B) {
-	for _, ep := range benchEndpoints {
-		var answer []byte
-		var rq benchRequest
-		b.Run(ep.name+"/server", func(b *testing.B) {
-			env := newBenchEnv(b)
-			srv, m := env.srv, env.m
-			rq = ep.setup(b, env)
-			answer = sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
-			runClients(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)
-		})
-		b.Run(ep.name+"/minimal", func(b *testing.B) {
-			if answer == nil {
-				b.Skip("the server's run gave no sample answer")
-			}
-			srv := httptest.NewServer(ep.minimal(answer))
-			defer srv.Close()
-			runClients(b, srv.URL+"/v1/m", "sk_x", rq)
-		})
-	}
+	bothSides(b, runClients)
 }
 
 // sample makes one request of rq (numbered 0) and returns its answer.

@@ -498,7 +498,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	t.more().Refund = &refund
 	m.setStatus(t, openpay.TransactionStatusRefunded)
 	t.setOperated(now)
-	s.emit(m, openpay.EventTypeChargeRefunded, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeRefunded, t)
 	return t.snapshot(), nil
 }
 

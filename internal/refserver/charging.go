@@ -196,7 +196,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeCreated, t)
 	return t.snapshot(), nil
 }
 
@@ -243,9 +243,14 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	wireCard := k.wire()
 	switch {
 	case stored == nil:
+		// Card data sent inline or a token: the charges that follow with the
+		// same card share the wire form, as those to a stored card do.
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		kept := wireCard
-		t.t.Card = &kept
+		if m.inlineCharged == nil || *m.inlineCharged != wireCard {
+			kept := wireCard
+			m.inlineCharged = &kept
+		}
+		t.t.Card = m.inlineCharged
 	case stored.charged != nil && *stored.charged == wireCard:
 		// Charges to a stored card share its wire form while the card does
 		// not change: a stored charge then costs no copy of the card.
@@ -292,7 +297,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		s.emit(m, openpay.EventTypeChargeCreated, t)
 		return t.snapshot(), nil
 	}
 	t.t.Authorization = s.ids.AuthorizationNumber()
@@ -301,11 +306,11 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	if !req.capture {
 		t.preauth = true
 		m.setStatus(t, openpay.TransactionStatusInProgress)
-		s.emit(m, openpay.EventTypeChargeCreated, t.snapshot())
+		s.emit(m, openpay.EventTypeChargeCreated, t)
 		return t.snapshot(), nil
 	}
-	// The event's snapshot is the answer: no second copy.
-	return &s.completeCharge(m, t, t.amount()).Transaction, nil
+	s.completeCharge(m, t, t.amount())
+	return t.snapshot(), nil
 }
 
 // declineCharge records a new card charge t as failed with the error e
@@ -314,7 +319,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
 	failTx(m, t, e.Code, e.Description)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeFailed, t)
 	return e
 }
 
@@ -373,9 +378,9 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
 
 // completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to, and returns the charge.succeeded event.
-// The caller holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Event {
+// credits the balance it belongs to, and emits charge.succeeded. The caller
+// holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	now := s.nowFor(m)
 	t.preauth = false
 	m.setAmount(t, amount)
@@ -398,7 +403,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) *Even
 			t.setCredited(t.credited().Add(credit))
 		}
 	}
-	return s.emit(m, openpay.EventTypeChargeSucceeded, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeSucceeded, t)
 }
 
 // pending reports whether a charge still waits for the payer or for its
@@ -420,7 +425,7 @@ func (s *Server) cancel(m *merchant, t *tx) {
 	t.preauth = false
 	m.setStatus(t, openpay.TransactionStatusCancelled)
 	t.setOperated(s.nowFor(m))
-	s.emit(m, openpay.EventTypeChargeCancelled, t.snapshot())
+	s.emit(m, openpay.EventTypeChargeCancelled, t)
 }
 
 // toMXN converts an amount of the charge's currency to MXN at the charge's
@@ -483,7 +488,7 @@ func (s *Server) lapse(m *merchant, t *tx, now time.Time) bool {
 		// The plug-ins wait for this event, then read the charge,
 		// cancelled: the Colombian PSE one and the card one
 		// (facts-vendor.md, sections 3 and 6).
-		s.emit(m, openpay.EventTypeTransactionExpired, t.snapshot())
+		s.emit(m, openpay.EventTypeTransactionExpired, t)
 	}
 	return true
 }

@@ -252,14 +252,15 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 		at[t.t.ID] = len(out.Transactions)
 		out.Transactions = append(out.Transactions, web.DashTransaction{Transaction: t.snapshot(), Actions: t.dashActions()})
 	}
-	// The log's records never change, and it only grows at its end or is
-	// replaced when trimmed: the slice read here stays valid unlocked.
+	// The log's records never change, and a copy of it is a view that stays
+	// valid unlocked (chunklog's contract).
 	events := m.events
 	m.mu.Unlock()
-	for _, ev := range events {
-		if i, ok := at[ev.Transaction.ID]; ok {
+	for i := range events.Len() {
+		ev := events.At(i)
+		if i, ok := at[ev.tx.t.ID]; ok {
 			tx := &out.Transactions[i]
-			tx.Events = append(tx.Events, web.DashEvent{ID: ev.ID, Type: ev.Type, Date: ev.Date, Status: ev.Transaction.Status})
+			tx.Events = append(tx.Events, web.DashEvent{ID: ev.id, Type: ev.typ, Date: ev.date, Status: ev.tx.status()})
 		}
 	}
 	// A few changes emit no event (a 3-D Secure pre-authorization

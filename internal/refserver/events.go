@@ -1,99 +1,94 @@
 package refserver
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/eventwire"
 )
 
 // Event is something that happened to a merchant's transaction, as a
-// webhook delivers it: its type, when it happened and the transaction as it
-// stood then.
-type Event struct {
-	// ID identifies the event within the server.
-	ID string
-	// MerchantID is the merchant the event belongs to.
-	MerchantID string
-	// Type is the event type (charge.succeeded, ...).
-	Type openpay.EventType
-	// Date is when the event happened (server clock).
-	Date time.Time
-	// Transaction is the transaction the event is about, as it stood when
-	// the event happened.
-	Transaction openpay.Transaction
-}
-
-// Wire returns the event as a webhook delivers it.
-func (e Event) Wire() openpay.WebhookEvent {
-	t := e.Transaction
-	return openpay.WebhookEvent{Type: e.Type, EventDate: e.Date, Transaction: &t}
-}
-
-// Body is the event's JSON as a webhook delivery carries it.
-func (e Event) Body() ([]byte, error) {
-	wire := e.Wire()
-	body, err := json.Marshal(wire)
-	if err != nil {
-		return nil, err
-	}
-	return answer.AddWireKeys(body, wire), nil
-}
+// webhook delivers it (package eventwire).
+type Event = eventwire.Event
 
 // maxEventsKept bounds each merchant's event log: Events returns at most the
 // latest maxEventsKept; older events are dropped.
 const maxEventsKept = 10000
 
-// emit records an event about t. The caller holds m.mu, so events are
-// recorded in the order the changes happened. Every registered event hook
-// (see onEvent) is called with the event while m.mu is still held: a hook
-// must only hand the event on (to a channel, a queue) and never block or
-// take a merchant's lock.
-//
-// It returns the event recorded: its Transaction is a snapshot that never
-// changes, which a handler may answer with instead of taking another copy.
-func (s *Server) emit(m *merchant, typ openpay.EventType, t openpay.Transaction) *Event {
-	ev := &Event{ID: s.ids.NewID("ev"), MerchantID: m.id, Type: typ, Date: s.nowFor(m), Transaction: t}
+// loggedEvent is an event as the merchant's log keeps it: the Event's
+// fields less the merchant's id, and the transaction as a frozen copy of
+// its compact record (tx.frozen) rather than its wire form, which is built
+// when the event is read (Event, Body). A plain card charge's event keeps
+// no object of its own besides its id.
+type loggedEvent struct {
+	id   string
+	typ  openpay.EventType
+	date time.Time
+	tx   tx
+}
+
+// event returns the event with the merchant's id: the wire form of the
+// transaction as it stood when the event happened.
+func (e *loggedEvent) event(merchantID string) Event {
+	return Event{ID: e.id, MerchantID: merchantID, Type: e.typ, Date: e.date, Transaction: e.tx.snapshot()}
+}
+
+// frozen returns a copy of the record that later changes to t do not
+// reach, for an event's log: the rare part copied (its pointees are
+// replaced, never changed: store.go's copy-on-write rule), the
+// bookkeeping (later), which no wire form shows, dropped.
+func (t *tx) frozen() tx {
+	c := *t
+	c.later = nil
+	if t.x != nil {
+		x := *t.x
+		c.x = &x
+	}
+	return c
+}
+
+// emit records an event about t, the transaction as it stands now. The
+// caller holds m.mu, so events are recorded in the order the changes
+// happened. Every registered event hook (see onEvent) is called with the
+// event while m.mu is still held: a hook must only hand the event on (to
+// a channel, a queue) and never block or take a merchant's lock.
+func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) {
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
-	if len(m.events) >= 2*maxEventsKept {
-		cut := len(m.events) - maxEventsKept
+	if m.events.Len() >= 2*maxEventsKept {
+		cut := m.events.Len() - maxEventsKept
 		if m.data != nil {
 			for i := range cut {
-				m.mark(recEvent, eventKeyOf(m.eventsDropped+uint64(i)))
+				m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(i)))
 			}
 		}
-		m.events = append([]*Event(nil), m.events[cut:]...)
-		m.eventsDropped += uint64(cut)
+		m.events.DropFront(cut)
 	}
-	m.events = append(m.events, ev)
+	ev := m.events.Append(loggedEvent{id: s.ids.NewID("ev"), typ: typ, date: s.nowFor(m), tx: t.frozen()})
 	if m.data != nil {
-		m.mark(recEvent, eventKeyOf(m.eventsDropped+uint64(len(m.events)-1)))
+		m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(m.events.Len()-1)))
 		// The transaction an event is about has changed: the one change
 		// every handler announces.
-		if st := m.txByID(t.ID); st != nil {
+		if st := m.txByID(t.t.ID); st != nil {
 			m.markTx(st)
 		}
 	}
 	if hooks := s.eventHooks.Load(); hooks != nil {
 		for _, h := range *hooks {
-			h(ev)
+			h(m, ev)
 		}
 	}
-	return ev
 }
 
 // onEvent registers the webhook delivery hook (or any other listener): it
-// receives every event emitted, under the rules described at emit. The
-// event is the one the log keeps and must not be changed; a hook gets it by
-// pointer so that calling the hooks copies nothing (a copy that a hook keeps
-// would otherwise go to the heap for every event, kept or not). The webhook
-// resource registers its delivery queue here.
-func (s *Server) onEvent(h func(*Event)) {
+// receives every event emitted, with its merchant, under the rules
+// described at emit. The event is the one the log keeps, valid during the
+// call only, and must not be changed. The webhook resource registers its
+// delivery queue here.
+func (s *Server) onEvent(h func(*merchant, *loggedEvent)) {
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
-	var hooks []func(*Event)
+	var hooks []func(*merchant, *loggedEvent)
 	if old := s.eventHooks.Load(); old != nil {
 		hooks = append(hooks, *old...)
 	}
@@ -109,13 +104,10 @@ func (s *Server) Events(merchantID string) []Event {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	evs := m.events
-	if len(evs) > maxEventsKept {
-		evs = evs[len(evs)-maxEventsKept:]
-	}
-	out := make([]Event, len(evs))
-	for i, ev := range evs {
-		out[i] = *ev
+	skip := max(0, m.events.Len()-maxEventsKept)
+	out := make([]Event, m.events.Len()-skip)
+	for i := range out {
+		out[i] = m.events.At(skip + i).event(m.id)
 	}
 	return out
 }

@@ -83,7 +83,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeFeeSucceeded, t.snapshot())
+	s.emit(m, openpay.EventTypeFeeSucceeded, t)
 	return t.snapshot(), nil
 }
 
@@ -160,7 +160,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	fee.more().Refund = &refund
 	m.setStatus(fee, openpay.TransactionStatusRefunded)
 	fee.setOperated(r.operated())
-	s.emit(m, openpay.EventTypeFeeRefundSucceeded, r.snapshot())
+	s.emit(m, openpay.EventTypeFeeRefundSucceeded, r)
 	return r.snapshot(), nil
 }
 

@@ -151,7 +151,7 @@ func (s *Server) SettlePayout(merchantID, payoutID string) (_ openpay.Transactio
 	defer s.durable(&err)()
 	return s.withPayout(merchantID, payoutID, func(m *merchant, t *tx) {
 		s.endPayout(m, t, openpay.TransactionStatusCompleted, "")
-		s.emit(m, openpay.EventTypePayoutSucceeded, t.snapshot())
+		s.emit(m, openpay.EventTypePayoutSucceeded, t)
 	})
 }
 
@@ -171,7 +171,7 @@ func (s *Server) FailPayout(merchantID, payoutID, message string) (_ openpay.Tra
 	}
 	return s.withPayout(merchantID, payoutID, func(m *merchant, t *tx) {
 		s.endPayout(m, t, openpay.TransactionStatusFailed, message)
-		s.emit(m, openpay.EventTypePayoutFailed, t.snapshot())
+		s.emit(m, openpay.EventTypePayoutFailed, t)
 	})
 }
 
@@ -223,6 +223,6 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	m.accountFor(customerID).credit(amount)
 	t.setCredited(amount)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeSPEIReceived, t.snapshot())
+	s.emit(m, openpay.EventTypeSPEIReceived, t)
 	return t.snapshot(), nil
 }

@@ -246,7 +246,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		return nil, insufficientFunds(acct)
 	}
 	m.addTx(t)
-	s.emit(m, openpay.EventTypePayoutCreated, t.snapshot())
+	s.emit(m, openpay.EventTypePayoutCreated, t)
 	return t.snapshot(), nil
 }
 

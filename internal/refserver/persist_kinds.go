@@ -267,16 +267,16 @@ func init() {
 			}},
 		recEvent: {name: "events", merchant: true,
 			each: func(_ *Server, o owner, f func(string)) {
-				for i := range o.m.events {
-					f(eventKeyOf(o.m.eventsDropped + uint64(i)))
+				for i := range o.m.events.Len() {
+					f(eventKeyOf(o.m.events.Dropped() + uint64(i)))
 				}
 			},
 			get: func(_ *Server, o owner, id string) (any, bool) {
 				n, err := strconv.ParseUint(id, 10, 64)
-				if err != nil || n < o.m.eventsDropped || n-o.m.eventsDropped >= uint64(len(o.m.events)) {
+				if err != nil || n < o.m.events.Dropped() || n-o.m.events.Dropped() >= uint64(o.m.events.Len()) {
 					return nil, false
 				}
-				return *o.m.events[n-o.m.eventsDropped], true
+				return o.m.events.At(int(n - o.m.events.Dropped())).event(o.m.id), true
 			},
 			load: func(_ *Server, o owner, id string, data []byte) error {
 				n, err := strconv.ParseUint(id, 10, 64)
@@ -284,17 +284,18 @@ func init() {
 					return err
 				}
 				m := o.m
-				if len(m.events) == 0 {
-					m.eventsDropped = n
-				} else if n != m.eventsDropped+uint64(len(m.events)) {
+				if m.events.Len() == 0 {
+					m.events.SetDropped(n)
+				} else if n != m.events.Dropped()+uint64(m.events.Len()) {
 					return fmt.Errorf("event %s comes out of order", id)
 				}
 				var ev Event
 				if err := json.Unmarshal(data, &ev); err != nil {
 					return err
 				}
-				ev.Date = inZone(ev.Date)
-				m.events = append(m.events, &ev)
+				logged := loggedEvent{id: ev.ID, typ: ev.Type, date: inZone(ev.Date)}
+				logged.tx.setWire(ev.Transaction)
+				m.events.Append(logged)
 				return nil
 			}},
 		recSubscription: {name: "subscriptions", merchant: true,
@@ -737,8 +738,8 @@ var stateFields = map[reflect.Type]map[string]string{
 		"clockBack":     "rebuilt by addTx",
 		"orderIDs":      "rebuilt by addTx",
 		"heldOrderIDs":  "rebuilt on load from the checkouts' order_id (holdOrderID)",
-		"events":        "the event records",
-		"eventsDropped": "the key of the first event record",
+		"events":        "the event records (and the key of the first, Dropped)",
+		"inlineCharged": "a cache of the wire form the last inline card charge recorded (see card.charged)",
 		"ext":           "the records of the resource files' kinds; each extState type is listed here too",
 		"data":          "the store itself",
 	},

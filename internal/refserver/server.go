@@ -168,7 +168,7 @@ type Server struct {
 	hooksMu sync.Mutex
 	// eventHooks is replaced, never changed in place (under hooksMu), so
 	// that emit, called for every transaction, reads it without a lock.
-	eventHooks atomic.Pointer[[]func(*Event)]
+	eventHooks atomic.Pointer[[]func(*merchant, *loggedEvent)]
 	clockWork  []clockWork
 	// merchantResetHooks run when ResetMerchant replaces a merchant.
 	merchantResetHooks []func(old *merchant)

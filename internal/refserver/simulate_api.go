@@ -301,7 +301,7 @@ func (s *Server) FailCharge(merchantID, chargeID string, code openpay.Code) (ope
 		t.countPhoneAttempt()
 		failTx(m, t, code, message)
 		t.setOperated(s.nowFor(m))
-		s.emit(m, openpay.EventTypeChargeFailed, t.snapshot())
+		s.emit(m, openpay.EventTypeChargeFailed, t)
 		return nil
 	})
 }
@@ -339,7 +339,7 @@ func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transactio
 		t.after().chargeback = string(t.status())
 		m.setStatus(t, openpay.TransactionStatusChargebackPending)
 		t.setOperated(s.nowFor(m))
-		s.emit(m, openpay.EventTypeChargebackCreated, t.snapshot())
+		s.emit(m, openpay.EventTypeChargebackCreated, t)
 		return nil
 	})
 }
@@ -355,7 +355,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 		t.setOperated(s.nowFor(m))
 		if accepted {
 			m.setStatus(t, openpay.TransactionStatusChargebackAccepted)
-			s.emit(m, openpay.EventTypeChargebackAccepted, t.snapshot())
+			s.emit(m, openpay.EventTypeChargebackAccepted, t)
 			return nil
 		}
 		if t.after().chargebackHeld.IsPositive() {
@@ -365,7 +365,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 		}
 		m.setStatus(t, openpay.TransactionStatus(t.after().chargeback))
 		t.after().chargeback = ""
-		s.emit(m, openpay.EventTypeChargebackRejected, t.snapshot())
+		s.emit(m, openpay.EventTypeChargebackRejected, t)
 		return nil
 	})
 }

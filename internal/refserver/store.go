@@ -14,6 +14,7 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/chunklog"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
@@ -102,10 +103,13 @@ type merchant struct {
 	// transactions hold (a checkout's, from its creation on): an order_id
 	// is unique across them and the transactions too. Nil until the first.
 	heldOrderIDs map[string]orderHolder
-	events       []*Event
-	// eventsDropped counts the events trimmed from the front of events:
-	// the n-th event ever recorded is events[n-eventsDropped].
-	eventsDropped uint64
+	// inlineCharged is the wire form of the card data sent inline (or
+	// the token) the last card charge recorded (chargeCard; see
+	// card.charged).
+	inlineCharged *openpay.Card
+	// events is the merchant's event log (events.go): the n-th event ever
+	// recorded is events.At(n - events.Dropped()).
+	events chunklog.Log[loggedEvent]
 
 	// ext holds the state of resources that live in their own files (plans,
 	// webhooks, bank accounts, ...), one value per Go type: see extState.

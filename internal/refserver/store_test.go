@@ -37,11 +37,11 @@ func TestEventHooksAndLog(t *testing.T) {
 	env := newTestEnv(t, Options{})
 	var mu sync.Mutex
 	var seen []openpay.EventType
-	env.s.onEvent(func(ev *Event) {
+	env.s.onEvent(func(m *merchant, ev *loggedEvent) {
 		mu.Lock()
 		defer mu.Unlock()
-		seen = append(seen, ev.Type)
-		assert.Equal(t, env.m.ID, ev.MerchantID)
+		seen = append(seen, ev.typ)
+		assert.Equal(t, env.m.ID, m.id)
 	})
 	r := env.post("/charges", map[string]any{"method": "store", "amount": 10, "description": "x"})
 	requireOK(t, r, 200)

@@ -328,7 +328,7 @@ func (s *Server) runSubscription(m *merchant, sub *subscription, today time.Time
 			continue
 		}
 		if rec != nil {
-			s.emit(m, openpay.EventTypeSubscriptionChargeFailed, rec.snapshot())
+			s.emit(m, openpay.EventTypeSubscriptionChargeFailed, rec)
 		}
 		sub.failures++
 		if sub.failures > sub.plan.RetryTimes {

@@ -103,7 +103,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	m.addTx(in)
 	m.addTx(out)
 	addTransferIn(m, in)
-	s.emit(m, openpay.EventTypeTransferSucceeded, out.snapshot())
+	s.emit(m, openpay.EventTypeTransferSucceeded, out)
 	answer := out.snapshot()
 	answer.Store = &openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
 	answer.CLABE = from.clabe

@@ -323,29 +323,24 @@ func (s *Server) verifyWebhook(c *call) (any, *Error) {
 	return nil, nil
 }
 
-// deliverEvent queues ev for every verified webhook of its merchant
+// deliverEvent queues ev, an event of m's, for every verified webhook of m
 // subscribed to its type. It runs under the merchant's lock (see emit) and
-// only queues: the queue calls nothing back. ev is the logged event, never
-// changed: deliveries share its body.
-func (s *Server) deliverEvent(ev *Event) {
-	m := s.merchantByID(ev.MerchantID)
-	if m == nil {
-		return
-	}
+// only queues: the queue calls nothing back. Deliveries share the body.
+func (s *Server) deliverEvent(m *merchant, ev *loggedEvent) {
 	var body []byte
 	for _, wh := range webhooksOf(m).list {
-		if wh.w.Status != openpay.WebhookStatusVerified || !slices.Contains(wh.w.EventTypes, ev.Type) {
+		if wh.w.Status != openpay.WebhookStatusVerified || !slices.Contains(wh.w.EventTypes, ev.typ) {
 			continue
 		}
 		if body == nil {
 			var err error
-			if body, err = ev.Body(); err != nil {
-				s.log.Warn("webhook event not encoded", "event", ev.ID, "error", err.Error())
+			if body, err = ev.event(m.id).Body(); err != nil {
+				s.log.Warn("webhook event not encoded", "event", ev.id, "error", err.Error())
 				return
 			}
 		}
 		d := delivery.Delivery{Owner: m.id, To: wh.target(), Body: body,
-			Event: delivery.Event{ID: ev.ID, TransactionID: ev.Transaction.ID, Type: ev.Type}}
+			Event: delivery.Event{ID: ev.id, TransactionID: ev.tx.t.ID, Type: ev.typ}}
 		if seq, ok := s.deliveries.Enqueue(d); ok {
 			m.mark(recDelivery, deliveryKeyOf(seq))
 		}
