@@ -296,3 +296,39 @@ func TestServersShareTheRouteShape(t *testing.T) {
 	requireError(t, c.get("/only-a"), 1005)
 	assert.Equal(t, http.StatusOK, c.get("/customers").status)
 }
+
+// FuzzMatchPathSegments: a path is matched by its segments as unescaping
+// its escaped form gives them (a %2F stays inside its segment), whether
+// the request's URL kept a RawPath or not (match reads u.Path directly
+// when it did not).
+func FuzzMatchPathSegments(f *testing.F) {
+	for _, s := range []string{"tr1", "a%2Fb", "a%25b", "a b", "caf%C3%A9", "a;b", "%", "a%zz", "x/y", "", "a//b", "é"} {
+		f.Add(s)
+	}
+	s := New(Options{})
+	f.Fuzz(func(t *testing.T, id string) {
+		u, err := url.ParseRequestURI("/v1/m1/charges/" + id)
+		if err != nil {
+			return
+		}
+		// What the segments are by the escaped path, as match read them
+		// before it read u.Path.
+		var want []string
+		for _, p := range strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/") {
+			v, err := url.PathUnescape(p)
+			if err != nil || v == "" {
+				want = nil
+				break
+			}
+			want = append(want, v)
+		}
+		rt, _, params := s.routes.match(http.MethodGet, u, nil)
+		if len(want) == 4 {
+			require.NotNil(t, rt, "%q", id)
+			assert.Equal(t, "getCharge", rt.operationID)
+			assert.Equal(t, []string{"m1", want[3]}, params, "%q", id)
+		} else if rt != nil {
+			assert.NotEqual(t, "getCharge", rt.operationID, "%q: segments %q", id, want)
+		}
+	})
+}
