@@ -125,6 +125,7 @@ var serverTests = []serverTest{
 	{"TestHealth", TestHealth},
 	{"TestIVRChargeCountsThePayersAttempts", TestIVRChargeCountsThePayersAttempts},
 	{"TestInjectFaultWhileRequestsTakeIt", TestInjectFaultWhileRequestsTakeIt},
+	{"TestKeysKnownAgainAuthenticateAsBefore", TestKeysKnownAgainAuthenticateAsBefore},
 	{"TestLimitAboveTheMaximumIsCapped", TestLimitAboveTheMaximumIsCapped},
 	{"TestListCards", TestListCards},
 	{"TestListCharges", TestListCharges},

@@ -241,6 +241,31 @@ func TestAuthentication(t *testing.T) {
 	requireError(t, r, 1002)
 }
 
+// TestKeysKnownAgainAuthenticateAsBefore: once a merchant's keys have
+// authenticated (and are known again without hashing them, keymatch), every
+// request is answered as the first was: the keys still open what they
+// opened, and a key one character off, another merchant's remembered key,
+// the public key on a private route and the private key from a browser are
+// still refused.
+func TestKeysKnownAgainAuthenticateAsBefore(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	otherPath := "/v1/" + env.other.ID
+	for round := range 3 {
+		requireOK(t, env.get(""), http.StatusOK)
+		requireOK(t, env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111")), http.StatusOK)
+		requireOK(t, env.do(http.MethodGet, otherPath, env.other.PrivateKey, nil), http.StatusOK)
+		key := env.m.PrivateKey
+		for _, wrong := range []string{key[:len(key)-1] + "x", key + "x", key[:len(key)-1], env.other.PrivateKey, env.other.PublicKey} {
+			requireError(t, env.do(http.MethodGet, env.mp(""), wrong, nil), 1002)
+		}
+		requireError(t, env.do(http.MethodGet, otherPath, key, nil), 1002)
+		requireError(t, env.do(http.MethodGet, env.mp("/charges"), env.m.PublicKey, nil), 1010)
+		requireError(t, env.do(http.MethodGet, env.mp(""), key, nil, "Origin", "https://shop.example"), 1010)
+		require.False(t, t.Failed(), "round %d", round)
+	}
+}
+
 // TestMatchDoesNotAllocate checks that routing a request of the common
 // forms costs no allocation: the path is split into the matcher's own array
 // and the parameters go to the caller's storage. Not parallel: AllocsPerRun

@@ -15,6 +15,7 @@ import (
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
@@ -61,6 +62,7 @@ type merchant struct {
 	clabe             string
 	created           time.Time
 	privHash, pubHash [32]byte
+	keyMemo           keymatch.Memo // the keys that matched them (auth.go)
 	status            openpay.MerchantStatus
 	balance           openpay.Amount
 	country           *countryrules.Rules // fixed at creation (country.go)
