@@ -1,0 +1,45 @@
+package reqbody
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/openpay-go/openpay"
+	"github.com/stretchr/testify/assert"
+)
+
+// FuzzTrimSpace holds trimSpace to bytes.TrimSpace: its shortcut (no space
+// at either end) answers what the full trim answers.
+func FuzzTrimSpace(f *testing.F) {
+	for _, s := range []string{"", " ", "null", " null", "null\n", "\u00a0null", "null\u00a0", "\u0085", "\x85null", "\"a\"", "\v1\f", "\x7f"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		assert.Equal(t, bytes.TrimSpace(raw), trimSpace(raw), "%q", raw)
+	})
+}
+
+// TestTypePlansCarryTheTables: what a type's plan holds is lenient.go's
+// tables for the type: the members readByHandler leaves to the handler are
+// not among those Into fills, the type's aliases are its memberAliases,
+// and an enum's boolean forms are its enumBooleans.
+func TestTypePlansCarryTheTables(t *testing.T) {
+	for typ, left := range readByHandler {
+		for _, m := range planOf(typ).members {
+			assert.False(t, left[m.name], "%v: %s", typ, m.name)
+		}
+	}
+	charge := planOf(reflect.TypeFor[openpay.CardCharge]())
+	names := map[string]bool{}
+	for _, m := range charge.members {
+		names[m.name] = true
+	}
+	assert.True(t, names["source_id"] && names["amount"] && names["use_card_points"])
+	assert.False(t, names["iva"])
+	assert.Equal(t, memberAliases[reflect.TypeFor[openpay.SubscriptionRequest]()], planOf(reflect.TypeFor[openpay.SubscriptionRequest]()).aliases)
+	assert.Nil(t, charge.aliases)
+	points := traitsOf(reflect.TypeFor[openpay.UseCardPoints]())
+	assert.Equal(t, map[bool]string{false: "NONE", true: "MIXED"}, points.boolForms)
+	assert.Nil(t, traitsOf(reflect.TypeFor[openpay.Currency]()).boolForms)
+}
