@@ -2,6 +2,7 @@ package reqbody
 
 import (
 	"bytes"
+	"net/mail"
 	"reflect"
 	"testing"
 
@@ -42,4 +43,23 @@ func TestTypePlansCarryTheTables(t *testing.T) {
 	points := traitsOf(reflect.TypeFor[openpay.UseCardPoints]())
 	assert.Equal(t, map[bool]string{false: "NONE", true: "MIXED"}, points.boolForms)
 	assert.Nil(t, traitsOf(reflect.TypeFor[openpay.Currency]()).boolForms)
+}
+
+// FuzzPlainAddress: every address plainAddress passes, mail.ParseAddress
+// reads as itself, so Checker.Email answers for it what it answered when
+// it parsed every address.
+func FuzzPlainAddress(f *testing.F) {
+	for _, s := range []string{"juan@example.com", "a.b+c_d-e@mail.example.co", "a..b@x", ".a@x", "a.@x", "a@x.", "a@.x",
+		"a@b@c", "@x", "a@", "a@[1.2.3.4]", "\"a b\"@x", "Juan <a@x>", "a@x ", " a@x", "a@-x", "-a@x-", "a@x_y", "ü@x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !plainAddress(s) {
+			return
+		}
+		a, err := mail.ParseAddress(s)
+		if assert.NoError(t, err, "%q", s) {
+			assert.Equal(t, s, a.Address, "%q", s)
+		}
+	})
 }
