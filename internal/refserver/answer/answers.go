@@ -13,6 +13,16 @@ import (
 // hexDigits are the digits of the \u00XX escapes.
 const hexDigits = "0123456789abcdef"
 
+// plainByte marks the bytes appendJSONString copies as they are: ASCII from
+// the space on, but the quote and the backslash (one load per byte instead
+// of three comparisons).
+var plainByte = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it when HTML escaping is off: the quote and the backslash behind a
 // backslash, the control characters below 0x20 as \b \f \n \r \t or
@@ -23,11 +33,11 @@ func appendJSONString(b []byte, s string) []byte {
 	done := 0 // s[:done] is in b
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plainByte[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b = append(b, s[done:i]...)
 			switch c {
 			case '"', '\\':

@@ -579,8 +579,19 @@ func plainContent(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	in := raw[1 : len(raw)-1]
-	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
-		return nil, false
+	// One pass over the ASCII the content mostly is; from the first byte
+	// that is not, the rest is checked whole.
+	for i, c := range in {
+		switch {
+		case c == '\\' || c == '"':
+			return nil, false
+		case c >= utf8.RuneSelf:
+			rest := in[i:]
+			if bytes.IndexByte(rest, '\\') >= 0 || bytes.IndexByte(rest, '"') >= 0 || !utf8.Valid(rest) {
+				return nil, false
+			}
+			return in, true
+		}
 	}
 	return in, true
 }

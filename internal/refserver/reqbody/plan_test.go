@@ -5,6 +5,7 @@ import (
 	"net/mail"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/openpay-go/openpay"
 	"github.com/stretchr/testify/assert"
@@ -60,6 +61,26 @@ func FuzzPlainAddress(f *testing.F) {
 		a, err := mail.ParseAddress(s)
 		if assert.NoError(t, err, "%q", s) {
 			assert.Equal(t, s, a.Address, "%q", s)
+		}
+	})
+}
+
+// FuzzPlainContent holds plainContent to its definition: the content of a
+// quoted string without a backslash or a quote, valid UTF-8.
+func FuzzPlainContent(f *testing.F) {
+	for _, s := range []string{`""`, `"abc"`, `"a\"b"`, `"a\\b"`, `"café"`, "\"caf\xe9\"", "\"é\\\"", "\"é\"\"", `"a`, `a"`, `"`, "\"\xff\"", "\"ab\xe2\x82\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		in, ok := plainContent(raw)
+		want := len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
+		if want {
+			c := raw[1 : len(raw)-1]
+			want = bytes.IndexByte(c, '\\') < 0 && bytes.IndexByte(c, '"') < 0 && utf8.Valid(c)
+		}
+		assert.Equal(t, want, ok, "%q", raw)
+		if ok {
+			assert.Equal(t, raw[1:len(raw)-1], in)
 		}
 	})
 }
