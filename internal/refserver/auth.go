@@ -6,12 +6,14 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/httpedge"
+	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 )
 
 // Credentials: which key a request carries, and which keys each kind of
 // route takes (a merchant's private or public key, a group's key, any
 // merchant's private key). Keys are compared as SHA-256 hashes in constant
-// time, so the time taken tells nothing of which key or merchant matched.
+// time, so the time taken tells nothing of which key or merchant matched
+// (a merchant's keys that matched are known again unhashed: keymatch).
 
 // keyKind is which of a merchant's keys authenticated a request.
 type keyKind int
@@ -34,11 +36,11 @@ func (s *Server) authenticate(c *call) *Error {
 	if !ok || len(key) == 0 {
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)
 	}
-	keyHash := sha256.Sum256(key)
 	if rt.access == accessAnyMerchant {
-		return s.authenticateAnyMerchant(c, keyHash)
+		return s.authenticateAnyMerchant(c, sha256.Sum256(key))
 	}
 	if rt.group {
+		keyHash := sha256.Sum256(key)
 		g := s.groupByID(c.param("group_id"))
 		// A dummy comparison keeps an unknown group as slow as a known one.
 		want := [32]byte{}
@@ -64,11 +66,11 @@ func (s *Server) authenticate(c *call) *Error {
 	}
 	m := s.merchantByID(c.param("merchant_id"))
 	var priv, pub [32]byte
+	var memo *keymatch.Memo // an unknown merchant's key is hashed all the same
 	if m != nil {
-		priv, pub = m.privHash, m.pubHash
+		priv, pub, memo = m.privHash, m.pubHash, &m.keyMemo
 	}
-	isPriv := subtle.ConstantTimeCompare(keyHash[:], priv[:]) == 1
-	isPub := subtle.ConstantTimeCompare(keyHash[:], pub[:]) == 1
+	isPriv, isPub := memo.Match(key, priv, pub)
 	switch {
 	case m == nil || (!isPriv && !isPub):
 		return errorf(openpay.ErrUnauthorized, descUnauthorized)

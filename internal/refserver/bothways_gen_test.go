@@ -128,6 +128,7 @@ var serverTests = []serverTest{
 	{"TestIVRChargeCountsThePayersAttempts", TestIVRChargeCountsThePayersAttempts},
 	{"TestInjectFaultWhileRequestsTakeIt", TestInjectFaultWhileRequestsTakeIt},
 	{"TestInlineCardChargesShareTheCardsWireForm", TestInlineCardChargesShareTheCardsWireForm},
+	{"TestKeysKnownAgainAuthenticateAsBefore", TestKeysKnownAgainAuthenticateAsBefore},
 	{"TestLimitAboveTheMaximumIsCapped", TestLimitAboveTheMaximumIsCapped},
 	{"TestListCards", TestListCards},
 	{"TestListCharges", TestListCharges},

@@ -16,12 +16,12 @@ import (
 // reports whether it did. Preflights for other routes are left to the
 // router, which answers them 405 without CORS headers.
 func (s *Server) preflight(w http.ResponseWriter, r *http.Request) bool {
-	method := r.Header.Get("Access-Control-Request-Method")
-	if r.Method != http.MethodOptions || !httpedge.FromBrowser(r) || method == "" {
+	if r.Method != http.MethodOptions || !httpedge.FromBrowser(r) {
 		return false
 	}
+	method := httpedge.Header(r.Header, "Access-Control-Request-Method")
 	rt, _, _ := s.routes.match(method, r.URL, nil)
-	if rt == nil || !rt.browser {
+	if method == "" || rt == nil || !rt.browser {
 		return false
 	}
 	h := w.Header()

@@ -103,12 +103,11 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return nil, v.Err
 	}
-	var m openpay.ChargeMethod
-	if e := f.Member("method", &m); e != nil {
+	req := &chargeRequest{capture: true, customerAtScope: customerScope, country: country}
+	if e := f.Member("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return nil, e
 	}
-	method := string(m)
-	req := &chargeRequest{capture: true, customerAtScope: customerScope, country: country}
+	method := string(req.method)
 	var common struct {
 		amount      openpay.Amount
 		description string
@@ -164,8 +163,8 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return nil, e
 		}
 	case method == string(openpay.ChargeMethodCard):
-		var w openpay.CardCharge
-		if e := f.Into(&w); e != nil {
+		w := &req.card
+		if e := f.Into(w); e != nil {
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
@@ -203,9 +202,10 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
 		// writes itself); the wire may carry one, read here (an absent one
 		// leaves common.currency as it is).
-		if e := f.Member("currency", &common.currency); e != nil {
+		if e := f.Member("currency", &req.currency); e != nil {
 			return nil, e
 		}
+		common.currency = req.currency
 		req.kind, req.redirectURL = kindPSE, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}

@@ -74,6 +74,10 @@ type chargeRequest struct {
 	metadata        openpay.Metadata    // echoed on the charge
 	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
 	country         *countryrules.Rules // the merchant's
+	// method and card are where parseCharge decodes the method and a card
+	// charge's members (storage the request has anyway).
+	method openpay.ChargeMethod
+	card   openpay.CardCharge
 }
 
 // newChargeTx starts the record of a charge of the given customer (nil at

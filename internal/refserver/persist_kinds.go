@@ -725,6 +725,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"mu": "a lock", "unlock": "the lock's release as a function (call.lock)", "id": "the owner bucket's name",
 		"name": fieldSaved, "email": fieldSaved, "phone": fieldSaved, "clabe": fieldSaved, "created": fieldSaved,
 		"privHash": fieldSaved, "pubHash": fieldSaved, "status": fieldSaved, "balance": fieldSaved,
+		"keyMemo":   "a cache of the keys that matched privHash and pubHash, in memory only",
 		"country":   fieldSaved + " (as its code)",
 		"clock":     fieldSaved + " (the time of the merchant's own clock; none while it follows the server's)",
 		"customers": "the customer records", "cards": "the card records", "cardList": "the card records, in creation order",

@@ -192,17 +192,22 @@ func (t *routeTable) simulate(name, pattern string, h handlerFunc) *route {
 // accepts (empty when no route has this path). A path of common length is
 // split without allocating.
 func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []string, []string) {
-	raw := u.EscapedPath()
+	// Without a RawPath the path has no escapes that hide a slash: its
+	// segments are u.Path's, as unescaping the escaped path's gives them.
+	raw, unescape := u.Path, false
+	if u.RawPath != "" {
+		raw, unescape = u.EscapedPath(), true
+	}
 	if !strings.HasPrefix(raw, "/") {
 		return nil, nil, nil
 	}
 	var buf [16]string
 	segs := buf[:0]
 	for p := range strings.SplitSeq(raw[1:], "/") {
-		if p == "" {
-			return nil, nil, nil
+		v, err := p, error(nil)
+		if unescape {
+			v, err = url.PathUnescape(p)
 		}
-		v, err := url.PathUnescape(p)
 		if err != nil || v == "" {
 			return nil, nil, nil
 		}

@@ -241,6 +241,31 @@ func TestAuthentication(t *testing.T) {
 	requireError(t, r, 1002)
 }
 
+// TestKeysKnownAgainAuthenticateAsBefore: once a merchant's keys have
+// authenticated (and are known again without hashing them, keymatch), every
+// request is answered as the first was: the keys still open what they
+// opened, and a key one character off, another merchant's remembered key,
+// the public key on a private route and the private key from a browser are
+// still refused.
+func TestKeysKnownAgainAuthenticateAsBefore(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	otherPath := "/v1/" + env.other.ID
+	for round := range 3 {
+		requireOK(t, env.get(""), http.StatusOK)
+		requireOK(t, env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111")), http.StatusOK)
+		requireOK(t, env.do(http.MethodGet, otherPath, env.other.PrivateKey, nil), http.StatusOK)
+		key := env.m.PrivateKey
+		for _, wrong := range []string{key[:len(key)-1] + "x", key + "x", key[:len(key)-1], env.other.PrivateKey, env.other.PublicKey} {
+			requireError(t, env.do(http.MethodGet, env.mp(""), wrong, nil), 1002)
+		}
+		requireError(t, env.do(http.MethodGet, otherPath, key, nil), 1002)
+		requireError(t, env.do(http.MethodGet, env.mp("/charges"), env.m.PublicKey, nil), 1010)
+		requireError(t, env.do(http.MethodGet, env.mp(""), key, nil, "Origin", "https://shop.example"), 1010)
+		require.False(t, t.Failed(), "round %d", round)
+	}
+}
+
 // TestMatchDoesNotAllocate checks that routing a request of the common
 // forms costs no allocation: the path is split into the matcher's own array
 // and the parameters go to the caller's storage. Not parallel: AllocsPerRun
@@ -295,4 +320,40 @@ func TestServersShareTheRouteShape(t *testing.T) {
 	c := newTestEnv(t, Options{})
 	requireError(t, c.get("/only-a"), 1005)
 	assert.Equal(t, http.StatusOK, c.get("/customers").status)
+}
+
+// FuzzMatchPathSegments: a path is matched by its segments as unescaping
+// its escaped form gives them (a %2F stays inside its segment), whether
+// the request's URL kept a RawPath or not (match reads u.Path directly
+// when it did not).
+func FuzzMatchPathSegments(f *testing.F) {
+	for _, s := range []string{"tr1", "a%2Fb", "a%25b", "a b", "caf%C3%A9", "a;b", "%", "a%zz", "x/y", "", "a//b", "é"} {
+		f.Add(s)
+	}
+	s := New(Options{})
+	f.Fuzz(func(t *testing.T, id string) {
+		u, err := url.ParseRequestURI("/v1/m1/charges/" + id)
+		if err != nil {
+			return
+		}
+		// What the segments are by the escaped path, as match read them
+		// before it read u.Path.
+		var want []string
+		for _, p := range strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/") {
+			v, err := url.PathUnescape(p)
+			if err != nil || v == "" {
+				want = nil
+				break
+			}
+			want = append(want, v)
+		}
+		rt, _, params := s.routes.match(http.MethodGet, u, nil)
+		if len(want) == 4 {
+			require.NotNil(t, rt, "%q", id)
+			assert.Equal(t, "getCharge", rt.operationID)
+			assert.Equal(t, []string{"m1", want[3]}, params, "%q", id)
+		} else if rt != nil {
+			assert.NotEqual(t, "getCharge", rt.operationID, "%q: segments %q", id, want)
+		}
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/chunklog"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
+	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
 
@@ -63,6 +64,7 @@ type merchant struct {
 	clabe             string
 	created           time.Time
 	privHash, pubHash [32]byte
+	keyMemo           keymatch.Memo // the keys that matched them (auth.go)
 	status            openpay.MerchantStatus
 	balance           openpay.Amount
 	country           *countryrules.Rules // fixed at creation (country.go)

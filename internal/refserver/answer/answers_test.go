@@ -419,3 +419,34 @@ func TestAnswerScalarsMatchEncodingJSON(t *testing.T) {
 		assert.Equal(t, "x"+string(want), string(got), "%v", tm)
 	}
 }
+
+// FuzzAppendJSONTime holds appendJSONTime to time.Time's MarshalJSON, in
+// the zones of the gateway's countries, UTC and odd fixed offsets, over
+// years 0 to 10000 and any nanosecond.
+func FuzzAppendJSONTime(f *testing.F) {
+	zones := []*time.Location{time.UTC, time.FixedZone("", -6*3600), time.FixedZone("", 5*3600+45*60),
+		time.FixedZone("", -(23*3600 + 59*60)), time.FixedZone("", 24*3600), time.FixedZone("", -1), time.FixedZone("", 90)}
+	for _, name := range []string{"America/Mexico_City", "America/Bogota", "America/Lima"} {
+		if loc, err := time.LoadLocation(name); err == nil {
+			zones = append(zones, loc)
+		}
+	}
+	f.Add(int64(1773165600), int64(0), uint8(0))
+	f.Add(int64(1773165600), int64(123456789), uint8(1))
+	f.Add(int64(-62167219200), int64(500), uint8(2))
+	f.Add(int64(253402300799), int64(999999999), uint8(3))
+	f.Add(int64(253402300800), int64(0), uint8(4))
+	f.Add(int64(-62167219201), int64(1), uint8(5))
+	f.Fuzz(func(t *testing.T, sec, nsec int64, zone uint8) {
+		tm := time.Unix(sec, nsec).In(zones[int(zone)%len(zones)])
+		want, wantErr := tm.MarshalJSON()
+		got, err := appendJSONTime([]byte("x"), tm)
+		if wantErr != nil {
+			assert.Error(t, err, "%v", tm)
+			return
+		}
+		if assert.NoError(t, err, "%v", tm) {
+			assert.Equal(t, "x"+string(want), string(got), "%v", tm)
+		}
+	})
+}

@@ -41,7 +41,17 @@ import (
 const CORSMaxAge = 600
 
 // FromBrowser reports whether the request came from browser script.
-func FromBrowser(r *http.Request) bool { return r.Header.Get("Origin") != "" }
+func FromBrowser(r *http.Request) bool { return Header(r.Header, "Origin") != "" }
+
+// Header is h.Get(key) for a key in canonical form ("Origin"), read
+// without putting the key in canonical form again (net/http stores the
+// request's header keys in that form).
+func Header(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
 
 // AllowOrigin lets the request's origin read the answer, with credentials.
 // The opaque origin "null" (sandboxed frames, file: pages, data: URLs,
@@ -49,7 +59,7 @@ func FromBrowser(r *http.Request) bool { return r.Header.Get("Origin") != "" }
 // the answer to its own request only: never with credentials.
 func AllowOrigin(h http.Header, r *http.Request) {
 	h.Add("Vary", "Origin")
-	origin := r.Header.Get("Origin")
+	origin := Header(r.Header, "Origin")
 	if origin == "" {
 		return
 	}
@@ -65,7 +75,7 @@ func AllowOrigin(h http.Header, r *http.Request) {
 // allocates nothing.
 func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	const prefix = "Basic "
-	auth := r.Header.Get("Authorization")
+	auth := Header(r.Header, "Authorization")
 	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
 		return nil, false
 	}

@@ -80,3 +80,14 @@ func TestRebased(t *testing.T) {
 	assert.Equal(t, "/relative", Rebased("/relative", "http://x"), "not absolute: unchanged")
 	assert.Equal(t, "http://a/b", Rebased("http://a/b", "nohost"), "a base without a host: unchanged")
 }
+
+// TestHeaderIsGet: Header reads a canonical key as http.Header.Get does,
+// without allocating or canonicalizing.
+func TestHeaderIsGet(t *testing.T) {
+	h := http.Header{"Origin": {"https://a.example", "https://b.example"}, "Authorization": {}, "x-lower": {"v"}}
+	for _, key := range []string{"Origin", "Authorization", "Access-Control-Request-Method", "X-Lower"} {
+		assert.Equal(t, h.Get(key), Header(h, key), key)
+	}
+	assert.Equal(t, "", Header(nil, "Origin"))
+	assert.Zero(t, testing.AllocsPerRun(100, func() { Header(h, "Origin") }))
+}

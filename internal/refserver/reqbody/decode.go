@@ -61,7 +61,18 @@ func (f Fields) Has(name string) bool {
 }
 
 // isNull reports whether a member's raw value is null.
-func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+func isNull(raw json.RawMessage) bool { return bytes.Equal(trimSpace(raw), []byte("null")) }
+
+// trimSpace is bytes.TrimSpace for a member's raw value, which has no space
+// around it when it comes from the body's split: two bytes tell, ASCII that
+// is not space, and then raw is its own trimmed form (a Unicode space
+// starts and ends with bytes of 0x80 and up).
+func trimSpace(raw []byte) []byte {
+	if n := len(raw); n > 0 && raw[0] > ' ' && raw[0] < utf8.RuneSelf && raw[n-1] > ' ' && raw[n-1] < utf8.RuneSelf {
+		return raw
+	}
+	return bytes.TrimSpace(raw)
+}
 
 // Object returns a member that is a JSON object as Fields (nil when absent,
 // null or not an object). A nested object is split once, however often it
@@ -200,7 +211,7 @@ func (f Fields) Into(dst any) *apierr.Error {
 // without an offset (a due_date) is read as zone's wall-clock time.
 func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
 	v := reflect.ValueOf(dst).Elem()
-	f.applyAliases(v.Type())
+	f.applyAliases(planOf(v.Type()).aliases)
 	return f.intoValue(v, "", zone)
 }
 
@@ -217,10 +228,9 @@ func (f Fields) Member(name string, dst any) *apierr.Error {
 }
 
 func (f Fields) intoValue(v reflect.Value, prefix string, zone *time.Location) *apierr.Error {
-	skip := readByHandler[v.Type()]
-	for _, m := range jsonMembersOf(v.Type()) {
+	for _, m := range planOf(v.Type()).members {
 		i := f.last(m.name)
-		if i < 0 || isNull(f[i].raw) || skip[m.name] {
+		if i < 0 || isNull(f[i].raw) {
 			continue
 		}
 		if e := decodeMember(&f[i], v.Field(m.index), m.traits, prefix, zone); e != nil {
@@ -237,27 +247,35 @@ type jsonMember struct {
 	traits *typeTraits // of the field's type
 }
 
-// jsonMembers caches jsonMembersOf by type: the wire types are few and
-// fixed, and reading their tags on every request costs more than decoding.
-var jsonMembers sync.Map // reflect.Type -> []jsonMember
+// typePlan is what decoding into a wire struct type reads of the type and
+// of lenient.go's tables, worked out once per type: the wire types are few
+// and fixed, and reading their tags or the tables on every request costs
+// more than decoding.
+type typePlan struct {
+	// members are the exported fields of the type that have a JSON name,
+	// in field order, but those readByHandler leaves to the handler.
+	members []jsonMember
+	aliases map[string]string // memberAliases of the type
+}
 
-// jsonMembersOf returns the exported Fields of the struct type t that have a
-// JSON name, in field order.
-func jsonMembersOf(t reflect.Type) []jsonMember {
-	if ms, ok := jsonMembers.Load(t); ok {
-		return ms.([]jsonMember)
+var typePlans sync.Map // reflect.Type -> *typePlan
+
+// planOf returns the typePlan of the struct type t.
+func planOf(t reflect.Type) *typePlan {
+	if p, ok := typePlans.Load(t); ok {
+		return p.(*typePlan)
 	}
-	var ms []jsonMember
+	p := &typePlan{aliases: memberAliases[t]}
 	for i := 0; i < t.NumField(); i++ {
 		sf := t.Field(i)
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "" || name == "-" || !sf.IsExported() {
+		if name == "" || name == "-" || !sf.IsExported() || readByHandler[t][name] {
 			continue
 		}
-		ms = append(ms, jsonMember{index: i, name: name, traits: traitsOf(sf.Type)})
+		p.members = append(p.members, jsonMember{index: i, name: name, traits: traitsOf(sf.Type)})
 	}
-	jsonMembers.Store(t, ms)
-	return ms
+	actual, _ := typePlans.LoadOrStore(t, p)
+	return actual.(*typePlan)
 }
 
 // memberName returns the member name raw (a JSON string, quotes included)
@@ -281,9 +299,10 @@ func memberName(raw []byte) (string, bool) {
 // members of the wire types (jsonMember), so that decoding a member looks
 // nothing up.
 type typeTraits struct {
-	unmarshaler bool        // *T implements json.Unmarshaler
-	enum        bool        // isEnum
-	elem        *typeTraits // of the element type, for a pointer type
+	unmarshaler bool            // *T implements json.Unmarshaler
+	enum        bool            // isEnum
+	elem        *typeTraits     // of the element type, for a pointer type
+	boolForms   map[bool]string // enumBooleans of the type
 }
 
 var typeTraitsCache sync.Map // reflect.Type -> *typeTraits
@@ -302,7 +321,8 @@ func traitsOf(t reflect.Type) *typeTraits {
 	if tr, ok := typeTraitsCache.Load(t); ok {
 		return tr.(*typeTraits)
 	}
-	tr := &typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT) && !memberWise[t], enum: isEnum(t)}
+	tr := &typeTraits{unmarshaler: reflect.PointerTo(t).Implements(unmarshalerT) && !memberWise[t], enum: isEnum(t),
+		boolForms: enumBooleans[t]}
 	if t.Kind() == reflect.Pointer {
 		tr.elem = traitsOf(t.Elem())
 	}
@@ -316,7 +336,7 @@ func traitsOf(t reflect.Type) *typeTraits {
 // The member's path is prefix+name ("card." and "cvv2"); it is put together
 // only for an error, or for the members of a nested object.
 func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *apierr.Error {
-	raw, name := bytes.TrimSpace(m.raw), m.name
+	raw, name := trimSpace(m.raw), m.name
 	bad := func(what string) *apierr.Error {
 		return apierr.Errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
 	}
@@ -376,7 +396,7 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 		fv.SetBool(b)
 		return nil
 	case reflect.String:
-		if forms, ok := enumBooleans[ft]; ok {
+		if forms := tr.boolForms; forms != nil {
 			if b, ok := looseBool(raw); ok {
 				fv.SetString(forms[b])
 				return nil
@@ -559,8 +579,19 @@ func plainContent(raw []byte) ([]byte, bool) {
 		return nil, false
 	}
 	in := raw[1 : len(raw)-1]
-	if bytes.IndexByte(in, '\\') >= 0 || bytes.IndexByte(in, '"') >= 0 || !utf8.Valid(in) {
-		return nil, false
+	// One pass over the ASCII the content mostly is; from the first byte
+	// that is not, the rest is checked whole.
+	for i, c := range in {
+		switch {
+		case c == '\\' || c == '"':
+			return nil, false
+		case c >= utf8.RuneSelf:
+			rest := in[i:]
+			if bytes.IndexByte(rest, '\\') >= 0 || bytes.IndexByte(rest, '"') >= 0 || !utf8.Valid(rest) {
+				return nil, false
+			}
+			return in, true
+		}
 	}
 	return in, true
 }

@@ -114,7 +114,7 @@ func TestApplyAliasesOnFields(t *testing.T) {
 	} {
 		f, ok := objectFields([]byte(body))
 		require.True(t, ok, body)
-		f.applyAliases(sub)
+		f.applyAliases(planOf(sub).aliases)
 		raw, _ := f.get("source_id")
 		if want == "" {
 			assert.False(t, f.Has("source_id"), body)

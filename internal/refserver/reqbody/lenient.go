@@ -98,11 +98,12 @@ var memberAliases = map[reflect.Type]map[string]string{
 // validatorT is the method set of the generated enum types.
 var validatorT = reflect.TypeFor[interface{ Valid() bool }]()
 
-// applyAliases gives each alias member of t's table its canonical name
-// when the canonical member is absent or null: the alias member is renamed,
-// or its value goes to a null canonical member sent after it.
-func (f Fields) applyAliases(t reflect.Type) {
-	for alias, name := range memberAliases[t] {
+// applyAliases gives each alias member of a type's table (memberAliases)
+// its canonical name when the canonical member is absent or null: the alias
+// member is renamed, or its value goes to a null canonical member sent
+// after it.
+func (f Fields) applyAliases(aliases map[string]string) {
+	for alias, name := range aliases {
 		if f.Has(name) || !f.Has(alias) {
 			continue
 		}

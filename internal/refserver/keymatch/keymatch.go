@@ -1,0 +1,68 @@
+// Package keymatch tells whether the API key a request presents is one the
+// server knows by its SHA-256 hash: a merchant's private or public key (the
+// server keeps, and writes to its data directory, hashes only).
+//
+// Hashing the presented key on every request is the larger part of
+// authenticating it, so a [Memo] remembers, in memory only, the key that
+// matched each hash: the same key presented again is recognized by a
+// comparison of the two keys, without hashing it.
+//
+// Contract:
+//   - [Memo.Match] answers what comparing SHA-256(key) with the two hashes
+//     answers, whatever the memo holds: a remembered key counts only for
+//     the very hash it matched, so a hash that changes (a merchant loaded
+//     from a data directory) voids what was remembered for the old one.
+//   - The comparisons take no time that depends on where a wrong key
+//     differs from a right one (crypto/subtle): a wrong key is hashed and
+//     compared as before; only a key that matches is answered sooner,
+//     which the answer tells anyway.
+//   - The memo is never written anywhere: it is a cache of this process.
+//     A Memo is safe for concurrent use; its zero value is ready, and a
+//     nil *Memo hashes every time.
+//
+// The package does not own what a key authenticates (which routes take
+// which key): the server does (its auth.go).
+package keymatch
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Memo remembers the key that matched each of a pair of hashes (the
+// private one, the public one).
+type Memo struct {
+	known [2]atomic.Pointer[known]
+}
+
+// known is a key and the hash it matched.
+type known struct {
+	key  string
+	hash [32]byte
+}
+
+// Match reports whether key is the key whose SHA-256 hash is priv, or the
+// one whose hash is pub. A hash of zeros (no key) matches nothing.
+func (m *Memo) Match(key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
+	if m != nil {
+		for i, want := range [2][32]byte{priv, pub} {
+			k := m.known[i].Load()
+			if k != nil && k.hash == want && subtle.ConstantTimeCompare(key, unsafe.Slice(unsafe.StringData(k.key), len(k.key))) == 1 {
+				return k.hash == priv, k.hash == pub
+			}
+		}
+	}
+	sum := sha256.Sum256(key)
+	isPriv = subtle.ConstantTimeCompare(sum[:], priv[:]) == 1
+	isPub = subtle.ConstantTimeCompare(sum[:], pub[:]) == 1
+	if m != nil && (isPriv || isPub) {
+		i := 0
+		if !isPriv {
+			i = 1
+		}
+		m.known[i].Store(&known{key: string(key), hash: sum})
+	}
+	return isPriv, isPub
+}

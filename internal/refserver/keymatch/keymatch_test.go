@@ -1,0 +1,103 @@
+package keymatch
+
+import (
+	"crypto/sha256"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// TestMatchAnswersAsTheHashes: whatever the memo holds, Match answers what
+// comparing the key's hash answers.
+func TestMatchAnswersAsTheHashes(t *testing.T) {
+	priv, pub := sha256.Sum256([]byte("sk_private")), sha256.Sum256([]byte("pk_public"))
+	var m Memo
+	for range 3 { // the first round hashes, the next ones find the keys remembered
+		for _, c := range []struct {
+			key           string
+			isPriv, isPub bool
+		}{
+			{"sk_private", true, false}, {"pk_public", false, true}, {"sk_privatE", false, false},
+			{"sk_private ", false, false}, {"", false, false}, {"pk_public\x00", false, false},
+		} {
+			gotPriv, gotPub := m.Match([]byte(c.key), priv, pub)
+			assert.Equal(t, c.isPriv, gotPriv, "%q", c.key)
+			assert.Equal(t, c.isPub, gotPub, "%q", c.key)
+			gotPriv, gotPub = (*Memo)(nil).Match([]byte(c.key), priv, pub)
+			assert.Equal(t, [2]bool{c.isPriv, c.isPub}, [2]bool{gotPriv, gotPub}, "nil memo, %q", c.key)
+		}
+	}
+	// Keys swapped, or both the same: the memo answers for the hashes given.
+	isPriv, isPub := m.Match([]byte("sk_private"), pub, priv)
+	assert.Equal(t, [2]bool{false, true}, [2]bool{isPriv, isPub})
+	isPriv, isPub = m.Match([]byte("sk_private"), priv, priv)
+	assert.Equal(t, [2]bool{true, true}, [2]bool{isPriv, isPub})
+}
+
+// TestAChangedHashVoidsTheMemo: a key remembered for a hash stops matching
+// once the hash is another key's (a merchant loaded with other keys).
+func TestAChangedHashVoidsTheMemo(t *testing.T) {
+	var m Memo
+	old, now := sha256.Sum256([]byte("sk_old")), sha256.Sum256([]byte("sk_new"))
+	none := [32]byte{}
+	isPriv, _ := m.Match([]byte("sk_old"), old, none)
+	assert.True(t, isPriv)
+	isPriv, isPub := m.Match([]byte("sk_old"), now, none)
+	assert.False(t, isPriv || isPub, "the old key after its hash changed")
+	isPriv, _ = m.Match([]byte("sk_new"), now, none)
+	assert.True(t, isPriv)
+}
+
+// TestARememberedKeyIsNotHashed: a key presented again allocates nothing
+// and costs no hash (the point of the memo); a wrong one is hashed.
+func TestARememberedKeyIsNotHashed(t *testing.T) {
+	priv, pub := sha256.Sum256([]byte("sk_e568c42a6c384b7ab02cd47d2e407cab")), sha256.Sum256([]byte("pk_x"))
+	var m Memo
+	key := []byte("sk_e568c42a6c384b7ab02cd47d2e407cab")
+	m.Match(key, priv, pub)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Match(key, priv, pub) }))
+	assert.NotNil(t, m.known[0].Load())
+	assert.Nil(t, m.known[1].Load(), "nothing remembered for a key not presented")
+}
+
+// TestMatchConcurrently: concurrent requests with both keys (run with -race).
+func TestMatchConcurrently(t *testing.T) {
+	priv, pub := sha256.Sum256([]byte("sk_a")), sha256.Sum256([]byte("pk_a"))
+	var m Memo
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				key := "sk_a"
+				if i%2 == 1 {
+					key = "pk_a"
+				}
+				isPriv, isPub := m.Match([]byte(key), priv, pub)
+				if isPriv == (i%2 == 1) || isPub != (i%2 == 1) {
+					t.Errorf("%s: %v %v", key, isPriv, isPub)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func BenchmarkMatch(b *testing.B) {
+	priv, pub := sha256.Sum256([]byte("sk_e568c42a6c384b7ab02cd47d2e407cab")), sha256.Sum256([]byte("pk_x"))
+	key := []byte("sk_e568c42a6c384b7ab02cd47d2e407cab")
+	b.Run("hash", func(b *testing.B) {
+		for range b.N {
+			(*Memo)(nil).Match(key, priv, pub)
+		}
+	})
+	b.Run("memo", func(b *testing.B) {
+		var m Memo
+		for range b.N {
+			m.Match(key, priv, pub)
+		}
+	})
+}
