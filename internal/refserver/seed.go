@@ -153,7 +153,7 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 		m.Cards = slices.Clone(m.Cards)
 		for k := range m.Cards {
 			kd := &m.Cards[k]
-			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, m.PrivateKey, api+"/cards", seedCardBody{plainCardDetails(kd.CardDetails), kd.DeviceSessionID}); err != nil {
+			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, m.PrivateKey, api+"/cards", kd.RequestBody()); err != nil {
 				return Seed{}, err
 			}
 		}
@@ -176,17 +176,6 @@ func (a *seedApply) apply(sd Seed) (Seed, error) {
 	return out, nil
 }
 
-// seedCardBody is a card request as the API takes it, with its real number
-// and security code (openpay.CardDetails and openpay.CardRequest encode
-// masked): the card's members and device_session_id side by side.
-type seedCardBody struct {
-	plainCardDetails
-	DeviceSessionID string `json:"device_session_id,omitempty"`
-}
-
-// plainCardDetails is openpay.CardDetails without its methods.
-type plainCardDetails openpay.CardDetails
-
 // customers creates customers under api (a merchant's or a group's path),
 // with their opening balances (merchantID is "" for a group's customers,
 // which have none) and their cards, and returns them with their ids.
@@ -208,7 +197,7 @@ func (a *seedApply) customers(path, api, merchantID, key string, cs []SeedCustom
 		cardsPath := api + "/customers/" + url.PathEscape(cu.ID) + "/cards"
 		for k := range cu.Cards {
 			kd := &cu.Cards[k]
-			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, key, cardsPath, seedCardBody{plainCardDetails(kd.CardDetails), kd.DeviceSessionID}); err != nil {
+			if kd.ID, err = a.create(fmt.Sprintf("%s.cards[%d]", p, k), kd.ID, key, cardsPath, kd.RequestBody()); err != nil {
 				return nil, err
 			}
 		}

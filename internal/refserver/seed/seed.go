@@ -75,6 +75,19 @@ type Card struct {
 	DeviceSessionID string `json:"device_session_id,omitempty"`
 }
 
+// RequestBody is the card as the API's card request takes it, with its
+// real number and security code (openpay.CardDetails and
+// openpay.CardRequest encode masked): the card's members and
+// device_session_id side by side. It is for the request that stores the
+// card, never for a log.
+func (c Card) RequestBody() any {
+	type plainCardDetails openpay.CardDetails // the members without the masking methods
+	return struct {
+		plainCardDetails
+		DeviceSessionID string `json:"device_session_id,omitempty"`
+	}{plainCardDetails(c.CardDetails), c.DeviceSessionID}
+}
+
 // Plan is a subscription plan of a seed: the members of the API's plan
 // request and an optional fixed id.
 type Plan struct {
