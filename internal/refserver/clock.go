@@ -111,16 +111,23 @@ func (s *Server) moveMerchantClock(merchantID string, target func(now time.Time)
 	if m == nil {
 		return time.Time{}, errNoMerchant(merchantID)
 	}
-	fc := m.clock.Load()
-	if fc == nil {
-		fc = NewFakeClock(s.Now())
-		m.clock.Store(fc)
+	// The clock is stored with the merchant's record: each move of it is
+	// made and marked under m.mu, so a commit in between never finds the
+	// record changed and unmarked.
+	set := func(t time.Time) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.clock.Load() == nil {
+			m.clock.Store(NewFakeClock(s.Now()))
+		}
+		if !t.IsZero() {
+			m.clock.Load().Set(t)
+		}
+		m.mark(recMerchant, selfID)
 	}
-	now := s.moveClock(fc, target(fc.Now()), func() []*merchant { return []*merchant{m} })
-	m.mu.Lock()
-	m.mark(recMerchant, selfID)
-	m.mu.Unlock()
-	return now, nil
+	set(time.Time{})
+	fc := m.clock.Load()
+	return s.moveClock(fc, target(fc.Now()), func() []*merchant { return []*merchant{m} }, set), nil
 }
 
 // SetClock puts the server's fake clock at t: a time ahead runs the work
@@ -139,7 +146,7 @@ func (s *Server) SetClock(t time.Time) (_ time.Time, err error) {
 	}
 	s.advanceMu.Lock()
 	defer s.advanceMu.Unlock()
-	return s.moveClock(fc, t, s.followersOfServerClock), nil
+	return s.moveClock(fc, t, s.followersOfServerClock, fc.Set), nil
 }
 
 // fakeClock is the server's clock when it is a fake one, which the clock
@@ -153,14 +160,16 @@ func (s *Server) fakeClock() (*FakeClock, *Error) {
 }
 
 // moveClock puts the clock fc at to: forward by a walk over the work of
-// the merchants ms gives (walkClock), back by setting it. The caller holds
+// the merchants ms gives (walkClock), back by setting it; each step goes
+// through set (fc.Set, or for a merchant's own clock a setter that marks
+// its record under its lock). The caller holds
 // s.advanceMu. It returns the clock's new time.
-func (s *Server) moveClock(fc *FakeClock, to time.Time, ms func() []*merchant) time.Time {
+func (s *Server) moveClock(fc *FakeClock, to time.Time, ms func() []*merchant, set func(time.Time)) time.Time {
 	to = to.In(gatewayZone)
 	if to.After(fc.Now()) {
-		return s.walkClock(fc, to, ms)
+		return s.walkClock(fc, to, ms, set)
 	}
-	fc.Set(to)
+	set(to)
 	return fc.Now()
 }
 
@@ -183,7 +192,7 @@ func (s *Server) followersOfServerClock() []*merchant {
 // due, in order, and runs the work there. Work already due (a clock moved
 // without a walk) runs at the first stop. The caller holds s.advanceMu. It
 // returns the clock's new time.
-func (s *Server) walkClock(fc *FakeClock, target time.Time, ms func() []*merchant) time.Time {
+func (s *Server) walkClock(fc *FakeClock, target time.Time, ms func() []*merchant, set func(time.Time)) time.Time {
 	s.hooksMu.Lock()
 	work := s.clockWork
 	s.hooksMu.Unlock()
@@ -198,7 +207,7 @@ func (s *Server) walkClock(fc *FakeClock, target time.Time, ms func() []*merchan
 				}
 			}
 		}
-		fc.Set(stop)
+		set(stop)
 		now = fc.Now()
 		for _, w := range work {
 			for _, m := range merchants {

@@ -31,7 +31,7 @@ const (
 	descFinalStatus         = "The card charge is on a final status"
 	descPublicKey           = "The public key can only create cards and tokens; use the private key"
 	descPrivateKeyInBrowser = "The private key cannot be used from a browser; use the public key"
-	descInternal            = "Internal server error"
+	descInternal            = answer.InternalError
 )
 
 // MethodNotAllowedCode is the error code of the answer to a known path
@@ -63,5 +63,5 @@ func writeError(w http.ResponseWriter, requestID string, e *Error) {
 		HTTPCode:    status,
 		RequestID:   requestID,
 	}
-	writeJSON(w, status, body)
+	answer.Write(w, status, body)
 }

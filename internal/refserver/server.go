@@ -1,15 +1,12 @@
 package refserver
 
 import (
-	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -581,12 +578,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		sw.WriteHeader(status)
 	case rawBody:
 		sw.Header().Set("Content-Type", b.contentType)
-		sw.Header()["X-Content-Type-Options"] = nosniff
+		sw.Header()["X-Content-Type-Options"] = answer.NoSniff
 		sw.Header().Set("Cache-Control", "no-store")
 		sw.WriteHeader(status)
 		_, _ = sw.Write(b.data)
 	default:
-		writeJSON(sw, status, body)
+		answer.Write(sw, status, body)
 	}
 }
 
@@ -647,88 +644,4 @@ func (s *Server) checkClientIP(r *http.Request) *Error {
 		return errorf(openpay.ErrInvalidParameter, "The X-Forwarded-For header must start with the payer's IP address")
 	}
 	return nil
-}
-
-// writeJSON encodes v (by its generated encoder, see package answer, when
-// it has one, else by encoding/json), with the keys the gateway always sends
-// (answer.AddWireKeys), and writes it with the given status. Encoding is done
-// before anything is written, so a value that cannot be encoded still gets
-// a proper error object.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	ab := answerBuffers.Get().(*answerBuffer)
-	defer ab.release()
-	buf := &ab.enc
-	// The generated encoders write the keys of the plans themselves.
-	data, ok, err := answer.Append(ab.gen[:0], v)
-	if ok {
-		if cap(data) > cap(ab.gen) {
-			ab.gen = data // keep the larger storage for the next answer
-		}
-	} else {
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		if err = enc.Encode(v); err == nil {
-			data = answer.AddWireKeysInto(ab.keys, buf.Bytes(), v)
-			if cap(data) > cap(ab.keys) && &data[0] != &buf.Bytes()[0] {
-				ab.keys = data // keep the larger storage for the next answer
-			}
-		}
-	}
-	if err != nil {
-		buf.Reset()
-		status = http.StatusInternalServerError
-		_ = json.NewEncoder(buf).Encode(answer.ErrorResponse{
-			Category: openpay.CategoryInternal, Description: descInternal,
-			Code: openpay.ErrInternalServer, HTTPCode: http.StatusInternalServerError,
-		})
-		data = buf.Bytes()
-	}
-	h := w.Header()
-	h["Content-Type"] = jsonContentType
-	h["X-Content-Type-Options"] = nosniff // a browser never reads an answer as another type
-	// Without a length, an answer larger than net/http's buffer goes out
-	// chunked and clients cannot size their read. A smaller one gets its
-	// length from net/http (documented at ResponseWriter.Write), which spares
-	// the header an entry.
-	if len(data) >= smallAnswer {
-		h.Set("Content-Length", strconv.Itoa(len(data)))
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(data)
-}
-
-// smallAnswer is the size below which net/http sets an answer's
-// Content-Length itself: its buffer before chunking is 2048 bytes.
-const smallAnswer = 2048
-
-// jsonContentType is the Content-Type of JSON answers, one shared value so
-// that every answer does not allocate its own (net/http only reads it);
-// nosniff is their X-Content-Type-Options, and that of the raw answers.
-var (
-	jsonContentType = []string{"application/json"}
-	nosniff         = []string{"nosniff"}
-)
-
-// answerBuffer is writeJSON's storage, reused from answer to answer so that
-// a large answer (a page of 100 transactions) does not grow fresh buffers
-// every time: the encoding and the copy with the added keys.
-type answerBuffer struct {
-	enc  bytes.Buffer // encoding/json's output
-	gen  []byte       // the generated encoders' output
-	keys []byte
-}
-
-// maxPooledAnswer is the largest storage kept for reuse; a rare huge answer
-// does not pin its memory.
-const maxPooledAnswer = 1 << 20
-
-var answerBuffers = sync.Pool{New: func() any { return new(answerBuffer) }}
-
-// release returns ab to the pool, unless it grew past maxPooledAnswer.
-func (ab *answerBuffer) release() {
-	if ab.enc.Cap() > maxPooledAnswer || cap(ab.gen) > maxPooledAnswer || cap(ab.keys) > maxPooledAnswer {
-		return
-	}
-	ab.enc.Reset()
-	answerBuffers.Put(ab)
 }

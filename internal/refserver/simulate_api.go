@@ -188,7 +188,7 @@ func (s *Server) AdvanceClock(d time.Duration) (_ time.Time, err error) {
 	}
 	s.advanceMu.Lock()
 	defer s.advanceMu.Unlock()
-	return s.walkClock(fc, fc.Now().Add(d), s.followersOfServerClock), nil
+	return s.walkClock(fc, fc.Now().Add(d), s.followersOfServerClock, fc.Set), nil
 }
 
 // PayCharge simulates the payer paying a store or bank-transfer charge that

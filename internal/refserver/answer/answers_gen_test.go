@@ -22,7 +22,7 @@ var updateAnswers = flag.Bool("update-answers", false, "rewrite answers.gen.go f
 
 const answersFile = "answers.gen.go"
 
-// answerRoots are the wire types handlers give writeJSON, alone or as a
+// answerRoots are the wire types handlers give Write, alone or as a
 // list; the generated dispatcher takes each as a value, a pointer or a
 // slice. The other answers (maps, the server's own types) go through
 // encoding/json.
@@ -38,7 +38,7 @@ var answerRoots = []reflect.Type{
 	reflect.TypeFor[openpay.PayoutSummary](),
 }
 
-// marshalerRoots are the wire types handlers give writeJSON that have a
+// marshalerRoots are the wire types handlers give Write that have a
 // MarshalJSON of their own, so that encoding/json writes them and
 // AddWireKeys adds their plan's keys: a checkout, whose times and iva the
 // gateway writes in other forms than time.Time's and Amount's.

@@ -30,7 +30,7 @@ func stdlibJSON(v any) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// stdlibAnswer is what writeJSON sent before the generated encoders, and
+// stdlibAnswer is what Write sent before the generated encoders, and
 // still sends for other answers: encoding/json's output with the keys of
 // the plans added.
 func stdlibAnswer(v any) ([]byte, error) {

@@ -16,6 +16,12 @@
 //     never changes data in place, and returns data itself when nothing is
 //     missing. [AddWireKeysInto] does the same building its copy in
 //     scratch's storage when that is large enough.
+//   - [Write] writes v as the answer with the given status: encoded as
+//     Append (or encoding/json and AddWireKeys) says, with Content-Type
+//     application/json, X-Content-Type-Options nosniff and, from 2048
+//     bytes, a Content-Length; encoded before anything is written, so a v
+//     that cannot be encoded is answered 500 with the gateway's error
+//     object instead. Its buffers are pooled, none above 1 MiB kept.
 //   - Which keys are always sent is openapi.yaml's to say: an object's
 //     `required` list (with `nullable` where the gateway sends null), a
 //     property's own `required` next to its `allOf` (the card inside a

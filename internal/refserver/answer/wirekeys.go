@@ -188,7 +188,7 @@ func planFor(v any) *keyPlan {
 func AddWireKeys(data []byte, v any) []byte { return AddWireKeysInto(nil, data, v) }
 
 // AddWireKeysInto is AddWireKeys building its copy in scratch's storage
-// when that is large enough (the server's writeJSON reuses it from answer to
+// when that is large enough (Write reuses it from answer to
 // answer).
 func AddWireKeysInto(scratch, data []byte, v any) []byte {
 	p := planFor(v)
