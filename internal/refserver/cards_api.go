@@ -75,20 +75,24 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		tokenID = req.TokenID
 	} else {
-		var req openpay.CardDetails // and device_session_id beside its members
-		if e := f.Into(&req); e != nil {
+		// The card's members and device_session_id beside them, in one
+		// value: decoding takes pointers, so each of two would be allocated.
+		var req struct {
+			card      openpay.CardDetails
+			sessionID string
+		}
+		if e := f.Into(&req.card); e != nil {
 			return nil, e
 		}
-		var sessionID string
-		if e := f.Member("device_session_id", &sessionID); e != nil {
+		if e := f.Member("device_session_id", &req.sessionID); e != nil {
 			return nil, e
 		}
 		var v reqbody.Checker
-		v.MaxLen("device_session_id", sessionID, 255)
+		v.MaxLen("device_session_id", req.sessionID, 255)
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(c.m, f, "", cardDataOf(req))
+		k, e = s.checkCardData(c.m, f, "", cardDataOf(req.card))
 		if e != nil {
 			return nil, e
 		}
