@@ -125,7 +125,7 @@ func (s *Server) moveMerchantClock(merchantID string, target func(now time.Time)
 		}
 		m.mark(recMerchant, selfID)
 	}
-	set(time.Time{})
+	set(time.Time{}) // a zero time moves nothing: it gives m a clock of its own if it had none
 	fc := m.clock.Load()
 	return s.moveClock(fc, target(fc.Now()), func() []*merchant { return []*merchant{m} }, set), nil
 }
