@@ -111,22 +111,23 @@ func (s *Server) moveMerchantClock(merchantID string, target func(now time.Time)
 	if m == nil {
 		return time.Time{}, errNoMerchant(merchantID)
 	}
-	// The clock is stored with the merchant's record: each move of it is
-	// made and marked under m.mu, so a commit in between never finds the
-	// record changed and unmarked.
+	// The clock is stored with the merchant's record: it is given, and each
+	// move of it made, under m.mu with the record marked, so a commit in
+	// between never finds the record changed and unmarked.
+	m.mu.Lock()
+	fc := m.clock.Load()
+	if fc == nil {
+		fc = NewFakeClock(s.Now())
+		m.clock.Store(fc)
+		m.mark(recMerchant, selfID)
+	}
+	m.mu.Unlock()
 	set := func(t time.Time) {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		if m.clock.Load() == nil {
-			m.clock.Store(NewFakeClock(s.Now()))
-		}
-		if !t.IsZero() {
-			m.clock.Load().Set(t)
-		}
+		fc.Set(t)
 		m.mark(recMerchant, selfID)
 	}
-	set(time.Time{}) // a zero time moves nothing: it gives m a clock of its own if it had none
-	fc := m.clock.Load()
 	return s.moveClock(fc, target(fc.Now()), func() []*merchant { return []*merchant{m} }, set), nil
 }
 
