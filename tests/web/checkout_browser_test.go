@@ -77,14 +77,7 @@ func TestBrowserCheckoutLink(t *testing.T) {
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("card_number")))
 		// After a refused card the page keeps the holder and expiry typed.
 		webtest.Eval[bool](t, tab, `["holder_name","expiration_month","expiration_year"].every(id => (document.getElementById(id).value = "") === "")`)
-		webtest.Do(t, tab,
-			chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
-			chromedp.SendKeys(chromedp.ID("card_number"), number),
-			chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
-			chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
-			chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.CVV(number)),
-			chromedp.Click(chromedp.ID("pay")),
-		)
+		webtest.PayCard(t, tab, number)
 	}
 	text := func(t *testing.T, tab context.Context, id string) string {
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID(id)))

@@ -46,20 +46,6 @@ func has(t *testing.T, tab context.Context, id string) bool {
 	return webtest.Eval[bool](t, tab, fmt.Sprintf(`!!document.getElementById(%q)`, id))
 }
 
-// payCard types a test card on a page's card form and pays.
-func payCard(t *testing.T, tab context.Context, number string) {
-	t.Helper()
-	webtest.Do(t, tab,
-		chromedp.WaitVisible(chromedp.ID("card_number")),
-		chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
-		chromedp.SendKeys(chromedp.ID("card_number"), number),
-		chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
-		chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
-		chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.CVV(number)),
-		chromedp.Click(chromedp.ID("pay")),
-	)
-}
-
 // TestBrowserLinkEdges: a Mexican shop's payment links, as the payer meets
 // them.
 func TestBrowserLinkEdges(t *testing.T) {
@@ -88,7 +74,7 @@ func TestBrowserLinkEdges(t *testing.T) {
 		assert.Equal(t, "Pedido e1 <b>x</b>", edgeText(t, tab, "description"), "the description, as text, in its place")
 		assert.Equal(t, "Payment link", edgeText(t, tab, "title"), "the heading is not the merchant's description")
 		assert.Equal(t, "open for payment", edgeText(t, tab, "status"))
-		payCard(t, tab, openpaytest.Card3DSecure)
+		webtest.PayCard(t, tab, openpaytest.Card3DSecure)
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")))
 		assert.True(t, has(t, tab, "leave"), "the challenge page has a way back to the shop")
 
@@ -117,7 +103,7 @@ func TestBrowserLinkEdges(t *testing.T) {
 	t.Run("the payer goes back to the shop from 3-D Secure", func(t *testing.T) {
 		co := newLink(t, "e2", 0)
 		tab := webtest.Tab(t, browser, co.CheckoutLink)
-		payCard(t, tab, openpaytest.Card3DSecure)
+		webtest.PayCard(t, tab, openpaytest.Card3DSecure)
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")), chromedp.Click(chromedp.ID("leave")))
 		back := edgeText(t, tab, "shop")
 		got, err := client.Checkouts.Get(ctx, co.ID)
@@ -130,7 +116,7 @@ func TestBrowserLinkEdges(t *testing.T) {
 		// Another try pays it.
 		again := webtest.Tab(t, browser, co.CheckoutLink)
 		assert.True(t, has(t, again, "return"), "an open link has the way back too")
-		payCard(t, again, openpaytest.CardVisa)
+		webtest.PayCard(t, again, openpaytest.CardVisa)
 		edgeText(t, again, "shop")
 		got, err = client.Checkouts.Get(ctx, co.ID)
 		require.NoError(t, err)

@@ -37,24 +37,13 @@ func TestBrowserPaymentLinkEdges(t *testing.T) {
 		require.NoError(t, err)
 		return strings.TrimSpace(s)
 	}
-	pay := func(t *testing.T, tab context.Context, number string) {
-		t.Helper()
-		webtest.Do(t, tab,
-			chromedp.WaitVisible(chromedp.ID("card_number")),
-			chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
-			chromedp.SendKeys(chromedp.ID("card_number"), number),
-			chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
-			chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
-			chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.CVV(number)),
-			chromedp.Click(chromedp.ID("pay")))
-	}
 
 	t.Run("the link expires at 3-D Secure", func(t *testing.T) {
 		co, err := paylink.NewLink(ctx, client, "edge-late", shop.Base(), sim.Now().Add(30*time.Minute))
 		require.NoError(t, err)
 		tab := webtest.Tab(t, browser, co.CheckoutLink)
 		assert.Equal(t, "1,250.00 MXN", text(t, tab, "amount"))
-		pay(t, tab, openpaytest.Card3DSecure)
+		webtest.PayCard(t, tab, openpaytest.Card3DSecure)
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")))
 		_, err = sim.AdvanceClock(31 * time.Minute)
 		require.NoError(t, err)
@@ -81,13 +70,13 @@ func TestBrowserPaymentLinkEdges(t *testing.T) {
 		co, err := paylink.NewLink(ctx, client, "edge-back", shop.Base(), sim.Now().Add(48*time.Hour))
 		require.NoError(t, err)
 		tab := webtest.Tab(t, browser, co.CheckoutLink)
-		pay(t, tab, openpaytest.Card3DSecure)
+		webtest.PayCard(t, tab, openpaytest.Card3DSecure)
 		webtest.Do(t, tab, chromedp.WaitVisible(chromedp.ID("approve")), chromedp.Click(chromedp.ID("leave")))
 		assert.Equal(t, "not paid: the payment was cancelled", text(t, tab, "order_status"))
 
 		tab = webtest.Tab(t, browser, co.CheckoutLink)
 		assert.Equal(t, "open for payment", text(t, tab, "status"))
-		pay(t, tab, openpaytest.CardVisa)
+		webtest.PayCard(t, tab, openpaytest.CardVisa)
 		assert.Equal(t, "paid", text(t, tab, "order_status"))
 		got, err := client.Checkouts.Get(ctx, co.ID)
 		require.NoError(t, err)

@@ -145,14 +145,8 @@ func TestBrowserCheckout(t *testing.T) {
 	}, {
 		name: "card typed on the gateway's page", charged: openpaytest.CardMastercard,
 		pay: func(t *testing.T, tab context.Context) {
-			webtest.Do(t, tab, chromedp.Click(chromedp.ID("mode-hosted")), chromedp.Click(chromedp.ID("pay")),
-				chromedp.WaitVisible(chromedp.ID("card_number")),
-				chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
-				chromedp.SendKeys(chromedp.ID("card_number"), openpaytest.CardMastercard),
-				chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
-				chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
-				chromedp.SendKeys(chromedp.ID("cvv2"), "123"),
-				chromedp.Click(chromedp.ID("pay")))
+			webtest.Do(t, tab, chromedp.Click(chromedp.ID("mode-hosted")), chromedp.Click(chromedp.ID("pay")))
+			webtest.PayCard(t, tab, openpaytest.CardMastercard)
 		},
 		result: "Thank you: paid", status: openpay.TransactionStatusCompleted, event: openpay.EventTypeChargeSucceeded, path: "/return",
 	}}

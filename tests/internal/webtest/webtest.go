@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/openpay-go/openpay/openpaytest"
 )
 
 // Timeout bounds a test's whole use of its browser: far above what the
@@ -186,4 +187,21 @@ func Do(t testing.TB, tab context.Context, actions ...chromedp.Action[chromedp.V
 	if err := chromedp.Do(tab, actions...); err != nil {
 		t.Fatalf("browser: %v", err)
 	}
+}
+
+// PayCard types a card on the card form of a payment page (the gateway's
+// hosted page, a payment link's, a checkout's) once it shows: the holder
+// "Ana López", number, expiry 12/30 and the number's security code
+// ([openpaytest.CVV]), then presses pay.
+func PayCard(t testing.TB, tab context.Context, number string) {
+	t.Helper()
+	Do(t, tab,
+		chromedp.WaitVisible(chromedp.ID("card_number")),
+		chromedp.SendKeys(chromedp.ID("holder_name"), "Ana López"),
+		chromedp.SendKeys(chromedp.ID("card_number"), number),
+		chromedp.SendKeys(chromedp.ID("expiration_month"), "12"),
+		chromedp.SendKeys(chromedp.ID("expiration_year"), "30"),
+		chromedp.SendKeys(chromedp.ID("cvv2"), openpaytest.CVV(number)),
+		chromedp.Click(chromedp.ID("pay")),
+	)
 }
