@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -47,9 +49,58 @@ type call struct {
 	// gated: the request holds s.gate for reading (enterGate).
 	gated bool
 	// sw is c.w, kept here so that a request allocates one value for both;
-	// idHeader is the storage of the X-Request-Id header's value.
-	sw       statusWriter
-	idHeader [1]string
+	// idHeader is the X-Request-Id header's value, requestID in one
+	// allocation (idgen.Generator.RequestIDHeader).
+	sw       httpedge.StatusWriter
+	idHeader []string
+	// buf is the storage lent to a small body (bodyBuf), kept with the
+	// call from request to request (calls).
+	buf []byte
+	// tx and store are the storage of a transaction's answer (answerTx),
+	// so that the answer is not allocated per request.
+	tx    openpay.Transaction
+	store openpay.StoreReference
+}
+
+// calls keeps the calls of answered requests for the next ones: a call
+// and its body's storage are allocated once per pooled call, not once per
+// request. Nothing of a call is reachable once its request is answered:
+// its answer is written, its body given back (reqbody.Body.Done), and the
+// request id and its header value are allocated apart, as net/http may
+// write the header after ServeHTTP returns.
+var calls = sync.Pool{New: func() any { return new(call) }}
+
+// smallBody is the size of the body storage a pooled call lends.
+const smallBody = 2048
+
+// newCall returns a call for request r from the pool, with its request id.
+func newCall(s *Server, r *http.Request) *call {
+	c := calls.Get().(*call)
+	c.s, c.r, c.idHeader = s, r, s.reqIDs.RequestIDHeader()
+	c.requestID = c.idHeader[0]
+	return c
+}
+
+// bodyBuf returns the storage the call lends to a small body.
+func (c *call) bodyBuf() []byte {
+	if c.buf == nil && c.r.ContentLength > 0 && c.r.ContentLength <= smallBody {
+		c.buf = make([]byte, 0, smallBody)
+	}
+	return c.buf
+}
+
+// release puts the call back in the pool once its request is answered.
+func (c *call) release() {
+	c.body.Done(c.r)
+	*c = call{buf: c.buf}
+	calls.Put(c)
+}
+
+// answerTx returns the answer of t: its wire form (tx.snapshot), taken now
+// under the caller's lock, kept in the call and written by ServeHTTP.
+func (c *call) answerTx(t *tx) *openpay.Transaction {
+	c.tx = t.snapshot()
+	return &c.tx
 }
 
 // parseQuery parses the request's query string once, whole: a query that
@@ -188,28 +239,8 @@ func (c *call) baseURL() string {
 		}
 		return base
 	}
-	scheme := "http"
-	if c.r.TLS != nil {
-		scheme = "https"
-	}
-	host := c.r.Host
-	if host == "" || strings.ContainsAny(host, "/?#@ ") {
-		host = "localhost"
-	}
-	// Clients reach a server by one address, as a rule: the last one
-	// built is kept rather than built again for every answer that holds
-	// a link.
-	if b := c.s.lastBase.Load(); b != nil && b.host == host && b.scheme == scheme {
-		return b.url
-	}
-	b := &baseURL{scheme: scheme, host: host, url: scheme + "://" + host}
-	c.s.lastBase.Store(b)
-	return b.url
+	return c.s.lastBase.Of(c.r)
 }
-
-// baseURL is the base URL of the server built from a request's scheme and
-// host (call.baseURL).
-type baseURL struct{ scheme, host, url string }
 
 // Scopes. A path names up to three owners: a group, a merchant and a
 // customer. Customers (and their cards) on group paths are the group's own,

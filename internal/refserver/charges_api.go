@@ -343,7 +343,11 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.orderID); e != nil {
 		return nil, e
 	}
-	return s.startCharge(m, c.cards(), cu, req, s.newChargeTx(m, cu, req), c.baseURL())
+	t, e := s.startCharge(m, c.cards(), cu, req, s.newChargeTx(m, cu, req), c.baseURL())
+	if e != nil {
+		return nil, e
+	}
+	return c.answerTx(t), nil
 }
 
 // scopeCharge returns the charge the path names, or 1005: at merchant
@@ -369,7 +373,7 @@ func (s *Server) getCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return t.snapshot(), nil
+	return c.answerTx(t), nil
 }
 
 // listCharges lists the charges of the scope, newest first, with the

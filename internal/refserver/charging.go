@@ -139,9 +139,9 @@ func chargeURL(baseURL string, m *merchant, t *tx) string {
 // the server's address as the merchant sees it: a card is charged
 // (chargeCard); the other kinds start waiting for the payer with their
 // payment instructions. It is the one place charges are made, through the
-// API or a checkout's page. The caller holds m.mu, and the lock of whoever
-// owns cards.
-func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
+// API or a checkout's page; it returns t. The caller holds m.mu, and the
+// lock of whoever owns cards.
+func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (*tx, *Error) {
 	now := t.created()
 	echo := func() {
 		if req.customer != nil {
@@ -201,13 +201,13 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 	}
 	m.addTx(t)
 	s.emit(m, openpay.EventTypeChargeCreated, t)
-	return t.snapshot(), nil
+	return t, nil
 }
 
 // chargeCard carries out a charge to a card: a card of cards stored at the
 // scope of cu, a token of the merchant, or inline card data. The caller
 // holds m.mu, and the lock of whoever owns cards.
-func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
+func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (*tx, *Error) {
 	var k card
 	var stored *card
 	var tk *token
@@ -302,7 +302,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
 		s.emit(m, openpay.EventTypeChargeCreated, t)
-		return t.snapshot(), nil
+		return t, nil
 	}
 	t.t.Authorization = s.ids.AuthorizationNumber()
 	t.setOperated(now)
@@ -311,10 +311,10 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.preauth = true
 		m.setStatus(t, openpay.TransactionStatusInProgress)
 		s.emit(m, openpay.EventTypeChargeCreated, t)
-		return t.snapshot(), nil
+		return t, nil
 	}
 	s.completeCharge(m, t, t.amount())
-	return t.snapshot(), nil
+	return t, nil
 }
 
 // declineCharge records a new card charge t as failed with the error e

@@ -9,6 +9,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/fault"
+	"github.com/openpay-go/openpay/internal/refserver/httpedge"
 )
 
 // Faults: failures a test arms from outside (the model, its kinds and its
@@ -149,7 +150,7 @@ func (s *Server) takeFault(rt *route, params []string, r *http.Request) *Fault {
 // whether the request is done with (answered or dropped). A delay waits
 // and lets the request go on; a drop after the fact sends the answer
 // nowhere (ServeHTTP then closes the connection).
-func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *statusWriter) bool {
+func (s *Server) applyFault(f *Fault, c *call, w http.ResponseWriter, sw *httpedge.StatusWriter) bool {
 	switch {
 	case f.Acted:
 		// The request goes on; its answer goes nowhere, and

@@ -142,7 +142,7 @@ type Server struct {
 	ids    *idgen.Generator // resource ids and references
 	reqIDs *idgen.Generator // request ids, apart so they do not shift resource ids
 	// lastBase is the base URL last built from a request (call.baseURL).
-	lastBase atomic.Pointer[baseURL]
+	lastBase httpedge.LastBaseURL
 	log      *slog.Logger
 	maxBody  int64
 	usdRate  openpay.Decimal
@@ -427,38 +427,16 @@ func (s *Server) groupByID(id string) *group {
 	return s.groups[id]
 }
 
-// statusWriter remembers the status written, so the recovery layer knows
-// whether it may still answer, and the log can say what was answered.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
 // ServeHTTP answers one request: it finds the route, authenticates,
 // enforces the body limit and the strict-mode header, runs the handler and
 // writes its answer. Whatever the input, the answer is the handler's or the
 // gateway's error object: a panic is recovered into a 1000 error object.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	c := &call{s: s, r: r, requestID: s.reqIDs.RequestID()}
+	c := newCall(s, r)
 	sw := &c.sw
 	sw.ResponseWriter, c.w = w, sw
-	c.idHeader[0] = c.requestID
-	sw.Header()["X-Request-Id"] = c.idHeader[:] // the key in canonical form: Set would check it
+	sw.Header()["X-Request-Id"] = c.idHeader // the key in canonical form: Set would check it
 	if s.ownDate {
 		sw.Header()["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
 	}
@@ -469,13 +447,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.log.Warn("refserver: recovered from a panic", "operation", c.operation(), "request_id", c.requestID,
 				"panic_type", fmt.Sprintf("%T", p))
-			if sw.status == 0 {
+			if sw.Status == 0 {
 				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
 			}
 		}
 		if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares the arguments' allocations
-			attrs := []any{"operation", c.operation(), "method", logMethod(r.Method),
-				"status", sw.status, "duration", time.Since(start), "request_id", c.requestID}
+			attrs := []any{"operation", c.operation(), "method", httpedge.LogMethod(r.Method),
+				"status", sw.Status, "duration", time.Since(start), "request_id", c.requestID}
 			if c.route == nil {
 				// What a client with a wrong base URL asked for, with
 				// anything like a card number hidden.
@@ -483,6 +461,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			s.log.Debug("refserver: request", attrs...)
 		}
+		c.release()
 	}()
 
 	// Every reader of the query (handlers, pages, the dashboard) reads a
@@ -507,7 +486,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The body is read before the request enters the reset gate, so that
 	// a reset waits for handlers at work, never for a client's bytes.
-	c.body.Preread(r, s.maxBody)
+	c.body.PrereadInto(r, s.maxBody, c.bodyBuf())
 	exclusive := rt != nil && rt.exclusive ||
 		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
 	if !exclusive {
@@ -577,11 +556,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case nil:
 		sw.WriteHeader(status)
 	case rawBody:
-		sw.Header().Set("Content-Type", b.contentType)
-		sw.Header()["X-Content-Type-Options"] = answer.NoSniff
-		sw.Header().Set("Cache-Control", "no-store")
-		sw.WriteHeader(status)
-		_, _ = sw.Write(b.data)
+		answer.WriteRaw(sw, status, b.contentType, b.data)
 	default:
 		answer.Write(sw, status, body)
 	}
@@ -609,17 +584,6 @@ func (s *Server) absentHere(c *call, method string) bool {
 		return true
 	}
 	return false
-}
-
-// logMethod is the request method as the log shows it: a standard method,
-// or "other" (a method is free text a client could fill with anything).
-func logMethod(m string) string {
-	switch m {
-	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
-		return m
-	}
-	return "other"
 }
 
 // rawBody is a handler result written as is (the barcode images).

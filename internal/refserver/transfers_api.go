@@ -104,9 +104,9 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	m.addTx(out)
 	addTransferIn(m, in)
 	s.emit(m, openpay.EventTypeTransferSucceeded, out)
-	answer := out.snapshot()
-	answer.Store = &openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
-	answer.CLABE = from.clabe
+	answer := c.answerTx(out)
+	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
+	answer.Store, answer.CLABE = &c.store, from.clabe
 	return answer, nil
 }
 

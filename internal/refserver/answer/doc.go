@@ -22,6 +22,8 @@
 //     bytes, a Content-Length; encoded before anything is written, so a v
 //     that cannot be encoded is answered 500 with the gateway's error
 //     object instead. Its buffers are pooled, none above 1 MiB kept.
+//     [WriteRaw] writes bytes as they are (an image), with nosniff and
+//     Cache-Control no-store.
 //   - Which keys are always sent is openapi.yaml's to say: an object's
 //     `required` list (with `nullable` where the gateway sends null), a
 //     property's own `required` next to its `allOf` (the card inside a

@@ -63,6 +63,18 @@ func Write(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(data)
 }
 
+// WriteRaw writes data as the answer with the given status and
+// Content-Type (the barcode images), with X-Content-Type-Options nosniff
+// and Cache-Control no-store.
+func WriteRaw(w http.ResponseWriter, status int, contentType string, data []byte) {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	h["X-Content-Type-Options"] = NoSniff
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
 // smallAnswer is the size below which net/http sets an answer's
 // Content-Length itself: its buffer before chunking is 2048 bytes.
 const smallAnswer = 2048

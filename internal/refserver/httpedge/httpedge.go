@@ -21,10 +21,16 @@
 // The browser library the server hands out and the hosted payment pages
 // (package web) are served from the same handler, ahead of the API routes.
 //
+// It also holds the request's frame the server wraps around its API: the
+// writer that remembers the status written ([StatusWriter]), the method
+// as a log shows it ([LogMethod]), and the base URL a client reached the
+// server at ([LastBaseURL]).
+//
 // Contract: every function is pure but for the headers it is given to
-// set, and none allocates on the request path where its doc says so
-// ([BasicAuthUser]). The package does not own which routes are open to
-// browsers, nor what a key authenticates: the server decides both.
+// set and the one URL a LastBaseURL remembers, and none allocates on the
+// request path where its doc says so ([BasicAuthUser], [LastBaseURL.Of]
+// for the Host it last saw). The package does not own which routes are
+// open to browsers, nor what a key authenticates: the server decides both.
 package httpedge
 
 import (
@@ -34,6 +40,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -123,4 +130,75 @@ func Rebased(u, base string) string {
 	}
 	old.Scheme, old.Host = to.Scheme, to.Host
 	return old.String()
+}
+
+// StatusWriter is a ResponseWriter that remembers the status written, so
+// that the server's recovery knows whether it may still answer, and its log
+// what was answered.
+type StatusWriter struct {
+	http.ResponseWriter
+	Status int
+}
+
+// WriteHeader writes the status, remembering the first one.
+func (w *StatusWriter) WriteHeader(code int) {
+	if w.Status == 0 {
+		w.Status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write writes to the answer's body, which is a 200 when no status was
+// written.
+func (w *StatusWriter) Write(b []byte) (int, error) {
+	if w.Status == 0 {
+		w.Status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// LogMethod is the request method as a log shows it: a standard method,
+// or "other" (a method is free text a client could fill with anything).
+func LogMethod(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "other"
+}
+
+// LastBaseURL remembers the base URL last built from a request
+// ([LastBaseURL.Of]). Its zero value is ready; it is safe for concurrent
+// use.
+type LastBaseURL struct{ last atomic.Pointer[baseURL] }
+
+// baseURL is a base URL and the request's scheme and Host it was built
+// from.
+type baseURL struct {
+	https bool
+	host  string // the request's Host, as sent
+	url   string
+}
+
+// Of returns the absolute URL a client reached the server at by r:
+// http or https (by r.TLS) and r's Host, localhost when the Host is empty
+// or holds what no host may (a slash, ?, #, @, a space). Clients reach a
+// server by one address, as a rule: the last URL built is kept and given
+// again, without being built, to requests with the same scheme and Host.
+func (l *LastBaseURL) Of(r *http.Request) string {
+	https := r.TLS != nil
+	if b := l.last.Load(); b != nil && b.host == r.Host && b.https == https {
+		return b.url
+	}
+	scheme, host := "http", r.Host
+	if https {
+		scheme = "https"
+	}
+	if host == "" || strings.ContainsAny(host, "/?#@ ") {
+		host = "localhost"
+	}
+	b := &baseURL{https: https, host: r.Host, url: scheme + "://" + host}
+	l.last.Store(b)
+	return b.url
 }

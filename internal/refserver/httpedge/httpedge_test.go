@@ -1,6 +1,7 @@
 package httpedge
 
 import (
+	"crypto/tls"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
@@ -90,4 +91,60 @@ func TestHeaderIsGet(t *testing.T) {
 	}
 	assert.Equal(t, "", Header(nil, "Origin"))
 	assert.Zero(t, testing.AllocsPerRun(100, func() { Header(h, "Origin") }))
+}
+
+// The base URL is the request's scheme and Host, localhost for a Host no
+// URL can hold; the one last built is given again without being built.
+func TestLastBaseURL(t *testing.T) {
+	var l LastBaseURL
+	req := func(host string, secure bool) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.Host = host
+		if secure {
+			r.TLS = &tls.ConnectionState{}
+		}
+		return r
+	}
+	for _, tt := range []struct {
+		host string
+		tls  bool
+		want string
+	}{
+		{"127.0.0.1:8080", false, "http://127.0.0.1:8080"},
+		{"127.0.0.1:8080", true, "https://127.0.0.1:8080"},
+		{"shop.example", true, "https://shop.example"},
+		{"", false, "http://localhost"},
+		{"evil.example/path", false, "http://localhost"},
+		{"a b", true, "https://localhost"},
+		{"user@host", false, "http://localhost"},
+		{"127.0.0.1:8080", false, "http://127.0.0.1:8080"},
+	} {
+		assert.Equal(t, tt.want, l.Of(req(tt.host, tt.tls)), "%q tls %v", tt.host, tt.tls)
+	}
+	r := req("127.0.0.1:9090", false)
+	assert.Equal(t, "http://127.0.0.1:9090", l.Of(r))
+	assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { l.Of(r) }), "the last one is not built again")
+}
+
+// The status written first is the one remembered; a body without a status
+// is a 200.
+func TestStatusWriter(t *testing.T) {
+	t.Parallel()
+	rec := httptest.NewRecorder()
+	w := &StatusWriter{ResponseWriter: rec}
+	_, _ = w.Write([]byte("x"))
+	w.WriteHeader(http.StatusTeapot)
+	assert.Equal(t, http.StatusOK, w.Status)
+	w = &StatusWriter{ResponseWriter: httptest.NewRecorder()}
+	w.WriteHeader(http.StatusNotFound)
+	w.WriteHeader(http.StatusOK)
+	assert.Equal(t, http.StatusNotFound, w.Status)
+}
+
+// A log shows the standard methods, and "other" for anything else.
+func TestLogMethod(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "PATCH", LogMethod(http.MethodPatch))
+	assert.Equal(t, "other", LogMethod("4111111111111111"))
+	assert.Equal(t, "other", LogMethod("get"))
 }

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 )
 
 // Length is the length of the gateway's resource identifiers.
@@ -254,22 +255,58 @@ func (g *Generator) CLABEAccount() uint64 {
 
 // RequestID returns a request identifier for an error body, formatted as a
 // version 4 UUID ("1981cdb8-19cb-4bad-8256-e95d58bc035c").
-func (g *Generator) RequestID() string {
+func (g *Generator) RequestID() string { return g.RequestIDHeader()[0] }
+
+// RequestIDHeader returns a new request id (as RequestID) as the one value
+// of a header: the slice and the id's bytes are one allocation, and the
+// bytes are never written once the id is made.
+func (g *Generator) RequestIDHeader() []string {
+	var w [2]uint64
+	g.words(w[:])
 	var hb [32]byte
-	h := g.appendDraw(hb[:0], hexDigits, 32)
+	h := hb[:0]
+	for i := range 32 { // a hex digit of each four bits of the draw
+		h = append(h, hexDigits[w[i/16]>>(4*(i%16))&0xf])
+	}
 	// Version nibble 4; variant nibble one of 8, 9, a, b.
 	variant := hexDigits[8+strings.IndexByte(hexDigits, h[16])%4]
-	b := make([]byte, 0, 36)
-	b = append(b, h[0:8]...)
-	b = append(b, '-')
-	b = append(b, h[8:12]...)
-	b = append(b, '-', '4')
-	b = append(b, h[13:16]...)
-	b = append(b, '-', variant)
-	b = append(b, h[17:20]...)
-	b = append(b, '-')
-	b = append(b, h[20:32]...)
-	return string(b)
+	v := new(requestIDValue)
+	id := &v.b
+	n := copy(id[:], h[0:8])
+	id[n] = '-'
+	n += 1 + copy(id[n+1:], h[8:12])
+	id[n], id[n+1] = '-', '4'
+	n += 2 + copy(id[n+2:], h[13:16])
+	id[n], id[n+1] = '-', variant
+	n += 2 + copy(id[n+2:], h[17:20])
+	id[n] = '-'
+	copy(id[n+1:], h[20:32])
+	v.v[0] = unsafe.String(&v.b[0], len(v.b))
+	return v.v[:]
+}
+
+// requestIDValue is the storage of a request id and of the header value
+// that holds it.
+type requestIDValue struct {
+	v [1]string
+	b [36]byte
+}
+
+// words fills w with draws of the generator's source.
+func (g *Generator) words(w []uint64) {
+	if g.seeded != nil {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for i := range w {
+			w[i] = g.seeded.Uint64()
+		}
+		return
+	}
+	stream := g.streams.Get().(*rand.ChaCha8)
+	for i := range w {
+		w[i] = stream.Uint64()
+	}
+	g.streams.Put(stream)
 }
 
 // State returns where a seeded generator stands in its sequence, nil for

@@ -157,6 +157,42 @@ func TestIDsAllocateOnce(t *testing.T) {
 	for _, g := range []*Generator{New(nil), New(seed(7))} {
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.NewID(KindTransaction) }))
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.RequestID() }))
+		// The header's value and the id's bytes are that one allocation.
+		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.RequestIDHeader() }))
+		h := g.RequestIDHeader()
+		assert.Len(t, h, 1)
+		assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, h[0])
+		assert.NotEqual(t, h[0], g.RequestIDHeader()[0])
+	}
+}
+
+// Every hex digit occurs at every free place of request ids, and the
+// variant takes its four values: the 128 bits drawn are used whole.
+func TestRequestIDDigitsAreAllUsed(t *testing.T) {
+	t.Parallel()
+	for _, g := range []*Generator{New(nil), New(seed(9))} {
+		seen := make([]map[byte]bool, 36)
+		for i := range seen {
+			seen[i] = map[byte]bool{}
+		}
+		for range 2000 {
+			id := g.RequestID()
+			for i := range len(id) {
+				seen[i][id[i]] = true
+			}
+		}
+		for i, s := range seen {
+			switch i {
+			case 8, 13, 18, 23:
+				assert.Equal(t, map[byte]bool{'-': true}, s, i)
+			case 14:
+				assert.Equal(t, map[byte]bool{'4': true}, s, i)
+			case 19:
+				assert.Len(t, s, 4, i)
+			default:
+				assert.Len(t, s, 16, i)
+			}
+		}
 	}
 }
 

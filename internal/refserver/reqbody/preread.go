@@ -16,6 +16,21 @@ type Body struct {
 	// longer than the limit.
 	err  error
 	orig io.ReadCloser
+	// lent: data is the caller's storage (PrereadInto).
+	lent bool
+}
+
+// Done ends the request's use of b: r's body is its own again, and storage
+// lent to PrereadInto is cleared, so that anything that still held a view
+// of it would read zeros, never a later request's bytes. b is then empty.
+func (b *Body) Done(r *http.Request) {
+	if r.Body == b {
+		r.Body = b.orig
+	}
+	if b.lent {
+		clear(b.data)
+	}
+	*b = Body{}
 }
 
 // Preread reads r's body, at most limit bytes of it, and puts b in its
@@ -26,7 +41,15 @@ type Body struct {
 // without reading on. A body that fails to arrive (the client went away,
 // a read deadline) gives what came and then that error. A request without
 // a body is left as it is.
-func (b *Body) Preread(r *http.Request, limit int64) {
+func (b *Body) Preread(r *http.Request, limit int64) { b.PrereadInto(r, limit, nil) }
+
+// PrereadInto is Preread reading a body whose announced length fits in
+// buf's capacity into buf: storage the caller lends for the request, and
+// takes back with [Body.Done]. What is decoded from the body must then not
+// refer to its bytes after the request: the strings of the decoded values
+// are copies (only member names are views of the body, and nothing keeps
+// them past the request).
+func (b *Body) PrereadInto(r *http.Request, limit int64, buf []byte) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return
 	}
@@ -35,7 +58,11 @@ func (b *Body) Preread(r *http.Request, limit int64) {
 	case n > limit:
 		b.err = &http.MaxBytesError{Limit: limit}
 	case n > 0:
-		b.data = make([]byte, n)
+		if n <= int64(cap(buf)) {
+			b.data, b.lent = buf[:n], true
+		} else {
+			b.data = make([]byte, n)
+		}
 		var got int
 		got, b.err = io.ReadFull(r.Body, b.data)
 		b.data = b.data[:got]

@@ -42,3 +42,39 @@ func TestPreread(t *testing.T) {
 	require.NotNil(t, err)
 	assert.Equal(t, openpay.ErrBadRequest, err.Code)
 }
+
+// A body that fits in lent storage is read into it; Done gives the request
+// its own body back and clears the storage, so that nothing can read the
+// body's bytes through it afterwards. A larger body gets storage of its
+// own, which Done leaves alone.
+func TestPrereadIntoLentStorage(t *testing.T) {
+	t.Parallel()
+	buf := make([]byte, 0, 16)
+	orig := io.NopCloser(strings.NewReader(`{"a":"xyz"}`))
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.Body, r.ContentLength = orig, int64(len(`{"a":"xyz"}`))
+	var b Body
+	b.PrereadInto(r, 100, buf)
+	f, err := Read(r, 100, false)
+	require.Nil(t, err)
+	var v struct {
+		A string `json:"a"`
+	}
+	require.Nil(t, f.Into(&v))
+	assert.Equal(t, "xyz", v.A)
+	assert.Equal(t, `{"a":"xyz"}`, string(buf[:11]), "read into the lent storage")
+	b.Done(r)
+	assert.Equal(t, make([]byte, 11), buf[:11], "cleared")
+	assert.Equal(t, "xyz", v.A, "a decoded string is a copy, not a view of the lent storage")
+	assert.Equal(t, orig, r.Body, "the request's own body again")
+
+	long := `{"a":"0123456789abcdef"}`
+	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(long))
+	b.PrereadInto(r, 100, buf)
+	f, err = Read(r, 100, false)
+	require.Nil(t, err)
+	require.Nil(t, f.Into(&v))
+	b.Done(r)
+	assert.Equal(t, "0123456789abcdef", v.A)
+	assert.Equal(t, make([]byte, 16), buf[:16], "not used for a body larger than it")
+}
