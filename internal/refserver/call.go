@@ -62,15 +62,12 @@ type call struct {
 	store openpay.StoreReference
 }
 
-// calls keeps the calls of answered requests for the next ones: a call
-// and its body's storage are allocated once per pooled call, not once per
-// request. Nothing of a call is reachable once its request is answered:
-// its answer is written, its body given back (reqbody.Body.Done), and the
-// request id and its header value are allocated apart, as net/http may
-// write the header after ServeHTTP returns.
+// calls keeps the calls of answered requests for the next ones, with
+// their body storage (smallBody bytes). Nothing of a call is reachable once
+// its request is answered: its body is given back (reqbody.Body.Done), and
+// its request id is apart, as net/http may write headers after ServeHTTP.
 var calls = sync.Pool{New: func() any { return new(call) }}
 
-// smallBody is the size of the body storage a pooled call lends.
 const smallBody = 2048
 
 // newCall returns a call for request r from the pool, with its request id.

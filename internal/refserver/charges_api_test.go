@@ -15,6 +15,7 @@ import (
 	"github.com/openpay-go/openpay/internal/barcode"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/cents"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -678,7 +679,7 @@ func TestRefunds(t *testing.T) {
 	// The balance must be able to pay the refund.
 	id = requireOK(t, env.post("/charges", cardCharge(card, "amount", 100)), http.StatusOK)["id"].(string)
 	env.s.merchantByID(env.m.ID).mu.Lock()
-	env.s.merchantByID(env.m.ID).balance = openpay.MustAmount("99.99")
+	env.s.merchantByID(env.m.ID).balance = cents.Of(openpay.MustAmount("99.99"))
 	env.s.merchantByID(env.m.ID).mu.Unlock()
 	requireError(t, env.post("/charges/"+id+"/refund", nil), 4001)
 	requireOK(t, env.post("/charges/"+id+"/refund", map[string]any{"amount": 99.99}), http.StatusOK)
@@ -688,7 +689,7 @@ func TestRefunds(t *testing.T) {
 	ccard := storedCard(t, env, "/customers/"+cu, "4111111111111111")
 	id = requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(ccard, "amount", 10)), http.StatusOK)["id"].(string)
 	env.s.merchantByID(env.m.ID).mu.Lock()
-	env.s.merchantByID(env.m.ID).customers.byID[cu].balance = openpay.MustAmount("5")
+	env.s.merchantByID(env.m.ID).customers.byID[cu].balance = cents.Of(openpay.MustAmount("5"))
 	env.s.merchantByID(env.m.ID).mu.Unlock()
 	desc = requireError(t, env.post("/customers/"+cu+"/charges/"+id+"/refund", nil), 4001)
 	assert.Contains(t, desc, "customer")

@@ -53,10 +53,10 @@ func (v auditView) total() openpay.Amount {
 func audit(m *merchant) auditView {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	v := auditView{merchant: m.balance, customers: make(map[string]openpay.Amount)}
+	v := auditView{merchant: m.balance.Amount(), customers: make(map[string]openpay.Amount)}
 	for _, cu := range m.customers.list {
 		if cu.hasAccount {
-			v.customers[cu.id] = cu.balance
+			v.customers[cu.id] = cu.balance.Amount()
 		}
 	}
 	for _, t := range m.txList {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/cents"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
@@ -98,7 +99,7 @@ func init() {
 			get: func(_ *Server, o owner, id string) (any, bool) {
 				m := o.m
 				r := merchantRecord{Name: m.name, Email: m.email, Phone: m.phone, CLABE: m.clabe, Created: m.created,
-					PrivHash: m.privHash[:], PubHash: m.pubHash[:], Status: m.status, Balance: m.balance,
+					PrivHash: m.privHash[:], PubHash: m.pubHash[:], Status: m.status, Balance: m.balance.Amount(),
 					Country: m.country.Code}
 				if fc := m.clock.Load(); fc != nil {
 					now := fc.Now()
@@ -113,7 +114,7 @@ func init() {
 				}
 				m := o.m
 				m.name, m.email, m.phone, m.clabe, m.created = r.Name, r.Email, r.Phone, r.CLABE, inZone(r.Created)
-				m.status, m.balance = r.Status, r.Balance
+				m.status, m.balance = r.Status, cents.Of(r.Balance)
 				var ok bool
 				if m.country, ok = countryrules.Of(r.Country); !ok {
 					return fmt.Errorf("unknown country %q", r.Country)
@@ -450,7 +451,7 @@ func customerKind(merchant bool) recordKind {
 			}
 			return customerRecord{ID: cu.id, Created: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
 				Phone: cu.phone, ExternalID: cu.externalID, Address: cu.address, CustomerAddress: cu.customerAddress, Status: cu.status,
-				HasAccount: cu.hasAccount, Balance: cu.balance, CLABE: cu.clabe, StoreRef: cu.storeRef,
+				HasAccount: cu.hasAccount, Balance: cu.balance.Amount(), CLABE: cu.clabe, StoreRef: cu.storeRef,
 				Deactivated: cu.deactivated}, true
 		},
 		load: func(s *Server, o owner, _ string, data []byte) error {
@@ -461,7 +462,7 @@ func customerKind(merchant bool) recordKind {
 			cs := set(o)
 			cu := &customer{id: r.ID, created: inZone(r.Created), name: r.Name, lastName: r.LastName, email: r.Email,
 				phone: r.Phone, externalID: r.ExternalID, address: r.Address, customerAddress: r.CustomerAddress, status: r.Status,
-				hasAccount: r.HasAccount, balance: r.Balance, clabe: r.CLABE, storeRef: r.StoreRef,
+				hasAccount: r.HasAccount, balance: cents.Of(r.Balance), clabe: r.CLABE, storeRef: r.StoreRef,
 				deactivated: r.Deactivated}
 			cs.byID[cu.id] = cu
 			cs.list = append(cs.list, cu)

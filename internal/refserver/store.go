@@ -14,6 +14,7 @@ import (
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/cents"
 	"github.com/openpay-go/openpay/internal/refserver/chunklog"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
@@ -66,7 +67,7 @@ type merchant struct {
 	privHash, pubHash [32]byte
 	keyMemo           keymatch.Memo // the keys that matched them (auth.go)
 	status            openpay.MerchantStatus
-	balance           openpay.Amount
+	balance           cents.Balance
 	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
@@ -133,7 +134,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		pubHash:   sha256.Sum256([]byte(cfg.PublicKey)),
 		status:    openpay.MerchantStatusActive,
 		country:   countryrules.Mexico,
-		balance:   cfg.Balance,
+		balance:   cents.Of(cfg.Balance),
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
@@ -212,7 +213,7 @@ type customer struct {
 	// balance, a CLABE and a store reference, and charges made at its scope
 	// are credited to its balance instead of the merchant's.
 	hasAccount bool
-	balance    openpay.Amount
+	balance    cents.Balance
 	clabe      string
 	storeRef   string
 	// deactivated accounts refuse movements of funds with 1008.
@@ -228,7 +229,7 @@ func (cu *customer) wire(baseURL string) openpay.Customer {
 		CustomerAddress: cu.customerAddress,
 	}
 	if cu.hasAccount {
-		w.Balance = cu.balance
+		w.Balance = cu.balance.Amount()
 		w.CLABE = cu.clabe
 		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
 	}
@@ -737,7 +738,7 @@ type account interface {
 }
 
 func (m *merchant) credit(a openpay.Amount) {
-	m.balance = m.balance.Add(a)
+	m.balance.Add(a)
 	m.mark(recMerchant, selfID)
 }
 
@@ -745,18 +746,18 @@ func (m *merchant) debit(a openpay.Amount, force bool) bool {
 	if !force && m.balance.Cmp(a) < 0 {
 		return false
 	}
-	m.balance = m.balance.Sub(a)
+	m.balance.Sub(a)
 	m.mark(recMerchant, selfID)
 	return true
 }
 
-func (cu *customer) credit(a openpay.Amount) { cu.balance = cu.balance.Add(a) }
+func (cu *customer) credit(a openpay.Amount) { cu.balance.Add(a) }
 
 func (cu *customer) debit(a openpay.Amount, force bool) bool {
 	if !force && cu.balance.Cmp(a) < 0 {
 		return false
 	}
-	cu.balance = cu.balance.Sub(a)
+	cu.balance.Sub(a)
 	return true
 }
 
@@ -796,7 +797,7 @@ func (s *Server) registerBarcodeRef(ref string) { s.barcodes.Store(ref, struct{}
 func (m *merchant) wire() openpay.Merchant {
 	return openpay.Merchant{
 		ID: m.id, Name: m.name, Email: m.email, Phone: m.phone, Status: m.status,
-		Balance: m.balance, CLABE: m.clabe, CreationDate: m.created,
+		Balance: m.balance.Amount(), CLABE: m.clabe, CreationDate: m.created,
 	}
 }
 
@@ -813,8 +814,8 @@ func (s *Server) Balances(merchantID string) (merchantBalance openpay.Amount, cu
 	customers = make(map[string]openpay.Amount)
 	for _, cu := range m.customers.list {
 		if cu.hasAccount {
-			customers[cu.id] = cu.balance
+			customers[cu.id] = cu.balance.Amount()
 		}
 	}
-	return m.balance, customers, nil
+	return m.balance.Amount(), customers, nil
 }
