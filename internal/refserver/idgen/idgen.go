@@ -61,6 +61,34 @@ const (
 	hexDigits  = "0123456789abcdef"
 )
 
+// The alphabets drawn from, with each one's character for each byte of a
+// draw (alphabet.pick).
+var (
+	drawLower   = newAlphabet(lowerAlnum)
+	drawUpper   = newAlphabet(upperAlnum)
+	drawMixed   = newAlphabet(mixedAlnum)
+	drawDigits  = newAlphabet(digits)
+	drawNonZero = newAlphabet(digits[1:])
+	drawHex     = newAlphabet(hexDigits)
+)
+
+// alphabet is a set of at most 256 characters to draw from: a byte b of a
+// draw below limit, the largest multiple of the set's size, picks pick[b],
+// the character b%size (a table rather than a division per character); a
+// byte from limit on is skipped, so that no character is favoured.
+type alphabet struct {
+	limit int
+	pick  [256]byte
+}
+
+func newAlphabet(chars string) *alphabet {
+	a := &alphabet{limit: 256 - 256%len(chars)}
+	for b := range a.limit {
+		a.pick[b] = chars[b%len(chars)]
+	}
+	return a
+}
+
 // Generator makes identifiers and references. By default it draws from
 // ChaCha8 streams, each keyed from the operating system's secure random
 // source: as unpredictable as reading that source for every id, at a
@@ -101,18 +129,16 @@ func New(seed *int64) *Generator {
 	return &Generator{seeded: rand.NewPCG(uint64(*seed), 0x6f70656e70617921)}
 }
 
-// draw returns n characters picked uniformly from alphabet (at most 256
-// characters). Each 64-bit draw gives up to eight: a byte picks a
-// character when it falls below the largest multiple of the alphabet's
-// size, and is skipped otherwise, so that no character is favoured.
-func (g *Generator) draw(alphabet string, n int) string {
-	return string(g.appendDraw(make([]byte, 0, n), alphabet, n))
+// draw returns n characters picked uniformly from a. Each 64-bit draw
+// gives up to eight, a byte each (see alphabet).
+func (g *Generator) draw(a *alphabet, n int) string {
+	return string(g.appendDraw(make([]byte, 0, n), a, n))
 }
 
 // appendDraw is draw appending to dst, so that a caller that builds a longer
 // value (an id with its prefix) allocates it once.
-func (g *Generator) appendDraw(dst []byte, alphabet string, n int) []byte {
-	limit := 256 - 256%len(alphabet)
+func (g *Generator) appendDraw(dst []byte, a *alphabet, n int) []byte {
+	limit := a.limit
 	var src rand.Source
 	if g.seeded != nil {
 		g.mu.Lock()
@@ -127,7 +153,7 @@ func (g *Generator) appendDraw(dst []byte, alphabet string, n int) []byte {
 		w := src.Uint64()
 		for k := 0; k < 8 && len(dst) < end; k++ {
 			if b := int(byte(w >> (8 * k))); b < limit {
-				dst = append(dst, alphabet[b%len(alphabet)])
+				dst = append(dst, a.pick[b])
 			}
 		}
 	}
@@ -145,7 +171,7 @@ func (g *Generator) NewID(kind Kind) string {
 	}
 	for {
 		var buf [Length]byte
-		id := string(g.appendDraw(append(buf[:0], prefix...), lowerAlnum, Length-len(prefix)))
+		id := string(g.appendDraw(append(buf[:0], prefix...), drawLower, Length-len(prefix)))
 		g.reservedMu.RLock()
 		taken := g.reserved[id]
 		g.reservedMu.RUnlock()
@@ -185,7 +211,7 @@ func Valid(id string) bool {
 // AuthorizationNumber returns a processor authorization number: six digits,
 // as on the gateway's completed card charges ("801585").
 func (g *Generator) AuthorizationNumber() string {
-	return g.draw(digits, 6)
+	return g.draw(drawDigits, 6)
 }
 
 // StoreReference returns the payment reference of a store charge, in the
@@ -205,51 +231,51 @@ func (g *Generator) StoreReference(transactionID string) string {
 			id.WriteByte(c)
 		}
 	}
-	return "000020" + id.String() + "01" + g.draw(digits, 5)
+	return "000020" + id.String() + "01" + g.draw(drawDigits, 5)
 }
 
 // PaybinReference returns a 16-digit Paybin reference of a store charge, in
 // the gateway's shape: "010199" followed by ten digits ("0101990000001065").
 func (g *Generator) PaybinReference() string {
-	return "010199" + g.draw(digits, 10)
+	return "010199" + g.draw(drawDigits, 10)
 }
 
 // CustomerStoreReference returns the permanent store reference of a customer
 // with an account: "OPENPAY" followed by ten upper-case letters and digits
 // ("OPENPAY02DQ35YOY7").
 func (g *Generator) CustomerStoreReference() string {
-	return "OPENPAY" + g.draw(upperAlnum, 10)
+	return "OPENPAY" + g.draw(drawUpper, 10)
 }
 
 // BankReference returns the 20-digit reference (the "name" field of a
 // bank_transfer payment method) that identifies a bank charge's payment.
 func (g *Generator) BankReference() string {
-	return g.draw(digits, 20)
+	return g.draw(drawDigits, 20)
 }
 
 // VerificationCode returns the 8-character code sent in a webhook's
 // verification event.
 func (g *Generator) VerificationCode() string {
-	return g.draw(mixedAlnum, 8)
+	return g.draw(drawMixed, 8)
 }
 
 // APIKey returns a key in the form the server hands out: prefix ("sk_",
 // "pk_") followed by 32 lower-case hex digits.
 func (g *Generator) APIKey(prefix string) string {
-	return prefix + g.draw(hexDigits, 32)
+	return prefix + g.draw(drawHex, 32)
 }
 
 // IVRKey returns the six-digit key of an IVR payment, which never starts
 // with a zero.
 func (g *Generator) IVRKey() int64 {
-	key, _ := strconv.ParseInt(g.draw(digits[1:], 1)+g.draw(digits, 5), 10, 64)
+	key, _ := strconv.ParseInt(g.draw(drawNonZero, 1)+g.draw(drawDigits, 5), 10, 64)
 	return key
 }
 
 // CLABEAccount returns an 11-digit account number for a new CLABE (leading
 // zeros allowed).
 func (g *Generator) CLABEAccount() uint64 {
-	n, _ := strconv.ParseUint(g.draw(digits, 11), 10, 64)
+	n, _ := strconv.ParseUint(g.draw(drawDigits, 11), 10, 64)
 	return n
 }
 
@@ -263,27 +289,23 @@ func (g *Generator) RequestID() string { return g.RequestIDHeader()[0] }
 func (g *Generator) RequestIDHeader() []string {
 	var w [2]uint64
 	g.words(w[:])
-	var hb [32]byte
-	h := hb[:0]
-	for i := range 32 { // a hex digit of each four bits of the draw
-		h = append(h, hexDigits[w[i/16]>>(4*(i%16))&0xf])
-	}
-	// Version nibble 4; variant nibble one of 8, 9, a, b.
-	variant := hexDigits[8+strings.IndexByte(hexDigits, h[16])%4]
 	v := new(requestIDValue)
 	id := &v.b
-	n := copy(id[:], h[0:8])
-	id[n] = '-'
-	n += 1 + copy(id[n+1:], h[8:12])
-	id[n], id[n+1] = '-', '4'
-	n += 2 + copy(id[n+2:], h[13:16])
-	id[n], id[n+1] = '-', variant
-	n += 2 + copy(id[n+2:], h[17:20])
-	id[n] = '-'
-	copy(id[n+1:], h[20:32])
+	// A hex digit of each four bits of the draw, at the id's places of
+	// hex digits; then the dashes, the version nibble 4 and the variant
+	// nibble, one of 8, 9, a, b.
+	for i, at := range requestIDDigits {
+		id[at] = hexDigits[w[i/16]>>(4*(i%16))&0xf]
+	}
+	id[8], id[13], id[18], id[23] = '-', '-', '-', '-'
+	id[14], id[19] = '4', hexDigits[8+strings.IndexByte(hexDigits, id[19])%4]
 	v.v[0] = unsafe.String(&v.b[0], len(v.b))
 	return v.v[:]
 }
+
+// requestIDDigits are the places of a request id's 32 hex digits.
+var requestIDDigits = [32]uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22,
+	24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}
 
 // requestIDValue is the storage of a request id and of the header value
 // that holds it.

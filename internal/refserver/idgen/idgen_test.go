@@ -1,6 +1,7 @@
 package idgen
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -244,4 +245,28 @@ func TestStateResumesTheSequence(t *testing.T) {
 	r := New(nil)
 	assert.Nil(t, r.State())
 	assert.Error(t, r.Restore(st))
+}
+
+// BenchmarkDraws measures the draws of a charge's request: its transaction
+// id, its authorization number and its request id.
+func BenchmarkDraws(b *testing.B) {
+	g := New(nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		g.NewID(KindTransaction)
+		g.AuthorizationNumber()
+		g.RequestIDHeader()
+	}
+}
+
+// A seed gives the sequence it gave before the alphabets were drawn
+// through tables (alphabet.pick): a merchant's seeded ids do not change
+// with the server's version.
+func TestSeededDrawsAsBefore(t *testing.T) {
+	t.Parallel()
+	g := New(seed(42))
+	got := fmt.Sprintln(g.NewID(KindTransaction), g.AuthorizationNumber(), g.StoreReference("trabc"), g.PaybinReference(),
+		g.CustomerStoreReference(), g.BankReference(), g.VerificationCode(), g.APIKey("sk_"), g.IVRKey(), g.CLABEAccount())
+	assert.Equal(t, "trqs5xezu8d72ldl5ald 591077 000020TRABC0125601 0101997813449390 OPENPAYH56WEV0TQM 53262358669913955285 "+
+		"zR8kL8fJ sk_2507a321420ffa6339e6c12d95722305 142711 13539800298\n", got)
 }
