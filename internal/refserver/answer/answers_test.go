@@ -450,3 +450,35 @@ func FuzzAppendJSONTime(f *testing.F) {
 		}
 	})
 }
+
+// Strings are scanned eight bytes at a time: a byte to escape at any place
+// of a word, and words of every alignment, are written as encoding/json
+// writes them.
+func TestAppendJSONStringAtEveryPlace(t *testing.T) {
+	t.Parallel()
+	plain := "abcdefghijklmnopqrstuvwxyz0123456789 ~!"
+	for _, special := range []string{"\x00", "\x1f", "\"", "\\", "\x7f", "\x80", "\xff", "é", "\u2028", "<", "\t"} {
+		for n := range len(plain) {
+			for at := range n + 1 {
+				s := plain[:at] + special + plain[at:n]
+				want, err := stdlibJSON(s)
+				require.NoError(t, err)
+				require.Equal(t, string(bytes.TrimSuffix(want, []byte("\n"))), string(appendJSONString(nil, s)), "%q", s)
+			}
+		}
+	}
+}
+
+// BenchmarkAppendJSONString writes the strings of a transfer's answer.
+func BenchmarkAppendJSONString(b *testing.B) {
+	strs := []string{"trqs5xezu8d72ldl5ald", "Transferencia 123456", "bench-123456", "a4i7bcs1wwhvgwkqgykn",
+		"completed", "transfer", "customer", "MXN", "out", "646180796388019644", "OPENPAYH56WEV0TQM",
+		"http://127.0.0.1:34567/barcode/OPENPAYH56WEV0TQM?width=1&height=45&text=false"}
+	buf := make([]byte, 0, 1024)
+	for b.Loop() {
+		buf = buf[:0]
+		for _, s := range strs {
+			buf = appendJSONString(buf, s)
+		}
+	}
+}
