@@ -3,6 +3,7 @@ package refserver
 import (
 	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/openpay-go/openpay"
@@ -129,4 +130,54 @@ func TestRequestBodiesAreNotKeptAfterTheirRequest(t *testing.T) {
 	found := env.get("/charges?order_id=pedido-guardado").arr(t)
 	require.Len(t, found, 1)
 	assert.Equal(t, chargeID, found[0]["id"])
+}
+
+// Calls are reused from request to request (call.release): requests in
+// flight at once each get their own. Sixteen clients create customers and
+// charges with their own names, descriptions and order_ids, and send
+// requests that fail: every answer is its own request's, every request id
+// differs, and an error's request_id is its answer's X-Request-Id.
+func TestConcurrentRequestsKeepTheirOwnCall(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	var mu sync.Mutex
+	ids := map[string]bool{}
+	seen := func(r resp) {
+		id := r.header.Get("X-Request-Id")
+		mu.Lock()
+		defer mu.Unlock()
+		assert.False(t, ids[id], "request id %s given twice", id)
+		ids[id] = true
+	}
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 20 {
+				name := fmt.Sprintf("Cliente %d-%d", g, i)
+				r := env.post("/customers", map[string]any{"name": name, "email": fmt.Sprintf("c%d.%d@example.com", g, i)})
+				seen(r)
+				if assert.Equal(t, env.created(), r.status) {
+					assert.Equal(t, name, r.obj(t)["name"])
+				}
+				order := fmt.Sprintf("pedido-%d-%d", g, i)
+				r = env.post("/charges", map[string]any{"method": "card", "card": validCard("4111111111111111"), "amount": 10 + i,
+					"description": "Cargo de " + name, "order_id": order})
+				seen(r)
+				if assert.Equal(t, http.StatusOK, r.status) {
+					o := r.obj(t)
+					assert.Equal(t, order, o["order_id"])
+					assert.Equal(t, "Cargo de "+name, o["description"])
+				}
+				r = env.post("/charges", map[string]any{"method": "card", "amount": "nada", "description": name})
+				seen(r)
+				if assert.Equal(t, http.StatusBadRequest, r.status) {
+					assert.Equal(t, r.header.Get("X-Request-Id"), r.obj(t)["request_id"])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	assert.Len(t, ids, 16*20*3)
 }

@@ -50,6 +50,7 @@ var serverTests = []serverTest{
 	{"TestCloseStopsAHungDelivery", TestCloseStopsAHungDelivery},
 	{"TestConcurrentChargesWithOneOrderID", TestConcurrentChargesWithOneOrderID},
 	{"TestConcurrentRefundsNeverExceedTheCharge", TestConcurrentRefundsNeverExceedTheCharge},
+	{"TestConcurrentRequestsKeepTheirOwnCall", TestConcurrentRequestsKeepTheirOwnCall},
 	{"TestCountryAbsentResourceOtherMethod", TestCountryAbsentResourceOtherMethod},
 	{"TestCountryAbsentResources", TestCountryAbsentResources},
 	{"TestCountryCheckouts", TestCountryCheckouts},
