@@ -59,7 +59,8 @@
 //
 // A handler gets a *call (c.m is the authenticated merchant, c.g the group
 // on group paths, c.param reads path parameters, c.baseURL the server's
-// address) and returns the body to encode (a wire value, nil for 204) or an
+// address; reused once answered: keep none of it) and returns the body to
+// encode (a wire value, c.answerTx(t) for a transaction, nil for 204) or an
 // *Error:
 //
 //	func (s *Server) createPlan(c *call) (any, *Error) {
