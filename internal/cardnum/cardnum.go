@@ -6,7 +6,6 @@ package cardnum
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay/internal/ascii"
@@ -94,10 +93,23 @@ func Brand(number string) string {
 // thirteen of them) is replaced by X's entirely, so that no caller can leak
 // digits through this function whatever it is given.
 func Mask(number string) string {
+	return string(AppendMask(make([]byte, 0, len(number)), number))
+}
+
+// AppendMask appends the masked number ([Mask]) to dst, so that a caller
+// keeping it beside other strings allocates them once.
+func AppendMask(dst []byte, number string) []byte {
 	if len(number) < 13 || !ascii.Digits(number) {
-		return strings.Repeat("X", len(number))
+		for range len(number) {
+			dst = append(dst, 'X')
+		}
+		return dst
 	}
-	return number[:6] + strings.Repeat("X", len(number)-10) + number[len(number)-4:]
+	dst = append(dst, number[:6]...)
+	for range len(number) - 10 {
+		dst = append(dst, 'X')
+	}
+	return append(dst, number[len(number)-4:]...)
 }
 
 // FormatValid reports whether number has the shape the gateway

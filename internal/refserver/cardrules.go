@@ -4,8 +4,8 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
-	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -30,7 +30,9 @@ func cardDataOf(d openpay.CardDetails) cardData {
 
 // checkCardData applies the card rules to data whose members are in f
 // (prefix names them in errors: "card." for a charge's inline card) and
-// returns the card to store, with no id. In order:
+// returns the card to store, with an id of the kind idKind (fixedID when a
+// seed fixes it; none when idKind is ""), drawn once the data passed. In
+// order:
 //
 //   - holder_name, card_number, expiration_month, expiration_year missing:
 //     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
@@ -40,7 +42,7 @@ func cardDataOf(d openpay.CardDetails) cardData {
 //   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
 //   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
 //   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d cardData) (card, *Error) {
+func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d cardData, idKind idgen.Kind, fixedID string) (card, *Error) {
 	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
 		if !f.Has(n) {
@@ -59,8 +61,8 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 	if !cardnum.LuhnValid(d.number) {
 		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
 	}
-	brand := cardnum.Brand(d.number)
-	if brand == "" {
+	prof := cardnum.ProfileOf(d.number)
+	if prof == nil {
 		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
 	}
 	month, year, e := fieldrules.Expiry(prefix, d.month, d.year)
@@ -73,7 +75,7 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 	if !f.Has("cvv2") || d.cvv == "" {
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
-	if !cardnum.CVVValid(d.cvv, brand) {
+	if !cardnum.CVVValid(d.cvv, prof.Brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	v.MaxLen(holderName, d.holder, 80)
@@ -84,16 +86,23 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 	if s.opts.Production && cardnum.IsTestCard(d.number) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{
-		masked: cardnum.Mask(d.number), outcome: cardnum.NumberOutcome(d.number), holder: d.holder, expMonth: month, expYear: year, address: d.address,
-		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
-		pendingCVV: d.cvv,
+	k := card{address: d.address, prof: prof, pendingCVV: d.cvv}
+	k.expMonth, _ = cardnum.ParseTwoDigits(month)
+	k.expYear, _ = cardnum.ParseTwoDigits(year)
+	// The id, the masked number and the holder's name in one allocation
+	// (the card keeps three strings, and the collector one object).
+	var buf [128]byte
+	b := append(buf[:0], fixedID...)
+	if fixedID == "" && idKind != "" {
+		b = s.ids.AppendNewID(b, idKind)
 	}
-	if brand == cardnum.Carnet {
-		k.cardType = "debit"
-	}
-	if tc, ok := cardnum.LookupTestCard(d.number); ok {
-		k.cardType, k.bankName, k.bankCode, k.points = tc.Type, tc.BankName, tc.BankCode, tc.PointsCard
+	nID := len(b)
+	b = cardnum.AppendMask(b, d.number)
+	nMasked := len(b)
+	packed := string(append(b, d.holder...))
+	k.masked, k.holder = packed[nID:nMasked], packed[nMasked:]
+	if nID > 0 {
+		k.id = packed[:nID]
 	}
 	return k, nil
 }
@@ -102,7 +111,7 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 // will not store (cardnum.Outcome.SaveRefusal: the expired, stolen and lost
 // cards), nil for any other card. Whatever stores a card asks it first.
 func refusedWhenSaved(k *card) *Error {
-	if code := openpay.Code(k.outcome.SaveRefusal()); code != 0 {
+	if code := openpay.Code(k.prof.Outcome.SaveRefusal()); code != 0 {
 		return errorf(code, "%s", declineMessage(code))
 	}
 	return nil
@@ -116,7 +125,7 @@ func (s *Server) checkTypedCard(m *merchant, d cardData) (card, *Error) {
 	if e != nil {
 		return card{}, e
 	}
-	return s.checkCardData(m, f, "", d)
+	return s.checkCardData(m, f, "", d, "", "")
 }
 
 // typedCardMembers are the members card data typed on a page has: all of
@@ -135,7 +144,7 @@ const (
 // pointsOf answers the points balance of a card, or 2008 when the card has
 // no points programme.
 func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
-	if !k.points {
+	if !k.prof.Points {
 		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
 	}
 	return []openpay.PointsBalance{{PointsType: pointsType,

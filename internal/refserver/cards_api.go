@@ -92,7 +92,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(c.m, f, "", cardDataOf(req.card))
+		k, e = s.checkCardData(c.m, f, "", cardDataOf(req.card), idgen.KindCard, c.fixedID())
 		if e != nil {
 			return nil, e
 		}
@@ -120,7 +120,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := cardnum.ExpiryPassed(k.expMonth, k.expYear, s.nowOf(c.m)); expired {
+		if expired, _ := cardnum.ExpiryPassed(k.month(), k.year(), s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
@@ -136,7 +136,9 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		k.customerID = cu.id
 	}
-	k.id = c.newID(idgen.KindCard)
+	if k.id == "" { // a token's card
+		k.id = c.newID(idgen.KindCard)
+	}
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
 }
@@ -186,7 +188,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	month, year := k.expMonth, k.expYear
+	month, year := k.month(), k.year()
 	if f.Has("expiration_month") || f.Has("expiration_year") {
 		if f.Has("expiration_month") {
 			month = req.ExpirationMonth
@@ -201,13 +203,15 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
-	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
+	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.prof.Brand) {
 		return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	if f.Has("holder_name") {
 		k.holder = req.HolderName
 	}
-	k.expMonth, k.expYear = month, year
+	k.expMonth, _ = cardnum.ParseTwoDigits(month)
+	k.expYear, _ = cardnum.ParseTwoDigits(year)
+	k.charged = nil // the charges that follow record the card as it is now
 	c.cards().mark(k.id)
 	if f.Has("cvv2") {
 		k.pendingCVV = req.CVV2

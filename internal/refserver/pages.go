@@ -102,7 +102,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.later != nil {
 			email = t.later.email
 		}
-		o := k.outcome.ForPayer(email)
+		o := k.prof.Outcome.ForPayer(email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
 		k.pendingCVV = ""
 		wireCard := k.wire()

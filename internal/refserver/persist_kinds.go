@@ -551,15 +551,19 @@ type cardRecord struct {
 }
 
 func newCardRecord(k *card) cardRecord {
-	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Masked: k.masked, Outcome: k.outcome, Holder: k.holder,
-		ExpMonth: k.expMonth, ExpYear: k.expYear, Address: k.address, Brand: k.brand, CardType: k.cardType,
-		BankName: k.bankName, BankCode: k.bankCode, Points: k.points, Deleted: k.deleted}
+	p := k.prof
+	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Masked: k.masked, Outcome: p.Outcome, Holder: k.holder,
+		ExpMonth: k.month(), ExpYear: k.year(), Address: k.address, Brand: p.Brand, CardType: p.Type,
+		BankName: p.BankName, BankCode: p.BankCode, Points: p.Points, Deleted: k.deleted}
 }
 
 func (r cardRecord) card() card {
-	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), masked: r.Masked, outcome: r.Outcome, holder: r.Holder,
-		expMonth: r.ExpMonth, expYear: r.ExpYear, address: r.Address, brand: r.Brand, cardType: r.CardType,
-		bankName: r.BankName, bankCode: r.BankCode, points: r.Points, deleted: r.Deleted}
+	month, _ := cardnum.ParseTwoDigits(r.ExpMonth) // written by newCardRecord: two digits
+	year, _ := cardnum.ParseTwoDigits(r.ExpYear)
+	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), masked: r.Masked, holder: r.Holder,
+		expMonth: month, expYear: year, address: r.Address, deleted: r.Deleted,
+		prof: cardnum.Intern(cardnum.Profile{Brand: r.Brand, Type: r.CardType, BankName: r.BankName, BankCode: r.BankCode,
+			Points: r.Points, Outcome: r.Outcome})}
 }
 
 type tokenRecord struct {
@@ -761,10 +765,8 @@ var stateFields = map[reflect.Type]map[string]string{
 		"deactivated": fieldSaved,
 	},
 	reflect.TypeFor[card](): {
-		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "outcome": fieldSaved, "holder": fieldSaved,
-		"expMonth": fieldSaved, "expYear": fieldSaved, "address": fieldSaved, "brand": fieldSaved,
-		"cardType": fieldSaved, "bankName": fieldSaved, "bankCode": fieldSaved, "points": fieldSaved,
-		"deleted":    fieldSaved,
+		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "holder": fieldSaved,
+		"expMonth": fieldSaved, "expYear": fieldSaved, "address": fieldSaved, "prof": fieldSaved, "deleted": fieldSaved,
 		"pendingCVV": "a security code never goes to disk; it only waits to be dropped by the next charge, which decides nothing by it",
 		"charged":    "a cache of the wire form the last charge recorded; the transactions keep their own copy",
 	},

@@ -360,39 +360,44 @@ type card struct {
 	created    time.Time
 	// masked is the number as answers show it: the first six and last
 	// four digits, X's between (cardnum.Mask). Two live cards of a
-	// customer with the same masked number are the same card (2002).
-	masked string
-	// outcome is what a charge to the card does by its number (a sandbox
-	// test card's decline or 3-D Secure; success for any other card),
-	// before the payer's e-mail is looked at (cardnum.Outcome.ForPayer).
-	outcome  cardnum.Outcome
-	holder   string
-	expMonth string // two digits
-	expYear  string // two digits
-	address  *openpay.Address
-	brand    string
-	cardType string
-	bankName string
-	bankCode string
-	points   bool
-	deleted  bool
+	// customer with the same masked number are the same card (2002). A
+	// card made from card data keeps its id, masked number and holder in
+	// one allocation (checkCardData).
+	masked  string
+	holder  string
+	address *openpay.Address
+	// prof is what the number told of the card, shared with the cards of
+	// the same profile: brand, type, bank, points, and what a charge to
+	// it does (a sandbox test card's decline or 3-D Secure; success for
+	// any other card) before the payer's e-mail is looked at
+	// (cardnum.Outcome.ForPayer).
+	prof *cardnum.Profile
+	// expMonth and expYear are the expiration's two digits as numbers
+	// (cardnum.TwoDigits gives them back).
+	expMonth, expYear uint8
+	deleted           bool
 	// pendingCVV is the security code sent with the card or its last
 	// update, used by the next charge and then dropped.
 	pendingCVV string
-	// charged is the wire form the last charge to the card recorded,
-	// shared by the charges that follow while it stays the same (wire
-	// values are never modified once stored).
+	// charged is the card's wire form, made by the first charge that
+	// needs it and shared by every charge to the card until the card
+	// changes (updateCard drops it): wire values are never modified once
+	// stored.
 	charged *openpay.Card
 }
+
+// month and year are the card's expiration month and year, two digits.
+func (k *card) month() string { return cardnum.TwoDigits(k.expMonth) }
+func (k *card) year() string  { return cardnum.TwoDigits(k.expYear) }
 
 // wire returns the card's wire form, number masked.
 func (k *card) wire() openpay.Card {
 	return openpay.Card{
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
 		CardNumber: k.masked, HolderName: k.holder,
-		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
-		Brand: openpay.CardBrand(k.brand), Type: openpay.CardType(k.cardType), BankName: k.bankName, BankCode: k.bankCode,
-		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
+		ExpirationMonth: k.month(), ExpirationYear: k.year(), Address: k.address,
+		Brand: openpay.CardBrand(k.prof.Brand), Type: openpay.CardType(k.prof.Type), BankName: k.prof.BankName, BankCode: k.prof.BankCode,
+		AllowsCharges: true, AllowsPayouts: k.prof.Type == "debit", PointsCard: k.prof.Points,
 	}
 }
 
@@ -460,8 +465,8 @@ type token struct {
 func (tk *token) wire() answer.Token {
 	return answer.Token{ID: tk.id, Card: answer.TokenCard{
 		CardNumber: tk.card.masked, HolderName: tk.card.holder,
-		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
-		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
+		ExpirationMonth: tk.card.month(), ExpirationYear: tk.card.year(), Address: tk.card.address,
+		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.prof.Brand), PointsCard: tk.card.prof.Points,
 	}}
 }
 

@@ -384,7 +384,7 @@ func (s *Server) parseSubscriptionCard(m *merchant, f reqbody.Fields, sourceID s
 		if sub == nil || d == nil {
 			return subscriptionCardSource{}, errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
-		k, e := s.checkCardData(m, sub, "card.", cardDataOf(*d))
+		k, e := s.checkCardData(m, sub, "card.", cardDataOf(*d), "", "")
 		if e != nil {
 			return subscriptionCardSource{}, e
 		}

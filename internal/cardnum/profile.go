@@ -1,0 +1,111 @@
+package cardnum
+
+import (
+	"sync"
+
+	"github.com/openpay-go/openpay/internal/clabe"
+)
+
+// Profile is what a card number tells about its card besides its digits:
+// the brand, the type and the issuing bank as the gateway's answers show
+// them, whether the card has a points programme, and what a charge to it
+// does. Many cards have the same profile (every Visa card that is not a
+// sandbox test card has one), so a stored card keeps a pointer to a shared
+// Profile instead of five strings and an outcome of its own.
+//
+// Contract: [ProfileOf] and [Intern] return the same pointer for equal
+// profiles, and the value behind it is never modified (callers must not
+// modify it either); both are safe for concurrent use.
+type Profile struct {
+	Brand    string // a brand constant
+	Type     string // "debit" or "credit"
+	BankName string // clabe.UnknownBankName for any card but a test card
+	BankCode string
+	Points   bool
+	Outcome  Outcome
+}
+
+// ProfileOf returns the profile of a card number, or nil when the number
+// is of no brand the gateway takes ([Brand] gives "").
+func ProfileOf(number string) *Profile {
+	if i, ok := testCardIndex[number]; ok {
+		return testProfiles[i]
+	}
+	switch Brand(number) {
+	case Visa:
+		return brandProfiles[0]
+	case Mastercard:
+		return brandProfiles[1]
+	case AmericanExpress:
+		return brandProfiles[2]
+	case Carnet:
+		return brandProfiles[3]
+	}
+	return nil
+}
+
+// testProfiles are the profiles of testCards, in their order, and
+// brandProfiles those of the other numbers of each brand.
+var testProfiles, brandProfiles = func() (tests, brands []*Profile) {
+	for i := range testCards {
+		tc := &testCards[i]
+		tests = append(tests, Intern(Profile{Brand: tc.Brand, Type: tc.Type, BankName: tc.BankName, BankCode: tc.BankCode,
+			Points: tc.PointsCard, Outcome: tc.Outcome}))
+	}
+	for _, b := range []string{Visa, Mastercard, AmericanExpress, Carnet} {
+		typ := "credit"
+		if b == Carnet {
+			typ = "debit"
+		}
+		brands = append(brands, Intern(Profile{Brand: b, Type: typ, BankName: clabe.UnknownBankName, BankCode: clabe.UnknownBankCode}))
+	}
+	return tests, brands
+}()
+
+// profiles holds the profiles given out, by value.
+var profiles struct {
+	sync.RWMutex
+	m map[Profile]*Profile
+}
+
+// Intern returns the shared pointer to a profile equal to p (a stored
+// card's profile read back from disk, say).
+func Intern(p Profile) *Profile {
+	profiles.RLock()
+	shared := profiles.m[p]
+	profiles.RUnlock()
+	if shared != nil {
+		return shared
+	}
+	profiles.Lock()
+	defer profiles.Unlock()
+	if shared = profiles.m[p]; shared == nil {
+		if profiles.m == nil {
+			profiles.m = make(map[Profile]*Profile)
+		}
+		shared = &p
+		profiles.m[p] = shared
+	}
+	return shared
+}
+
+// twoDigits holds "00" to "99": the expiration month and year of a stored
+// card are kept as numbers and read back as these shared strings.
+var twoDigits = func() (t [100]string) {
+	for i := range t {
+		t[i] = string([]byte{byte('0' + i/10), byte('0' + i%10)})
+	}
+	return t
+}()
+
+// TwoDigits returns n (0 to 99) as two digits ("07").
+func TwoDigits(n uint8) string { return twoDigits[n%100] }
+
+// ParseTwoDigits returns the number of a string of two digits ("07"),
+// and false for anything else.
+func ParseTwoDigits(s string) (uint8, bool) {
+	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return 0, false
+	}
+	return (s[0]-'0')*10 + s[1] - '0', true
+}
