@@ -96,6 +96,20 @@ func Mask(number string) string {
 	return string(AppendMask(make([]byte, 0, len(number)), number))
 }
 
+// Keep returns what a stored card keeps of its data, in one allocation:
+// head (the bytes b holds already, the card's id), the masked number
+// ([Mask]) and the holder's name. Nothing of the full number is kept.
+func Keep(b []byte, number, holder string) (head, masked, holderKept string) {
+	n := len(b)
+	b = AppendMask(b, number)
+	m := len(b)
+	s := string(append(b, holder...))
+	if n > 0 {
+		head = s[:n]
+	}
+	return head, s[n:m], s[m:]
+}
+
 // AppendMask appends the masked number ([Mask]) to dst, so that a caller
 // keeping it beside other strings allocates them once.
 func AppendMask(dst []byte, number string) []byte {

@@ -89,8 +89,7 @@ func Intern(p Profile) *Profile {
 	return shared
 }
 
-// twoDigits holds "00" to "99": the expiration month and year of a stored
-// card are kept as numbers and read back as these shared strings.
+// twoDigits holds "00" to "99", the strings an [Expiry] gives back.
 var twoDigits = func() (t [100]string) {
 	for i := range t {
 		t[i] = string([]byte{byte('0' + i/10), byte('0' + i%10)})
@@ -98,14 +97,25 @@ var twoDigits = func() (t [100]string) {
 	return t
 }()
 
-// TwoDigits returns n (0 to 99) as two digits ("07").
-func TwoDigits(n uint8) string { return twoDigits[n%100] }
+// Expiry is a card's expiration month and year (two digits each) as two
+// bytes: a stored card keeps no strings for them.
+type Expiry [2]uint8
 
-// ParseTwoDigits returns the number of a string of two digits ("07"),
-// and false for anything else.
-func ParseTwoDigits(s string) (uint8, bool) {
-	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
-		return 0, false
-	}
-	return (s[0]-'0')*10 + s[1] - '0', true
+// ParseExpiry returns the expiry of a month and a year of two digits each
+// ("07", "29"); anything else reads as 00.
+func ParseExpiry(month, year string) Expiry {
+	return Expiry{parseTwoDigits(month), parseTwoDigits(year)}
 }
+
+func parseTwoDigits(s string) uint8 {
+	if len(s) != 2 || s[0] < '0' || s[0] > '9' || s[1] < '0' || s[1] > '9' {
+		return 0
+	}
+	return (s[0]-'0')*10 + s[1] - '0'
+}
+
+// Month returns the month, two digits.
+func (e Expiry) Month() string { return twoDigits[e[0]%100] }
+
+// Year returns the year, two digits.
+func (e Expiry) Year() string { return twoDigits[e[1]%100] }

@@ -30,9 +30,8 @@ func cardDataOf(d openpay.CardDetails) cardData {
 
 // checkCardData applies the card rules to data whose members are in f
 // (prefix names them in errors: "card." for a charge's inline card) and
-// returns the card to store, with an id of the kind idKind (fixedID when a
-// seed fixes it; none when idKind is ""), drawn once the data passed. In
-// order:
+// returns the card to store, with an id of kind idKind (fixedID when a seed
+// fixes it; none for "") drawn once the data passed. In order:
 //
 //   - holder_name, card_number, expiration_month, expiration_year missing:
 //     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
@@ -86,24 +85,9 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 	if s.opts.Production && cardnum.IsTestCard(d.number) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{address: d.address, prof: prof, pendingCVV: d.cvv}
-	k.expMonth, _ = cardnum.ParseTwoDigits(month)
-	k.expYear, _ = cardnum.ParseTwoDigits(year)
-	// The id, the masked number and the holder's name in one allocation
-	// (the card keeps three strings, and the collector one object).
-	var buf [128]byte
-	b := append(buf[:0], fixedID...)
-	if fixedID == "" && idKind != "" {
-		b = s.ids.AppendNewID(b, idKind)
-	}
-	nID := len(b)
-	b = cardnum.AppendMask(b, d.number)
-	nMasked := len(b)
-	packed := string(append(b, d.holder...))
-	k.masked, k.holder = packed[nID:nMasked], packed[nMasked:]
-	if nID > 0 {
-		k.id = packed[:nID]
-	}
+	k := card{address: d.address, prof: prof, pendingCVV: d.cvv, exp: cardnum.ParseExpiry(month, year)}
+	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
+	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.number, d.holder)
 	return k, nil
 }
 

@@ -110,6 +110,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		defer release()
 		k = tk.card
+		k.id = c.newID(idgen.KindCard)
 		// The token is consumed only when the card is stored (this runs
 		// before release: the token's merchant is still locked).
 		defer func() {
@@ -120,7 +121,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := cardnum.ExpiryPassed(k.month(), k.year(), s.nowOf(c.m)); expired {
+		if expired, _ := cardnum.ExpiryPassed(k.exp.Month(), k.exp.Year(), s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
@@ -135,9 +136,6 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 			}
 		}
 		k.customerID = cu.id
-	}
-	if k.id == "" { // a token's card
-		k.id = c.newID(idgen.KindCard)
 	}
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
@@ -188,7 +186,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	month, year := k.month(), k.year()
+	month, year := k.exp.Month(), k.exp.Year()
 	if f.Has("expiration_month") || f.Has("expiration_year") {
 		if f.Has("expiration_month") {
 			month = req.ExpirationMonth
@@ -209,9 +207,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	if f.Has("holder_name") {
 		k.holder = req.HolderName
 	}
-	k.expMonth, _ = cardnum.ParseTwoDigits(month)
-	k.expYear, _ = cardnum.ParseTwoDigits(year)
-	k.charged = nil // the charges that follow record the card as it is now
+	k.exp, k.charged = cardnum.ParseExpiry(month, year), nil // charges after this one record the card as it is now
 	c.cards().mark(k.id)
 	if f.Has("cvv2") {
 		k.pendingCVV = req.CVV2

@@ -112,7 +112,7 @@ func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx 
 // one the request gives at merchant level.
 func payerEmail(cu *customer, req *chargeRequest) string {
 	if cu != nil {
-		return cu.email
+		return cu.Email()
 	}
 	if req.customer != nil {
 		return req.customer.Email
@@ -208,8 +208,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 // scope of cu, a token of the merchant, or inline card data. The caller
 // holds m.mu, and the lock of whoever owns cards.
 func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (any, *Error) {
-	// k is the card charged, read in place: the stored card, the token's
-	// or the data sent inline.
+	// k is the card charged, read in place (stored, a token's, or inline).
 	var k, stored *card
 	var tk *token
 	switch {
@@ -270,7 +269,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
 	// request was read).
-	if expired, ok := cardnum.ExpiryPassed(k.month(), k.year(), now); ok && expired && req.inline == nil {
+	if expired, ok := cardnum.ExpiryPassed(k.exp.Month(), k.exp.Year(), now); ok && expired && req.inline == nil {
 		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
 	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge

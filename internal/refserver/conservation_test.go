@@ -55,7 +55,7 @@ func audit(m *merchant) auditView {
 	defer m.mu.Unlock()
 	v := auditView{merchant: m.balance, customers: make(map[string]openpay.Amount)}
 	for _, cu := range m.customers.list {
-		if cu.hasAccount {
+		if cu.hasAccount() {
 			v.customers[cu.id] = cu.balance
 		}
 	}

@@ -67,7 +67,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	if e := checkActive(m, cu); e != nil {
 		return nil, e
 	}
-	if !cu.hasAccount {
+	if !cu.hasAccount() {
 		return nil, errNoAccount("customer_id", cu.id)
 	}
 	if e := m.orderIDTaken(req.OrderID); e != nil {

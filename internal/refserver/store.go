@@ -19,6 +19,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
+	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // The in-memory store.
@@ -196,38 +197,49 @@ func (s *Server) groupMerchants(g *group) []*merchant {
 
 // customer is a customer record. Its wire form is built by wire().
 type customer struct {
-	id         string
-	created    time.Time
-	name       string
-	lastName   string
-	email      string
-	phone      string
-	externalID string
-	address    *openpay.Address
+	id string
+	// Customer holds the name, last name, e-mail, phone number and
+	// external id in one allocation (a new customer's id with them).
+	textpack.Customer
+	created time.Time
+	address *openpay.Address
 	// customerAddress is the Colombian form of the address (also taken
 	// from Peruvian customers); like address, replaced, never changed.
 	customerAddress *openpay.ColombianAddress
-	status          openpay.CustomerStatus
-	// hasAccount: created with requires_account. Such a customer has a
-	// balance, a CLABE and a store reference, and charges made at its scope
-	// are credited to its balance instead of the merchant's.
-	hasAccount bool
-	balance    openpay.Amount
-	clabe      string
-	storeRef   string
+	// customerAccount is nil but for a customer created with
+	// requires_account: a balance, a CLABE and a store reference; charges
+	// at its scope are credited to its balance, not the merchant's.
+	*customerAccount
+	deleted bool
 	// deactivated accounts refuse movements of funds with 1008.
 	deactivated bool
+}
+
+// customerAccount is the account of a customer with one.
+type customerAccount struct {
+	balance         openpay.Amount
+	clabe, storeRef string
+}
+
+func (cu *customer) hasAccount() bool { return cu.customerAccount != nil }
+
+// status is the customer's status as answers show it.
+func (cu *customer) status() openpay.CustomerStatus {
+	if cu.deleted {
+		return openpay.CustomerStatusDeleted
+	}
+	return openpay.CustomerStatusActive
 }
 
 // wire returns the customer's wire form. baseURL is where barcode images are
 // served (for the store reference of customers with an account).
 func (cu *customer) wire(baseURL string) openpay.Customer {
 	w := openpay.Customer{
-		ID: cu.id, CreationDate: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
-		PhoneNumber: cu.phone, ExternalID: cu.externalID, Address: cu.address, Status: cu.status,
+		ID: cu.id, CreationDate: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
+		PhoneNumber: cu.Phone(), ExternalID: cu.ExternalID(), Address: cu.address, Status: cu.status(),
 		CustomerAddress: cu.customerAddress,
 	}
-	if cu.hasAccount {
+	if cu.hasAccount() {
 		w.Balance = cu.balance
 		w.CLABE = cu.clabe
 		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
@@ -267,7 +279,7 @@ func newCustomerSet() *customerSet {
 // was deleted.
 func (cs *customerSet) get(id string) *customer {
 	cu := cs.byID[id]
-	if cu == nil || cu.status == openpay.CustomerStatusDeleted {
+	if cu == nil || cu.deleted {
 		return nil
 	}
 	return cu
@@ -280,29 +292,23 @@ func (cs *customerSet) get(id string) *customer {
 // The caller holds the lock of the set's owner.
 func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpay.CustomerRequest) (*customer, *Error) {
 	if req.ExternalID != "" {
-		if other := cs.externalID[req.ExternalID]; other != nil && other.status != openpay.CustomerStatusDeleted {
+		if other := cs.externalID[req.ExternalID]; other != nil && !other.deleted {
 			return nil, errorf(openpay.ErrExternalIDExists, "A customer with the external_id '%s' already exists",
 				truncateForMessage(req.ExternalID))
 		}
 	}
-	if id == "" {
-		id = s.ids.NewID(idgen.KindCustomer)
-	}
-	cu := &customer{
-		id: id, created: s.nowFor(m),
-		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
-		externalID: req.ExternalID, address: req.Address, customerAddress: req.CustomerAddress, status: openpay.CustomerStatusActive,
-		hasAccount: req.RequiresAccount,
-	}
-	if cu.hasAccount {
-		cu.clabe = s.newCLABE("646")
-		cu.storeRef = s.ids.CustomerStoreReference()
+	cu := &customer{created: s.nowFor(m), address: req.Address, customerAddress: req.CustomerAddress}
+	var buf [256]byte
+	cu.id, cu.Customer = textpack.NewCustomer(s.ids.AppendIDOr(buf[:0], id, idgen.KindCustomer),
+		req.Name, req.LastName, req.Email, req.PhoneNumber, req.ExternalID)
+	if req.RequiresAccount {
+		cu.customerAccount = &customerAccount{clabe: s.newCLABE("646"), storeRef: s.ids.CustomerStoreReference()}
 		s.registerBarcodeRef(cu.storeRef)
 	}
 	cs.byID[cu.id] = cu
 	cs.list = append(cs.list, cu)
-	if cu.externalID != "" {
-		cs.externalID[cu.externalID] = cu
+	if req.ExternalID != "" {
+		cs.externalID[cu.ExternalID()] = cu
 	}
 	cs.mark(cu.id)
 	return cu, nil
@@ -366,36 +372,26 @@ type card struct {
 	masked  string
 	holder  string
 	address *openpay.Address
-	// prof is what the number told of the card, shared with the cards of
-	// the same profile: brand, type, bank, points, and what a charge to
-	// it does (a sandbox test card's decline or 3-D Secure; success for
-	// any other card) before the payer's e-mail is looked at
-	// (cardnum.Outcome.ForPayer).
-	prof *cardnum.Profile
-	// expMonth and expYear are the expiration's two digits as numbers
-	// (cardnum.TwoDigits gives them back).
-	expMonth, expYear uint8
-	deleted           bool
+	// prof is what the number told of the card (brand, type, bank, points,
+	// what a charge to it does), shared with the cards of the same profile.
+	prof    *cardnum.Profile
+	exp     cardnum.Expiry
+	deleted bool
 	// pendingCVV is the security code sent with the card or its last
 	// update, used by the next charge and then dropped.
 	pendingCVV string
-	// charged is the card's wire form, made by the first charge that
-	// needs it and shared by every charge to the card until the card
-	// changes (updateCard drops it): wire values are never modified once
-	// stored.
+	// charged is the card's wire form, made by the first charge and
+	// shared by the charges to the card until it changes (updateCard
+	// drops it): wire values are never modified once stored.
 	charged *openpay.Card
 }
-
-// month and year are the card's expiration month and year, two digits.
-func (k *card) month() string { return cardnum.TwoDigits(k.expMonth) }
-func (k *card) year() string  { return cardnum.TwoDigits(k.expYear) }
 
 // wire returns the card's wire form, number masked.
 func (k *card) wire() openpay.Card {
 	return openpay.Card{
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
 		CardNumber: k.masked, HolderName: k.holder,
-		ExpirationMonth: k.month(), ExpirationYear: k.year(), Address: k.address,
+		ExpirationMonth: k.exp.Month(), ExpirationYear: k.exp.Year(), Address: k.address,
 		Brand: openpay.CardBrand(k.prof.Brand), Type: openpay.CardType(k.prof.Type), BankName: k.prof.BankName, BankCode: k.prof.BankCode,
 		AllowsCharges: true, AllowsPayouts: k.prof.Type == "debit", PointsCard: k.prof.Points,
 	}
@@ -465,7 +461,7 @@ type token struct {
 func (tk *token) wire() answer.Token {
 	return answer.Token{ID: tk.id, Card: answer.TokenCard{
 		CardNumber: tk.card.masked, HolderName: tk.card.holder,
-		ExpirationMonth: tk.card.month(), ExpirationYear: tk.card.year(), Address: tk.card.address,
+		ExpirationMonth: tk.card.exp.Month(), ExpirationYear: tk.card.exp.Year(), Address: tk.card.address,
 		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.prof.Brand), PointsCard: tk.card.prof.Points,
 	}}
 }
@@ -770,7 +766,7 @@ func (cu *customer) debit(a openpay.Amount, force bool) bool {
 // caller holds m.mu.
 func (m *merchant) accountFor(customerID string) account {
 	if customerID != "" {
-		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount {
+		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount() {
 			m.mark(recCustomer, cu.id) // the caller moves its balance
 			return cu
 		}
@@ -817,7 +813,7 @@ func (s *Server) Balances(merchantID string) (merchantBalance openpay.Amount, cu
 	defer m.mu.Unlock()
 	customers = make(map[string]openpay.Amount)
 	for _, cu := range m.customers.list {
-		if cu.hasAccount {
+		if cu.hasAccount() {
 			customers[cu.id] = cu.balance
 		}
 	}

@@ -161,6 +161,15 @@ func (g *Generator) AppendNewID(dst []byte, kind Kind) []byte {
 	}
 }
 
+// AppendIDOr appends fixed to dst when it is not empty (an id a seed
+// fixed), else a new identifier of the given kind, else nothing (kind "").
+func (g *Generator) AppendIDOr(dst []byte, fixed string, kind Kind) []byte {
+	if fixed != "" || kind == "" {
+		return append(dst, fixed...)
+	}
+	return g.AppendNewID(dst, kind)
+}
+
 // Reserve keeps NewID from ever returning the given identifiers.
 func (g *Generator) Reserve(ids []string) {
 	g.reservedMu.Lock()
