@@ -15,19 +15,6 @@ import (
 // stored; and the points balance of a card with a points programme, however
 // it is asked for (a stored card, a token).
 
-// cardData is card data as a request sends it: to store a card, to create
-// a token, or inline in a charge.
-type cardData struct {
-	holder, number, cvv, month, year string
-	address                          *openpay.Address
-}
-
-// cardDataOf is the card data of a request's card.
-func cardDataOf(d openpay.CardDetails) cardData {
-	return cardData{holder: d.HolderName, number: d.CardNumber, cvv: d.CVV2,
-		month: d.ExpirationMonth, year: d.ExpirationYear, address: d.Address}
-}
-
 // checkCardData applies the card rules to data whose members are in f
 // (prefix names them in errors: "card." for a charge's inline card) and
 // returns the card to store, with an id of kind idKind (fixedID when a seed
@@ -41,7 +28,7 @@ func cardDataOf(d openpay.CardDetails) cardData {
 //   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
 //   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
 //   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d cardData, idKind idgen.Kind, fixedID string) (card, *Error) {
+func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d openpay.CardDetails, idKind idgen.Kind, fixedID string) (card, *Error) {
 	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
 		if !f.Has(n) {
@@ -49,45 +36,45 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 		}
 	}
 	holderName := prefix + "holder_name"
-	v.NonEmpty(holderName, d.holder)
+	v.NonEmpty(holderName, d.HolderName)
 	if v.Err != nil {
 		return card{}, v.Err
 	}
-	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
-		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
+	if !ascii.Digits(d.CardNumber) || (len(d.CardNumber) != 15 && len(d.CardNumber) != 16 && len(d.CardNumber) != 19) ||
+		(len(d.CardNumber) == 15 && !cardnum.FormatValid(d.CardNumber)) {
 		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
 	}
-	if !cardnum.LuhnValid(d.number) {
+	if !cardnum.LuhnValid(d.CardNumber) {
 		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
 	}
-	prof := cardnum.ProfileOf(d.number)
+	prof := cardnum.ProfileOf(d.CardNumber)
 	if prof == nil {
 		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
 	}
-	month, year, e := fieldrules.Expiry(prefix, d.month, d.year)
+	month, year, e := fieldrules.Expiry(prefix, d.ExpirationMonth, d.ExpirationYear)
 	if e != nil {
 		return card{}, e
 	}
 	if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(m)); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
-	if !f.Has("cvv2") || d.cvv == "" {
+	if !f.Has("cvv2") || d.CVV2 == "" {
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
-	if !cardnum.CVVValid(d.cvv, prof.Brand) {
+	if !cardnum.CVVValid(d.CVV2, prof.Brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	v.MaxLen(holderName, d.holder, 80)
-	v.Address(prefix, f, d.address)
+	v.MaxLen(holderName, d.HolderName, 80)
+	v.Address(prefix, f, d.Address)
 	if v.Err != nil {
 		return card{}, v.Err
 	}
-	if s.opts.Production && cardnum.IsTestCard(d.number) {
+	if s.opts.Production && cardnum.IsTestCard(d.CardNumber) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{address: d.address, prof: prof, pendingCVV: d.cvv, exp: cardnum.ParseExpiry(month, year)}
+	k := card{address: d.Address, prof: prof, pendingCVV: d.CVV2, exp: cardnum.ParseExpiry(month, year)}
 	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
-	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.number, d.holder)
+	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.CardNumber, d.HolderName)
 	return k, nil
 }
 
@@ -104,7 +91,7 @@ func refusedWhenSaved(k *card) *Error {
 // checkTypedCard applies the card rules of card creation (checkCardData)
 // to card data typed on a page or given to a simulation control, where
 // every member is present.
-func (s *Server) checkTypedCard(m *merchant, d cardData) (card, *Error) {
+func (s *Server) checkTypedCard(m *merchant, d openpay.CardDetails) (card, *Error) {
 	f, e := reqbody.Parse(typedCardMembers, false)
 	if e != nil {
 		return card{}, e

@@ -92,7 +92,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(c.m, f, "", cardDataOf(req.card), idgen.KindCard, c.fixedID())
+		k, e = s.checkCardData(c.m, f, "", req.card, idgen.KindCard, c.fixedID())
 		if e != nil {
 			return nil, e
 		}

@@ -688,7 +688,7 @@ func TestRefunds(t *testing.T) {
 	ccard := storedCard(t, env, "/customers/"+cu, "4111111111111111")
 	id = requireOK(t, env.post("/customers/"+cu+"/charges", cardCharge(ccard, "amount", 10)), http.StatusOK)["id"].(string)
 	env.s.merchantByID(env.m.ID).mu.Lock()
-	env.s.merchantByID(env.m.ID).customers.byID[cu].balance = openpay.MustAmount("5")
+	env.s.merchantByID(env.m.ID).customers.lookup(cu).balance = openpay.MustAmount("5")
 	env.s.merchantByID(env.m.ID).mu.Unlock()
 	desc = requireError(t, env.post("/customers/"+cu+"/charges/"+id+"/refund", nil), 4001)
 	assert.Contains(t, desc, "customer")
@@ -898,7 +898,7 @@ func TestSecurityCodeIsUsedOnceThenDropped(t *testing.T) {
 	pending := func() string {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		return m.cards[id].pendingCVV
+		return m.storedCards().get(id).pendingCVV
 	}
 	assert.Equal(t, "123", pending(), "kept for the next charge")
 	requireOK(t, env.post("/charges", cardCharge(id)), 200)

@@ -244,9 +244,8 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	}
 	switch {
 	case stored != nil:
-		// Charges to a stored card share its wire form while the card does
-		// not change (card.charged): a stored charge then costs no copy of
-		// the card.
+		// Charges to a stored card share its wire form while it does not
+		// change (card.charged): a charge then costs no copy of the card.
 		if stored.charged == nil {
 			w := stored.wire()
 			stored.charged = &w
@@ -358,7 +357,7 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(m, cu, req)
-	if k := cards.byID[cardID]; k != nil && k.deleted && k.customerID == ownerID(cu) {
+	if k := cards.get(cardID); k != nil && k.deleted && k.customerID == ownerID(cu) {
 		w := k.wire()
 		t.t.Card = &w
 		return t, s.declineCharge(m, t, errorf(openpay.ErrNotFound, "The card with id '%s' does not exist", cardID))

@@ -49,7 +49,8 @@ func TestStoredCardsStayCompact(t *testing.T) {
 	m := env.s.merchantByID(env.m.ID)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	ka, kb, kd := m.cards[a["id"].(string)], m.cards[b["id"].(string)], m.cards[debit["id"].(string)]
+	cards := m.storedCards()
+	ka, kb, kd := cards.get(a["id"].(string)), cards.get(b["id"].(string)), cards.get(debit["id"].(string))
 	require.NotNil(t, ka)
 	require.NotNil(t, kb)
 	require.NotNil(t, kd)
@@ -101,7 +102,7 @@ func TestStoredCustomersStayCompact(t *testing.T) {
 	func() {
 		m.mu.Lock()
 		defer m.mu.Unlock()
-		cu, ca := m.customers.byID[id], m.customers.byID[acct["id"].(string)]
+		cu, ca := m.customers.lookup(id), m.customers.lookup(acct["id"].(string))
 		assert.Nil(t, cu.customerAccount, "no account part without requires_account")
 		require.NotNil(t, ca.customerAccount)
 		if !withDataDir(t) {

@@ -335,7 +335,7 @@ func TestAuditCatchesAMovementWithoutItsRecord(t *testing.T) {
 	fund(t, env, cu, "10.00")
 	before := audit(m).total()
 	m.mu.Lock()
-	m.customers.byID[cu].credit(openpay.MustAmount("0.01"))
+	m.customers.lookup(cu).credit(openpay.MustAmount("0.01"))
 	m.mu.Unlock()
 	assert.NotEqual(t, before.String(), audit(m).total().String())
 	assert.NotEqual(t, audit(m).customers[cu].String(), ledger(m)[cu].String())

@@ -134,7 +134,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if fee.status() != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The fee has already been refunded")
 	}
-	cu := m.customers.byID[fee.t.CustomerID]
+	cu := m.customers.lookup(fee.t.CustomerID)
 	if cu == nil {
 		return nil, errorf(openpay.ErrAccountDeactivated, descCustomerDeactivated)
 	}

@@ -114,8 +114,8 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 }
 
 // typedCard is the card data the payer typed on a page.
-func typedCard(c web.PayerCard) cardData {
-	return cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear}
+func typedCard(c web.PayerCard) openpay.CardDetails {
+	return openpay.CardDetails{HolderName: c.Holder, CardNumber: c.Number, CVV2: c.CVV, ExpirationMonth: c.ExpMonth, ExpirationYear: c.ExpYear}
 }
 
 // CompleteCharge implements web.PageBackend with the complete control.

@@ -445,7 +445,7 @@ func customerKind(merchant bool) recordKind {
 			}
 		},
 		get: func(_ *Server, o owner, id string) (any, bool) {
-			cu := set(o).byID[id]
+			cu := set(o).lookup(id)
 			if cu == nil {
 				return nil, false
 			}
@@ -469,8 +469,7 @@ func customerKind(merchant bool) recordKind {
 			if r.HasAccount {
 				cu.customerAccount = &customerAccount{balance: r.Balance, clabe: r.CLABE, storeRef: r.StoreRef}
 			}
-			cs.byID[cu.id] = cu
-			cs.list = append(cs.list, cu)
+			cs.add(cu)
 			if r.ExternalID != "" && !cu.deleted {
 				cs.externalID[cu.ExternalID()] = cu
 			}
@@ -496,7 +495,7 @@ func cardKind(merchant bool) recordKind {
 			}
 		},
 		get: func(_ *Server, o owner, id string) (any, bool) {
-			k := set(o).byID[id]
+			k := set(o).get(id)
 			if k == nil {
 				return nil, false
 			}

@@ -71,8 +71,8 @@ type merchant struct {
 	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
-	cards     map[string]*card
-	cardList  []*card // creation order
+	cards     seqindex.Keys[*card] // by id (cardSet.get)
+	cardList  []*card              // creation order
 	tokens    map[string]*token
 	tokenList []*token           // creation order
 	txs       seqindex.Keys[*tx] // by id (txByID)
@@ -136,7 +136,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		country:   countryrules.Mexico,
 		balance:   cfg.Balance,
 		customers: newCustomerSet(),
-		cards:     make(map[string]*card),
+		cards:     newCardKeys(),
 		tokens:    make(map[string]*token),
 		txs:       seqindex.NewKeys(func(t *tx) string { return t.t.ID }),
 		txIndex:   make(map[txKey]seqindex.List),
@@ -172,15 +172,15 @@ type group struct {
 	keyHash   [32]byte
 	merchants map[string]bool // fixed at creation
 	customers *customerSet
-	cards     map[string]*card // the group's customers' cards
-	cardList  []*card          // creation order
-	data      *dataStore       // see merchant.data
+	cards     seqindex.Keys[*card] // the group's customers' cards, by id
+	cardList  []*card              // creation order
+	data      *dataStore           // see merchant.data
 }
 
 // storedCards returns the cards of the group's customers. The caller holds
 // g.mu.
 func (g *group) storedCards() cardSet {
-	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
+	return cardSet{byID: &g.cards, list: &g.cardList, own: owner{g: g}}
 }
 
 // groupMerchants returns the merchants of the group, in id order.
@@ -255,8 +255,8 @@ func barcodeURL(baseURL, ref string) string {
 
 // customerSet is the customers of a merchant or of a group.
 type customerSet struct {
-	byID       map[string]*customer
-	list       []*customer // creation order
+	byID       seqindex.Keys[*customer] // lookup
+	list       []*customer              // creation order
 	externalID map[string]*customer
 	own        owner // whose customers they are, for mark
 }
@@ -272,13 +272,22 @@ func (cs *customerSet) mark(id string) {
 }
 
 func newCustomerSet() *customerSet {
-	return &customerSet{byID: make(map[string]*customer), externalID: make(map[string]*customer)}
+	return &customerSet{byID: seqindex.NewKeys(func(cu *customer) string { return cu.id }), externalID: make(map[string]*customer)}
+}
+
+// lookup returns the customer with the given id, deleted or not, or nil.
+func (cs *customerSet) lookup(id string) *customer { cu, _ := cs.byID.Get(cs.list, id); return cu }
+
+// add stores a new customer.
+func (cs *customerSet) add(cu *customer) {
+	cs.list = append(cs.list, cu)
+	cs.byID.Put(cs.list, cu.id, uint32(len(cs.list)))
 }
 
 // get returns the customer with the given id, nil when it does not exist or
 // was deleted.
 func (cs *customerSet) get(id string) *customer {
-	cu := cs.byID[id]
+	cu := cs.lookup(id)
 	if cu == nil || cu.deleted {
 		return nil
 	}
@@ -305,8 +314,7 @@ func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpa
 		cu.customerAccount = &customerAccount{clabe: s.newCLABE("646"), storeRef: s.ids.CustomerStoreReference()}
 		s.registerBarcodeRef(cu.storeRef)
 	}
-	cs.byID[cu.id] = cu
-	cs.list = append(cs.list, cu)
+	cs.add(cu)
 	if req.ExternalID != "" {
 		cs.externalID[cu.ExternalID()] = cu
 	}
@@ -401,14 +409,14 @@ func (k *card) wire() openpay.Card {
 // cards and its customers') or a group's (its customers'). A deleted card
 // stays, marked, for the transactions that used it.
 type cardSet struct {
-	byID map[string]*card
+	byID *seqindex.Keys[*card]
 	list *[]*card // creation order
 	own  owner    // whose cards they are, for mark
 }
 
 // storedCards returns the merchant's cards. The caller holds m.mu.
 func (m *merchant) storedCards() cardSet {
-	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
+	return cardSet{byID: &m.cards, list: &m.cardList, own: owner{m: m}}
 }
 
 // mark marks the card with the given id changed (see persist.go). The
@@ -424,18 +432,25 @@ func (cs cardSet) mark(id string) {
 // find returns the live card with the id stored at the scope of cu
 // (merchant level when cu is nil), or nil.
 func (cs cardSet) find(cu *customer, id string) *card {
-	k := cs.byID[id]
+	k := cs.get(id)
 	if k == nil || k.deleted || k.customerID != ownerID(cu) {
 		return nil
 	}
 	return k
 }
 
+// get returns the card with the id, deleted or not, at any scope, or nil.
+func (cs cardSet) get(id string) *card { k, _ := cs.byID.Get(*cs.list, id); return k }
+
+// newCardKeys returns an empty index of cards by id.
+func newCardKeys() seqindex.Keys[*card] { return seqindex.NewKeys(cardID) }
+func cardID(k *card) string             { return k.id }
+
 // add stores a new card and returns the stored record.
 func (cs cardSet) add(k card) *card {
 	stored := &k
-	cs.byID[stored.id] = stored
 	*cs.list = append(*cs.list, stored)
+	cs.byID.Put(*cs.list, stored.id, uint32(len(*cs.list)))
 	cs.mark(stored.id)
 	return stored
 }
@@ -766,7 +781,7 @@ func (cu *customer) debit(a openpay.Amount, force bool) bool {
 // caller holds m.mu.
 func (m *merchant) accountFor(customerID string) account {
 	if customerID != "" {
-		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount() {
+		if cu := m.customers.lookup(customerID); cu != nil && cu.hasAccount() {
 			m.mark(recCustomer, cu.id) // the caller moves its balance
 			return cu
 		}
