@@ -189,7 +189,12 @@ func ExpiryPassed(month, year string, now time.Time) (expired bool, ok bool) {
 	if len(year) == 2 {
 		y += 2000
 	}
-	// time.Date normalises month 13 to January of the next year.
-	firstInvalid := time.Date(y, time.Month(m)+1, 1, 0, 0, 0, 0, now.Location())
-	return !now.Before(firstInvalid), true
+	return monthPassed(y, m, now), true
+}
+
+// monthPassed reports whether now, in its zone, is past month m of year y:
+// at or after the first instant of the month that follows.
+func monthPassed(y, m int, now time.Time) bool {
+	ny, nm, _ := now.Date()
+	return ny*12+int(nm) > y*12+m
 }

@@ -2,6 +2,7 @@ package cardnum
 
 import (
 	"sync"
+	"time"
 
 	"github.com/openpay-go/openpay/internal/clabe"
 )
@@ -119,3 +120,12 @@ func (e Expiry) Month() string { return twoDigits[e[0]%100] }
 
 // Year returns the year, two digits.
 func (e Expiry) Year() string { return twoDigits[e[1]%100] }
+
+// Passed is [ExpiryPassed] of the expiry's month and year: ok is false
+// when the month is not 01 to 12.
+func (e Expiry) Passed(now time.Time) (expired, ok bool) {
+	if e[0] < 1 || e[0] > 12 {
+		return false, false
+	}
+	return monthPassed(2000+int(e[1]), int(e[0]), now), true
+}

@@ -3,6 +3,7 @@ package cardnum
 import (
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/openpay-go/openpay/internal/clabe"
@@ -68,3 +69,29 @@ func TestKeepKeepsNoDigitsBetween(t *testing.T) {
 }
 
 var sinkHead, sinkMasked, sinkHolder string
+
+// TestExpiryPassedAsTheStrings: an Expiry says what ExpiryPassed of its
+// month and year says, at the edges of months, in the gateway's zone and in
+// UTC, and refuses a month out of range as it does.
+func TestExpiryPassedAsTheStrings(t *testing.T) {
+	t.Parallel()
+	mx, err := time.LoadLocation("America/Mexico_City")
+	require.NoError(t, err)
+	instants := []time.Time{
+		time.Date(2030, 12, 31, 23, 59, 59, 999999999, mx), time.Date(2031, 1, 1, 0, 0, 0, 0, mx),
+		time.Date(2031, 1, 1, 5, 59, 59, 0, time.UTC), time.Date(2031, 1, 1, 6, 0, 0, 0, time.UTC),
+		time.Date(2030, 6, 30, 23, 59, 59, 0, mx), time.Date(2030, 7, 1, 0, 0, 0, 0, mx),
+	}
+	for _, now := range instants {
+		for _, y := range []string{"29", "30", "31"} {
+			for _, m := range []string{"00", "01", "06", "07", "11", "12", "13"} {
+				want, wantOK := ExpiryPassed(m, y, now)
+				got, ok := ParseExpiry(m, y).Passed(now)
+				assert.Equal(t, wantOK, ok, "%s/%s at %s", m, y, now)
+				if wantOK {
+					assert.Equal(t, want, got, "%s/%s at %s", m, y, now)
+				}
+			}
+		}
+	}
+}

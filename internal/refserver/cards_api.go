@@ -121,7 +121,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := cardnum.ExpiryPassed(k.exp.Month(), k.exp.Year(), s.nowOf(c.m)); expired {
+		if expired, _ := k.exp.Passed(s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}

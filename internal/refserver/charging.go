@@ -268,7 +268,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
 	// request was read).
-	if expired, ok := cardnum.ExpiryPassed(k.exp.Month(), k.exp.Year(), now); ok && expired && req.inline == nil {
+	if expired, ok := k.exp.Passed(now); ok && expired && req.inline == nil {
 		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
 	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
