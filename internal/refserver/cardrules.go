@@ -72,7 +72,7 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d o
 	if s.opts.Production && cardnum.IsTestCard(d.CardNumber) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{address: d.Address, prof: prof, pendingCVV: d.CVV2, exp: cardnum.ParseExpiry(month, year)}
+	k := card{address: d.Address, prof: prof, cvvPending: true, exp: cardnum.ParseExpiry(month, year)}
 	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
 	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.CardNumber, d.HolderName)
 	return k, nil

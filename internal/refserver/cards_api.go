@@ -116,7 +116,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		defer func() {
 			if created != nil {
 				tk.used = true
-				tk.card.pendingCVV = ""
+				tk.card.cvvPending = false
 			}
 		}()
 		// The card is checked again against today's date: a token made
@@ -210,7 +210,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	k.exp, k.charged = cardnum.ParseExpiry(month, year), nil // charges after this one record the card as it is now
 	c.cards().mark(k.id)
 	if f.Has("cvv2") {
-		k.pendingCVV = req.CVV2
+		k.cvvPending = true
 	}
 	return map[string]any{}, nil // the gateway answers an empty object
 }
@@ -224,7 +224,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	k.deleted = true
-	k.pendingCVV = ""
+	k.cvvPending = false
 	c.cards().mark(k.id)
 	return nil, nil
 }

@@ -236,11 +236,11 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// The security code serves this charge and is then dropped, whatever
 	// the outcome; the token is consumed.
 	if stored != nil {
-		stored.pendingCVV = ""
+		stored.cvvPending = false
 	}
 	if tk != nil {
 		tk.used = true
-		tk.card.pendingCVV = ""
+		tk.card.cvvPending = false
 	}
 	switch {
 	case stored != nil:

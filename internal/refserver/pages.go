@@ -104,7 +104,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		}
 		o := k.prof.Outcome.ForPayer(email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
-		k.pendingCVV = ""
+		k.cvvPending = false
 		wireCard := k.wire()
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
 		t.t.Card = &wireCard

@@ -769,7 +769,7 @@ var stateFields = map[reflect.Type]map[string]string{
 	reflect.TypeFor[card](): {
 		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "holder": fieldSaved,
 		"exp": fieldSaved, "address": fieldSaved, "prof": fieldSaved, "deleted": fieldSaved,
-		"pendingCVV": "a security code never goes to disk; it only waits to be dropped by the next charge, which decides nothing by it",
+		"cvvPending": "a security code never goes to disk, nor does that one waits for the next charge, which decides nothing by it",
 		"charged":    "a cache of the wire form the last charge recorded; the transactions keep their own copy",
 	},
 	reflect.TypeFor[token](): {

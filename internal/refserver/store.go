@@ -366,8 +366,8 @@ func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) 
 // card is a stored card. Its full number is not kept, in memory or in the
 // data directory, once the card data is checked: what the server needs of
 // it after that is kept instead (the masked number, the brand, type and
-// bank, and what a charge to it does). The security code is kept only
-// until the next charge to the card uses it.
+// bank, and what a charge to it does). Nor is its security code: only
+// that one waits for the next charge to the card (cvvPending).
 type card struct {
 	id         string
 	customerID string // "" for a merchant-level card
@@ -385,9 +385,9 @@ type card struct {
 	prof    *cardnum.Profile
 	exp     cardnum.Expiry
 	deleted bool
-	// pendingCVV is the security code sent with the card or its last
-	// update, used by the next charge and then dropped.
-	pendingCVV string
+	// cvvPending: a security code came with the card or its last update
+	// and no charge has used it yet (the gateway keeps it for the next).
+	cvvPending bool
 	// charged is the card's wire form, made by the first charge and
 	// shared by the charges to the card until it changes (updateCard
 	// drops it): wire values are never modified once stored.

@@ -495,7 +495,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	} else {
 		if _, e := s.chargeSubscription(m, sub); e != nil {
 			if stored {
-				k.deleted, k.pendingCVV = true, ""
+				k.deleted, k.cvvPending = true, false
 			}
 			return nil, e
 		}
