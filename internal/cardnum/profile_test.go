@@ -95,3 +95,10 @@ func TestExpiryPassedAsTheStrings(t *testing.T) {
 		}
 	}
 }
+
+var sinkMask string
+
+// TestMaskAllocatesOnce: the masked number is the one allocation.
+func TestMaskAllocatesOnce(t *testing.T) {
+	assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { sinkMask = Mask("4532015112830366") }))
+}
