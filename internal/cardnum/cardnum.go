@@ -6,7 +6,6 @@ package cardnum
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay/internal/ascii"
@@ -94,10 +93,38 @@ func Brand(number string) string {
 // thirteen of them) is replaced by X's entirely, so that no caller can leak
 // digits through this function whatever it is given.
 func Mask(number string) string {
-	if len(number) < 13 || !ascii.Digits(number) {
-		return strings.Repeat("X", len(number))
+	var buf [32]byte // a card number's length, with room to spare: one allocation, the string's
+	return string(AppendMask(buf[:0], number))
+}
+
+// Keep returns what a stored card keeps of its data, in one allocation:
+// head (the bytes b holds already, the card's id), the masked number
+// ([Mask]) and the holder's name. Nothing of the full number is kept.
+func Keep(b []byte, number, holder string) (head, masked, holderKept string) {
+	n := len(b)
+	b = AppendMask(b, number)
+	m := len(b)
+	s := string(append(b, holder...))
+	if n > 0 {
+		head = s[:n]
 	}
-	return number[:6] + strings.Repeat("X", len(number)-10) + number[len(number)-4:]
+	return head, s[n:m], s[m:]
+}
+
+// AppendMask appends the masked number ([Mask]) to dst, so that a caller
+// keeping it beside other strings allocates them once.
+func AppendMask(dst []byte, number string) []byte {
+	if len(number) < 13 || !ascii.Digits(number) {
+		for range len(number) {
+			dst = append(dst, 'X')
+		}
+		return dst
+	}
+	dst = append(dst, number[:6]...)
+	for range len(number) - 10 {
+		dst = append(dst, 'X')
+	}
+	return append(dst, number[len(number)-4:]...)
 }
 
 // FormatValid reports whether number has the shape the gateway
@@ -163,7 +190,12 @@ func ExpiryPassed(month, year string, now time.Time) (expired bool, ok bool) {
 	if len(year) == 2 {
 		y += 2000
 	}
-	// time.Date normalises month 13 to January of the next year.
-	firstInvalid := time.Date(y, time.Month(m)+1, 1, 0, 0, 0, 0, now.Location())
-	return !now.Before(firstInvalid), true
+	return monthPassed(y, m, now), true
+}
+
+// monthPassed reports whether now, in its zone, is past month m of year y:
+// at or after the first instant of the month that follows.
+func monthPassed(y, m int, now time.Time) bool {
+	ny, nm, _ := now.Date()
+	return ny*12+int(nm) > y*12+m
 }

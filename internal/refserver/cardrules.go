@@ -4,8 +4,8 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
-	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -15,22 +15,10 @@ import (
 // stored; and the points balance of a card with a points programme, however
 // it is asked for (a stored card, a token).
 
-// cardData is card data as a request sends it: to store a card, to create
-// a token, or inline in a charge.
-type cardData struct {
-	holder, number, cvv, month, year string
-	address                          *openpay.Address
-}
-
-// cardDataOf is the card data of a request's card.
-func cardDataOf(d openpay.CardDetails) cardData {
-	return cardData{holder: d.HolderName, number: d.CardNumber, cvv: d.CVV2,
-		month: d.ExpirationMonth, year: d.ExpirationYear, address: d.Address}
-}
-
 // checkCardData applies the card rules to data whose members are in f
 // (prefix names them in errors: "card." for a charge's inline card) and
-// returns the card to store, with no id. In order:
+// returns the card to store, with an id of kind idKind (fixedID when a seed
+// fixes it; none for "") drawn once the data passed. In order:
 //
 //   - holder_name, card_number, expiration_month, expiration_year missing:
 //     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
@@ -40,7 +28,7 @@ func cardDataOf(d openpay.CardDetails) cardData {
 //   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
 //   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
 //   - a sandbox test card on a production server: 2007.
-func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d cardData) (card, *Error) {
+func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d openpay.CardDetails, idKind idgen.Kind, fixedID string) (card, *Error) {
 	var v reqbody.Checker
 	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
 		if !f.Has(n) {
@@ -48,53 +36,45 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 		}
 	}
 	holderName := prefix + "holder_name"
-	v.NonEmpty(holderName, d.holder)
+	v.NonEmpty(holderName, d.HolderName)
 	if v.Err != nil {
 		return card{}, v.Err
 	}
-	if !ascii.Digits(d.number) || (len(d.number) != 15 && len(d.number) != 16 && len(d.number) != 19) ||
-		(len(d.number) == 15 && !cardnum.FormatValid(d.number)) {
+	if !ascii.Digits(d.CardNumber) || (len(d.CardNumber) != 15 && len(d.CardNumber) != 16 && len(d.CardNumber) != 19) ||
+		(len(d.CardNumber) == 15 && !cardnum.FormatValid(d.CardNumber)) {
 		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
 	}
-	if !cardnum.LuhnValid(d.number) {
+	if !cardnum.LuhnValid(d.CardNumber) {
 		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
 	}
-	brand := cardnum.Brand(d.number)
-	if brand == "" {
+	prof := cardnum.ProfileOf(d.CardNumber)
+	if prof == nil {
 		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
 	}
-	month, year, e := fieldrules.Expiry(prefix, d.month, d.year)
+	month, year, e := fieldrules.Expiry(prefix, d.ExpirationMonth, d.ExpirationYear)
 	if e != nil {
 		return card{}, e
 	}
 	if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(m)); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
-	if !f.Has("cvv2") || d.cvv == "" {
+	if !f.Has("cvv2") || d.CVV2 == "" {
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
-	if !cardnum.CVVValid(d.cvv, brand) {
+	if !cardnum.CVVValid(d.CVV2, prof.Brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	v.MaxLen(holderName, d.holder, 80)
-	v.Address(prefix, f, d.address)
+	v.MaxLen(holderName, d.HolderName, 80)
+	v.Address(prefix, f, d.Address)
 	if v.Err != nil {
 		return card{}, v.Err
 	}
-	if s.opts.Production && cardnum.IsTestCard(d.number) {
+	if s.opts.Production && cardnum.IsTestCard(d.CardNumber) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{
-		masked: cardnum.Mask(d.number), outcome: cardnum.NumberOutcome(d.number), holder: d.holder, expMonth: month, expYear: year, address: d.address,
-		brand: brand, cardType: "credit", bankName: clabe.UnknownBankName, bankCode: clabe.UnknownBankCode,
-		pendingCVV: d.cvv,
-	}
-	if brand == cardnum.Carnet {
-		k.cardType = "debit"
-	}
-	if tc, ok := cardnum.LookupTestCard(d.number); ok {
-		k.cardType, k.bankName, k.bankCode, k.points = tc.Type, tc.BankName, tc.BankCode, tc.PointsCard
-	}
+	k := card{address: d.Address, prof: prof, cvvPending: true, exp: cardnum.ParseExpiry(month, year)}
+	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
+	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.CardNumber, d.HolderName)
 	return k, nil
 }
 
@@ -102,7 +82,7 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d c
 // will not store (cardnum.Outcome.SaveRefusal: the expired, stolen and lost
 // cards), nil for any other card. Whatever stores a card asks it first.
 func refusedWhenSaved(k *card) *Error {
-	if code := openpay.Code(k.outcome.SaveRefusal()); code != 0 {
+	if code := openpay.Code(k.prof.Outcome.SaveRefusal()); code != 0 {
 		return errorf(code, "%s", declineMessage(code))
 	}
 	return nil
@@ -111,12 +91,12 @@ func refusedWhenSaved(k *card) *Error {
 // checkTypedCard applies the card rules of card creation (checkCardData)
 // to card data typed on a page or given to a simulation control, where
 // every member is present.
-func (s *Server) checkTypedCard(m *merchant, d cardData) (card, *Error) {
+func (s *Server) checkTypedCard(m *merchant, d openpay.CardDetails) (card, *Error) {
 	f, e := reqbody.Parse(typedCardMembers, false)
 	if e != nil {
 		return card{}, e
 	}
-	return s.checkCardData(m, f, "", d)
+	return s.checkCardData(m, f, "", d, "", "")
 }
 
 // typedCardMembers are the members card data typed on a page has: all of
@@ -135,7 +115,7 @@ const (
 // pointsOf answers the points balance of a card, or 2008 when the card has
 // no points programme.
 func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
-	if !k.points {
+	if !k.prof.Points {
 		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
 	}
 	return []openpay.PointsBalance{{PointsType: pointsType,

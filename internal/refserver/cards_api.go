@@ -92,7 +92,7 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		if v.Err != nil {
 			return nil, v.Err
 		}
-		k, e = s.checkCardData(c.m, f, "", cardDataOf(req.card))
+		k, e = s.checkCardData(c.m, f, "", req.card, idgen.KindCard, c.fixedID())
 		if e != nil {
 			return nil, e
 		}
@@ -110,17 +110,18 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		defer release()
 		k = tk.card
+		k.id = c.newID(idgen.KindCard)
 		// The token is consumed only when the card is stored (this runs
 		// before release: the token's merchant is still locked).
 		defer func() {
 			if created != nil {
 				tk.used = true
-				tk.card.pendingCVV = ""
+				tk.card.cvvPending = false
 			}
 		}()
 		// The card is checked again against today's date: a token made
 		// earlier may hold a card that has expired since.
-		if expired, _ := cardnum.ExpiryPassed(k.expMonth, k.expYear, s.nowOf(c.m)); expired {
+		if expired, _ := k.exp.Passed(s.nowOf(c.m)); expired {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
@@ -136,7 +137,6 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		k.customerID = cu.id
 	}
-	k.id = c.newID(idgen.KindCard)
 	k.created = s.nowFor(c.m)
 	return cards.add(k).wire(), nil
 }
@@ -186,7 +186,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	month, year := k.expMonth, k.expYear
+	month, year := k.exp.Month(), k.exp.Year()
 	if f.Has("expiration_month") || f.Has("expiration_year") {
 		if f.Has("expiration_month") {
 			month = req.ExpirationMonth
@@ -201,16 +201,16 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 			return nil, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 		}
 	}
-	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.brand) {
+	if f.Has("cvv2") && !cardnum.CVVValid(req.CVV2, k.prof.Brand) {
 		return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
 	if f.Has("holder_name") {
 		k.holder = req.HolderName
 	}
-	k.expMonth, k.expYear = month, year
+	k.exp, k.charged = cardnum.ParseExpiry(month, year), nil // charges after this one record the card as it is now
 	c.cards().mark(k.id)
 	if f.Has("cvv2") {
-		k.pendingCVV = req.CVV2
+		k.cvvPending = true
 	}
 	return map[string]any{}, nil // the gateway answers an empty object
 }
@@ -224,7 +224,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 		return nil, e
 	}
 	k.deleted = true
-	k.pendingCVV = ""
+	k.cvvPending = false
 	c.cards().mark(k.id)
 	return nil, nil
 }

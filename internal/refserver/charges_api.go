@@ -150,7 +150,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return nil, e
 		}
 		card := f.Object("card")
-		k, e := s.checkCardData(merch, card, "card.", cardDataOf(w.Card))
+		k, e := s.checkCardData(merch, card, "card.", w.Card, "", "")
 		if card == nil {
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}

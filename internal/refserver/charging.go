@@ -112,7 +112,7 @@ func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx 
 // one the request gives at merchant level.
 func payerEmail(cu *customer, req *chargeRequest) string {
 	if cu != nil {
-		return cu.email
+		return cu.Email()
 	}
 	if req.customer != nil {
 		return req.customer.Email
@@ -208,61 +208,59 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 // scope of cu, a token of the merchant, or inline card data. The caller
 // holds m.mu, and the lock of whoever owns cards.
 func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *chargeRequest, t *tx, baseURL string) (*tx, *Error) {
-	var k card
-	var stored *card
+	// k is the card charged, read in place (stored, a token's, or inline).
+	var k, stored *card
 	var tk *token
 	switch {
 	case req.inline != nil:
-		k = *req.inline
+		k = req.inline
 	default:
 		if sc := cards.find(cu, req.sourceID); sc != nil {
-			stored, k = sc, *sc
+			stored, k = sc, sc
 		} else if m.tokens[req.sourceID] != nil {
 			var e *Error
 			if tk, e = m.unusedToken(req.sourceID); e != nil {
 				return nil, e
 			}
-			k = tk.card
+			k = &tk.card
 		} else {
 			return nil, errorf(openpay.ErrNotFound, "The card or token with id '%s' does not exist", truncateForMessage(req.sourceID))
 		}
-		if req.cvv2 != "" && !cardnum.CVVValid(req.cvv2, k.brand) {
+		if req.cvv2 != "" && !cardnum.CVVValid(req.cvv2, k.prof.Brand) {
 			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
 	}
-	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !k.points {
+	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !k.prof.Points {
 		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
 	}
 	// The security code serves this charge and is then dropped, whatever
 	// the outcome; the token is consumed.
 	if stored != nil {
-		stored.pendingCVV = ""
+		stored.cvvPending = false
 	}
 	if tk != nil {
 		tk.used = true
-		tk.card.pendingCVV = ""
+		tk.card.cvvPending = false
 	}
-	// wireCard stays on the stack; a copy goes to the heap only when the
-	// charge cannot share the stored card's.
-	wireCard := k.wire()
 	switch {
-	case stored == nil:
+	case stored != nil:
+		// Charges to a stored card share its wire form while it does not
+		// change (card.charged): a charge then costs no copy of the card.
+		if stored.charged == nil {
+			w := stored.wire()
+			stored.charged = &w
+		}
+		t.t.Card = stored.charged
+	default:
 		// Card data sent inline or a token: the charges that follow with the
 		// same card share the wire form, as those to a stored card do.
+		wireCard := k.wire()
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
 		if m.inlineCharged == nil || *m.inlineCharged != wireCard {
 			kept := wireCard
 			m.inlineCharged = &kept
 		}
 		t.t.Card = m.inlineCharged
-	case stored.charged != nil && *stored.charged == wireCard:
-		// Charges to a stored card share its wire form while the card does
-		// not change: a stored charge then costs no copy of the card.
-		t.t.Card = stored.charged
-	default:
-		kept := wireCard
-		stored.charged = &kept
-		t.t.Card = &kept
 	}
 
 	now := t.created()
@@ -270,12 +268,12 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
 	// request was read).
-	if expired, ok := cardnum.ExpiryPassed(k.expMonth, k.expYear, now); ok && expired && req.inline == nil {
+	if expired, ok := k.exp.Passed(now); ok && expired && req.inline == nil {
 		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
 	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
 	// that waits for its payer keeps it (newChargeTx).
-	outcome := k.outcome.ForPayer(payerEmail(cu, req))
+	outcome := k.prof.Outcome.ForPayer(payerEmail(cu, req))
 	if outcome.Code != 0 {
 		e := errorf(openpay.Code(outcome.Code), "%s", declineMessage(openpay.Code(outcome.Code)))
 		if outcome.FraudRule != "" {
@@ -359,7 +357,7 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	req := &chargeRequest{kind: kindCard, amount: amount, currency: currency, description: description,
 		capture: true, sourceID: cardID, country: m.country}
 	t := s.newChargeTx(m, cu, req)
-	if k := cards.byID[cardID]; k != nil && k.deleted && k.customerID == ownerID(cu) {
+	if k := cards.get(cardID); k != nil && k.deleted && k.customerID == ownerID(cu) {
 		w := k.wire()
 		t.t.Card = &w
 		return t, s.declineCharge(m, t, errorf(openpay.ErrNotFound, "The card with id '%s' does not exist", cardID))

@@ -471,7 +471,7 @@ func (s *Server) checkoutCharge(m *merchant, r *checkoutRecord, kind chargeKind)
 // not exist, 1003 for a method its country lacks, when it is not available
 // or a payment of it waits for the payer, 1008 when an account is
 // deactivated.
-func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (checkoutPayment, *Error) {
+func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.ChargeMethod, d openpay.CardDetails) (checkoutPayment, *Error) {
 	m := s.merchantByID(merchantID)
 	if m == nil {
 		return checkoutPayment{}, errNotFound("checkout", checkoutID)
@@ -551,7 +551,7 @@ func (s *Server) PayCheckoutBy(merchantID, checkoutID string, method openpay.Cha
 		return openpay.Checkout{}, errorf(openpay.ErrInvalidParameter, "A card payment of a checkout needs the card number (PayCheckout)")
 	}
 	defer s.durable(&err)()
-	p, e := s.payCheckout(merchantID, checkoutID, method, cardData{})
+	p, e := s.payCheckout(merchantID, checkoutID, method, openpay.CardDetails{})
 	if e != nil {
 		return openpay.Checkout{}, e
 	}
@@ -560,12 +560,12 @@ func (s *Server) PayCheckoutBy(merchantID, checkoutID string, method openpay.Cha
 
 // simulatedCard is the card a simulation pays with: the number given, and
 // the rest as a payer would type it.
-func simulatedCard(number string, now time.Time) cardData {
+func simulatedCard(number string, now time.Time) openpay.CardDetails {
 	cvv := "123"
 	if cardnum.Brand(number) == cardnum.AmericanExpress {
 		cvv = "1234"
 	}
-	return cardData{holder: "Sandbox Payer", number: number, cvv: cvv, month: "12", year: now.AddDate(3, 0, 0).Format("06")}
+	return openpay.CardDetails{HolderName: "Sandbox Payer", CardNumber: number, CVV2: cvv, ExpirationMonth: "12", ExpirationYear: now.AddDate(3, 0, 0).Format("06")}
 }
 
 // simulatePayCheckout is the pay control: body {"card_number": "..."}
@@ -584,7 +584,7 @@ func (s *Server) simulatePayCheckout(c *call) (any, *Error) {
 	if e := f.Into(&body); e != nil {
 		return nil, e
 	}
-	var d cardData
+	var d openpay.CardDetails
 	if body.Method == "" || body.Method == openpay.ChargeMethodCard {
 		if !f.Has("card_number") {
 			return nil, errorf(openpay.ErrBadRequest, "The field 'card_number' is required")
@@ -632,12 +632,12 @@ func (b pageBackend) PayCheckout(merchantID, checkoutID string, c web.PayerCard)
 // StartCheckoutPayment implements web.CheckoutBackend with the pay
 // control's payment by another method.
 func (b pageBackend) StartCheckoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod) (web.CheckoutPayment, error) {
-	return b.checkoutPayment(merchantID, checkoutID, method, cardData{})
+	return b.checkoutPayment(merchantID, checkoutID, method, openpay.CardDetails{})
 }
 
 // checkoutPayment is payCheckout as the checkout page sees it; what it
 // changed is stored before the page answers.
-func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d cardData) (_ web.CheckoutPayment, err error) {
+func (b pageBackend) checkoutPayment(merchantID, checkoutID string, method openpay.ChargeMethod, d openpay.CardDetails) (_ web.CheckoutPayment, err error) {
 	defer b.s.durable(&err)()
 	p, e := b.s.payCheckout(merchantID, checkoutID, method, d)
 	switch {

@@ -55,7 +55,7 @@ func audit(m *merchant) auditView {
 	defer m.mu.Unlock()
 	v := auditView{merchant: m.balance.Amount(), customers: make(map[string]openpay.Amount)}
 	for _, cu := range m.customers.list {
-		if cu.hasAccount {
+		if cu.hasAccount() {
 			v.customers[cu.id] = cu.balance.Amount()
 		}
 	}
@@ -335,7 +335,7 @@ func TestAuditCatchesAMovementWithoutItsRecord(t *testing.T) {
 	fund(t, env, cu, "10.00")
 	before := audit(m).total()
 	m.mu.Lock()
-	m.customers.byID[cu].credit(openpay.MustAmount("0.01"))
+	m.customers.lookup(cu).credit(openpay.MustAmount("0.01"))
 	m.mu.Unlock()
 	assert.NotEqual(t, before.String(), audit(m).total().String())
 	assert.NotEqual(t, audit(m).customers[cu].String(), ledger(m)[cu].String())

@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
+	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // Customers of a merchant (/v1/{merchant_id}/customers), and through the
@@ -82,7 +83,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if c.m != nil && c.m.country != countryrules.Mexico {
+	if c.m != nil && c.m.country != countryrules.Mexico && cu.hasAccount() {
 		cu.clabe = "" // a CLABE is a Mexican account number
 	}
 	return cu.wire(c.baseURL()), nil
@@ -124,15 +125,16 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if f.Has("external_id") && fixed.ExternalID != cu.externalID {
+	if f.Has("external_id") && fixed.ExternalID != cu.ExternalID() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'external_id' cannot be changed")
 	}
-	if f.Has("requires_account") && fixed.RequiresAccount != cu.hasAccount {
+	if f.Has("requires_account") && fixed.RequiresAccount != cu.hasAccount() {
 		return nil, errorf(openpay.ErrInvalidParameter, "The field 'requires_account' cannot be changed")
 	}
 	// A new address value, never a change to the stored one: answers
 	// encoded after the lock is released may still point at the old one.
-	cu.name, cu.lastName, cu.email, cu.phone, cu.address = req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address
+	_, cu.Customer = textpack.NewCustomer(nil, req.Name, req.LastName, req.Email, req.PhoneNumber, cu.ExternalID())
+	cu.address = req.Address
 	cu.customerAddress = req.CustomerAddress
 	c.customers().mark(cu.id)
 	return cu.wire(c.baseURL()), nil
@@ -145,7 +147,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if cu.hasAccount && cu.balance.IsPositive() {
+	if cu.hasAccount() && cu.balance.IsPositive() {
 		return nil, errorf(openpay.ErrInvalidParameter,
 			"The customer cannot be deleted while its balance (%s) is above zero", cu.balance)
 	}
@@ -161,10 +163,10 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	cu.status = openpay.CustomerStatusDeleted
+	cu.deleted = true
 	c.customers().mark(cu.id)
-	if cs := c.customers(); cu.externalID != "" && cs.externalID[cu.externalID] == cu {
-		delete(cs.externalID, cu.externalID)
+	if cs := c.customers(); cu.ExternalID() != "" && cs.externalID[cu.ExternalID()] == cu {
+		delete(cs.externalID, cu.ExternalID())
 	}
 	_ = c.eachMerchant(func(m *merchant) *Error {
 		s.notifyCustomerDeleted(m, cu.id)
@@ -193,6 +195,6 @@ func (s *Server) listCustomers(c *call) (any, *Error) {
 		}
 	}
 	return listquery.Page(p, recs, func(cu *customer) (time.Time, bool) {
-		return cu.created, cu.status != openpay.CustomerStatusDeleted && (externalID == "" || cu.externalID == externalID)
+		return cu.created, !cu.deleted && (externalID == "" || cu.ExternalID() == externalID)
 	}, func(cu *customer) openpay.Customer { return cu.wire(base) }), nil
 }

@@ -120,7 +120,7 @@
 //
 // Nothing in this package logs, returns or stores a full card number, a
 // security code or a key: answers carry the masked number (cardnum.Mask),
-// a card keeps only that and what its number decides (card.outcome), not
+// a card keeps only that and what its number decides (card.prof), not
 // the number itself, and the log records the operation, never the path,
 // query or body.
 package refserver

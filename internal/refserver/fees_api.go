@@ -67,7 +67,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	if e := checkActive(m, cu); e != nil {
 		return nil, e
 	}
-	if !cu.hasAccount {
+	if !cu.hasAccount() {
 		return nil, errNoAccount("customer_id", cu.id)
 	}
 	if e := m.orderIDTaken(req.OrderID); e != nil {
@@ -134,7 +134,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if fee.status() != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The fee has already been refunded")
 	}
-	cu := m.customers.byID[fee.t.CustomerID]
+	cu := m.customers.lookup(fee.t.CustomerID)
 	if cu == nil {
 		return nil, errorf(openpay.ErrAccountDeactivated, descCustomerDeactivated)
 	}

@@ -65,7 +65,7 @@ func checkActive(m *merchant, customers ...*customer) *Error {
 		return errorf(openpay.ErrAccountDeactivated, descMerchantDeactivated)
 	}
 	for _, cu := range customers {
-		if cu != nil && (cu.deactivated || cu.status == openpay.CustomerStatusDeleted) {
+		if cu != nil && (cu.deactivated || cu.deleted) {
 			return errorf(openpay.ErrAccountDeactivated, descCustomerDeactivated)
 		}
 	}

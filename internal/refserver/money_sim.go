@@ -206,7 +206,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	if e := checkActive(m, cu); e != nil {
 		return openpay.Transaction{}, e
 	}
-	if cu != nil && !cu.hasAccount {
+	if cu != nil && !cu.hasAccount() {
 		return openpay.Transaction{}, errNoAccount("", cu.id)
 	}
 	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,

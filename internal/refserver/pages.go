@@ -102,9 +102,9 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		if t.later != nil {
 			email = t.later.email
 		}
-		o := k.outcome.ForPayer(email)
+		o := k.prof.Outcome.ForPayer(email)
 		out = web.CardOutcome{Decline: openpay.Code(o.Code), Requires3DS: o.Requires3DS}
-		k.pendingCVV = ""
+		k.cvvPending = false
 		wireCard := k.wire()
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
 		t.t.Card = &wireCard
@@ -114,8 +114,8 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 }
 
 // typedCard is the card data the payer typed on a page.
-func typedCard(c web.PayerCard) cardData {
-	return cardData{holder: c.Holder, number: c.Number, cvv: c.CVV, month: c.ExpMonth, year: c.ExpYear}
+func typedCard(c web.PayerCard) openpay.CardDetails {
+	return openpay.CardDetails{HolderName: c.Holder, CardNumber: c.Number, CVV2: c.CVV, ExpirationMonth: c.ExpMonth, ExpirationYear: c.ExpYear}
 }
 
 // CompleteCharge implements web.PageBackend with the complete control.

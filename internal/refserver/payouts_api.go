@@ -231,7 +231,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		w.CreationDate = time.Time{}
 		t.more().BankAccount = &w
 	default:
-		k := m.cards[req.destinationID]
+		k := m.storedCards().get(req.destinationID)
 		if k == nil || k.deleted || (cu == nil && k.customerID != "") || (cu != nil && k.customerID != cu.id) {
 			return nil, errNotFound("card", req.destinationID)
 		}
@@ -292,7 +292,7 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 	}
 	var cu *customer
 	if t.t.CustomerID != "" {
-		cu = m.customers.byID[t.t.CustomerID]
+		cu = m.customers.lookup(t.t.CustomerID)
 	}
 	if e := checkActive(m, cu); e != nil {
 		return nil, e

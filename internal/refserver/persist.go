@@ -347,7 +347,7 @@ func (d *dataState) Load(r *dataReader) error {
 	// load bare first and fill in after.
 	groups := r.Owners("groups")
 	for _, id := range groups {
-		g := &group{id: id, merchants: make(map[string]bool), cards: make(map[string]*card), customers: newCustomerSet()}
+		g := &group{id: id, merchants: make(map[string]bool), cards: newCardKeys(), customers: newCustomerSet()}
 		g.customers.own = owner{g: g}
 		s.groups[id] = g
 	}

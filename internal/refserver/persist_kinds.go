@@ -15,6 +15,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
+	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // The kinds of record the data directory keeps (see persist.go), and for
@@ -445,14 +446,17 @@ func customerKind(merchant bool) recordKind {
 			}
 		},
 		get: func(_ *Server, o owner, id string) (any, bool) {
-			cu := set(o).byID[id]
+			cu := set(o).lookup(id)
 			if cu == nil {
 				return nil, false
 			}
-			return customerRecord{ID: cu.id, Created: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
-				Phone: cu.phone, ExternalID: cu.externalID, Address: cu.address, CustomerAddress: cu.customerAddress, Status: cu.status,
-				HasAccount: cu.hasAccount, Balance: cu.balance.Amount(), CLABE: cu.clabe, StoreRef: cu.storeRef,
-				Deactivated: cu.deactivated}, true
+			r := customerRecord{ID: cu.id, Created: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
+				Phone: cu.Phone(), ExternalID: cu.ExternalID(), Address: cu.address, CustomerAddress: cu.customerAddress,
+				Status: cu.status(), HasAccount: cu.hasAccount(), Deactivated: cu.deactivated}
+			if a := cu.customerAccount; a != nil {
+				r.Balance, r.CLABE, r.StoreRef = a.balance.Amount(), a.clabe, a.storeRef
+			}
+			return r, true
 		},
 		load: func(s *Server, o owner, _ string, data []byte) error {
 			var r customerRecord
@@ -460,16 +464,17 @@ func customerKind(merchant bool) recordKind {
 				return err
 			}
 			cs := set(o)
-			cu := &customer{id: r.ID, created: inZone(r.Created), name: r.Name, lastName: r.LastName, email: r.Email,
-				phone: r.Phone, externalID: r.ExternalID, address: r.Address, customerAddress: r.CustomerAddress, status: r.Status,
-				hasAccount: r.HasAccount, balance: cents.Of(r.Balance), clabe: r.CLABE, storeRef: r.StoreRef,
-				deactivated: r.Deactivated}
-			cs.byID[cu.id] = cu
-			cs.list = append(cs.list, cu)
-			if cu.externalID != "" && cu.status != openpay.CustomerStatusDeleted {
-				cs.externalID[cu.externalID] = cu
+			cu := &customer{created: inZone(r.Created), address: r.Address, customerAddress: r.CustomerAddress,
+				deleted: r.Status == openpay.CustomerStatusDeleted, deactivated: r.Deactivated}
+			cu.id, cu.Customer = textpack.NewCustomer([]byte(r.ID), r.Name, r.LastName, r.Email, r.Phone, r.ExternalID)
+			if r.HasAccount {
+				cu.customerAccount = &customerAccount{balance: cents.Of(r.Balance), clabe: r.CLABE, storeRef: r.StoreRef}
 			}
-			if cu.storeRef != "" {
+			cs.add(cu)
+			if r.ExternalID != "" && !cu.deleted {
+				cs.externalID[cu.ExternalID()] = cu
+			}
+			if cu.hasAccount() && cu.storeRef != "" {
 				s.registerBarcodeRef(cu.storeRef)
 			}
 			return nil
@@ -491,7 +496,7 @@ func cardKind(merchant bool) recordKind {
 			}
 		},
 		get: func(_ *Server, o owner, id string) (any, bool) {
-			k := set(o).byID[id]
+			k := set(o).get(id)
 			if k == nil {
 				return nil, false
 			}
@@ -552,15 +557,17 @@ type cardRecord struct {
 }
 
 func newCardRecord(k *card) cardRecord {
-	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Masked: k.masked, Outcome: k.outcome, Holder: k.holder,
-		ExpMonth: k.expMonth, ExpYear: k.expYear, Address: k.address, Brand: k.brand, CardType: k.cardType,
-		BankName: k.bankName, BankCode: k.bankCode, Points: k.points, Deleted: k.deleted}
+	p := k.prof
+	return cardRecord{ID: k.id, CustomerID: k.customerID, Created: k.created, Masked: k.masked, Outcome: p.Outcome, Holder: k.holder,
+		ExpMonth: k.exp.Month(), ExpYear: k.exp.Year(), Address: k.address, Brand: p.Brand, CardType: p.Type,
+		BankName: p.BankName, BankCode: p.BankCode, Points: p.Points, Deleted: k.deleted}
 }
 
 func (r cardRecord) card() card {
-	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), masked: r.Masked, outcome: r.Outcome, holder: r.Holder,
-		expMonth: r.ExpMonth, expYear: r.ExpYear, address: r.Address, brand: r.Brand, cardType: r.CardType,
-		bankName: r.BankName, bankCode: r.BankCode, points: r.Points, deleted: r.Deleted}
+	return card{id: r.ID, customerID: r.CustomerID, created: inZone(r.Created), masked: r.Masked, holder: r.Holder,
+		exp: cardnum.ParseExpiry(r.ExpMonth, r.ExpYear), address: r.Address, deleted: r.Deleted,
+		prof: cardnum.Intern(cardnum.Profile{Brand: r.Brand, Type: r.CardType, BankName: r.BankName, BankCode: r.BankCode,
+			Points: r.Points, Outcome: r.Outcome})}
 }
 
 type tokenRecord struct {
@@ -756,17 +763,14 @@ var stateFields = map[reflect.Type]map[string]string{
 		"own":        "set when the set is made",
 	},
 	reflect.TypeFor[customer](): {
-		"id": fieldSaved, "created": fieldSaved, "name": fieldSaved, "lastName": fieldSaved, "email": fieldSaved,
-		"phone": fieldSaved, "externalID": fieldSaved, "address": fieldSaved, "customerAddress": fieldSaved, "status": fieldSaved,
-		"hasAccount": fieldSaved, "balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved,
-		"deactivated": fieldSaved,
+		"id": fieldSaved, "created": fieldSaved, "Customer": fieldSaved, "address": fieldSaved,
+		"customerAddress": fieldSaved, "deleted": fieldSaved, "customerAccount": fieldSaved, "deactivated": fieldSaved,
 	},
+	reflect.TypeFor[customerAccount](): {"balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved},
 	reflect.TypeFor[card](): {
-		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "outcome": fieldSaved, "holder": fieldSaved,
-		"expMonth": fieldSaved, "expYear": fieldSaved, "address": fieldSaved, "brand": fieldSaved,
-		"cardType": fieldSaved, "bankName": fieldSaved, "bankCode": fieldSaved, "points": fieldSaved,
-		"deleted":    fieldSaved,
-		"pendingCVV": "a security code never goes to disk; it only waits to be dropped by the next charge, which decides nothing by it",
+		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "holder": fieldSaved,
+		"exp": fieldSaved, "address": fieldSaved, "prof": fieldSaved, "deleted": fieldSaved,
+		"cvvPending": "a security code never goes to disk, nor does that one waits for the next charge, which decides nothing by it",
 		"charged":    "a cache of the wire form the last charge recorded; the transactions keep their own copy",
 	},
 	reflect.TypeFor[token](): {

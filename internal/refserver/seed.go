@@ -267,7 +267,7 @@ func (a *seedApply) undo() {
 	for _, m := range removed {
 		m.mu.Lock()
 		for _, cu := range m.customers.list {
-			if cu.storeRef != "" {
+			if cu.hasAccount() && cu.storeRef != "" {
 				s.barcodes.Delete(cu.storeRef)
 			}
 		}

@@ -377,7 +377,7 @@ func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 		return cfg, fmt.Errorf("refserver: id %q is already a merchant", cfg.ID)
 	}
 	g := &group{id: cfg.ID, keyHash: sha256.Sum256([]byte(cfg.PrivateKey)), merchants: make(map[string]bool),
-		cards: make(map[string]*card)}
+		cards: newCardKeys()}
 	for _, id := range cfg.MerchantIDs {
 		m, ok := s.merchants[id]
 		if !ok {

@@ -41,7 +41,7 @@ func TestDeactivatedAccountsRefuseCharges(t *testing.T) {
 	cu := newCustomer(t, env, true)
 	m := env.s.merchantByID(env.m.ID)
 	m.mu.Lock()
-	m.customers.byID[cu].deactivated = true
+	m.customers.lookup(cu).deactivated = true
 	m.customers.mark(cu)
 	m.mu.Unlock()
 	desc := requireError(t, env.post("/customers/"+cu+"/charges", map[string]any{"method": "store", "amount": 1, "description": "x"}), 1008)

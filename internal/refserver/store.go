@@ -20,6 +20,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
+	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // The in-memory store.
@@ -71,8 +72,8 @@ type merchant struct {
 	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
-	cards     map[string]*card
-	cardList  []*card // creation order
+	cards     seqindex.Keys[*card] // by id (cardSet.get)
+	cardList  []*card              // creation order
 	tokens    map[string]*token
 	tokenList []*token           // creation order
 	txs       seqindex.Keys[*tx] // by id (txByID)
@@ -136,7 +137,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		country:   countryrules.Mexico,
 		balance:   cents.Of(cfg.Balance),
 		customers: newCustomerSet(),
-		cards:     make(map[string]*card),
+		cards:     newCardKeys(),
 		tokens:    make(map[string]*token),
 		txs:       seqindex.NewKeys(func(t *tx) string { return t.t.ID }),
 		txIndex:   make(map[txKey]seqindex.List),
@@ -172,15 +173,15 @@ type group struct {
 	keyHash   [32]byte
 	merchants map[string]bool // fixed at creation
 	customers *customerSet
-	cards     map[string]*card // the group's customers' cards
-	cardList  []*card          // creation order
-	data      *dataStore       // see merchant.data
+	cards     seqindex.Keys[*card] // the group's customers' cards, by id
+	cardList  []*card              // creation order
+	data      *dataStore           // see merchant.data
 }
 
 // storedCards returns the cards of the group's customers. The caller holds
 // g.mu.
 func (g *group) storedCards() cardSet {
-	return cardSet{byID: g.cards, list: &g.cardList, own: owner{g: g}}
+	return cardSet{byID: &g.cards, list: &g.cardList, own: owner{g: g}}
 }
 
 // groupMerchants returns the merchants of the group, in id order.
@@ -197,38 +198,49 @@ func (s *Server) groupMerchants(g *group) []*merchant {
 
 // customer is a customer record. Its wire form is built by wire().
 type customer struct {
-	id         string
-	created    time.Time
-	name       string
-	lastName   string
-	email      string
-	phone      string
-	externalID string
-	address    *openpay.Address
+	id string
+	// Customer holds the name, last name, e-mail, phone number and
+	// external id in one allocation (a new customer's id with them).
+	textpack.Customer
+	created time.Time
+	address *openpay.Address
 	// customerAddress is the Colombian form of the address (also taken
 	// from Peruvian customers); like address, replaced, never changed.
 	customerAddress *openpay.ColombianAddress
-	status          openpay.CustomerStatus
-	// hasAccount: created with requires_account. Such a customer has a
-	// balance, a CLABE and a store reference, and charges made at its scope
-	// are credited to its balance instead of the merchant's.
-	hasAccount bool
-	balance    cents.Balance
-	clabe      string
-	storeRef   string
+	// customerAccount is nil but for a customer created with
+	// requires_account: a balance, a CLABE and a store reference; charges
+	// at its scope are credited to its balance, not the merchant's.
+	*customerAccount
+	deleted bool
 	// deactivated accounts refuse movements of funds with 1008.
 	deactivated bool
+}
+
+// customerAccount is the account of a customer with one.
+type customerAccount struct {
+	balance         cents.Balance
+	clabe, storeRef string
+}
+
+func (cu *customer) hasAccount() bool { return cu.customerAccount != nil }
+
+// status is the customer's status as answers show it.
+func (cu *customer) status() openpay.CustomerStatus {
+	if cu.deleted {
+		return openpay.CustomerStatusDeleted
+	}
+	return openpay.CustomerStatusActive
 }
 
 // wire returns the customer's wire form. baseURL is where barcode images are
 // served (for the store reference of customers with an account).
 func (cu *customer) wire(baseURL string) openpay.Customer {
 	w := openpay.Customer{
-		ID: cu.id, CreationDate: cu.created, Name: cu.name, LastName: cu.lastName, Email: cu.email,
-		PhoneNumber: cu.phone, ExternalID: cu.externalID, Address: cu.address, Status: cu.status,
+		ID: cu.id, CreationDate: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
+		PhoneNumber: cu.Phone(), ExternalID: cu.ExternalID(), Address: cu.address, Status: cu.status(),
 		CustomerAddress: cu.customerAddress,
 	}
-	if cu.hasAccount {
+	if cu.hasAccount() {
 		w.Balance = cu.balance.Amount()
 		w.CLABE = cu.clabe
 		w.Store = &openpay.StoreReference{Reference: cu.storeRef, BarcodeURL: barcodeURL(baseURL, cu.storeRef)}
@@ -244,8 +256,8 @@ func barcodeURL(baseURL, ref string) string {
 
 // customerSet is the customers of a merchant or of a group.
 type customerSet struct {
-	byID       map[string]*customer
-	list       []*customer // creation order
+	byID       seqindex.Keys[*customer] // lookup
+	list       []*customer              // creation order
 	externalID map[string]*customer
 	own        owner // whose customers they are, for mark
 }
@@ -261,14 +273,23 @@ func (cs *customerSet) mark(id string) {
 }
 
 func newCustomerSet() *customerSet {
-	return &customerSet{byID: make(map[string]*customer), externalID: make(map[string]*customer)}
+	return &customerSet{byID: seqindex.NewKeys(func(cu *customer) string { return cu.id }), externalID: make(map[string]*customer)}
+}
+
+// lookup returns the customer with the given id, deleted or not, or nil.
+func (cs *customerSet) lookup(id string) *customer { cu, _ := cs.byID.Get(cs.list, id); return cu }
+
+// add stores a new customer.
+func (cs *customerSet) add(cu *customer) {
+	cs.list = append(cs.list, cu)
+	cs.byID.Put(cs.list, cu.id, uint32(len(cs.list)))
 }
 
 // get returns the customer with the given id, nil when it does not exist or
 // was deleted.
 func (cs *customerSet) get(id string) *customer {
-	cu := cs.byID[id]
-	if cu == nil || cu.status == openpay.CustomerStatusDeleted {
+	cu := cs.lookup(id)
+	if cu == nil || cu.deleted {
 		return nil
 	}
 	return cu
@@ -281,29 +302,22 @@ func (cs *customerSet) get(id string) *customer {
 // The caller holds the lock of the set's owner.
 func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpay.CustomerRequest) (*customer, *Error) {
 	if req.ExternalID != "" {
-		if other := cs.externalID[req.ExternalID]; other != nil && other.status != openpay.CustomerStatusDeleted {
+		if other := cs.externalID[req.ExternalID]; other != nil && !other.deleted {
 			return nil, errorf(openpay.ErrExternalIDExists, "A customer with the external_id '%s' already exists",
 				truncateForMessage(req.ExternalID))
 		}
 	}
-	if id == "" {
-		id = s.ids.NewID(idgen.KindCustomer)
-	}
-	cu := &customer{
-		id: id, created: s.nowFor(m),
-		name: req.Name, lastName: req.LastName, email: req.Email, phone: req.PhoneNumber,
-		externalID: req.ExternalID, address: req.Address, customerAddress: req.CustomerAddress, status: openpay.CustomerStatusActive,
-		hasAccount: req.RequiresAccount,
-	}
-	if cu.hasAccount {
-		cu.clabe = s.newCLABE("646")
-		cu.storeRef = s.ids.CustomerStoreReference()
+	cu := &customer{created: s.nowFor(m), address: req.Address, customerAddress: req.CustomerAddress}
+	var buf [256]byte
+	cu.id, cu.Customer = textpack.NewCustomer(s.ids.AppendIDOr(buf[:0], id, idgen.KindCustomer),
+		req.Name, req.LastName, req.Email, req.PhoneNumber, req.ExternalID)
+	if req.RequiresAccount {
+		cu.customerAccount = &customerAccount{clabe: s.newCLABE("646"), storeRef: s.ids.CustomerStoreReference()}
 		s.registerBarcodeRef(cu.storeRef)
 	}
-	cs.byID[cu.id] = cu
-	cs.list = append(cs.list, cu)
-	if cu.externalID != "" {
-		cs.externalID[cu.externalID] = cu
+	cs.add(cu)
+	if req.ExternalID != "" {
+		cs.externalID[cu.ExternalID()] = cu
 	}
 	cs.mark(cu.id)
 	return cu, nil
@@ -353,36 +367,31 @@ func (s *Server) CreateCustomer(merchantID string, req openpay.CustomerRequest) 
 // card is a stored card. Its full number is not kept, in memory or in the
 // data directory, once the card data is checked: what the server needs of
 // it after that is kept instead (the masked number, the brand, type and
-// bank, and what a charge to it does). The security code is kept only
-// until the next charge to the card uses it.
+// bank, and what a charge to it does). Nor is its security code: only
+// that one waits for the next charge to the card (cvvPending).
 type card struct {
 	id         string
 	customerID string // "" for a merchant-level card
 	created    time.Time
 	// masked is the number as answers show it: the first six and last
 	// four digits, X's between (cardnum.Mask). Two live cards of a
-	// customer with the same masked number are the same card (2002).
-	masked string
-	// outcome is what a charge to the card does by its number (a sandbox
-	// test card's decline or 3-D Secure; success for any other card),
-	// before the payer's e-mail is looked at (cardnum.Outcome.ForPayer).
-	outcome  cardnum.Outcome
-	holder   string
-	expMonth string // two digits
-	expYear  string // two digits
-	address  *openpay.Address
-	brand    string
-	cardType string
-	bankName string
-	bankCode string
-	points   bool
-	deleted  bool
-	// pendingCVV is the security code sent with the card or its last
-	// update, used by the next charge and then dropped.
-	pendingCVV string
-	// charged is the wire form the last charge to the card recorded,
-	// shared by the charges that follow while it stays the same (wire
-	// values are never modified once stored).
+	// customer with the same masked number are the same card (2002). A
+	// card made from card data keeps its id, masked number and holder in
+	// one allocation (checkCardData).
+	masked  string
+	holder  string
+	address *openpay.Address
+	// prof is what the number told of the card (brand, type, bank, points,
+	// what a charge to it does), shared with the cards of the same profile.
+	prof    *cardnum.Profile
+	exp     cardnum.Expiry
+	deleted bool
+	// cvvPending: a security code came with the card or its last update
+	// and no charge has used it yet (the gateway keeps it for the next).
+	cvvPending bool
+	// charged is the card's wire form, made by the first charge and
+	// shared by the charges to the card until it changes (updateCard
+	// drops it): wire values are never modified once stored.
 	charged *openpay.Card
 }
 
@@ -391,9 +400,9 @@ func (k *card) wire() openpay.Card {
 	return openpay.Card{
 		ID: k.id, CreationDate: k.created, CustomerID: k.customerID,
 		CardNumber: k.masked, HolderName: k.holder,
-		ExpirationMonth: k.expMonth, ExpirationYear: k.expYear, Address: k.address,
-		Brand: openpay.CardBrand(k.brand), Type: openpay.CardType(k.cardType), BankName: k.bankName, BankCode: k.bankCode,
-		AllowsCharges: true, AllowsPayouts: k.cardType == "debit", PointsCard: k.points,
+		ExpirationMonth: k.exp.Month(), ExpirationYear: k.exp.Year(), Address: k.address,
+		Brand: openpay.CardBrand(k.prof.Brand), Type: openpay.CardType(k.prof.Type), BankName: k.prof.BankName, BankCode: k.prof.BankCode,
+		AllowsCharges: true, AllowsPayouts: k.prof.Type == "debit", PointsCard: k.prof.Points,
 	}
 }
 
@@ -401,14 +410,14 @@ func (k *card) wire() openpay.Card {
 // cards and its customers') or a group's (its customers'). A deleted card
 // stays, marked, for the transactions that used it.
 type cardSet struct {
-	byID map[string]*card
+	byID *seqindex.Keys[*card]
 	list *[]*card // creation order
 	own  owner    // whose cards they are, for mark
 }
 
 // storedCards returns the merchant's cards. The caller holds m.mu.
 func (m *merchant) storedCards() cardSet {
-	return cardSet{byID: m.cards, list: &m.cardList, own: owner{m: m}}
+	return cardSet{byID: &m.cards, list: &m.cardList, own: owner{m: m}}
 }
 
 // mark marks the card with the given id changed (see persist.go). The
@@ -424,18 +433,25 @@ func (cs cardSet) mark(id string) {
 // find returns the live card with the id stored at the scope of cu
 // (merchant level when cu is nil), or nil.
 func (cs cardSet) find(cu *customer, id string) *card {
-	k := cs.byID[id]
+	k := cs.get(id)
 	if k == nil || k.deleted || k.customerID != ownerID(cu) {
 		return nil
 	}
 	return k
 }
 
+// get returns the card with the id, deleted or not, at any scope, or nil.
+func (cs cardSet) get(id string) *card { k, _ := cs.byID.Get(*cs.list, id); return k }
+
+// newCardKeys returns an empty index of cards by id.
+func newCardKeys() seqindex.Keys[*card] { return seqindex.NewKeys(cardID) }
+func cardID(k *card) string             { return k.id }
+
 // add stores a new card and returns the stored record.
 func (cs cardSet) add(k card) *card {
 	stored := &k
-	cs.byID[stored.id] = stored
 	*cs.list = append(*cs.list, stored)
+	cs.byID.Put(*cs.list, stored.id, uint32(len(*cs.list)))
 	cs.mark(stored.id)
 	return stored
 }
@@ -461,8 +477,8 @@ type token struct {
 func (tk *token) wire() answer.Token {
 	return answer.Token{ID: tk.id, Card: answer.TokenCard{
 		CardNumber: tk.card.masked, HolderName: tk.card.holder,
-		ExpirationMonth: tk.card.expMonth, ExpirationYear: tk.card.expYear, Address: tk.card.address,
-		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.brand), PointsCard: tk.card.points,
+		ExpirationMonth: tk.card.exp.Month(), ExpirationYear: tk.card.exp.Year(), Address: tk.card.address,
+		CreationDate: tk.created, Brand: openpay.CardBrand(tk.card.prof.Brand), PointsCard: tk.card.prof.Points,
 	}}
 }
 
@@ -766,7 +782,7 @@ func (cu *customer) debit(a openpay.Amount, force bool) bool {
 // caller holds m.mu.
 func (m *merchant) accountFor(customerID string) account {
 	if customerID != "" {
-		if cu := m.customers.byID[customerID]; cu != nil && cu.hasAccount {
+		if cu := m.customers.lookup(customerID); cu != nil && cu.hasAccount() {
 			m.mark(recCustomer, cu.id) // the caller moves its balance
 			return cu
 		}
@@ -813,7 +829,7 @@ func (s *Server) Balances(merchantID string) (merchantBalance openpay.Amount, cu
 	defer m.mu.Unlock()
 	customers = make(map[string]openpay.Amount)
 	for _, cu := range m.customers.list {
-		if cu.hasAccount {
+		if cu.hasAccount() {
 			customers[cu.id] = cu.balance.Amount()
 		}
 	}

@@ -233,7 +233,7 @@ func (sub *subscription) wire(m *merchant) openpay.Subscription {
 		w.TrialEndDate = openpay.DateOf(sub.trialEnd)
 	}
 	// A card deleted since is still the one the subscription names.
-	if k := sub.cards(m).byID[sub.cardID]; k != nil {
+	if k := sub.cards(m).get(sub.cardID); k != nil {
 		kw := k.wire()
 		w.Card = &kw
 	}
@@ -348,9 +348,9 @@ func (s *Server) runSubscription(m *merchant, sub *subscription, today time.Time
 func (s *Server) chargeSubscription(m *merchant, sub *subscription) (*tx, *Error) {
 	var cu *customer
 	if sub.group != nil {
-		cu = sub.group.customers.byID[sub.customerID]
+		cu = sub.group.customers.lookup(sub.customerID)
 	} else {
-		cu = m.customers.byID[sub.customerID]
+		cu = m.customers.lookup(sub.customerID)
 	}
 	t, e := s.chargeStoredCard(m, sub.cards(m), cu, sub.cardID, sub.plan.Amount, openpay.Currency(sub.plan.Currency),
 		fmt.Sprintf("Subscription %s to plan %s, period %d", sub.id, sub.plan.ID, sub.periods+1))
@@ -384,7 +384,7 @@ func (s *Server) parseSubscriptionCard(m *merchant, f reqbody.Fields, sourceID s
 		if sub == nil || d == nil {
 			return subscriptionCardSource{}, errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
-		k, e := s.checkCardData(m, sub, "card.", cardDataOf(*d))
+		k, e := s.checkCardData(m, sub, "card.", *d, "", "")
 		if e != nil {
 			return subscriptionCardSource{}, e
 		}
@@ -495,7 +495,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 	} else {
 		if _, e := s.chargeSubscription(m, sub); e != nil {
 			if stored {
-				k.deleted, k.pendingCVV = true, ""
+				k.deleted, k.cvvPending = true, false
 			}
 			return nil, e
 		}
@@ -566,7 +566,7 @@ func (s *Server) updateSubscription(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "The subscription '%s' is cancelled and cannot be changed", sub.id)
 	}
 	if echoedCard {
-		if k := sub.cards(m).byID[sub.cardID]; k == nil || k.masked != req.Card.CardNumber {
+		if k := sub.cards(m).get(sub.cardID); k == nil || k.masked != req.Card.CardNumber {
 			// Not the card the subscription has: card data, checked as such
 			// (a masked number is refused).
 			_, e := s.parseSubscriptionCard(c.m, f, req.SourceID, req.Card, false)

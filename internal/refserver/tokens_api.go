@@ -32,7 +32,7 @@ func (s *Server) createToken(c *call) (any, *Error) {
 	if e := f.Into(&req); e != nil {
 		return nil, e
 	}
-	k, e := s.checkCardData(c.m, f, "", cardDataOf(req))
+	k, e := s.checkCardData(c.m, f, "", req, "", "")
 	if e != nil {
 		return nil, e
 	}

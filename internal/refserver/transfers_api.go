@@ -77,10 +77,10 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	if e := checkActive(m, from, to); e != nil {
 		return nil, e
 	}
-	if !from.hasAccount {
+	if !from.hasAccount() {
 		return nil, errNoAccount("", from.id)
 	}
-	if !to.hasAccount {
+	if !to.hasAccount() {
 		return nil, errNoAccount("customer_id", to.id)
 	}
 	if e := m.orderIDTaken(req.OrderID); e != nil {

@@ -165,20 +165,36 @@ func (g *Generator) appendDraw(dst []byte, a *alphabet, n int) []byte {
 // transaction). A prefix that would leave no room is cut to Length-1
 // characters.
 func (g *Generator) NewID(kind Kind) string {
+	var buf [Length]byte
+	return string(g.AppendNewID(buf[:0], kind))
+}
+
+// AppendNewID appends a new identifier of the given kind ([Generator.NewID])
+// to dst, so that a caller that keeps the id beside other strings allocates
+// them once.
+func (g *Generator) AppendNewID(dst []byte, kind Kind) []byte {
 	prefix := string(kind)
 	if len(prefix) >= Length {
 		prefix = prefix[:Length-1]
 	}
-	for {
-		var buf [Length]byte
-		id := string(g.appendDraw(append(buf[:0], prefix...), drawLower, Length-len(prefix)))
+	for start := len(dst); ; dst = dst[:start] {
+		dst = g.appendDraw(append(dst, prefix...), drawLower, Length-len(prefix))
 		g.reservedMu.RLock()
-		taken := g.reserved[id]
+		taken := g.reserved[string(dst[start:])]
 		g.reservedMu.RUnlock()
 		if !taken {
-			return id
+			return dst
 		}
 	}
+}
+
+// AppendIDOr appends fixed to dst when it is not empty (an id a seed
+// fixed), else a new identifier of the given kind, else nothing (kind "").
+func (g *Generator) AppendIDOr(dst []byte, fixed string, kind Kind) []byte {
+	if fixed != "" || kind == "" {
+		return append(dst, fixed...)
+	}
+	return g.AppendNewID(dst, kind)
 }
 
 // Reserve keeps NewID from ever returning the given identifiers.
