@@ -210,6 +210,22 @@ func (f Fields) Into(dst any) *apierr.Error {
 // IntoAt is Into for a merchant whose zone is zone: a date-time sent
 // without an offset (a due_date) is read as zone's wall-clock time.
 func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
+	if generated != nil {
+		if e, ok := generated(f, dst, zone); ok {
+			return e
+		}
+	}
+	return f.intoReflect(dst, zone)
+}
+
+//go:generate go test -run ^TestGeneratedDecoders$ -count=1 . -args -write-generated
+
+// generated is decode_gen.go's decoding of the wire types it has
+// decoders for (intoGenerated), without reflection; nil without the file.
+var generated func(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
+
+// intoReflect is IntoAt by reflection, for every wire type.
+func (f Fields) intoReflect(dst any, zone *time.Location) *apierr.Error {
 	v := reflect.ValueOf(dst).Elem()
 	f.applyAliases(planOf(v.Type()).aliases)
 	return f.intoValue(v, "", zone)
@@ -331,94 +347,52 @@ func traitsOf(t reflect.Type) *typeTraits {
 }
 
 // decodeMember decodes the member m into the field fv; a date-time
-// without an offset is zone's.
+// without an offset is zone's. Each type's reading is member.go's.
 //
 // The member's path is prefix+name ("card." and "cvv2"); it is put together
 // only for an error, or for the members of a nested object.
 func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *apierr.Error {
-	raw, name := trimSpace(m.raw), m.name
-	bad := func(what string) *apierr.Error {
-		return apierr.Errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
-	}
 	ft := fv.Type()
 	switch {
-	case ft == typeAmount || ft == typeDecimal:
-		// looseNumber answers a checked JSON number, so the type's own
-		// reading is called without encoding/json checking it again.
-		lit, ok := looseNumber(raw)
-		if !ok || fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(lit) != nil {
-			return bad("must be a number")
-		}
-		return nil
+	case ft == typeAmount:
+		return m.amount(prefix, fv.Addr().Interface().(*openpay.Amount))
+	case ft == typeDecimal:
+		return m.decimal(prefix, fv.Addr().Interface().(*openpay.Decimal))
 	case ft == typeTime:
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a date-time string")
+		tm, e := m.dateTime(prefix, zone)
+		if e == nil {
+			fv.Set(reflect.ValueOf(tm))
 		}
-		tm, ok := parseFlexibleTime(s, zone)
-		if !ok {
-			return bad("must be an ISO 8601 date-time (yyyy-mm-ddThh:mm:ss with an optional offset)")
-		}
-		fv.Set(reflect.ValueOf(tm))
-		return nil
+		return e
 	case ft == typeDate:
-		// Stricter than the SDK's reading of answers: a request's day is
-		// yyyy-mm-dd and nothing else.
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a date string (yyyy-mm-dd)")
+		d, e := m.date(prefix)
+		if e == nil {
+			fv.Set(reflect.ValueOf(d))
 		}
-		d, err := openpay.ParseDate(s)
-		if err != nil {
-			return bad("must be a date written yyyy-mm-dd")
-		}
-		fv.Set(reflect.ValueOf(d))
-		return nil
+		return e
 	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64: // quoted or not, as the gateway reads them
-		n, ok := looseInt(raw)
-		if !ok || fv.OverflowInt(n) {
-			return bad("must be a whole number")
+		n, e := m.integer(prefix, ft.Bits())
+		if e == nil {
+			fv.SetInt(n)
 		}
-		fv.SetInt(n)
-		return nil
+		return e
 	case tr.unmarshaler:
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
-			return bad("has the wrong type or format")
+		if err := json.Unmarshal(trimSpace(m.raw), fv.Addr().Interface()); err != nil {
+			return m.bad(prefix, "has the wrong type or format")
 		}
 		return nil
 	}
 	switch ft.Kind() {
 	case reflect.Bool:
-		b, ok := looseBool(raw)
-		if !ok {
-			return bad("has the wrong type: " + kindWord(ft))
+		b, e := m.boolean(prefix)
+		if e == nil {
+			fv.SetBool(b)
 		}
-		fv.SetBool(b)
-		return nil
+		return e
 	case reflect.String:
-		if forms := tr.boolForms; forms != nil {
-			if b, ok := looseBool(raw); ok {
-				fv.SetString(forms[b])
-				return nil
-			}
-		}
-		if len(raw) > 0 && raw[0] != '"' {
-			if numericStringMembers[name] && raw[0] >= '0' && raw[0] <= '9' {
-				var n json.Number
-				if err := json.Unmarshal(raw, &n); err == nil {
-					fv.SetString(n.String())
-					return nil
-				}
-			}
-			return bad("must be a string")
-		}
-		s, ok := plainString(raw)
-		if !ok {
-			var u string // apart from s, which would otherwise escape on every call
-			if err := json.Unmarshal(raw, &u); err != nil {
-				return bad("must be a string")
-			}
-			s = u
+		s, e := m.str(prefix, tr.boolForms, numericStringMembers[m.name])
+		if e != nil {
+			return e
 		}
 		fv.SetString(s)
 		if tr.enum {
@@ -433,14 +407,14 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		sub, ok := m.object()
-		if !ok {
-			return bad("must be an object")
+		sub, e := m.subObject(prefix)
+		if e != nil {
+			return e
 		}
-		return sub.intoValue(fv, prefix+name+".", zone)
+		return sub.intoValue(fv, prefix+m.name+".", zone)
 	default:
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
-			return bad("has the wrong type: " + kindWord(ft))
+		if err := json.Unmarshal(trimSpace(m.raw), fv.Addr().Interface()); err != nil {
+			return m.bad(prefix, "has the wrong type: "+kindWord(ft))
 		}
 		if ft.Kind() == reflect.Slice && isEnum(ft.Elem()) {
 			for i := range fv.Len() {
