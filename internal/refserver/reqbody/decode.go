@@ -30,9 +30,10 @@ type Fields []field
 
 // field is one member of a JSON object.
 type field struct {
-	name string
-	raw  json.RawMessage
-	sub  Fields // raw split, once asked for when it is an object (field.object)
+	name  string
+	raw   json.RawMessage
+	sub   Fields // raw split, once asked for when it is an object (field.object)
+	plain bool   // raw is a string of ASCII without escapes (validator.scanStr)
 }
 
 // get returns the raw value of the member name (the last one sent when
@@ -224,6 +225,11 @@ func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
 // decoders for (intoGenerated), without reflection; nil without the file.
 var generated func(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
 
+// generatedMember is decode_gen.go's decoding of one member into the types
+// it has decoders for (memberGenerated), without reflection; nil without
+// the file.
+var generatedMember func(m *field, dst any, zone *time.Location) (*apierr.Error, bool)
+
 // intoReflect is IntoAt by reflection, for every wire type.
 func (f Fields) intoReflect(dst any, zone *time.Location) *apierr.Error {
 	v := reflect.ValueOf(dst).Elem()
@@ -239,6 +245,11 @@ func (f Fields) Member(name string, dst any) *apierr.Error {
 		return nil
 	}
 	m := &f[i]
+	if generatedMember != nil {
+		if e, ok := generatedMember(m, dst, gatewayZone); ok {
+			return e
+		}
+	}
 	v := reflect.ValueOf(dst).Elem()
 	return decodeMember(m, v, traitsOf(v.Type()), "", gatewayZone)
 }
@@ -299,7 +310,14 @@ func planOf(t reflect.Type) *typePlan {
 // body's own bytes, so that splitting a body allocates no string per
 // member: a body is read into storage of its own, which is never written
 // afterwards and lives as long as its members' raw values.
-func memberName(raw []byte) (string, bool) {
+//
+// plain says raw is a string of plain ASCII (validator.scanStr), which
+// reads as it is written without looking at it again.
+func memberName(raw []byte, plain bool) (string, bool) {
+	if plain {
+		in := raw[1 : len(raw)-1]
+		return unsafe.String(unsafe.SliceData(in), len(in)), true
+	}
 	if in, ok := plainContent(raw); ok {
 		return unsafe.String(unsafe.SliceData(in), len(in)), true
 	}
@@ -429,46 +447,75 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 // white space allowed), into its members: what json.Unmarshal into a map of
 // raw messages gives (Fields.get reads the last of repeated names), without
 // decoding the object twice nor copying the members (they share data's
-// storage).
-func objectFields(data []byte) (Fields, bool) {
-	if !valid(data) {
-		return nil, false
-	}
-	return memberFields(data)
-}
+// storage). The syntax is checked in the same pass that finds the members'
+// ends: the body is read once.
+func objectFields(data []byte) (Fields, bool) { return splitObject(data, true) }
 
 // memberFields is objectFields for a member of a body objectFields has
 // checked: the member is valid JSON, so it is not checked again.
-func memberFields(data []byte) (Fields, bool) {
+func memberFields(data []byte) (Fields, bool) { return splitObject(data, false) }
+
+// splitObject splits the object data into its members, checking the
+// syntax of the whole of data when check is set (objectFields) and taking
+// it as valid otherwise (memberFields). A member's name, and its value when
+// a string, are read by the check's reading of strings, which tells a
+// string of plain ASCII (field.plain) as it goes.
+func splitObject(data []byte, check bool) (Fields, bool) {
+	v := validator{data: data}
 	i := skipSpace(data, 0)
-	if i == len(data) {
-		return nil, false
-	}
-	if data[i] != '{' {
+	if i == len(data) || data[i] != '{' {
 		return nil, false
 	}
 	// The members are gathered on the stack, then copied into a slice of
 	// their number.
 	var gathered [16]field
 	members := gathered[:0]
-	i = skipSpace(data, i+1)
-	if data[i] == '}' {
-		return Fields{}, true
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		return Fields{}, !check || skipSpace(data, i+1) == len(data)
 	}
 	for {
-		end := skipValue(data, i)
-		name, ok := memberName(data[i:end])
+		if i >= len(data) || data[i] != '"' {
+			return nil, false
+		}
+		end, plain, ok := v.scanStr(i)
 		if !ok {
 			return nil, false
 		}
-		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
-		end = skipValue(data, i)
-		members = append(members, field{name: name, raw: data[i:end:end]})
-		i = skipSpace(data, end)
-		if data[i] == '}' {
-			return append(make(Fields, 0, len(members)), members...), true
+		name, ok := memberName(data[i:end], plain)
+		if !ok {
+			return nil, false
 		}
-		i = skipSpace(data, i+1) // past the comma
+		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+		switch {
+		case i < len(data) && data[i] == '"':
+			end, plain, ok = v.scanStr(i)
+		case check:
+			end, ok = v.value(i, 1)
+			plain = false
+		default:
+			end, plain = skipValue(data, i), false
+		}
+		if !ok {
+			return nil, false
+		}
+		members = append(members, field{name: name, raw: data[i:end:end], plain: plain})
+		if i = skipSpace(data, end); i >= len(data) {
+			return nil, false
+		}
+		switch data[i] {
+		case '}':
+			if check && skipSpace(data, i+1) != len(data) {
+				return nil, false
+			}
+			return append(make(Fields, 0, len(members)), members...), true
+		case ',':
+			i = skipSpace(data, i+1)
+		default:
+			return nil, false
+		}
 	}
 }
 
@@ -519,9 +566,14 @@ func skipValue(data []byte, i int) int {
 // plainString reads a JSON string member without escapes, the common
 // case, without a second pass of encoding/json over it (the body's parser
 // has checked it). Anything else is left to encoding/json.
-func plainString(raw []byte) (string, bool) {
-	in, ok := plainContent(raw)
-	if !ok {
+//
+// plain says raw is known to be a string of plain ASCII (field.plain), so
+// that it is not looked at again.
+func plainString(raw []byte, plain bool) (string, bool) {
+	in, ok := raw, plain
+	if ok {
+		in = raw[1 : len(raw)-1]
+	} else if in, ok = plainContent(raw); !ok {
 		return "", false
 	}
 	// The values most requests send (a charge's method and currency) are

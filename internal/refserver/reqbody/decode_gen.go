@@ -32,6 +32,53 @@ func intoGenerated(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
 	return nil, false
 }
 
+func init() { generatedMember = memberGenerated }
+
+// memberGenerated decodes the member m into dst, as decodeMember does,
+// when dst is a pointer to a type decoded without reflection; it reports
+// whether it is.
+func memberGenerated(m *field, dst any, zone *time.Location) (*apierr.Error, bool) {
+	switch d := dst.(type) {
+	case *string:
+		return decodeMemberString(m, d, "", zone), true
+	case *openpay.ChargeMethod:
+		return decodeMemberChargeMethod(m, d, "", zone), true
+	case *openpay.Currency:
+		return decodeMemberCurrency(m, d, "", zone), true
+	}
+	return nil, false
+}
+
+// decodeMemberString decodes m into dst as decodeMember does.
+func decodeMemberString(m *field, dst *string, prefix string, zone *time.Location) *apierr.Error {
+	v, e := m.str(prefix, nil, numericStringMembers[m.name])
+	if e != nil {
+		return e
+	}
+	*dst = v
+	return nil
+}
+
+// decodeMemberChargeMethod decodes m into dst as decodeMember does.
+func decodeMemberChargeMethod(m *field, dst *openpay.ChargeMethod, prefix string, zone *time.Location) *apierr.Error {
+	v, e := m.str(prefix, nil, numericStringMembers[m.name])
+	if e != nil {
+		return e
+	}
+	*dst = foldEnumOf(openpay.ChargeMethod(v))
+	return nil
+}
+
+// decodeMemberCurrency decodes m into dst as decodeMember does.
+func decodeMemberCurrency(m *field, dst *openpay.Currency, prefix string, zone *time.Location) *apierr.Error {
+	v, e := m.str(prefix, nil, numericStringMembers[m.name])
+	if e != nil {
+		return e
+	}
+	*dst = foldEnumOf(openpay.Currency(v))
+	return nil
+}
+
 // The boolean forms of enums (enumBooleans), looked up once.
 var (
 	boolFormsUseCardPoints = enumBooleans[reflect.TypeFor[openpay.UseCardPoints]()]

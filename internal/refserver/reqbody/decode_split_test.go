@@ -49,10 +49,29 @@ func assertSameFields(t *testing.T, in string) {
 		return
 	}
 	if assert.True(t, ok, "%q", in) {
+		assertPlainFlags(t, got)
 		assert.Equal(t, want, fieldsMap(got), "%q", in)
 		for name, raw := range want {
 			gotRaw, _ := got.get(name)
 			assert.Equal(t, raw, gotRaw, "%q: member %q", in, name)
+		}
+	}
+}
+
+// assertPlainFlags checks the members' plain flags, and those of the
+// members of their objects (memberFields): a member is plain when, and
+// only when, it is a string of ASCII without a backslash.
+func assertPlainFlags(t *testing.T, f Fields) {
+	for i := range f {
+		m := &f[i]
+		raw := m.raw
+		want := len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
+		for _, c := range raw[min(1, len(raw)):max(len(raw)-1, 1)] {
+			want = want && c != '\\' && c != '"' && c < 0x80
+		}
+		assert.Equal(t, want, m.plain, "%q", raw)
+		if sub, ok := m.object(); ok {
+			assertPlainFlags(t, sub)
 		}
 	}
 }
@@ -74,7 +93,7 @@ func TestMemberNamesAllocateNothing(t *testing.T) {
 	known := []byte(`{"amount":100,"description":"x","order_id":"o-1","method":"card"}`)
 	f, ok := objectFields(known)
 	require.True(t, ok)
-	assert.Equal(t, Fields{{name: "amount", raw: []byte("100")}, {name: "description", raw: []byte(`"x"`)}, {name: "order_id", raw: []byte(`"o-1"`)}, {name: "method", raw: []byte(`"card"`)}}, f)
+	assert.Equal(t, Fields{{name: "amount", raw: []byte("100")}, {name: "description", raw: []byte(`"x"`), plain: true}, {name: "order_id", raw: []byte(`"o-1"`), plain: true}, {name: "method", raw: []byte(`"card"`), plain: true}}, f)
 	split := func(body []byte) func() {
 		return func() {
 			if _, ok := memberFields(body); !ok {

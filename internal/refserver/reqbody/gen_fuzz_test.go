@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/apierr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -97,15 +98,17 @@ func FuzzGeneratedDecoders(f *testing.F) {
 	for _, b := range bodies {
 		f.Add(b, uint16(0), []byte(nil), uint16(0), []byte(nil))
 	}
+	// Each value in two members; TestGeneratedDecodersDecodeLikeReflection
+	// tries every value in every member.
 	for i, v := range looseValues {
-		for p := range paths {
-			f.Add(bodies[(i+p)%5], uint16(p), []byte(v), uint16(p+i), []byte(looseValues[(i+p)%len(looseValues)]))
-		}
+		f.Add(bodies[i%5], uint16(i*7), []byte(v), uint16(i*13+3), []byte(looseValues[i*3%len(looseValues)]))
 	}
 	f.Fuzz(func(t *testing.T, body []byte, sel1 uint16, v1 []byte, sel2 uint16, v2 []byte) {
 		assertDecodersAgree(t, body)
+		assertMembersAgree(t, body)
 		body = withMember(withMember(body, paths[int(sel1)%len(paths)], v1), paths[int(sel2)%len(paths)], v2)
 		assertDecodersAgree(t, body)
+		assertMembersAgree(t, body)
 	})
 }
 
@@ -132,6 +135,23 @@ func withMember(body []byte, path string, v []byte) []byte {
 	return out
 }
 
+// assertMembersAgree decodes each member of body into each type Member
+// decodes without reflection, both ways.
+func assertMembersAgree(t *testing.T, body []byte) {
+	if f, e := Parse(body, false); e == nil {
+		for i := range f {
+			for _, typ := range generatedMembers {
+				want, got := reflect.New(typ), reflect.New(typ)
+				eWant := decodeMember(&f[i], want.Elem(), traitsOf(typ), "", gatewayZone)
+				eGot, ok := memberGenerated(&f[i], got.Interface(), gatewayZone)
+				require.True(t, ok, "%v is generated", typ)
+				assertSameError(t, eWant, eGot, "%v: %s", typ, f[i].raw)
+				require.Equal(t, want.Interface(), got.Interface(), "%v: %s", typ, f[i].raw)
+			}
+		}
+	}
+}
+
 // assertDecodersAgree decodes body into each generated type both ways.
 func assertDecodersAgree(t *testing.T, body []byte) {
 	for _, typ := range generatedRoots {
@@ -146,15 +166,22 @@ func assertDecodersAgree(t *testing.T, body []byte) {
 			eWant := slow.intoReflect(want.Interface(), zone)
 			eGot, ok := intoGenerated(fast, got.Interface(), zone)
 			require.True(t, ok, "%v is generated", typ)
-			if eWant == nil {
-				require.Nil(t, eGot, "%v: %s", typ, body)
-			} else {
-				require.NotNil(t, eGot, "%v: %s: want %v", typ, body, eWant)
-				assert.Equal(t, *eWant, *eGot, "%v: %s", typ, body)
-			}
+			assertSameError(t, eWant, eGot, "%v: %s", typ, body)
 			require.Equal(t, want.Interface(), got.Interface(), "%v: %s", typ, body)
 		}
 	}
+}
+
+// assertSameError requires the same answer: none, or the same code,
+// status and description.
+func assertSameError(t *testing.T, want, got *apierr.Error, msg string, args ...any) {
+	margs := append([]any{msg}, args...)
+	if want == nil {
+		require.Nil(t, got, margs...)
+		return
+	}
+	require.NotNil(t, got, margs...)
+	require.Equal(t, *want, *got, margs...)
 }
 
 // TestGeneratedDecodersDecodeLikeReflection runs the fuzz seeds as a test:
@@ -167,6 +194,11 @@ func TestGeneratedDecodersDecodeLikeReflection(t *testing.T) {
 	assert.NotContains(t, paths, "iva", "readByHandler's members are the handler's")
 	for _, body := range seedBodies(t) {
 		assertDecodersAgree(t, body)
+		assertMembersAgree(t, body)
+	}
+	for _, v := range looseValues {
+		// a numeric-strings member, an enum's and a plain string's
+		assertMembersAgree(t, []byte(`{"order_id":`+v+`,"method":`+v+`,"description":`+v+`}`))
 	}
 	base := seedBodies(t)[1]
 	for _, p := range paths {

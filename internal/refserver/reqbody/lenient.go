@@ -110,7 +110,7 @@ func (f Fields) applyAliases(aliases map[string]string) {
 		}
 		a := f.last(alias)
 		if c := f.last(name); c > a {
-			f[c].raw = f[a].raw
+			f[c].raw, f[c].plain = f[a].raw, f[a].plain
 		} else {
 			f[a].name = name
 		}

@@ -87,38 +87,49 @@ func (v validator) container(i, depth int) (int, bool) {
 
 // str checks the string at data[i] (its opening quote).
 func (v validator) str(i int) (int, bool) {
+	end, _, ok := v.scanStr(i)
+	return end, ok
+}
+
+// scanStr is str that also tells a string of plain ASCII: no escape, no
+// byte of 0x80 and up, which reads as it is written.
+func (v validator) scanStr(i int) (end int, plain, ok bool) {
 	d := v.data
+	var high byte // the bits of every plain byte: 0x80 set when one is not ASCII
+	escaped := false
 	for i++; i < len(d); i++ {
-		if strPlain[d[i]] {
+		if c := d[i]; strPlain[c] {
+			high |= c
 			continue
 		}
 		switch c := d[i]; {
 		case c == '"':
-			return i + 1, true
+			return i + 1, !escaped && high < 0x80, true
 		case c < 0x20:
-			return i, false
+			return i, false, false
 		case c == '\\':
+			escaped = true
 			if i++; i >= len(d) {
-				return i, false
+				return i, false, false
 			}
 			switch d[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(d) {
-					return i, false
+					return i, false, false
 				}
 				for _, h := range d[i+1 : i+5] {
 					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return i, false
+						return i, false, false
 					}
 				}
 				i += 4
 			default:
-				return i, false
+				return i, false, false
 			}
 		}
 	}
-	return i, false
+	return i, false, false
 }
 
 // strPlain marks the bytes a string holds as they are: from the space on,
