@@ -203,7 +203,8 @@ var (
 // (nested members are named with dots: "card.cvv2"). A date-time sent
 // without an offset is read as Mexico City time, the gateway's
 // ([openpay.CountryMexico]); a merchant of another country's request that
-// may carry one is read with IntoAt.
+// may carry one is read with IntoAt. The types of decode_gen.go are
+// decoded without reflection, alike (FuzzGeneratedDecoders).
 func (f Fields) Into(dst any) *apierr.Error {
 	return f.IntoAt(dst, gatewayZone)
 }

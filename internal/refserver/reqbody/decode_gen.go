@@ -32,6 +32,36 @@ func intoGenerated(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
 	return nil, false
 }
 
+// IntoCardCharge is [Fields.Into] for a openpay.CardCharge, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) IntoCardCharge(dst *openpay.CardCharge) *apierr.Error {
+	return decodeCardCharge(f, dst, "", gatewayZone)
+}
+
+// IntoInlineCardCharge is [Fields.Into] for a openpay.InlineCardCharge, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) IntoInlineCardCharge(dst *openpay.InlineCardCharge) *apierr.Error {
+	return decodeInlineCardCharge(f, dst, "", gatewayZone)
+}
+
+// IntoCustomerRequest is [Fields.Into] for a openpay.CustomerRequest, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) IntoCustomerRequest(dst *openpay.CustomerRequest) *apierr.Error {
+	return decodeCustomerRequest(f, dst, "", gatewayZone)
+}
+
+// IntoCardDetails is [Fields.Into] for a openpay.CardDetails, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) IntoCardDetails(dst *openpay.CardDetails) *apierr.Error {
+	return decodeCardDetails(f, dst, "", gatewayZone)
+}
+
+// IntoTransferRequest is [Fields.Into] for a openpay.TransferRequest, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) IntoTransferRequest(dst *openpay.TransferRequest) *apierr.Error {
+	return decodeTransferRequest(f, dst, "", gatewayZone)
+}
+
 func init() { generatedMember = memberGenerated }
 
 // memberGenerated decodes the member m into dst, as decodeMember does,
@@ -49,6 +79,15 @@ func memberGenerated(m *field, dst any, zone *time.Location) (*apierr.Error, boo
 	return nil, false
 }
 
+// MemberString is [Fields.Member] for a string, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) MemberString(name string, dst *string) *apierr.Error {
+	if m := f.at(f.last(name) + 1); m != nil {
+		return decodeMemberString(m, dst, "", gatewayZone)
+	}
+	return nil
+}
+
 // decodeMemberString decodes m into dst as decodeMember does.
 func decodeMemberString(m *field, dst *string, prefix string, zone *time.Location) *apierr.Error {
 	v, e := m.str(prefix, nil, numericStringMembers[m.name])
@@ -59,6 +98,15 @@ func decodeMemberString(m *field, dst *string, prefix string, zone *time.Locatio
 	return nil
 }
 
+// MemberChargeMethod is [Fields.Member] for a openpay.ChargeMethod, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) MemberChargeMethod(name string, dst *openpay.ChargeMethod) *apierr.Error {
+	if m := f.at(f.last(name) + 1); m != nil {
+		return decodeMemberChargeMethod(m, dst, "", gatewayZone)
+	}
+	return nil
+}
+
 // decodeMemberChargeMethod decodes m into dst as decodeMember does.
 func decodeMemberChargeMethod(m *field, dst *openpay.ChargeMethod, prefix string, zone *time.Location) *apierr.Error {
 	v, e := m.str(prefix, nil, numericStringMembers[m.name])
@@ -66,6 +114,15 @@ func decodeMemberChargeMethod(m *field, dst *openpay.ChargeMethod, prefix string
 		return e
 	}
 	*dst = foldEnumOf(openpay.ChargeMethod(v))
+	return nil
+}
+
+// MemberCurrency is [Fields.Member] for a openpay.Currency, by its generated decoder:
+// dst is not moved to the heap.
+func (f Fields) MemberCurrency(name string, dst *openpay.Currency) *apierr.Error {
+	if m := f.at(f.last(name) + 1); m != nil {
+		return decodeMemberCurrency(m, dst, "", gatewayZone)
+	}
 	return nil
 }
 
@@ -181,7 +238,10 @@ func decodeCardCharge(f Fields, dst *openpay.CardCharge, prefix string, zone *ti
 		dst.DeviceSessionID = v
 	}
 	if m := f.at(at[7]); m != nil {
-		if err := json.Unmarshal(trimSpace(m.raw), &dst.Metadata); err != nil {
+		v := dst.Metadata
+		err := json.Unmarshal(trimSpace(m.raw), &v)
+		dst.Metadata = v
+		if err != nil {
 			return m.bad(prefix, "has the wrong type: it must be an object of strings")
 		}
 	}
@@ -562,7 +622,10 @@ func decodeInlineCardCharge(f Fields, dst *openpay.InlineCardCharge, prefix stri
 		dst.DeviceSessionID = v
 	}
 	if m := f.at(at[7]); m != nil {
-		if err := json.Unmarshal(trimSpace(m.raw), &dst.Metadata); err != nil {
+		v := dst.Metadata
+		err := json.Unmarshal(trimSpace(m.raw), &v)
+		dst.Metadata = v
+		if err != nil {
 			return m.bad(prefix, "has the wrong type: it must be an object of strings")
 		}
 	}

@@ -21,6 +21,8 @@ var objectFieldsSeeds = []string{
 	"{\"\xff\":1}",
 	`{"a":"\\"}`,
 	`[1]`, `null`, `"x"`, `1`, ``, `{`, `{"a":1}x`, `{"a":1}{}`, `{"a"}`, `{"a":1,}`,
+	`{"description":"Cargo de prueba número 1","order_id":"abcdefghijklmnop","x\"yzabcdefgh":"abcdefgh\\ijkl"}`,
+	`{"card":{"holder_name":"Juan Pérez Ramírez","card_number":"4111111111111111"},"k":"abcdefghijklmnopq\u00e9"}`,
 }
 
 // objectFields answers what json.Unmarshal into a map of raw messages

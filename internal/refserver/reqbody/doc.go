@@ -50,7 +50,10 @@
 //     functions generated from the same plans and member readings
 //     (decode_gen.go, written by go generate from gen_test.go), the others
 //     by reflection; FuzzGeneratedDecoders holds the two to the same
-//     struct and the same error on any body.
+//     struct and the same error on any body. [Fields.Into] takes either
+//     way by itself; the typed entries of the generated types
+//     ([Fields.IntoCardCharge], [Fields.MemberString] and the like) also
+//     leave the caller's struct where it is (on its stack).
 //   - Cost, on every request: splitting a body is one allocation (its
 //     members' slice; a member's name is a view of the body), a nested
 //     object is split once, a body's syntax is checked in one pass without

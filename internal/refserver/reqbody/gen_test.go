@@ -25,8 +25,10 @@ import (
 // the package's own plans: `go generate` runs it with -write-generated,
 // and without the flag it fails when decode_gen.go is not what it writes.
 // When a wire type changes so that decode_gen.go no longer compiles,
-// delete decode_gen.go (the package works without it, by reflection) and
-// run go generate.
+// delete decode_gen.go and run go generate: the package compiles and works
+// without it (by reflection; the file hooks itself in with init), only
+// the handlers that call its typed entries (IntoCardCharge, MemberString
+// and the like) wait for it.
 
 var writeGenerated = flag.Bool("write-generated", false, "write decode_gen.go instead of checking it")
 
@@ -100,6 +102,14 @@ func intoGenerated(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
 		fmt.Fprintf(&b, "\t\treturn %s(f, d, \"\", zone), true\n", decoderName(t))
 	}
 	b.WriteString("\t}\n\treturn nil, false\n}\n")
+	for _, t := range roots {
+		fmt.Fprintf(&b, "\n// Into%s is [Fields.Into] for a %s, by its generated decoder:\n// dst is not moved to the heap.\n", t.Name(), t)
+		fmt.Fprintf(&b, "func (f Fields) Into%s(dst *%s) *apierr.Error {\n", t.Name(), t)
+		if planOf(t).aliases != nil {
+			fmt.Fprintf(&b, "\tf.applyAliases(memberAliases[reflect.TypeFor[%s]()])\n", t)
+		}
+		fmt.Fprintf(&b, "\treturn %s(f, dst, \"\", gatewayZone)\n}\n", decoderName(t))
+	}
 	b.WriteString(`
 func init() { generatedMember = memberGenerated }
 
@@ -115,6 +125,9 @@ func memberGenerated(m *field, dst any, zone *time.Location) (*apierr.Error, boo
 	b.WriteString("\t}\n\treturn nil, false\n}\n")
 	for _, t := range leaves {
 		name := strings.ToUpper(t.Name()[:1]) + t.Name()[1:]
+		fmt.Fprintf(&b, "\n// Member%s is [Fields.Member] for a %s, by its generated decoder:\n// dst is not moved to the heap.\n", name, t)
+		fmt.Fprintf(&b, "func (f Fields) Member%s(name string, dst *%s) *apierr.Error {\n", name, t)
+		fmt.Fprintf(&b, "\tif m := f.at(f.last(name) + 1); m != nil {\n\t\treturn decodeMember%s(m, dst, \"\", gatewayZone)\n\t}\n\treturn nil\n}\n", name)
 		fmt.Fprintf(&b, "\n// decodeMember%s decodes m into dst as decodeMember does.\n", name)
 		fmt.Fprintf(&b, "func decodeMember%s(m *field, dst *%s, prefix string, zone *time.Location) *apierr.Error {\n", name, t)
 		if nested := g.member(&b, "*dst", t, traitsOf(t), "", 1, nil); nested != nil {
@@ -187,6 +200,14 @@ func (g *decoderGen) need(t reflect.Type) {
 	}
 }
 
+// unmarshal writes the reading of a member by encoding/json into lv, as
+// decodeMember's, through a copy of lv so that the struct lv is in is not
+// handed to encoding/json (it stays where its caller has it, on the stack
+// of a handler).
+func unmarshal(b *bytes.Buffer, lv, what string) {
+	fmt.Fprintf(b, "v := %s\nerr := json.Unmarshal(trimSpace(m.raw), &v)\n%s = v\nif err != nil {\n\treturn m.bad(prefix, %q)\n}\n", lv, lv, what)
+}
+
 // convert is the expression of v, of the predeclared type of kind from, as
 // a t.
 func convert(t reflect.Type, v string, from reflect.Kind) string {
@@ -224,7 +245,7 @@ func (g *decoderGen) member(b *bytes.Buffer, lv string, t reflect.Type, tr *type
 		fmt.Fprintf(b, "v, e := m.integer(prefix, %d)\n%s%s = %s\n", t.Bits(), check, lv, convert(t, "v", reflect.Int64))
 		return nested
 	case tr.unmarshaler:
-		fmt.Fprintf(b, "if err := json.Unmarshal(trimSpace(m.raw), &%s); err != nil {\n\treturn m.bad(prefix, %q)\n}\n", lv, "has the wrong type or format")
+		unmarshal(b, lv, "has the wrong type or format")
 		return nested
 	}
 	switch t.Kind() {
@@ -260,7 +281,7 @@ func (g *decoderGen) member(b *bytes.Buffer, lv string, t reflect.Type, tr *type
 		fmt.Fprintf(b, "if e := %s(sub, &%s, prefix+%q, zone); e != nil {\n\treturn e\n}\n", decoderName(t), lv, name+".")
 		nested = append(nested, t)
 	default:
-		fmt.Fprintf(b, "if err := json.Unmarshal(trimSpace(m.raw), &%s); err != nil {\n\treturn m.bad(prefix, %q)\n}\n", lv, "has the wrong type: "+kindWord(t))
+		unmarshal(b, lv, "has the wrong type: "+kindWord(t))
 		if t.Kind() == reflect.Slice && isEnum(t.Elem()) {
 			fmt.Fprintf(b, "for i := range %s {\n\t%s[i] = foldEnumOf(%s[i])\n}\n", lv, lv, lv)
 		}
