@@ -220,8 +220,6 @@ func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
 	return f.intoReflect(dst, zone)
 }
 
-//go:generate go test -run ^TestGeneratedDecoders$ -count=1 . -args -write-generated
-
 // generated is decode_gen.go's decoding of the wire types it has
 // decoders for (intoGenerated), without reflection; nil without the file.
 var generated func(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)

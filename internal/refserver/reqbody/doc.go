@@ -60,3 +60,5 @@
 //     encoding/json's scanner, and a string without escapes is read
 //     without a second pass of encoding/json.
 package reqbody
+
+//go:generate go test -run ^TestDecodersAreGenerated$ . -args -update-decoders
