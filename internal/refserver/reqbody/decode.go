@@ -61,8 +61,15 @@ func (f Fields) Has(name string) bool {
 	return ok && !isNull(raw)
 }
 
-// isNull reports whether a member's raw value is null.
-func isNull(raw json.RawMessage) bool { return bytes.Equal(trimSpace(raw), []byte("null")) }
+// isNull reports whether a member's raw value is null. A value whose
+// first byte is ASCII and neither space nor 'n' is not, without trimming
+// it (a Unicode space starts with a byte of 0x80 and up).
+func isNull(raw json.RawMessage) bool {
+	if len(raw) > 0 && raw[0] > ' ' && raw[0] != 'n' && raw[0] < utf8.RuneSelf {
+		return false
+	}
+	return bytes.Equal(trimSpace(raw), []byte("null"))
+}
 
 // trimSpace is bytes.TrimSpace for a member's raw value, which has no space
 // around it when it comes from the body's split: two bytes tell, ASCII that
