@@ -81,10 +81,10 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 			card      openpay.CardDetails
 			sessionID string
 		}
-		if e := f.Into(&req.card); e != nil {
+		if e := f.IntoCardDetails(&req.card); e != nil {
 			return nil, e
 		}
-		if e := f.Member("device_session_id", &req.sessionID); e != nil {
+		if e := f.MemberString("device_session_id", &req.sessionID); e != nil {
 			return nil, e
 		}
 		var v reqbody.Checker

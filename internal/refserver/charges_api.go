@@ -104,7 +104,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		return nil, v.Err
 	}
 	req := &chargeRequest{capture: true, customerAtScope: customerScope, country: country}
-	if e := f.Member("method", &req.method); e != nil { // decoded into storage the request has anyway
+	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return nil, e
 	}
 	method := string(req.method)
@@ -146,7 +146,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	case method == string(openpay.ChargeMethodCard) && f.Has("card"):
 		var w openpay.InlineCardCharge
-		if e := f.Into(&w); e != nil {
+		if e := f.IntoInlineCardCharge(&w); e != nil {
 			return nil, e
 		}
 		card := f.Object("card")
@@ -164,7 +164,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	case method == string(openpay.ChargeMethodCard):
 		w := &req.card
-		if e := f.Into(w); e != nil {
+		if e := f.IntoCardCharge(w); e != nil {
 			return nil, e
 		}
 		extraRequired = []string{"source_id"}
@@ -202,7 +202,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
 		// writes itself); the wire may carry one, read here (an absent one
 		// leaves common.currency as it is).
-		if e := f.Member("currency", &req.currency); e != nil {
+		if e := f.MemberCurrency("currency", &req.currency); e != nil {
 			return nil, e
 		}
 		common.currency = req.currency

@@ -60,7 +60,7 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.CustomerRequest
-	if e := f.Into(&req); e != nil {
+	if e := f.IntoCustomerRequest(&req); e != nil {
 		return nil, e
 	}
 	if e := fieldrules.Customer(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {

@@ -47,7 +47,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var req openpay.TransferRequest
-	if e := f.Into(&req); e != nil {
+	if e := f.IntoTransferRequest(&req); e != nil {
 		return nil, e
 	}
 	var v reqbody.Checker

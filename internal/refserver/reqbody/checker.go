@@ -59,7 +59,9 @@ func (v *Checker) NonEmpty(name, value string) {
 
 // MaxLen checks that a string has at most n characters (1003).
 func (v *Checker) MaxLen(name, value string, n int) {
-	if len(value) > n && utf8.RuneCountInString(value) > n { // no more bytes: no more characters
+	// A string of at most n bytes has at most n characters: only a longer
+	// one is counted.
+	if len(value) > n && utf8.RuneCountInString(value) > n {
 		v.Failf(openpay.ErrInvalidParameter, "The field '%s' must be at most %d characters long", name, n)
 	}
 }

@@ -30,9 +30,10 @@ type Fields []field
 
 // field is one member of a JSON object.
 type field struct {
-	name string
-	raw  json.RawMessage
-	sub  Fields // raw split, once asked for when it is an object (field.object)
+	name  string
+	raw   json.RawMessage
+	sub   Fields // raw split, once asked for when it is an object (field.object)
+	plain bool   // raw is a string of ASCII without escapes (validator.scanStr)
 }
 
 // get returns the raw value of the member name (the last one sent when
@@ -60,8 +61,15 @@ func (f Fields) Has(name string) bool {
 	return ok && !isNull(raw)
 }
 
-// isNull reports whether a member's raw value is null.
-func isNull(raw json.RawMessage) bool { return bytes.Equal(trimSpace(raw), []byte("null")) }
+// isNull reports whether a member's raw value is null. A value whose
+// first byte is ASCII and neither space nor 'n' is not, without trimming
+// it (a Unicode space starts with a byte of 0x80 and up).
+func isNull(raw json.RawMessage) bool {
+	if len(raw) > 0 && raw[0] > ' ' && raw[0] != 'n' && raw[0] < utf8.RuneSelf {
+		return false
+	}
+	return bytes.Equal(trimSpace(raw), []byte("null"))
+}
 
 // trimSpace is bytes.TrimSpace for a member's raw value, which has no space
 // around it when it comes from the body's split: two bytes tell, ASCII that
@@ -202,7 +210,8 @@ var (
 // (nested members are named with dots: "card.cvv2"). A date-time sent
 // without an offset is read as Mexico City time, the gateway's
 // ([openpay.CountryMexico]); a merchant of another country's request that
-// may carry one is read with IntoAt.
+// may carry one is read with IntoAt. The types of decode_gen.go are
+// decoded without reflection, alike (FuzzGeneratedDecoders).
 func (f Fields) Into(dst any) *apierr.Error {
 	return f.IntoAt(dst, gatewayZone)
 }
@@ -210,6 +219,25 @@ func (f Fields) Into(dst any) *apierr.Error {
 // IntoAt is Into for a merchant whose zone is zone: a date-time sent
 // without an offset (a due_date) is read as zone's wall-clock time.
 func (f Fields) IntoAt(dst any, zone *time.Location) *apierr.Error {
+	if generated != nil {
+		if e, ok := generated(f, dst, zone); ok {
+			return e
+		}
+	}
+	return f.intoReflect(dst, zone)
+}
+
+// generated is decode_gen.go's decoding of the wire types it has
+// decoders for (intoGenerated), without reflection; nil without the file.
+var generated func(f Fields, dst any, zone *time.Location) (*apierr.Error, bool)
+
+// generatedMember is decode_gen.go's decoding of one member into the types
+// it has decoders for (memberGenerated), without reflection; nil without
+// the file.
+var generatedMember func(m *field, dst any, zone *time.Location) (*apierr.Error, bool)
+
+// intoReflect is IntoAt by reflection, for every wire type.
+func (f Fields) intoReflect(dst any, zone *time.Location) *apierr.Error {
 	v := reflect.ValueOf(dst).Elem()
 	f.applyAliases(planOf(v.Type()).aliases)
 	return f.intoValue(v, "", zone)
@@ -223,6 +251,11 @@ func (f Fields) Member(name string, dst any) *apierr.Error {
 		return nil
 	}
 	m := &f[i]
+	if generatedMember != nil {
+		if e, ok := generatedMember(m, dst, gatewayZone); ok {
+			return e
+		}
+	}
 	v := reflect.ValueOf(dst).Elem()
 	return decodeMember(m, v, traitsOf(v.Type()), "", gatewayZone)
 }
@@ -283,7 +316,14 @@ func planOf(t reflect.Type) *typePlan {
 // body's own bytes, so that splitting a body allocates no string per
 // member: a body is read into storage of its own, which is never written
 // afterwards and lives as long as its members' raw values.
-func memberName(raw []byte) (string, bool) {
+//
+// plain says raw is a string of plain ASCII (validator.scanStr), which
+// reads as it is written without looking at it again.
+func memberName(raw []byte, plain bool) (string, bool) {
+	if plain {
+		in := raw[1 : len(raw)-1]
+		return unsafe.String(unsafe.SliceData(in), len(in)), true
+	}
 	if in, ok := plainContent(raw); ok {
 		return unsafe.String(unsafe.SliceData(in), len(in)), true
 	}
@@ -331,94 +371,52 @@ func traitsOf(t reflect.Type) *typeTraits {
 }
 
 // decodeMember decodes the member m into the field fv; a date-time
-// without an offset is zone's.
+// without an offset is zone's. Each type's reading is member.go's.
 //
 // The member's path is prefix+name ("card." and "cvv2"); it is put together
 // only for an error, or for the members of a nested object.
 func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zone *time.Location) *apierr.Error {
-	raw, name := trimSpace(m.raw), m.name
-	bad := func(what string) *apierr.Error {
-		return apierr.Errorf(openpay.ErrBadRequest, "The field '%s%s' %s", prefix, name, what)
-	}
 	ft := fv.Type()
 	switch {
-	case ft == typeAmount || ft == typeDecimal:
-		// looseNumber answers a checked JSON number, so the type's own
-		// reading is called without encoding/json checking it again.
-		lit, ok := looseNumber(raw)
-		if !ok || fv.Addr().Interface().(json.Unmarshaler).UnmarshalJSON(lit) != nil {
-			return bad("must be a number")
-		}
-		return nil
+	case ft == typeAmount:
+		return m.amount(prefix, fv.Addr().Interface().(*openpay.Amount))
+	case ft == typeDecimal:
+		return m.decimal(prefix, fv.Addr().Interface().(*openpay.Decimal))
 	case ft == typeTime:
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a date-time string")
+		tm, e := m.dateTime(prefix, zone)
+		if e == nil {
+			fv.Set(reflect.ValueOf(tm))
 		}
-		tm, ok := parseFlexibleTime(s, zone)
-		if !ok {
-			return bad("must be an ISO 8601 date-time (yyyy-mm-ddThh:mm:ss with an optional offset)")
-		}
-		fv.Set(reflect.ValueOf(tm))
-		return nil
+		return e
 	case ft == typeDate:
-		// Stricter than the SDK's reading of answers: a request's day is
-		// yyyy-mm-dd and nothing else.
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return bad("must be a date string (yyyy-mm-dd)")
+		d, e := m.date(prefix)
+		if e == nil {
+			fv.Set(reflect.ValueOf(d))
 		}
-		d, err := openpay.ParseDate(s)
-		if err != nil {
-			return bad("must be a date written yyyy-mm-dd")
-		}
-		fv.Set(reflect.ValueOf(d))
-		return nil
+		return e
 	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Int64: // quoted or not, as the gateway reads them
-		n, ok := looseInt(raw)
-		if !ok || fv.OverflowInt(n) {
-			return bad("must be a whole number")
+		n, e := m.integer(prefix, ft.Bits())
+		if e == nil {
+			fv.SetInt(n)
 		}
-		fv.SetInt(n)
-		return nil
+		return e
 	case tr.unmarshaler:
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
-			return bad("has the wrong type or format")
+		if err := json.Unmarshal(trimSpace(m.raw), fv.Addr().Interface()); err != nil {
+			return m.bad(prefix, "has the wrong type or format")
 		}
 		return nil
 	}
 	switch ft.Kind() {
 	case reflect.Bool:
-		b, ok := looseBool(raw)
-		if !ok {
-			return bad("has the wrong type: " + kindWord(ft))
+		b, e := m.boolean(prefix)
+		if e == nil {
+			fv.SetBool(b)
 		}
-		fv.SetBool(b)
-		return nil
+		return e
 	case reflect.String:
-		if forms := tr.boolForms; forms != nil {
-			if b, ok := looseBool(raw); ok {
-				fv.SetString(forms[b])
-				return nil
-			}
-		}
-		if len(raw) > 0 && raw[0] != '"' {
-			if numericStringMembers[name] && raw[0] >= '0' && raw[0] <= '9' {
-				var n json.Number
-				if err := json.Unmarshal(raw, &n); err == nil {
-					fv.SetString(n.String())
-					return nil
-				}
-			}
-			return bad("must be a string")
-		}
-		s, ok := plainString(raw)
-		if !ok {
-			var u string // apart from s, which would otherwise escape on every call
-			if err := json.Unmarshal(raw, &u); err != nil {
-				return bad("must be a string")
-			}
-			s = u
+		s, e := m.str(prefix, tr.boolForms, numericStringMembers[m.name])
+		if e != nil {
+			return e
 		}
 		fv.SetString(s)
 		if tr.enum {
@@ -433,14 +431,14 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 		fv.Set(elem)
 		return nil
 	case reflect.Struct:
-		sub, ok := m.object()
-		if !ok {
-			return bad("must be an object")
+		sub, e := m.subObject(prefix)
+		if e != nil {
+			return e
 		}
-		return sub.intoValue(fv, prefix+name+".", zone)
+		return sub.intoValue(fv, prefix+m.name+".", zone)
 	default:
-		if err := json.Unmarshal(raw, fv.Addr().Interface()); err != nil {
-			return bad("has the wrong type: " + kindWord(ft))
+		if err := json.Unmarshal(trimSpace(m.raw), fv.Addr().Interface()); err != nil {
+			return m.bad(prefix, "has the wrong type: "+kindWord(ft))
 		}
 		if ft.Kind() == reflect.Slice && isEnum(ft.Elem()) {
 			for i := range fv.Len() {
@@ -455,46 +453,75 @@ func decodeMember(m *field, fv reflect.Value, tr *typeTraits, prefix string, zon
 // white space allowed), into its members: what json.Unmarshal into a map of
 // raw messages gives (Fields.get reads the last of repeated names), without
 // decoding the object twice nor copying the members (they share data's
-// storage).
-func objectFields(data []byte) (Fields, bool) {
-	if !valid(data) {
-		return nil, false
-	}
-	return memberFields(data)
-}
+// storage). The syntax is checked in the same pass that finds the members'
+// ends: the body is read once.
+func objectFields(data []byte) (Fields, bool) { return splitObject(data, true) }
 
 // memberFields is objectFields for a member of a body objectFields has
 // checked: the member is valid JSON, so it is not checked again.
-func memberFields(data []byte) (Fields, bool) {
+func memberFields(data []byte) (Fields, bool) { return splitObject(data, false) }
+
+// splitObject splits the object data into its members, checking the
+// syntax of the whole of data when check is set (objectFields) and taking
+// it as valid otherwise (memberFields). A member's name, and its value when
+// a string, are read by the check's reading of strings, which tells a
+// string of plain ASCII (field.plain) as it goes.
+func splitObject(data []byte, check bool) (Fields, bool) {
+	v := validator{data: data}
 	i := skipSpace(data, 0)
-	if i == len(data) {
-		return nil, false
-	}
-	if data[i] != '{' {
+	if i == len(data) || data[i] != '{' {
 		return nil, false
 	}
 	// The members are gathered on the stack, then copied into a slice of
 	// their number.
 	var gathered [16]field
 	members := gathered[:0]
-	i = skipSpace(data, i+1)
-	if data[i] == '}' {
-		return Fields{}, true
+	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
+		return Fields{}, !check || skipSpace(data, i+1) == len(data)
 	}
 	for {
-		end := skipValue(data, i)
-		name, ok := memberName(data[i:end])
+		if i >= len(data) || data[i] != '"' {
+			return nil, false
+		}
+		end, plain, ok := v.scanStr(i)
 		if !ok {
 			return nil, false
 		}
-		i = skipSpace(data, skipSpace(data, end)+1) // past the colon
-		end = skipValue(data, i)
-		members = append(members, field{name: name, raw: data[i:end:end]})
-		i = skipSpace(data, end)
-		if data[i] == '}' {
-			return append(make(Fields, 0, len(members)), members...), true
+		name, ok := memberName(data[i:end], plain)
+		if !ok {
+			return nil, false
 		}
-		i = skipSpace(data, i+1) // past the comma
+		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+		switch {
+		case i < len(data) && data[i] == '"':
+			end, plain, ok = v.scanStr(i)
+		case check:
+			end, ok = v.value(i, 1)
+			plain = false
+		default:
+			end, plain = skipValue(data, i), false
+		}
+		if !ok {
+			return nil, false
+		}
+		members = append(members, field{name: name, raw: data[i:end:end], plain: plain})
+		if i = skipSpace(data, end); i >= len(data) {
+			return nil, false
+		}
+		switch data[i] {
+		case '}':
+			if check && skipSpace(data, i+1) != len(data) {
+				return nil, false
+			}
+			return append(make(Fields, 0, len(members)), members...), true
+		case ',':
+			i = skipSpace(data, i+1)
+		default:
+			return nil, false
+		}
 	}
 }
 
@@ -545,9 +572,14 @@ func skipValue(data []byte, i int) int {
 // plainString reads a JSON string member without escapes, the common
 // case, without a second pass of encoding/json over it (the body's parser
 // has checked it). Anything else is left to encoding/json.
-func plainString(raw []byte) (string, bool) {
-	in, ok := plainContent(raw)
-	if !ok {
+//
+// plain says raw is known to be a string of plain ASCII (field.plain), so
+// that it is not looked at again.
+func plainString(raw []byte, plain bool) (string, bool) {
+	in, ok := raw, plain
+	if ok {
+		in = raw[1 : len(raw)-1]
+	} else if in, ok = plainContent(raw); !ok {
 		return "", false
 	}
 	// The values most requests send (a charge's method and currency) are

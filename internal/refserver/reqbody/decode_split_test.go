@@ -21,6 +21,8 @@ var objectFieldsSeeds = []string{
 	"{\"\xff\":1}",
 	`{"a":"\\"}`,
 	`[1]`, `null`, `"x"`, `1`, ``, `{`, `{"a":1}x`, `{"a":1}{}`, `{"a"}`, `{"a":1,}`,
+	`{"description":"Cargo de prueba número 1","order_id":"abcdefghijklmnop","x\"yzabcdefgh":"abcdefgh\\ijkl"}`,
+	`{"card":{"holder_name":"Juan Pérez Ramírez","card_number":"4111111111111111"},"k":"abcdefghijklmnopq\u00e9"}`,
 }
 
 // objectFields answers what json.Unmarshal into a map of raw messages
@@ -49,10 +51,29 @@ func assertSameFields(t *testing.T, in string) {
 		return
 	}
 	if assert.True(t, ok, "%q", in) {
+		assertPlainFlags(t, got)
 		assert.Equal(t, want, fieldsMap(got), "%q", in)
 		for name, raw := range want {
 			gotRaw, _ := got.get(name)
 			assert.Equal(t, raw, gotRaw, "%q: member %q", in, name)
+		}
+	}
+}
+
+// assertPlainFlags checks the members' plain flags, and those of the
+// members of their objects (memberFields): a member is plain when, and
+// only when, it is a string of ASCII without a backslash.
+func assertPlainFlags(t *testing.T, f Fields) {
+	for i := range f {
+		m := &f[i]
+		raw := m.raw
+		want := len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"'
+		for _, c := range raw[min(1, len(raw)):max(len(raw)-1, 1)] {
+			want = want && c != '\\' && c != '"' && c < 0x80
+		}
+		assert.Equal(t, want, m.plain, "%q", raw)
+		if sub, ok := m.object(); ok {
+			assertPlainFlags(t, sub)
 		}
 	}
 }
@@ -74,7 +95,7 @@ func TestMemberNamesAllocateNothing(t *testing.T) {
 	known := []byte(`{"amount":100,"description":"x","order_id":"o-1","method":"card"}`)
 	f, ok := objectFields(known)
 	require.True(t, ok)
-	assert.Equal(t, Fields{{name: "amount", raw: []byte("100")}, {name: "description", raw: []byte(`"x"`)}, {name: "order_id", raw: []byte(`"o-1"`)}, {name: "method", raw: []byte(`"card"`)}}, f)
+	assert.Equal(t, Fields{{name: "amount", raw: []byte("100")}, {name: "description", raw: []byte(`"x"`), plain: true}, {name: "order_id", raw: []byte(`"o-1"`), plain: true}, {name: "method", raw: []byte(`"card"`), plain: true}}, f)
 	split := func(body []byte) func() {
 		return func() {
 			if _, ok := memberFields(body); !ok {

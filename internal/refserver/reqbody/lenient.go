@@ -52,8 +52,9 @@ import (
 // form of a boolean ("maybe", "FALSE", 1): 1001; an enum word unknown in
 // every case ("XYZ"): the code of its rule, as before.
 //
-// Fields.Into and decodeMember (decode.go) apply the member rules, driven
-// by the Go type of the wire field, as they decode each member: no extra
+// The readings of member.go apply the member rules, driven by the Go type
+// of the wire field, as Fields.Into decodes each member (by reflection,
+// decodeMember, or by the generated decoders of decode_gen.go): no extra
 // pass over the body, and a member in its canonical form is decoded as
 // before.
 
@@ -109,7 +110,7 @@ func (f Fields) applyAliases(aliases map[string]string) {
 		}
 		a := f.last(alias)
 		if c := f.last(name); c > a {
-			f[c].raw = f[a].raw
+			f[c].raw, f[c].plain = f[a].raw, f[a].plain
 		} else {
 			f[a].name = name
 		}
@@ -183,13 +184,21 @@ func foldEnum(fv reflect.Value) {
 		return
 	}
 	sent := fv.String()
-	for _, s := range []string{strings.ToLower(sent), strings.ToUpper(sent)} {
+	fv.SetString(foldWord(sent, func(s string) bool {
 		fv.SetString(s)
-		if valid.Valid() {
-			return
+		return valid.Valid()
+	}))
+}
+
+// foldWord returns the known value, by valid, that sent names in another
+// case (enum-case): its lower case, else its upper case, else sent as it is.
+func foldWord(sent string, valid func(string) bool) string {
+	for _, s := range []string{strings.ToLower(sent), strings.ToUpper(sent)} {
+		if valid(s) {
+			return s
 		}
 	}
-	fv.SetString(sent)
+	return sent
 }
 
 // Values of a card charge's confirm member, as ChargeConfirm reads them.

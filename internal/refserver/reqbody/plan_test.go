@@ -22,6 +22,16 @@ func FuzzTrimSpace(f *testing.F) {
 	})
 }
 
+// FuzzIsNull holds isNull to its definition: null once trimmed of space.
+func FuzzIsNull(f *testing.F) {
+	for _, s := range []string{"null", " null", "null ", "\u00a0null", "\u0085null\u2028", "nul", "nulll", `"null"`, "1", "", "n", "\xc2", "\x85null"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		assert.Equal(t, bytes.Equal(bytes.TrimSpace(raw), []byte("null")), isNull(raw), "%q", raw)
+	})
+}
+
 // TestTypePlansCarryTheTables: what a type's plan holds is lenient.go's
 // tables for the type: the members readByHandler leaves to the handler are
 // not among those Into fills, the type's aliases are its memberAliases,

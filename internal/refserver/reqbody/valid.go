@@ -1,5 +1,10 @@
 package reqbody
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // maxNesting is the deepest nesting of objects and arrays a body may have,
 // encoding/json's own bound (its scanner's maxNestingDepth).
 const maxNesting = 10000
@@ -87,38 +92,76 @@ func (v validator) container(i, depth int) (int, bool) {
 
 // str checks the string at data[i] (its opening quote).
 func (v validator) str(i int) (int, bool) {
+	end, _, ok := v.scanStr(i)
+	return end, ok
+}
+
+// scanStr is str that also tells a string of plain ASCII: no escape, no
+// byte of 0x80 and up, which reads as it is written. It reads the string
+// eight bytes at a time while they are plain ASCII (specialBytes), a byte
+// at a time from a byte that is not.
+func (v validator) scanStr(i int) (end int, plain, ok bool) {
 	d := v.data
-	for i++; i < len(d); i++ {
-		if strPlain[d[i]] {
+	var high byte // the bits of every plain byte: 0x80 set when one is not ASCII
+	escaped := false
+	i++
+	for i < len(d) {
+		if i+8 <= len(d) {
+			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) / 8 // to the first byte that is not plain ASCII
+		}
+		c := d[i]
+		i++
+		if strPlain[c] {
+			high |= c
 			continue
 		}
-		switch c := d[i]; {
+		switch {
 		case c == '"':
-			return i + 1, true
+			return i, !escaped && high < 0x80, true
 		case c < 0x20:
-			return i, false
-		case c == '\\':
-			if i++; i >= len(d) {
-				return i, false
-			}
-			switch d[i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if i+4 >= len(d) {
-					return i, false
-				}
-				for _, h := range d[i+1 : i+5] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return i, false
-					}
-				}
-				i += 4
-			default:
-				return i, false
-			}
+			return i - 1, false, false
 		}
+		// A backslash: the escape after it.
+		escaped = true
+		if i >= len(d) {
+			return i, false, false
+		}
+		switch d[i] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			if i+4 >= len(d) {
+				return i, false, false
+			}
+			for _, h := range d[i+1 : i+5] {
+				if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+					return i, false, false
+				}
+			}
+			i += 4
+		default:
+			return i, false, false
+		}
+		i++
 	}
-	return i, false
+	return i, false, false
+}
+
+// specialBytes returns a mask of the bytes of w, read little-endian, that
+// are not plain ASCII in a string: a quote, a backslash, a control
+// character (below the space) or a byte of 0x80 and up. It is zero when
+// there is none, and its lowest set bit is the high bit of the first such
+// byte (a bit above it may be set for a byte that is plain). (x-ones)&^x&highs
+// marks the zero bytes of x and (x-n*ones)&^x&highs its bytes below n: a
+// byte's borrow only ever reaches the bytes after it.
+func specialBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote, backslash := w^(ones*'"'), w^(ones*'\\')
+	return (w | (quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 // strPlain marks the bytes a string holds as they are: from the space on,

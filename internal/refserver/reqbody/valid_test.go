@@ -1,7 +1,9 @@
 package reqbody
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -12,7 +14,10 @@ import (
 func FuzzValid(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, ` [1, 2.5e-3, -0, true, false, null, "x\u00e9\n"] `, `{"a":}`, `{"a" 1}`,
 		`[1,]`, `{,}`, `01`, `-`, `1.`, `1e`, `1e+`, `.5`, `"\x"`, `"\u12"`, "\"\x01\"", "\"\xff\"", `tru`, `nul`, `{"a":1}x`,
-		`[[[]]]`, `{"a":[{"b":{}}]}`, "\t\r\n1\t", ``, ` `, `"`, `[`, `{"a"`, `{"a":1,`, `1 2`} {
+		`[[[]]]`, `{"a":[{"b":{}}]}`, "\t\r\n1\t", ``, ` `, `"`, `[`, `{"a"`, `{"a":1,`, `1 2`,
+		// strings longer than the eight bytes read at once (plainWord)
+		`"abcdefghijklmnopq"`, `"abcdefgh\"ijklmno"`, `"abcdefghijklmno\u00e9"`, "\"abcdefghij\x01klm\"", "\"abcdefghijkl\xc3\xa9\"",
+		`"abcdefg"`, `"abcdefgh"`, `"abcdefghijklmnop`, `"abcdefghijklmno\`, `"abcdefghijklmno\u00"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -49,6 +54,30 @@ func BenchmarkValid(b *testing.B) {
 			if !json.Valid(body) {
 				b.Fatal("refused")
 			}
+		}
+	})
+}
+
+// FuzzSpecialBytes holds specialBytes to its definition, byte by byte:
+// zero when no byte is a quote, a backslash, a control character or of
+// 0x80 and up, and otherwise its lowest bit is the first such byte's.
+func FuzzSpecialBytes(f *testing.F) {
+	for _, s := range []string{"abcdefgh", `abc"efgh`, `abcdefg\`, "abc\x1fefgh", "abc\x7fefgh", "abc\x80efgh", "\x00\x00\x00\x00\x00\x00\x00\x00",
+		"        ", "!!!!!!!!", "\xff\xff\xff\xff\xff\xff\xff\xff", "\x20\x21\x22\x23\x5b\x5c\x5d\x7e", "########", "]]]]]]]]", "a\x00\x01bcdef", "\"\x01ab\\cde"} {
+		f.Add(binary.LittleEndian.Uint64([]byte(s)))
+	}
+	f.Fuzz(func(t *testing.T, w uint64) {
+		first := -1
+		for i, c := range binary.LittleEndian.AppendUint64(nil, w) {
+			if first < 0 && (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
+				first = i
+			}
+		}
+		m := specialBytes(w)
+		if first < 0 {
+			assert.Zero(t, m, "%#016x", w)
+		} else {
+			assert.Equal(t, first, bits.TrailingZeros64(m)/8, "%#016x", w)
 		}
 	})
 }
