@@ -265,13 +265,13 @@ type transferState struct {
 }
 
 func newTransferState() *transferState {
-	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.t.ID })}
+	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.id() })}
 }
 
 // addTransferIn records the in side of a transfer, stored with addTx. The
 // caller holds m.mu.
 func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.Put(m.txList, in.t.ID, in.seq)
+	extState(m, newTransferState).in.Put(m.txList, in.id(), in.seq)
 }
 
 // endPayout moves a payout in progress to its final status: completed, or
@@ -286,9 +286,9 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 		t.more().ErrorMessage = errorMessage
 	}
 	t.setOperated(s.nowFor(m))
-	t.t.Authorization = strings.ToUpper(t.t.ID)
+	t.setText(fieldAuthorization, strings.ToUpper(t.id()))
 	if status != openpay.TransactionStatusCompleted {
-		m.accountFor(t.t.CustomerID).credit(t.amount())
+		m.accountFor(t.customerID()).credit(t.amount())
 	}
 }
 

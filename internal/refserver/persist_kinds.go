@@ -11,6 +11,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
@@ -293,7 +294,7 @@ func init() {
 				if err := json.Unmarshal(data, &ev); err != nil {
 					return err
 				}
-				logged := loggedEvent{id: ev.ID, typ: ev.Type, date: inZone(ev.Date)}
+				logged := loggedEvent{id: compact.MakeID(ev.ID), typ: ev.Type, date: txZones.Date(inZone(ev.Date))}
 				logged.tx.setWire(ev.Transaction)
 				m.events.Append(logged)
 				return nil
@@ -772,7 +773,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"id": fieldSaved, "created": fieldSaved, "card": fieldSaved, "used": fieldSaved,
 	},
 	reflect.TypeFor[tx](): {
-		"t": fieldSaved, "x": fieldSaved, "amountC": fieldSaved, "creditedIs": fieldSaved,
+		"text": fieldSaved, "card": fieldSaved, "x": fieldSaved, "amountC": fieldSaved, "creditedIs": fieldSaved,
 		"createdNs": fieldSaved, "operatedNs": fieldSaved, "createdZone": fieldSaved, "operatedZone": fieldSaved, "statusC": fieldSaved, "typeC": fieldSaved,
 		"methodC": fieldSaved, "currencyC": fieldSaved, "opTypeC": fieldSaved, "conciliated": fieldSaved,
 		"kind": fieldSaved, "preauth": fieldSaved, "captureOnCompletion": fieldSaved,

@@ -15,6 +15,7 @@ import (
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/chunklog"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/keymatch"
@@ -137,10 +138,10 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
-		txs:       seqindex.NewKeys(func(t *tx) string { return t.t.ID }),
+		txs:       seqindex.NewKeys(func(t *tx) string { return t.id() }),
 		txIndex:   make(map[txKey]seqindex.List),
 		txStatus:  make(map[txKey]seqindex.List),
-		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.t.OrderID }),
+		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),
 		ext:       make(map[reflect.Type]any),
 	}
 	m.customers.own = owner{m: m}
@@ -498,8 +499,10 @@ const (
 // in compact fields (txrecord.go); its wire form is built on read
 // (snapshot, wire). The other fields are the server's bookkeeping.
 type tx struct {
-	// t holds the fields kept as the wire form has them.
-	t txFields
+	// text holds the id, order_id, description, customer id and
+	// authorization (txrecord.go); card is the charged card's wire form.
+	text compact.Text
+	card *openpay.Card
 	// x is the rest of the wire form, for the few transactions that have
 	// any of it: nil for a plain card charge (rare, more).
 	x *openpay.Transaction
@@ -512,7 +515,7 @@ type tx struct {
 	// amountC is the amount in cents (notCents: in x.Amount).
 	amountC int64
 	// The creation and operation dates, in nanoseconds since 1970, and
-	// their zones (compact.Zones.Stamp).
+	// their zones (compact.Zones.Whole).
 	createdNs, operatedNs     int64
 	createdZone, operatedZone uint8
 	// statusC, typeC, methodC, currencyC and opTypeC number the status,
@@ -603,17 +606,17 @@ func (m *merchant) addTx(t *tx) {
 	m.txList = append(m.txList, t)
 	m.txSeq++
 	t.seq = m.txSeq
-	m.txs.Put(m.txList, t.t.ID, t.seq)
+	m.txs.Put(m.txList, t.id(), t.seq)
 	key := txKey{typ: t.typ()}
 	m.txIndex[key] = append(m.txIndex[key], t.seq)
-	if t.t.CustomerID != "" {
-		key.customer = t.t.CustomerID
+	if t.customerID() != "" {
+		key.customer = t.customerID()
 		m.txIndex[key] = append(m.txIndex[key], t.seq)
 	}
 	m.statusIndex(t, "", t.status())
 	m.amounts.Widen(t.seq, t.amountC)
-	if t.t.OrderID != "" {
-		m.orderIDs.Put(m.txList, t.t.OrderID, t.seq)
+	if t.orderID() != "" {
+		m.orderIDs.Put(m.txList, t.orderID(), t.seq)
 	}
 	m.markTx(t)
 }

@@ -138,15 +138,22 @@ func (g *Generator) appendDraw(dst []byte, alphabet string, n int) []byte {
 // transaction). A prefix that would leave no room is cut to Length-1
 // characters.
 func (g *Generator) NewID(kind Kind) string {
+	var buf [Length]byte
+	return string(g.AppendID(buf[:0], kind))
+}
+
+// AppendID appends a new identifier of the given kind to dst, as NewID
+// makes it, and returns the extended slice: a caller that keeps the id
+// in storage of its own allocates nothing for it.
+func (g *Generator) AppendID(dst []byte, kind Kind) []byte {
 	prefix := string(kind)
 	if len(prefix) >= Length {
 		prefix = prefix[:Length-1]
 	}
 	for {
-		var buf [Length]byte
-		id := string(g.appendDraw(append(buf[:0], prefix...), lowerAlnum, Length-len(prefix)))
+		id := g.appendDraw(append(dst, prefix...), lowerAlnum, Length-len(prefix))
 		g.reservedMu.RLock()
-		taken := g.reserved[id]
+		taken := g.reserved[string(id[len(dst):])]
 		g.reservedMu.RUnlock()
 		if !taken {
 			return id
