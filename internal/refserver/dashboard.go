@@ -231,11 +231,11 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 			recs = seqindex.List{t.seq}
 		}
 	case out.Customer != "":
-		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]
+		recs = m.txIndex.Get(txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer})
 	case out.Status != "":
-		recs = m.txStatus[txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)}]
+		recs = m.txStatus.Get(txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)})
 	case out.Type != "":
-		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type)}]
+		recs = m.txIndex.Get(txKey{typ: openpay.TransactionType(out.Type)})
 	default:
 		all = true
 	}

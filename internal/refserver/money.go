@@ -166,11 +166,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			}
 			return nil, true
 		case f.status != "" && cu == nil:
-			return m.txStatus[txKey{typ: typ, status: f.status}], true
+			return m.txStatus.Get(txKey{typ: typ, status: f.status}), true
 		case cu != nil:
-			return m.txIndex[txKey{typ: typ, customer: cu.id}], f.status == ""
+			return m.txIndex.Get(txKey{typ: typ, customer: cu.id}), f.status == ""
 		}
-		return m.txIndex[txKey{typ: typ}], true
+		return m.txIndex.Get(txKey{typ: typ}), true
 	}
 	bounds := func(recs seqindex.List) (lo, hi int) {
 		if checkDates {

@@ -176,7 +176,7 @@ func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx
 	// found among the merchant's payouts (creation order) rather than by
 	// walking every transaction. seq numbers txList from 1.
 	start := 0
-	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
+	payouts := m.txIndex.Get(txKey{typ: openpay.TransactionTypePayout})
 	for i := payouts.Index(payout.seq) - 1; i >= 0; i-- {
 		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.customerID()) == acct {
 			start = int(t.seq)

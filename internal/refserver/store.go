@@ -82,13 +82,13 @@ type merchant struct {
 	// creation order. The slices are only ever appended to, so a list may
 	// keep a slice it read under the lock and index it later (see
 	// txFilter.list).
-	txIndex map[txKey]seqindex.List
+	txIndex seqindex.Lists[txKey]
 	// txStatus holds, per transaction type and status, the merchant's
 	// transactions of that type that have that status, in creation order
 	// (by seq): setStatus moves a transaction from one to the other. Unlike
 	// txIndex these slices change in place; a list reads them under the
 	// lock only and finds its place again by seq after letting go of it.
-	txStatus map[txKey]seqindex.List
+	txStatus seqindex.Lists[txKey]
 	// txSeq numbers the merchant's transactions in creation order.
 	txSeq uint32
 	// amounts bounds the amounts of the transactions by blocks of seq, so
@@ -139,8 +139,8 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
 		txs:       seqindex.NewKeys(func(t *tx) string { return t.id() }),
-		txIndex:   make(map[txKey]seqindex.List),
-		txStatus:  make(map[txKey]seqindex.List),
+		txIndex:   make(seqindex.Lists[txKey]),
+		txStatus:  make(seqindex.Lists[txKey]),
 		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),
 		ext:       make(map[reflect.Type]any),
 	}
@@ -608,10 +608,9 @@ func (m *merchant) addTx(t *tx) {
 	t.seq = m.txSeq
 	m.txs.Put(m.txList, t.id(), t.seq)
 	key := txKey{typ: t.typ()}
-	m.txIndex[key] = append(m.txIndex[key], t.seq)
-	if t.customerID() != "" {
-		key.customer = t.customerID()
-		m.txIndex[key] = append(m.txIndex[key], t.seq)
+	m.txIndex.Edit(key).Add(t.seq)
+	if key.customer = t.customerID(); key.customer != "" {
+		m.txIndex.Edit(key).Add(t.seq)
 	}
 	m.statusIndex(t, "", t.status())
 	m.amounts.Widen(t.seq, t.amountC)
@@ -658,18 +657,10 @@ func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
 		return
 	}
 	if from != "" {
-		key := txKey{typ: t.typ(), status: from}
-		l := m.txStatus[key]
-		if i := l.Index(t.seq); i < len(l) && l[i] == t.seq {
-			m.txStatus[key] = slices.Delete(l, i, i+1)
-		}
+		m.txStatus.Edit(txKey{typ: t.typ(), status: from}).Remove(t.seq)
 	}
 	if to != "" {
-		key := txKey{typ: t.typ(), status: to}
-		l := m.txStatus[key]
-		if i := l.Index(t.seq); i == len(l) || l[i] != t.seq {
-			m.txStatus[key] = slices.Insert(l, i, t.seq)
-		}
+		m.txStatus.Edit(txKey{typ: t.typ(), status: to}).Add(t.seq)
 	}
 }
 

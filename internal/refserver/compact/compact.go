@@ -232,10 +232,14 @@ func (z *Zones) Whole(t time.Time) (ns int64, zone uint8) {
 	if ns, zone = z.Stamp(t); zone != Full {
 		return ns, zone
 	}
+	return keepWhole(t), Full
+}
+
+func keepWhole(t time.Time) int64 {
 	wholeDates.mu.Lock()
 	defer wholeDates.mu.Unlock()
 	wholeDates.list = append(wholeDates.list, t)
-	return int64(len(wholeDates.list) - 1), Full
+	return int64(len(wholeDates.list) - 1)
 }
 
 // At returns the date Whole gave as ns and zone: the same instant in a

@@ -41,11 +41,13 @@ const TextFields = 5
 // Text holds TextFields strings. The zero Text holds five empty strings.
 // A Text is a value: copies share the bytes, which never change.
 type Text struct {
-	// s is the fields one after the other. When it is longer than
-	// maxShort, it starts with a header of the fields' ends (4 bytes
-	// each, little-endian, counted after the header) instead of ends.
-	s    string
-	ends [TextFields - 1]uint16
+	// s is the fields one after the other, field i from bounds[i] to
+	// bounds[i+1]. When it is longer than maxShort (long), it starts
+	// instead with a header of the fields' ends (4 bytes each,
+	// little-endian, counted after the header).
+	s      string
+	bounds [TextFields + 1]uint16
+	long   bool
 }
 
 // maxShort is the longest s whose field ends fit in ends.
@@ -57,17 +59,10 @@ const longHeader = 4 * (TextFields - 1)
 // Field returns the i-th field (0 to TextFields-1), a substring of the
 // Text's bytes: reading a field allocates nothing.
 func (t Text) Field(i int) string {
-	if len(t.s) > maxShort {
+	if t.long {
 		return t.longField(i)
 	}
-	lo, hi := 0, len(t.s)
-	if i > 0 {
-		lo = int(t.ends[i-1])
-	}
-	if i < TextFields-1 {
-		hi = int(t.ends[i])
-	}
-	return t.s[lo:hi]
+	return t.s[t.bounds[i]:t.bounds[i+1]]
 }
 
 func (t Text) longField(i int) string {
@@ -139,19 +134,17 @@ func (a *Arena) Make(f *[TextFields]string) Text {
 	a.mu.Lock()
 	b := a.room(n)
 	a.mu.Unlock()
-	var t Text
+	t := Text{long: long}
 	at := 0
 	if long {
 		at = longHeader
 	}
 	for i, v := range f {
 		at += copy(b[at:], v)
-		if i < TextFields-1 {
-			if long {
-				binary.LittleEndian.PutUint32(b[4*i:], uint32(at-longHeader))
-			} else {
-				t.ends[i] = uint16(at)
-			}
+		if long && i < TextFields-1 {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(at-longHeader))
+		} else if !long {
+			t.bounds[i+1] = uint16(at)
 		}
 	}
 	t.s = unsafe.String(unsafe.SliceData(b), len(b))
@@ -167,7 +160,7 @@ func (a *Arena) With(t Text, i int, v string) Text {
 		return t
 	}
 	n := len(t.s) + len(v)
-	if len(t.s) > 0 && n <= maxShort && t.emptyFrom(i) {
+	if len(t.s) > 0 && !t.long && n <= maxShort && t.emptyFrom(i) {
 		a.mu.Lock()
 		tip := uintptr(unsafe.Pointer(unsafe.SliceData(a.free)))
 		if uintptr(unsafe.Pointer(unsafe.StringData(t.s)))+uintptr(len(t.s)) == tip && cap(a.free) >= len(v) {
@@ -175,8 +168,8 @@ func (a *Arena) With(t Text, i int, v string) Text {
 			a.free = a.free[len(v):len(v)]
 			a.mu.Unlock()
 			t.s = unsafe.String(unsafe.StringData(t.s), n)
-			for j := i; j < TextFields-1; j++ {
-				t.ends[j] = uint16(n)
+			for j := i + 1; j <= TextFields; j++ {
+				t.bounds[j] = uint16(n)
 			}
 			return t
 		}
