@@ -22,8 +22,8 @@ const maxEventsKept = 10000
 // when the event is read (Event, Body). A plain card charge's event keeps
 // no object of its own besides its id.
 type loggedEvent struct {
+	typ  openpay.EventType // before tx: the pointers first (see tx)
 	tx   tx
-	typ  openpay.EventType
 	date compact.Date // txZones
 	id   compact.ID
 }

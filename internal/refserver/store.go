@@ -498,10 +498,11 @@ const (
 // tx is a transaction record: a charge, refund, payout, transfer or fee,
 // in compact fields (txrecord.go); its wire form is built on read
 // (snapshot, wire). The other fields are the server's bookkeeping.
+//
+// The fields with pointers come first: the collector scans a record up
+// to its last pointer only.
 type tx struct {
-	// text holds the id, order_id, description, customer id and
-	// authorization (txrecord.go); card is the charged card's wire form.
-	text compact.Text
+	// card is the charged card's wire form.
 	card *openpay.Card
 	// x is the rest of the wire form, for the few transactions that have
 	// any of it: nil for a plain card charge (rare, more).
@@ -512,6 +513,9 @@ type tx struct {
 	// decided at once and never refunded or disputed do not carry it (see
 	// after).
 	later *txLater
+	// text holds the id, order_id, description, customer id and
+	// authorization (txrecord.go).
+	text compact.Text
 	// amountC is the amount in cents (notCents: in x.Amount).
 	amountC int64
 	// The creation and operation dates, in nanoseconds since 1970, and
