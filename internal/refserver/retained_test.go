@@ -69,7 +69,7 @@ func TestEventLogRecordsStayCompact(t *testing.T) {
 }
 
 // TestStoredChargesKeepOneObjectEach: a merchant charges a stored card
-// 2,000 times in process, each charge with its own order_id and
+// 5,000 times in process, each charge with its own order_id and
 // description, and a customer's card once; each charge reads back whole
 // (its id, order_id, description, customer and authorization, from the
 // store and from its event), and what the store keeps per charge is one
@@ -97,7 +97,7 @@ func TestStoredChargesKeepOneObjectEach(t *testing.T) {
 	cu := do(http.MethodPost, "/customers", `{"name":"Ana","email":"ana@example.com"}`)["id"].(string)
 	k := do(http.MethodPost, "/customers/"+cu+"/cards", `{"holder_name":"Ana","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}`)["id"].(string)
 	first := do(http.MethodPost, "/customers/"+cu+"/charges", fmt.Sprintf(`{"method":"card","source_id":%q,"amount":5,"description":"Del cliente","order_id":"cu-1"}`, k))
-	const n = 2000
+	const n = 5000
 	_, objects0, _ := liveHeap()
 	sampled := []int{0, 1, n / 2, n - 1}
 	ids := make(map[int]string, len(sampled))
