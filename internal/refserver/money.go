@@ -265,7 +265,7 @@ type transferState struct {
 }
 
 func newTransferState() *transferState {
-	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.id() })}
+	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) })}
 }
 
 // addTransferIn records the in side of a transfer, stored with addTx. The

@@ -138,7 +138,7 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		customers: newCustomerSet(),
 		cards:     make(map[string]*card),
 		tokens:    make(map[string]*token),
-		txs:       seqindex.NewKeys(func(t *tx) string { return t.id() }),
+		txs:       seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) }),
 		txIndex:   make(seqindex.Lists[txKey]),
 		txStatus:  make(seqindex.Lists[txKey]),
 		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),

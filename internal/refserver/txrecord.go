@@ -252,7 +252,7 @@ func (t *tx) setOpType(v openpay.OperationType) {
 }
 
 // created returns when the transaction was created.
-func (t *tx) created() time.Time { return txZones.At(t.createdNs, t.createdZone) }
+func (t *tx) created() time.Time { return txZones.Time(t.createdNs, t.createdZone) }
 
 // createdBefore reports whether t was created before u.
 func (t *tx) createdBefore(u *tx) bool {
@@ -263,7 +263,7 @@ func (t *tx) createdBefore(u *tx) bool {
 }
 
 // operated returns when the operation took effect (zero when not yet).
-func (t *tx) operated() time.Time { return txZones.At(t.operatedNs, t.operatedZone) }
+func (t *tx) operated() time.Time { return txZones.Time(t.operatedNs, t.operatedZone) }
 
 // setOperated sets when the operation took effect.
 func (t *tx) setOperated(at time.Time) { t.operatedNs, t.operatedZone = txZones.Whole(at) }
@@ -318,8 +318,8 @@ func isZeroTransaction(w *openpay.Transaction) bool {
 // wire returns the transaction's whole wire form, built from the record.
 func (t *tx) wire() openpay.Transaction {
 	w := *t.rare()
-	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card =
-		t.id(), t.orderID(), t.description(), t.customerID(), t.authorization(), t.card
+	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card = t.text.Field(fieldID), t.text.Field(fieldOrderID),
+		t.text.Field(fieldDescription), t.text.Field(fieldCustomerID), t.text.Field(fieldAuthorization), t.card // Field inlines
 	w.Conciliated = t.conciliated
 	w.Amount = t.amount()
 	w.CreationDate, w.OperationDate = t.created(), t.operated()

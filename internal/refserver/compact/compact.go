@@ -19,9 +19,9 @@
 //     value among its callers through a cache of fixed size (an
 //     openpay.Amount is immutable): reading the same amounts again builds
 //     nothing.
-//   - [Zones.Whole] and [Zones.At] do what Stamp and Time do for any date:
-//     the few dates Stamp cannot hold go to a list of the process that
-//     only grows. [Zones.Date] holds any date in a [Date] (16 bytes, no
+//   - [Zones.Whole] does what Stamp does for any date, and Time gives it
+//     back: the few dates Stamp cannot hold go to a list of the process
+//     that only grows. [Zones.Date] holds any date in a [Date] (16 bytes, no
 //     pointer).
 //   - [Text] holds a record's [TextFields] strings as one string over an
 //     [Arena]'s chunk: one pointer and no object of its own per record;
@@ -183,10 +183,14 @@ func (z *Zones) Stamp(t time.Time) (ns int64, zone uint8) {
 	return t.UnixNano(), zone
 }
 
-// Time returns the date Stamp gave as ns and zone (not Full).
+// Time returns the date Stamp gave as ns and zone (not Full), or Whole
+// gave (Full too).
 func (z *Zones) Time(ns int64, zone uint8) time.Time {
-	if zone == 0 {
+	switch zone {
+	case 0:
 		return time.Time{}
+	case Full:
+		return wholeAt(ns)
 	}
 	return time.Unix(0, ns).In((*z.zones.Load())[zone].loc)
 }
@@ -242,12 +246,7 @@ func keepWhole(t time.Time) int64 {
 	return int64(len(wholeDates.list) - 1)
 }
 
-// At returns the date Whole gave as ns and zone: the same instant in a
-// zone of the same name and offset, as Time.
-func (z *Zones) At(ns int64, zone uint8) time.Time {
-	if zone != Full {
-		return z.Time(ns, zone)
-	}
+func wholeAt(ns int64) time.Time {
 	wholeDates.mu.Lock()
 	defer wholeDates.mu.Unlock()
 	return wholeDates.list[ns]
@@ -259,5 +258,5 @@ func (z *Zones) Date(t time.Time) Date {
 	return Date{ns: ns, zone: zone}
 }
 
-// DateTime returns the date d holds (At).
-func (z *Zones) DateTime(d Date) time.Time { return z.At(d.ns, d.zone) }
+// DateTime returns the date d holds (Time).
+func (z *Zones) DateTime(d Date) time.Time { return z.Time(d.ns, d.zone) }
