@@ -7,7 +7,6 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -487,8 +486,8 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if desc == "" {
 		desc = "Refund of " + t.id()
 	}
-	r := newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Authorization: t.authorization(), Method: t.method(),
+	r := s.newDrawnTx(openpay.Transaction{
+		Amount: amount, Authorization: t.authorization(), Method: t.method(),
 		OperationType: openpay.OperationTypeOut, TransactionType: "refund", Status: openpay.TransactionStatusCompleted,
 		Currency: t.currency(), CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.customerID(),
 		ExchangeRate: t.rare().ExchangeRate,

@@ -6,7 +6,6 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/shopspring/decimal"
 )
 
@@ -85,8 +84,8 @@ type chargeRequest struct {
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
 	now := s.nowOf(m).In(req.country.Zone)
-	t := newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
+	t := s.newDrawnTx(openpay.Transaction{
+		Amount: req.amount, Currency: req.currency,
 		Description: req.description, OrderID: req.orderID, CustomerID: ownerID(cu), CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
 		Metadata: req.metadata,

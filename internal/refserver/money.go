@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -90,8 +89,8 @@ func errNoAccount(field, customerID string) *Error {
 func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
-	return newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: openpay.CurrencyMXN,
+	return s.newDrawnTx(openpay.Transaction{
+		Amount: amount, Currency: openpay.CurrencyMXN,
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,

@@ -295,7 +295,7 @@ func init() {
 					return err
 				}
 				logged := loggedEvent{id: compact.MakeID(ev.ID), typ: ev.Type, date: txZones.Date(inZone(ev.Date))}
-				logged.tx.setWire(ev.Transaction)
+				logged.tx.setWire(ev.Transaction.ID, ev.Transaction)
 				m.events.Append(logged)
 				return nil
 			}},
@@ -606,7 +606,7 @@ func newTxRecord(t *tx) txRecord {
 }
 
 func (r txRecord) tx() *tx {
-	t := newTx(r.T)
+	t := newTx(r.T.ID, r.T)
 	t.kind, t.preauth, t.captureOnCompletion = r.Kind, r.Preauth, r.CaptureOnCompletion
 	if l := r.Later; l != nil {
 		t.later = &txLater{redirectURL: l.RedirectURL, email: l.Email, refunded: l.Refunded, debited: l.Debited,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -268,17 +269,24 @@ func (t *tx) operated() time.Time { return txZones.Time(t.operatedNs, t.operated
 // setOperated sets when the operation took effect.
 func (t *tx) setOperated(at time.Time) { t.operatedNs, t.operatedZone = txZones.Whole(at) }
 
-// newTx makes a transaction record of the wire form w (not stored yet:
-// see merchant.addTx).
-func newTx(w openpay.Transaction) *tx {
+// newTx makes a transaction record of the wire form w with the id id (not
+// stored yet: see merchant.addTx).
+func newTx(id string, w openpay.Transaction) *tx {
 	t := &tx{}
-	t.setWire(w)
+	t.setWire(id, w)
 	return t
 }
 
-// setWire sets every field of the record from the wire form w.
-func (t *tx) setWire(w openpay.Transaction) {
-	t.text = txTexts.Make(&[compact.TextFields]string{w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization})
+// newDrawnTx makes the record of a new transaction, its id drawn into its
+// text without a string of its own.
+func (s *Server) newDrawnTx(w openpay.Transaction) *tx {
+	var id [idgen.Length]byte
+	return newTx(string(s.ids.AppendID(id[:0], idgen.KindTransaction)), w)
+}
+
+// setWire sets the record's fields from the wire form w, its id to id.
+func (t *tx) setWire(id string, w openpay.Transaction) {
+	t.text = txTexts.Make(&[compact.TextFields]string{id, w.OrderID, w.Description, w.CustomerID, w.Authorization})
 	t.card = w.Card
 	t.conciliated = w.Conciliated
 	// The rare part: what is left of w once the compact fields are taken
