@@ -240,27 +240,25 @@ var scaleHeapProfile = flag.String("scale-heap-profile", "", "write the heap pro
 func BenchmarkScaleHeapPerCharge(b *testing.B) {
 	const n = 1_000_000
 	for b.Loop() {
-		b.ReportMetric(liveHeapPerCharge(b, n), "B/charge")
+		heap, objects, scan := liveHeapPerCharge(b, n)
+		b.ReportMetric(heap, "B/charge")
+		b.ReportMetric(objects, "objects/charge")
+		b.ReportMetric(scan, "scan-B/charge")
 	}
 }
 
-// liveHeapPerCharge measures the live heap per stored charge with n charges.
-func liveHeapPerCharge(tb testing.TB, n int) float64 {
-	live := func() uint64 {
-		var ms runtime.MemStats
-		runtime.GC()
-		runtime.GC()
-		runtime.ReadMemStats(&ms)
-		return ms.HeapAlloc
-	}
+// liveHeapPerCharge measures the live heap per stored charge with n
+// charges: its bytes, its objects (each one the collector visits) and the
+// bytes the collector scans for pointers (liveHeap).
+func liveHeapPerCharge(tb testing.TB, n int) (heap, objects, scan float64) {
 	if *scaleHeapProfile != "" {
 		runtime.MemProfileRate = 4096
 		defer func() { runtime.MemProfileRate = 512 * 1024 }()
 	}
 	small := newScaleStore(tb, 1)
-	before := live()
+	heap0, objects0, scan0 := liveHeap()
 	big := newScaleStore(tb, n+1)
-	after := live()
+	heap1, objects1, scan1 := liveHeap()
 	if *scaleHeapProfile != "" {
 		f, err := os.Create(*scaleHeapProfile)
 		require.NoError(tb, err)
@@ -270,7 +268,8 @@ func liveHeapPerCharge(tb testing.TB, n int) float64 {
 	runtime.KeepAlive(small)
 	small.close()
 	big.close()
-	return float64(after-before) / float64(n)
+	per := func(after, before uint64) float64 { return (float64(after) - float64(before)) / float64(n) }
+	return per(heap1, heap0), per(objects1, objects0), per(scan1, scan0)
 }
 
 // TestScaleStore runs the scale benchmarks' fill and every one of their

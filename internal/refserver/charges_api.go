@@ -7,7 +7,6 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
 
@@ -360,7 +359,7 @@ func (c *call) scopeCharge() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.typ() != "charge" || (cu != nil && t.t.CustomerID != cu.id) {
+	if t == nil || t.typ() != "charge" || (cu != nil && t.customerID() != cu.id) {
 		return nil, errNotFound("charge", id)
 	}
 	return t, nil
@@ -384,7 +383,7 @@ func (s *Server) listCharges(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeCharge, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypeCharge && (cu == nil || t.t.CustomerID == cu.id)
+		return t.typ() == openpay.TransactionTypeCharge && (cu == nil || t.customerID() == cu.id)
 	})
 }
 
@@ -480,7 +479,7 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	if amount.Cmp(remaining) == 0 || debit.Cmp(t.credited().Sub(t.after().debited)) > 0 {
 		debit = t.credited().Sub(t.after().debited)
 	}
-	acct := m.accountFor(t.t.CustomerID)
+	acct := m.accountFor(t.customerID())
 	if debit.IsPositive() && !acct.debit(debit, false) {
 		return nil, insufficientFunds(acct)
 	}
@@ -489,12 +488,12 @@ func (s *Server) refundCharge(c *call) (any, *Error) {
 	now := s.nowFor(m)
 	desc := req.Description
 	if desc == "" {
-		desc = "Refund of " + t.t.ID
+		desc = "Refund of " + t.id()
 	}
-	r := newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Authorization: t.t.Authorization, Method: t.method(),
+	r := s.newDrawnTx(openpay.Transaction{
+		Amount: amount, Authorization: t.authorization(), Method: t.method(),
 		OperationType: openpay.OperationTypeOut, TransactionType: "refund", Status: openpay.TransactionStatusCompleted,
-		Currency: t.currency(), CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.t.CustomerID,
+		Currency: t.currency(), CreationDate: now, OperationDate: now, Description: desc, CustomerID: t.customerID(),
 		ExchangeRate: t.rare().ExchangeRate,
 	})
 	m.addTx(r)
@@ -575,18 +574,18 @@ func (s *Server) updateCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	if f.Has("order_id") && req.OrderID != t.t.OrderID {
+	if f.Has("order_id") && req.OrderID != t.orderID() {
 		if e := m.orderIDTaken(req.OrderID); e != nil {
 			return nil, e
 		}
-		if t.t.OrderID != "" {
-			m.orderIDs.Remove(m.txList, t.t.OrderID)
+		if t.orderID() != "" {
+			m.orderIDs.Remove(m.txList, t.orderID())
 		}
-		t.t.OrderID = req.OrderID
+		t.setText(fieldOrderID, req.OrderID)
 		m.orderIDs.Put(m.txList, req.OrderID, t.seq)
 	}
 	if f.Has("description") {
-		t.t.Description = req.Description
+		t.setText(fieldDescription, req.Description)
 	}
 	m.markTx(t)
 	return t.snapshot(), nil

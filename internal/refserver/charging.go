@@ -6,7 +6,6 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/shopspring/decimal"
 )
 
@@ -85,16 +84,13 @@ type chargeRequest struct {
 // payer's e-mail. Its status is for the caller to set.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
 	now := s.nowOf(m).In(req.country.Zone)
-	t := newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: req.amount, Currency: req.currency,
-		Description: req.description, OrderID: req.orderID, CreationDate: now, OperationDate: now,
+	t := s.newDrawnTx(openpay.Transaction{
+		Amount: req.amount, Currency: req.currency,
+		Description: req.description, OrderID: req.orderID, CustomerID: ownerID(cu), CreationDate: now, OperationDate: now,
 		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
 		Metadata: req.metadata,
 	})
 	t.kind = req.kind
-	if cu != nil {
-		t.t.CustomerID = cu.id
-	}
 	if req.redirectURL != "" {
 		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
 	}
@@ -131,7 +127,7 @@ func dueOr(due, def time.Time) time.Time {
 // chargeURL is the address of charge t of m on the server at baseURL, under
 // which its payer's pages are (built only for the charges that have them).
 func chargeURL(baseURL string, m *merchant, t *tx) string {
-	return baseURL + "/v1/" + m.id + "/charges/" + t.t.ID
+	return baseURL + "/v1/" + m.id + "/charges/" + t.id()
 }
 
 // startCharge carries out a validated charge request of any kind for the
@@ -176,7 +172,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 		t.setMethod(openpay.TransactionMethodStore)
 		m.setStatus(t, openpay.TransactionStatusInProgress)
 		t.more().DueDate = dueOr(req.dueDate, now.Add(storeDueAfter))
-		ref := s.ids.StoreReference(t.t.ID)
+		ref := s.ids.StoreReference(t.id())
 		s.registerBarcodeRef(ref)
 		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeStore, Reference: ref, BarcodeURL: barcodeURL(baseURL, ref)}
 		if m.country == countryrules.Mexico {
@@ -250,7 +246,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 			w := stored.wire()
 			stored.charged = &w
 		}
-		t.t.Card = stored.charged
+		t.card = stored.charged
 	default:
 		// Card data sent inline or a token: the charges that follow with the
 		// same card share the wire form, as those to a stored card do.
@@ -260,7 +256,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 			kept := wireCard
 			m.inlineCharged = &kept
 		}
-		t.t.Card = m.inlineCharged
+		t.card = m.inlineCharged
 	}
 
 	now := t.created()
@@ -302,7 +298,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		s.emit(m, openpay.EventTypeChargeCreated, t)
 		return t, nil
 	}
-	t.t.Authorization = s.ids.AuthorizationNumber()
+	t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 	t.setOperated(now)
 	m.addTx(t)
 	if !req.capture {
@@ -359,11 +355,11 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 	t := s.newChargeTx(m, cu, req)
 	if k := cards.get(cardID); k != nil && k.deleted && k.customerID == ownerID(cu) {
 		w := k.wire()
-		t.t.Card = &w
+		t.card = &w
 		return t, s.declineCharge(m, t, errorf(openpay.ErrNotFound, "The card with id '%s' does not exist", cardID))
 	}
 	if _, e := s.chargeCard(m, cards, cu, req, t, ""); e != nil {
-		if m.txByID(t.t.ID) != t { // refused before anything was recorded
+		if m.txByID(t.id()) != t { // refused before anything was recorded
 			return nil, e
 		}
 		return t, e
@@ -388,8 +384,8 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 	m.setAmount(t, amount)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.setOperated(now)
-	if t.t.Authorization == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
-		t.t.Authorization = s.ids.AuthorizationNumber()
+	if t.authorization() == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
+		t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 	}
 	credit := s.toMXN(t, amount)
 	if t.rare().Fee != nil {
@@ -398,7 +394,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 		addFeeCharged(m, t)
 	}
 	if credit.IsPositive() {
-		m.accountFor(t.t.CustomerID).credit(credit)
+		m.accountFor(t.customerID()).credit(credit)
 		if t.creditedIs == creditedNone {
 			t.setCredited(credit) // no sum to allocate for the usual single credit
 		} else {

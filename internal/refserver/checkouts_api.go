@@ -518,8 +518,8 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	}
 	t := s.newChargeTx(m, cu, req)
 	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)
-	if m.txByID(t.t.ID) == t {
-		r.txID = t.t.ID
+	if m.txByID(t.id()) == t {
+		r.txID = t.id()
 		m.mark(recCheckout, r.c.ID)
 	}
 	return checkoutPayment{co: s.checkoutWire(m, r), declined: declined}, nil

@@ -151,7 +151,7 @@ func TestStoredCardChargesFollowTheCardsChanges(t *testing.T) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t1, t2, t3 := m.txByID(first["id"].(string)), m.txByID(second["id"].(string)), m.txByID(third["id"].(string))
-	assert.Same(t, t2.t.Card, t3.t.Card, "charges to an unchanged card share its wire form")
-	assert.NotSame(t, t1.t.Card, t2.t.Card)
-	assert.Equal(t, "Juan Perez", t1.t.Card.HolderName, "a shared wire form is never changed")
+	assert.Same(t, t2.card, t3.card, "charges to an unchanged card share its wire form")
+	assert.NotSame(t, t1.card, t2.card)
+	assert.Equal(t, "Juan Perez", t1.card.HolderName, "a shared wire form is never changed")
 }

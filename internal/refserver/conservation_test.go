@@ -82,7 +82,7 @@ func ledger(m *merchant) map[string]openpay.Amount {
 	bal := map[string]openpay.Amount{}
 	add := func(who string, a openpay.Amount) { bal[who] = bal[who].Add(a) }
 	for _, t := range m.txList {
-		a, who := t.amount(), t.t.CustomerID
+		a, who := t.amount(), t.customerID()
 		switch t.typ() {
 		case openpay.TransactionTypeCharge: // the bank receipts that funded the test
 			add(who, a)

@@ -153,9 +153,9 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 	}
 	e = c.eachMerchant(func(m *merchant) *Error {
 		for _, t := range m.txList {
-			if t.typ() == openpay.TransactionTypePayout && t.t.CustomerID == cu.id &&
+			if t.typ() == openpay.TransactionTypePayout && t.customerID() == cu.id &&
 				t.status() == openpay.TransactionStatusInProgress {
-				return errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.t.ID)
+				return errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.id())
 			}
 		}
 		return nil

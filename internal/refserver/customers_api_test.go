@@ -212,7 +212,7 @@ type deletionRecorder struct{ deleted []string }
 func (d *deletionRecorder) customerDeleted(s *Server, m *merchant, customerID string) {
 	d.deleted = append(d.deleted, customerID)
 	// The listener runs under the merchant's lock and may emit events.
-	s.emit(m, openpay.EventTypeSubscriptionChargeFailed, newTx(openpay.Transaction{CustomerID: customerID}))
+	s.emit(m, openpay.EventTypeSubscriptionChargeFailed, newTx("", openpay.Transaction{CustomerID: customerID}))
 }
 
 func TestDeleteCustomerNotifiesTheResourcesThatListen(t *testing.T) {

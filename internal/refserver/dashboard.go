@@ -231,11 +231,11 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 			recs = seqindex.List{t.seq}
 		}
 	case out.Customer != "":
-		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer}]
+		recs = m.txIndex.Get(txKey{typ: openpay.TransactionType(out.Type), customer: out.Customer})
 	case out.Status != "":
-		recs = m.txStatus[txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)}]
+		recs = m.txStatus.Get(txKey{typ: openpay.TransactionType(out.Type), status: openpay.TransactionStatus(out.Status)})
 	case out.Type != "":
-		recs = m.txIndex[txKey{typ: openpay.TransactionType(out.Type)}]
+		recs = m.txIndex.Get(txKey{typ: openpay.TransactionType(out.Type)})
 	default:
 		all = true
 	}
@@ -249,7 +249,7 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	at := make(map[string]int, hi-lo)
 	for i := hi - 1; i >= lo; i-- {
 		t := rec(i)
-		at[t.t.ID] = len(out.Transactions)
+		at[t.id()] = len(out.Transactions)
 		out.Transactions = append(out.Transactions, web.DashTransaction{Transaction: t.snapshot(), Actions: t.dashActions()})
 	}
 	// The log's records never change, and a copy of it is a view that stays
@@ -258,9 +258,9 @@ func (b dashBackend) Transactions(merchantID string, q web.TxQuery) (web.DashTra
 	m.mu.Unlock()
 	for i := range events.Len() {
 		ev := events.At(i)
-		if i, ok := at[ev.tx.t.ID]; ok {
+		if i, ok := at[ev.tx.id()]; ok {
 			tx := &out.Transactions[i]
-			tx.Events = append(tx.Events, web.DashEvent{ID: ev.id, Type: ev.typ, Date: ev.date, Status: ev.tx.status()})
+			tx.Events = append(tx.Events, web.DashEvent{ID: ev.id.String(), Type: ev.typ, Date: txZones.DateTime(ev.date), Status: ev.tx.status()})
 		}
 	}
 	// A few changes emit no event (a 3-D Secure pre-authorization

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/eventwire"
 )
 
@@ -21,16 +22,16 @@ const maxEventsKept = 10000
 // when the event is read (Event, Body). A plain card charge's event keeps
 // no object of its own besides its id.
 type loggedEvent struct {
-	id   string
-	typ  openpay.EventType
-	date time.Time
+	typ  openpay.EventType // before tx: the pointers first (see tx)
 	tx   tx
+	date compact.Date // txZones
+	id   compact.ID
 }
 
 // event returns the event with the merchant's id: the wire form of the
 // transaction as it stood when the event happened.
 func (e *loggedEvent) event(merchantID string) Event {
-	return Event{ID: e.id, MerchantID: merchantID, Type: e.typ, Date: e.date, Transaction: e.tx.snapshot()}
+	return Event{ID: e.id.String(), MerchantID: merchantID, Type: e.typ, Date: txZones.DateTime(e.date), Transaction: e.tx.snapshot()}
 }
 
 // frozen returns a copy of the record that later changes to t do not
@@ -64,12 +65,13 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) {
 		}
 		m.events.DropFront(cut)
 	}
-	ev := m.events.Append(loggedEvent{id: s.ids.NewID("ev"), typ: typ, date: s.nowFor(m), tx: t.frozen()})
+	var id [compact.IDLen]byte
+	ev := m.events.Append(loggedEvent{id: compact.MakeID(s.ids.AppendNewID(id[:0], "ev")), typ: typ, date: txZones.Date(s.nowFor(m)), tx: t.frozen()})
 	if m.data != nil {
 		m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(m.events.Len()-1)))
 		// The transaction an event is about has changed: the one change
 		// every handler announces.
-		if st := m.txByID(t.t.ID); st != nil {
+		if st := m.txByID(t.id()); st != nil {
 			m.markTx(st)
 		}
 	}

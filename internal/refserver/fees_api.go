@@ -134,7 +134,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if fee.status() != openpay.TransactionStatusCompleted {
 		return nil, errorf(openpay.ErrInvalidParameter, "The fee has already been refunded")
 	}
-	cu := m.customers.lookup(fee.t.CustomerID)
+	cu := m.customers.lookup(fee.customerID())
 	if cu == nil {
 		return nil, errorf(openpay.ErrAccountDeactivated, descCustomerDeactivated)
 	}
@@ -148,7 +148,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	m.customers.mark(cu.id)
 	desc := req.Description
 	if desc == "" {
-		desc = "Refund of fee " + fee.t.ID
+		desc = "Refund of fee " + fee.id()
 	}
 	r := s.newMoneyTx(m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
 		fee.amount(), desc, "", cu.id)

@@ -140,8 +140,8 @@ func TestChargeListMatchesNaiveWalk(t *testing.T) {
 				o := "o-missing"
 				if r := env.s.merchantByID(env.m.ID); r != nil {
 					m.mu.Lock()
-					if tx := m.txByID(charged[rng.IntN(len(charged))]); tx != nil && tx.t.OrderID != "" {
-						o = tx.t.OrderID
+					if tx := m.txByID(charged[rng.IntN(len(charged))]); tx != nil && tx.orderID() != "" {
+						o = tx.orderID()
 					}
 					m.mu.Unlock()
 				}
@@ -197,14 +197,14 @@ func TestStoredCardChargesShareWireCard(t *testing.T) {
 		return m.txByID(id)
 	}
 	a, b := charge(), charge()
-	require.Same(t, a.t.Card, b.t.Card)
+	require.Same(t, a.card, b.card)
 
 	requireOK(t, env.do(http.MethodPut, env.mp("/cards/"+cardID), env.m.PrivateKey, map[string]any{"holder_name": "Ana Lopez"}), 200)
 	c := charge()
-	require.NotSame(t, a.t.Card, c.t.Card)
-	require.Equal(t, "Ana Lopez", c.t.Card.HolderName)
-	require.NotEqual(t, "Ana Lopez", a.t.Card.HolderName)
-	require.Equal(t, c.t.Card.HolderName, requireOK(t, env.get("/charges/"+c.t.ID), 200)["card"].(map[string]any)["holder_name"])
+	require.NotSame(t, a.card, c.card)
+	require.Equal(t, "Ana Lopez", c.card.HolderName)
+	require.NotEqual(t, "Ana Lopez", a.card.HolderName)
+	require.Equal(t, c.card.HolderName, requireOK(t, env.get("/charges/"+c.id()), 200)["card"].(map[string]any)["holder_name"])
 }
 
 // TestChargeListWhileWriting lists charges with filters that walk (past

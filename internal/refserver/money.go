@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -90,8 +89,8 @@ func errNoAccount(field, customerID string) *Error {
 func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	now := s.nowFor(m)
-	return newTx(openpay.Transaction{
-		ID: s.ids.NewID(idgen.KindTransaction), Amount: amount, Currency: openpay.CurrencyMXN,
+	return s.newDrawnTx(openpay.Transaction{
+		Amount: amount, Currency: openpay.CurrencyMXN,
 		Description: description, OrderID: orderID, CustomerID: customerID,
 		CreationDate: now, OperationDate: now,
 		TransactionType: typ, Method: method, OperationType: op,
@@ -166,11 +165,11 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 			}
 			return nil, true
 		case f.status != "" && cu == nil:
-			return m.txStatus[txKey{typ: typ, status: f.status}], true
+			return m.txStatus.Get(txKey{typ: typ, status: f.status}), true
 		case cu != nil:
-			return m.txIndex[txKey{typ: typ, customer: cu.id}], f.status == ""
+			return m.txIndex.Get(txKey{typ: typ, customer: cu.id}), f.status == ""
 		}
-		return m.txIndex[txKey{typ: typ}], true
+		return m.txIndex.Get(txKey{typ: typ}), true
 	}
 	bounds := func(recs seqindex.List) (lo, hi int) {
 		if checkDates {
@@ -265,13 +264,13 @@ type transferState struct {
 }
 
 func newTransferState() *transferState {
-	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.t.ID })}
+	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) })}
 }
 
 // addTransferIn records the in side of a transfer, stored with addTx. The
 // caller holds m.mu.
 func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.Put(m.txList, in.t.ID, in.seq)
+	extState(m, newTransferState).in.Put(m.txList, in.id(), in.seq)
 }
 
 // endPayout moves a payout in progress to its final status: completed, or
@@ -286,9 +285,9 @@ func (s *Server) endPayout(m *merchant, t *tx, status openpay.TransactionStatus,
 		t.more().ErrorMessage = errorMessage
 	}
 	t.setOperated(s.nowFor(m))
-	t.t.Authorization = strings.ToUpper(t.t.ID)
+	t.setText(fieldAuthorization, strings.ToUpper(t.id()))
 	if status != openpay.TransactionStatusCompleted {
-		m.accountFor(t.t.CustomerID).credit(t.amount())
+		m.accountFor(t.customerID()).credit(t.amount())
 	}
 }
 

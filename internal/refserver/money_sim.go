@@ -215,7 +215,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.conciliated = true
-	t.t.Authorization = s.ids.AuthorizationNumber()
+	t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 	sender := s.newCLABE("002")
 	name, _ := clabe.Bank("002")
 	t.more().BankAccount = &openpay.BankAccount{CLABE: clabe.Mask(sender), BankCode: "002", BankName: name,

@@ -107,7 +107,7 @@ func (b pageBackend) EnterCard(merchantID, chargeID string, c web.PayerCard) (we
 		k.cvvPending = false
 		wireCard := k.wire()
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		t.t.Card = &wireCard
+		t.card = &wireCard
 		return nil
 	})
 	return out, pageError(err)

@@ -221,7 +221,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	case req.bankAccount != nil:
 		t.more().BankAccount = req.bankAccount
 	case req.card != nil:
-		t.t.Card = req.card
+		t.card = req.card
 	case req.method == openpay.PayoutMethodBankAccount:
 		b := bankAccounts(m).byID[req.destinationID]
 		if b == nil || b.deleted || (cu != nil && b.customerID != cu.id) || (cu == nil && b.customerID != "" && m.customers.get(b.customerID) == nil) {
@@ -239,7 +239,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		if !w.AllowsPayouts {
 			return nil, errorf(openpay.ErrInvalidParameter, "The card '%s' does not take payouts (allows_payouts is false)", k.id)
 		}
-		t.t.Card = &w
+		t.card = &w
 	}
 	acct := m.accountFor(customerID)
 	if !acct.debit(req.amount, false) {
@@ -260,7 +260,7 @@ func (c *call) scopePayout() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.typ() != openpay.TransactionTypePayout || (cu != nil && t.t.CustomerID != cu.id) {
+	if t == nil || t.typ() != openpay.TransactionTypePayout || (cu != nil && t.customerID() != cu.id) {
 		return nil, errNotFound("payout", id)
 	}
 	return t, nil
@@ -291,8 +291,8 @@ func (s *Server) cancelPayout(c *call) (any, *Error) {
 		return nil, errorf(openpay.ErrInvalidParameter, "Only a payout in progress can be cancelled; this one is %s", t.status())
 	}
 	var cu *customer
-	if t.t.CustomerID != "" {
-		cu = m.customers.lookup(t.t.CustomerID)
+	if t.customerID() != "" {
+		cu = m.customers.lookup(t.customerID())
 	}
 	if e := checkActive(m, cu); e != nil {
 		return nil, e
@@ -322,6 +322,6 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 		flt.p.Limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
 	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.t.CustomerID == cu.id)
+		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.customerID() == cu.id)
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/cents"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
@@ -295,8 +296,8 @@ func init() {
 				if err := json.Unmarshal(data, &ev); err != nil {
 					return err
 				}
-				logged := loggedEvent{id: ev.ID, typ: ev.Type, date: inZone(ev.Date)}
-				logged.tx.setWire(ev.Transaction)
+				logged := loggedEvent{id: compact.MakeID(ev.ID), typ: ev.Type, date: txZones.Date(inZone(ev.Date))}
+				logged.tx.setWire(ev.Transaction.ID, ev.Transaction)
 				m.events.Append(logged)
 				return nil
 			}},
@@ -613,7 +614,7 @@ func newTxRecord(t *tx) txRecord {
 }
 
 func (r txRecord) tx() *tx {
-	t := newTx(r.T)
+	t := newTx(r.T.ID, r.T)
 	t.kind, t.preauth, t.captureOnCompletion = r.Kind, r.Preauth, r.CaptureOnCompletion
 	if l := r.Later; l != nil {
 		t.later = &txLater{redirectURL: l.RedirectURL, email: l.Email, refunded: l.Refunded, debited: l.Debited,
@@ -777,7 +778,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"id": fieldSaved, "created": fieldSaved, "card": fieldSaved, "used": fieldSaved,
 	},
 	reflect.TypeFor[tx](): {
-		"t": fieldSaved, "x": fieldSaved, "amountC": fieldSaved, "creditedIs": fieldSaved,
+		"text": fieldSaved, "card": fieldSaved, "x": fieldSaved, "amountC": fieldSaved, "creditedIs": fieldSaved,
 		"createdNs": fieldSaved, "operatedNs": fieldSaved, "createdZone": fieldSaved, "operatedZone": fieldSaved, "statusC": fieldSaved, "typeC": fieldSaved,
 		"methodC": fieldSaved, "currencyC": fieldSaved, "opTypeC": fieldSaved, "conciliated": fieldSaved,
 		"kind": fieldSaved, "preauth": fieldSaved, "captureOnCompletion": fieldSaved,

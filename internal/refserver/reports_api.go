@@ -135,7 +135,7 @@ func settles(t *tx) bool {
 // (PayoutReportTypeIn), out of it other than by a payout
 // (PayoutReportTypeOut), or not at all (""). The caller holds m.mu.
 func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
-	own := m.accountFor(t.t.CustomerID) == acct
+	own := m.accountFor(t.customerID()) == acct
 	_, merchantBalance := acct.(*merchant)
 	switch t.typ() {
 	case openpay.TransactionTypeCharge:
@@ -171,14 +171,14 @@ func payoutSide(m *merchant, t *tx, acct account) openpay.PayoutReportType {
 // payoutRecords returns the records a payout settled that moved its
 // balance on the given side, oldest first. The caller holds m.mu.
 func payoutRecords(m *merchant, payout *tx, side openpay.PayoutReportType) []*tx {
-	acct := m.accountFor(payout.t.CustomerID)
+	acct := m.accountFor(payout.customerID())
 	// The window starts after the previous payout from the same balance,
 	// found among the merchant's payouts (creation order) rather than by
 	// walking every transaction. seq numbers txList from 1.
 	start := 0
-	payouts := m.txIndex[txKey{typ: openpay.TransactionTypePayout}]
+	payouts := m.txIndex.Get(txKey{typ: openpay.TransactionTypePayout})
 	for i := payouts.Index(payout.seq) - 1; i >= 0; i-- {
-		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.t.CustomerID) == acct {
+		if t := m.tx(payouts[i]); settles(t) && m.accountFor(t.customerID()) == acct {
 			start = int(t.seq)
 			break
 		}

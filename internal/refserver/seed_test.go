@@ -179,7 +179,7 @@ func TestApplySeed(t *testing.T) {
 	assert.True(t, l["aseedcustomer0000002"].Equal(cbs["aseedcustomer0000002"]))
 	var opening int
 	for _, tx := range m.txList {
-		if tx.t.Description == seedBalanceDescription {
+		if tx.description() == seedBalanceDescription {
 			opening++
 		}
 	}

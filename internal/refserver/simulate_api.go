@@ -228,7 +228,7 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 		if t.method() == openpay.TransactionMethodCard && t.kind == kindCard && !t.captureOnCompletion {
 			t.preauth = true
 			m.setStatus(t, openpay.TransactionStatusInProgress)
-			t.t.Authorization = s.ids.AuthorizationNumber()
+			t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 			t.setOperated(s.nowFor(m))
 			return nil
 		}
@@ -332,7 +332,7 @@ func (s *Server) OpenChargeback(merchantID, chargeID string) (openpay.Transactio
 		}
 		held := t.credited().Sub(t.after().debited)
 		if held.IsPositive() {
-			m.accountFor(t.t.CustomerID).debit(held, true)
+			m.accountFor(t.customerID()).debit(held, true)
 			t.after().debited = t.after().debited.Add(held)
 			t.after().chargebackHeld = held
 		}
@@ -359,7 +359,7 @@ func (s *Server) ResolveChargeback(merchantID, chargeID string, accepted bool) (
 			return nil
 		}
 		if t.after().chargebackHeld.IsPositive() {
-			m.accountFor(t.t.CustomerID).credit(t.after().chargebackHeld)
+			m.accountFor(t.customerID()).credit(t.after().chargebackHeld)
 			t.after().debited = t.after().debited.Sub(t.after().chargebackHeld)
 			t.after().chargebackHeld = openpay.Amount{}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/openpay-go/openpay/internal/refserver/cents"
 	"github.com/openpay-go/openpay/internal/refserver/chunklog"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/keymatch"
@@ -83,13 +84,13 @@ type merchant struct {
 	// creation order. The slices are only ever appended to, so a list may
 	// keep a slice it read under the lock and index it later (see
 	// txFilter.list).
-	txIndex map[txKey]seqindex.List
+	txIndex seqindex.Lists[txKey]
 	// txStatus holds, per transaction type and status, the merchant's
 	// transactions of that type that have that status, in creation order
 	// (by seq): setStatus moves a transaction from one to the other. Unlike
 	// txIndex these slices change in place; a list reads them under the
 	// lock only and finds its place again by seq after letting go of it.
-	txStatus map[txKey]seqindex.List
+	txStatus seqindex.Lists[txKey]
 	// txSeq numbers the merchant's transactions in creation order.
 	txSeq uint32
 	// amounts bounds the amounts of the transactions by blocks of seq, so
@@ -139,10 +140,10 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		customers: newCustomerSet(),
 		cards:     newCardKeys(),
 		tokens:    make(map[string]*token),
-		txs:       seqindex.NewKeys(func(t *tx) string { return t.t.ID }),
-		txIndex:   make(map[txKey]seqindex.List),
-		txStatus:  make(map[txKey]seqindex.List),
-		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.t.OrderID }),
+		txs:       seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) }),
+		txIndex:   make(seqindex.Lists[txKey]),
+		txStatus:  make(seqindex.Lists[txKey]),
+		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),
 		ext:       make(map[reflect.Type]any),
 	}
 	m.customers.own = owner{m: m}
@@ -514,9 +515,12 @@ const (
 // tx is a transaction record: a charge, refund, payout, transfer or fee,
 // in compact fields (txrecord.go); its wire form is built on read
 // (snapshot, wire). The other fields are the server's bookkeeping.
+//
+// The fields with pointers come first: the collector scans a record up
+// to its last pointer only.
 type tx struct {
-	// t holds the fields kept as the wire form has them.
-	t txFields
+	// card is the charged card's wire form.
+	card *openpay.Card
 	// x is the rest of the wire form, for the few transactions that have
 	// any of it: nil for a plain card charge (rare, more).
 	x *openpay.Transaction
@@ -526,10 +530,13 @@ type tx struct {
 	// decided at once and never refunded or disputed do not carry it (see
 	// after).
 	later *txLater
+	// text holds the id, order_id, description, customer id and
+	// authorization (txrecord.go).
+	text compact.Text
 	// amountC is the amount in cents (notCents: in x.Amount).
 	amountC int64
 	// The creation and operation dates, in nanoseconds since 1970, and
-	// their zones (compact.Zones.Stamp).
+	// their zones (compact.Zones.Whole).
 	createdNs, operatedNs     int64
 	createdZone, operatedZone uint8
 	// statusC, typeC, methodC, currencyC and opTypeC number the status,
@@ -620,17 +627,16 @@ func (m *merchant) addTx(t *tx) {
 	m.txList = append(m.txList, t)
 	m.txSeq++
 	t.seq = m.txSeq
-	m.txs.Put(m.txList, t.t.ID, t.seq)
+	m.txs.Put(m.txList, t.id(), t.seq)
 	key := txKey{typ: t.typ()}
-	m.txIndex[key] = append(m.txIndex[key], t.seq)
-	if t.t.CustomerID != "" {
-		key.customer = t.t.CustomerID
-		m.txIndex[key] = append(m.txIndex[key], t.seq)
+	m.txIndex.Edit(key).Add(t.seq)
+	if key.customer = t.customerID(); key.customer != "" {
+		m.txIndex.Edit(key).Add(t.seq)
 	}
 	m.statusIndex(t, "", t.status())
 	m.amounts.Widen(t.seq, t.amountC)
-	if t.t.OrderID != "" {
-		m.orderIDs.Put(m.txList, t.t.OrderID, t.seq)
+	if t.orderID() != "" {
+		m.orderIDs.Put(m.txList, t.orderID(), t.seq)
 	}
 	m.markTx(t)
 }
@@ -672,18 +678,10 @@ func (m *merchant) statusIndex(t *tx, from, to openpay.TransactionStatus) {
 		return
 	}
 	if from != "" {
-		key := txKey{typ: t.typ(), status: from}
-		l := m.txStatus[key]
-		if i := l.Index(t.seq); i < len(l) && l[i] == t.seq {
-			m.txStatus[key] = slices.Delete(l, i, i+1)
-		}
+		m.txStatus.Edit(txKey{typ: t.typ(), status: from}).Remove(t.seq)
 	}
 	if to != "" {
-		key := txKey{typ: t.typ(), status: to}
-		l := m.txStatus[key]
-		if i := l.Index(t.seq); i == len(l) || l[i] != t.seq {
-			m.txStatus[key] = slices.Insert(l, i, t.seq)
-		}
+		m.txStatus.Edit(txKey{typ: t.typ(), status: to}).Add(t.seq)
 	}
 }
 

@@ -95,9 +95,11 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id)
 	m.setStatus(out, openpay.TransactionStatusCompleted)
-	in := newTx(out.wire())
+	in, text := new(tx), out.text.Fields()
+	*in = out.frozen()
+	text[fieldOrderID], text[fieldCustomerID] = "", to.id
+	in.text = txTexts.Make(&text)
 	in.setOpType(openpay.OperationTypeIn)
-	in.t.CustomerID, in.t.OrderID = to.id, ""
 	// The in side first: the merchant's transaction of the id is then the
 	// out side, which holds the order_id.
 	m.addTx(in)
@@ -121,10 +123,10 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.t.CustomerID == cu.id {
+	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.customerID() == cu.id {
 		return t.snapshot(), nil
 	}
-	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.t.CustomerID == cu.id {
+	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.customerID() == cu.id {
 		return t.snapshot(), nil
 	}
 	return nil, errNotFound("transfer", id)
@@ -138,6 +140,6 @@ func (s *Server) listTransfers(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeTransfer, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypeTransfer && cu != nil && t.t.CustomerID == cu.id
+		return t.typ() == openpay.TransactionTypeTransfer && cu != nil && t.customerID() == cu.id
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -17,15 +18,16 @@ import (
 // in fixed-size fields, and builds its wire form (openpay.Transaction) when
 // an answer, an event or the data directory asks for it (tx.snapshot,
 // tx.wire):
-//   - the identifiers and the request's free text stay strings (txFields:
-//     ID, OrderID, Description, CustomerID, Authorization) and the charged
-//     card stays a shared pointer;
+//   - the identifiers and the request's free text are one string (tx.text,
+//     a compact.Text: the id, order_id, description, customer id and
+//     authorization one after the other, in an arena shared by the records)
+//     and the charged card stays a shared pointer;
 //   - the amount is cents (an int64); an amount without an exact value in
 //     cents, which no request can give but arithmetic might, is kept whole
 //     in the rare part; what a charge credited is a byte when it is the
 //     amount itself (creditedIs), else an amount in txLater;
 //   - the creation and operation dates are nanoseconds since 1970 and a
-//     zone's number in a table of zones the process has seen (compact.Zones);
+//     zone's number in a table of zones the process has seen (compact.Zones.Whole);
 //   - the status, type, method, currency and operation type are numbers in
 //     tables of the values seen (compact.Symbols), a byte each;
 //   - everything else the wire form can carry (a payment method, a fee, an
@@ -39,12 +41,27 @@ import (
 // fields is read with t.rare() and changed with t.more(); the
 // copy-on-write rule of store.go applies to their pointees as before.
 
-// txFields are the fields of a stored transaction kept as the wire form
-// has them, under the wire form's names.
-type txFields struct {
-	ID, OrderID, Description, CustomerID, Authorization string
-	Card                                                *openpay.Card
-}
+// The fields of a record's text (tx.text), read by their accessors, set
+// with setText; the authorization, set last, last (compact.Arena.With).
+const (
+	fieldID = iota
+	fieldOrderID
+	fieldDescription
+	fieldCustomerID
+	fieldAuthorization
+)
+
+// txTexts holds the bytes of the stored transactions' texts.
+var txTexts compact.Arena
+
+func (t *tx) id() string            { return t.text.Field(fieldID) }
+func (t *tx) orderID() string       { return t.text.Field(fieldOrderID) }
+func (t *tx) description() string   { return t.text.Field(fieldDescription) }
+func (t *tx) customerID() string    { return t.text.Field(fieldCustomerID) }
+func (t *tx) authorization() string { return t.text.Field(fieldAuthorization) }
+
+// setText sets the text field i (fieldID, ...) to v.
+func (t *tx) setText(i int, v string) { t.text = txTexts.With(t.text, i, v) }
 
 // noRare is what rare returns for a transaction without a rare part: read
 // only.
@@ -236,12 +253,7 @@ func (t *tx) setOpType(v openpay.OperationType) {
 }
 
 // created returns when the transaction was created.
-func (t *tx) created() time.Time {
-	if t.createdZone == inRare {
-		return t.x.CreationDate
-	}
-	return txZones.Time(t.createdNs, t.createdZone)
-}
+func (t *tx) created() time.Time { return txZones.Time(t.createdNs, t.createdZone) }
 
 // createdBefore reports whether t was created before u.
 func (t *tx) createdBefore(u *tx) bool {
@@ -252,34 +264,30 @@ func (t *tx) createdBefore(u *tx) bool {
 }
 
 // operated returns when the operation took effect (zero when not yet).
-func (t *tx) operated() time.Time {
-	if t.operatedZone == inRare {
-		return t.x.OperationDate
-	}
-	return txZones.Time(t.operatedNs, t.operatedZone)
-}
+func (t *tx) operated() time.Time { return txZones.Time(t.operatedNs, t.operatedZone) }
 
 // setOperated sets when the operation took effect.
-func (t *tx) setOperated(at time.Time) {
-	if t.operatedNs, t.operatedZone = txZones.Stamp(at); t.operatedZone == inRare {
-		t.more().OperationDate = at
-	} else if t.x != nil {
-		t.x.OperationDate = time.Time{}
-	}
-}
+func (t *tx) setOperated(at time.Time) { t.operatedNs, t.operatedZone = txZones.Whole(at) }
 
-// newTx makes a transaction record of the wire form w (not stored yet:
-// see merchant.addTx).
-func newTx(w openpay.Transaction) *tx {
+// newTx makes a transaction record of the wire form w with the id id (not
+// stored yet: see merchant.addTx).
+func newTx(id string, w openpay.Transaction) *tx {
 	t := &tx{}
-	t.setWire(w)
+	t.setWire(id, w)
 	return t
 }
 
-// setWire sets every field of the record from the wire form w.
-func (t *tx) setWire(w openpay.Transaction) {
-	t.t = txFields{ID: w.ID, OrderID: w.OrderID, Description: w.Description, CustomerID: w.CustomerID,
-		Authorization: w.Authorization, Card: w.Card}
+// newDrawnTx makes the record of a new transaction, its id drawn into its
+// text without a string of its own.
+func (s *Server) newDrawnTx(w openpay.Transaction) *tx {
+	var id [idgen.Length]byte
+	return newTx(string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), w)
+}
+
+// setWire sets the record's fields from the wire form w, its id to id.
+func (t *tx) setWire(id string, w openpay.Transaction) {
+	t.text = txTexts.Make(&[compact.TextFields]string{id, w.OrderID, w.Description, w.CustomerID, w.Authorization})
+	t.card = w.Card
 	t.conciliated = w.Conciliated
 	// The rare part: what is left of w once the compact fields are taken
 	// out, nil when nothing is.
@@ -290,14 +298,9 @@ func (t *tx) setWire(w openpay.Transaction) {
 	if t.amountC != notCents {
 		r.Amount = openpay.Amount{}
 	}
-	t.createdNs, t.createdZone = txZones.Stamp(w.CreationDate)
-	t.operatedNs, t.operatedZone = txZones.Stamp(w.OperationDate)
-	if t.createdZone != inRare {
-		r.CreationDate = time.Time{}
-	}
-	if t.operatedZone != inRare {
-		r.OperationDate = time.Time{}
-	}
+	t.createdNs, t.createdZone = txZones.Whole(w.CreationDate)
+	t.operatedNs, t.operatedZone = txZones.Whole(w.OperationDate)
+	r.CreationDate, r.OperationDate = time.Time{}, time.Time{}
 	t.statusC = txStatuses.Take((*string)(&r.Status))
 	t.typeC = txTypes.Take((*string)(&r.TransactionType))
 	t.methodC = txMethods.Take((*string)(&r.Method))
@@ -323,8 +326,8 @@ func isZeroTransaction(w *openpay.Transaction) bool {
 // wire returns the transaction's whole wire form, built from the record.
 func (t *tx) wire() openpay.Transaction {
 	w := *t.rare()
-	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card =
-		t.t.ID, t.t.OrderID, t.t.Description, t.t.CustomerID, t.t.Authorization, t.t.Card
+	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card = t.text.Field(fieldID), t.text.Field(fieldOrderID),
+		t.text.Field(fieldDescription), t.text.Field(fieldCustomerID), t.text.Field(fieldAuthorization), t.card // Field inlines
 	w.Conciliated = t.conciliated
 	w.Amount = t.amount()
 	w.CreationDate, w.OperationDate = t.created(), t.operated()
@@ -333,6 +336,6 @@ func (t *tx) wire() openpay.Transaction {
 }
 
 // The record's size is part of what a stored charge costs: keep it at
-// most one of the allocator's size classes (144 bytes) unless a field
+// most one of the allocator's size classes (96 bytes) unless a field
 // earns its place.
-var _ [144 - unsafe.Sizeof(tx{})]byte
+var _ [96 - unsafe.Sizeof(tx{})]byte

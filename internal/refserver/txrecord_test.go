@@ -57,7 +57,7 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 
 	for name, w := range map[string]openpay.Transaction{"plain": plain, "full": full, "odd": odd, "parsed": parsed, "unset": unset, "same-name": sameName} {
 		t.Run(name, func(t *testing.T) {
-			got := newTx(w).wire()
+			got := newTx(w.ID, w).wire()
 			assert.True(t, w.Amount.Decimal().Equal(got.Amount.Decimal()), "%s read back as %s", w.Amount, got.Amount)
 			w.Amount, got.Amount = openpay.Amount{}, openpay.Amount{} // 12.345 has no JSON
 			want, err := json.Marshal(w)
@@ -78,8 +78,8 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 
 	// A plain card charge needs nothing of the rare part; the odd one
 	// keeps there what the compact fields cannot hold.
-	assert.Nil(t, newTx(plain).x)
-	assert.NotNil(t, newTx(odd).x)
+	assert.Nil(t, newTx(plain.ID, plain).x)
+	assert.NotNil(t, newTx(odd.ID, odd).x)
 }
 
 // TestCompactRecordCredited follows what a charge credited through the
@@ -87,7 +87,7 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 // changed after the credit (which keeps what was credited).
 func TestCompactRecordCredited(t *testing.T) {
 	t.Parallel()
-	r := newTx(openpay.Transaction{ID: "a", Amount: openpay.MustAmount("100")})
+	r := newTx("a", openpay.Transaction{ID: "a", Amount: openpay.MustAmount("100")})
 	assert.True(t, r.credited().IsZero())
 	r.setCredited(openpay.MustAmount("100.00"))
 	assert.Equal(t, "100.00", r.credited().String())

@@ -335,12 +335,12 @@ func (s *Server) deliverEvent(m *merchant, ev *loggedEvent) {
 		if body == nil {
 			var err error
 			if body, err = ev.event(m.id).Body(); err != nil {
-				s.log.Warn("webhook event not encoded", "event", ev.id, "error", err.Error())
+				s.log.Warn("webhook event not encoded", "event", ev.id.String(), "error", err.Error())
 				return
 			}
 		}
 		d := delivery.Delivery{Owner: m.id, To: wh.target(), Body: body,
-			Event: delivery.Event{ID: ev.id, TransactionID: ev.tx.t.ID, Type: ev.typ}}
+			Event: delivery.Event{ID: ev.id.String(), TransactionID: ev.tx.id(), Type: ev.typ}}
 		if seq, ok := s.deliveries.Enqueue(d); ok {
 			m.mark(recDelivery, deliveryKeyOf(seq))
 		}

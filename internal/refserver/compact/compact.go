@@ -19,6 +19,16 @@
 //     value among its callers through a cache of fixed size (an
 //     openpay.Amount is immutable): reading the same amounts again builds
 //     nothing.
+//   - [Zones.Whole] does what Stamp does for any date, and Time gives it
+//     back: the few dates Stamp cannot hold go to a list of the process
+//     that only grows. [Zones.Date] holds any date in a [Date] (16 bytes, no
+//     pointer).
+//   - [Text] holds a record's [TextFields] strings as one string over an
+//     [Arena]'s chunk: one pointer and no object of its own per record;
+//     [Text.Field] reads a field without allocating, [Arena.Make] and
+//     [Arena.With] make Texts, whose bytes never change once made
+//     (text.go says why its unsafe strings are safe).
+//   - [ID] holds an id of up to [IDLen] bytes in place, without a pointer.
 //
 // Every function and method is safe for concurrent use; reads take no
 // lock (a table is replaced, never changed, when it grows).
@@ -173,10 +183,14 @@ func (z *Zones) Stamp(t time.Time) (ns int64, zone uint8) {
 	return t.UnixNano(), zone
 }
 
-// Time returns the date Stamp gave as ns and zone (not Full).
+// Time returns the date Stamp gave as ns and zone (not Full), or Whole
+// gave (Full too).
 func (z *Zones) Time(ns int64, zone uint8) time.Time {
-	if zone == 0 {
+	switch zone {
+	case 0:
 		return time.Time{}
+	case Full:
+		return wholeAt(ns)
 	}
 	return time.Unix(0, ns).In((*z.zones.Load())[zone].loc)
 }
@@ -200,3 +214,49 @@ func AmountOfCents(c int64) openpay.Amount {
 	slot.Store(e)
 	return e.a
 }
+
+// Date is a date as Zones keeps it for records that hold no other
+// pointer-free place for it: 16 bytes and no pointer, where a time.Time
+// is 24 and points to its location.
+type Date struct {
+	ns   int64
+	zone uint8
+}
+
+// wholeDates holds the dates Stamp cannot hold, for Whole: such dates
+// should stay rare, since the list only grows.
+var wholeDates struct {
+	mu   sync.Mutex
+	list []time.Time
+}
+
+// Whole returns any date t as Stamp does, and a date Stamp cannot hold as
+// Full and its place in a list of the process.
+func (z *Zones) Whole(t time.Time) (ns int64, zone uint8) {
+	if ns, zone = z.Stamp(t); zone != Full {
+		return ns, zone
+	}
+	return keepWhole(t), Full
+}
+
+func keepWhole(t time.Time) int64 {
+	wholeDates.mu.Lock()
+	defer wholeDates.mu.Unlock()
+	wholeDates.list = append(wholeDates.list, t)
+	return int64(len(wholeDates.list) - 1)
+}
+
+func wholeAt(ns int64) time.Time {
+	wholeDates.mu.Lock()
+	defer wholeDates.mu.Unlock()
+	return wholeDates.list[ns]
+}
+
+// Date returns any date t as a Date (Whole).
+func (z *Zones) Date(t time.Time) Date {
+	ns, zone := z.Whole(t)
+	return Date{ns: ns, zone: zone}
+}
+
+// DateTime returns the date d holds (Time).
+func (z *Zones) DateTime(d Date) time.Time { return z.Time(d.ns, d.zone) }

@@ -152,18 +152,22 @@ func TestReferences(t *testing.T) {
 	assert.Len(t, g.StoreReference(g.NewID(KindTransaction)), len("000020TRNIRKIYOBO5QFEX55EF0100009"))
 }
 
+// idSink keeps the ids TestIDsAllocateOnce draws on the heap, as a stored
+// record does (an id the compiler sees discarded may stay on the stack).
 var idSink string
 
 // TestIDsAllocateOnce: an identifier or request id is built in one
-// allocation, the string itself (one is drawn for every record and request).
-// The ids go to idSink: an id nothing keeps may be built on the stack once
-// NewID is inlined, which would say nothing of a kept id.
+// allocation, the string itself (one is drawn for every record and
+// request); appended to storage of the caller's, in none.
 func TestIDsAllocateOnce(t *testing.T) {
 	for _, g := range []*Generator{New(nil), New(seed(7))} {
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { idSink = g.NewID(KindTransaction) }))
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { idSink = g.RequestID() }))
 		var buf [2 * Length]byte
 		assert.Equal(t, 0.0, testing.AllocsPerRun(100, func() { g.AppendNewID(buf[:0], KindCard) }))
+		assert.Zero(t, testing.AllocsPerRun(100, func() { g.AppendNewID(buf[:0], "ev") }))
+		id := g.AppendNewID([]byte("x"), KindCard)
+		assert.True(t, Valid(string(id[1:])) && id[0] == 'x' && id[1] == 'k', "%s", id)
 		// The header's value and the id's bytes are that one allocation.
 		assert.Equal(t, 1.0, testing.AllocsPerRun(100, func() { g.RequestIDHeader() }))
 		h := g.RequestIDHeader()

@@ -14,7 +14,9 @@
 //     consecutive seq, so that a list filtered by amount skips whole blocks
 //     that cannot match; its bounds only widen, so they stay true when an
 //     amount changes.
-//   - [List] is a list of seq in ascending order, searched by binary search.
+//   - [List] is a list of seq in ascending order, searched by binary search;
+//     [List.Add] and [List.Remove] keep the order. [Lists] holds lists by a
+//     key, each reached with one map lookup to change it as to read it.
 //
 // The package does not own the records, their order or their lock: the
 // caller stores the records, gives each its seq, and holds its own lock
@@ -154,4 +156,47 @@ type List []uint32
 func (l List) Index(seq uint32) int {
 	i, _ := slices.BinarySearch(l, seq)
 	return i
+}
+
+// Add puts seq in its place in l; nothing when it is there. A seq after
+// the last, the usual case, is appended without a search.
+func (l *List) Add(seq uint32) {
+	if n := len(*l); n == 0 || (*l)[n-1] < seq {
+		*l = append(*l, seq)
+		return
+	}
+	if i := l.Index(seq); (*l)[i] != seq {
+		*l = slices.Insert(*l, i, seq)
+	}
+}
+
+// Remove takes seq out of l; nothing when it is not there.
+func (l *List) Remove(seq uint32) {
+	if i := l.Index(seq); i < len(*l) && (*l)[i] == seq {
+		*l = slices.Delete(*l, i, i+1)
+	}
+}
+
+// Lists holds lists by a key of type K. A list is kept behind a pointer,
+// so that changing it takes one map lookup (Edit), not a lookup and a
+// store; the pointers are one per key, not per record.
+type Lists[K comparable] map[K]*List
+
+// Get returns the list of k (nil when there is none). The list returned
+// is a copy of its header: appends made later do not change it.
+func (ls Lists[K]) Get(k K) List {
+	if l := ls[k]; l != nil {
+		return *l
+	}
+	return nil
+}
+
+// Edit returns the list of k to change, made empty when there is none.
+func (ls Lists[K]) Edit(k K) *List {
+	l := ls[k]
+	if l == nil {
+		l = new(List)
+		ls[k] = l
+	}
+	return l
 }

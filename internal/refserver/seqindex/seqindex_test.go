@@ -142,3 +142,35 @@ func TestListIndex(t *testing.T) {
 	}
 	assert.Equal(t, 0, List(nil).Index(7))
 }
+
+// TestListAddRemove: Add and Remove keep a list in order without
+// duplicates, whatever the order of the changes.
+func TestListAddRemove(t *testing.T) {
+	t.Parallel()
+	var l List
+	for _, seq := range []uint32{5, 9, 2, 9, 7, 1, 12, 5} {
+		l.Add(seq)
+	}
+	assert.Equal(t, List{1, 2, 5, 7, 9, 12}, l)
+	for _, seq := range []uint32{5, 3, 12, 1, 1} {
+		l.Remove(seq)
+	}
+	assert.Equal(t, List{2, 7, 9}, l)
+}
+
+// TestLists: a list changed through Edit reads back through Get; a key
+// without a list reads nil; a list read before an append keeps its
+// length.
+func TestLists(t *testing.T) {
+	t.Parallel()
+	ls := make(Lists[string])
+	assert.Nil(t, ls.Get("a"))
+	ls.Edit("a").Add(1)
+	before := ls.Get("a")
+	ls.Edit("a").Add(2)
+	ls.Edit("b").Add(3)
+	assert.Equal(t, List{1}, before)
+	assert.Equal(t, List{1, 2}, ls.Get("a"))
+	assert.Equal(t, List{3}, ls.Get("b"))
+	assert.Len(t, ls, 2)
+}
