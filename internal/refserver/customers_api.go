@@ -9,7 +9,6 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
-	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // Customers of a merchant (/v1/{merchant_id}/customers), and through the
@@ -133,7 +132,7 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	}
 	// A new address value, never a change to the stored one: answers
 	// encoded after the lock is released may still point at the old one.
-	_, cu.Customer = textpack.NewCustomer(nil, req.Name, req.LastName, req.Email, req.PhoneNumber, cu.ExternalID())
+	cu.setText(cu.id, req.Name, req.LastName, req.Email, req.PhoneNumber, cu.ExternalID())
 	cu.address = req.Address
 	cu.customerAddress = req.CustomerAddress
 	c.customers().mark(cu.id)

@@ -16,7 +16,6 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/datadir"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
-	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // The kinds of record the data directory keeps (see persist.go), and for
@@ -467,7 +466,7 @@ func customerKind(merchant bool) recordKind {
 			cs := set(o)
 			cu := &customer{created: inZone(r.Created), address: r.Address, customerAddress: r.CustomerAddress,
 				deleted: r.Status == openpay.CustomerStatusDeleted, deactivated: r.Deactivated}
-			cu.id, cu.Customer = textpack.NewCustomer([]byte(r.ID), r.Name, r.LastName, r.Email, r.Phone, r.ExternalID)
+			cu.setText(r.ID, r.Name, r.LastName, r.Email, r.Phone, r.ExternalID)
 			if r.HasAccount {
 				cu.customerAccount = &customerAccount{balance: cents.Of(r.Balance), clabe: r.CLABE, storeRef: r.StoreRef}
 			}
@@ -764,7 +763,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"own":        "set when the set is made",
 	},
 	reflect.TypeFor[customer](): {
-		"id": fieldSaved, "created": fieldSaved, "Customer": fieldSaved, "address": fieldSaved,
+		"id": fieldSaved, "created": fieldSaved, "text": fieldSaved, "address": fieldSaved,
 		"customerAddress": fieldSaved, "deleted": fieldSaved, "customerAccount": fieldSaved, "deactivated": fieldSaved,
 	},
 	reflect.TypeFor[customerAccount](): {"balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved},

@@ -21,7 +21,6 @@ import (
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/keymatch"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
-	"github.com/openpay-go/openpay/internal/refserver/textpack"
 )
 
 // The in-memory store.
@@ -199,10 +198,10 @@ func (s *Server) groupMerchants(g *group) []*merchant {
 
 // customer is a customer record. Its wire form is built by wire().
 type customer struct {
-	id string
-	// Customer holds the name, last name, e-mail, phone number and
-	// external id in one allocation (a new customer's id with them).
-	textpack.Customer
+	id string // text's first field
+	// text holds the id, name, last name, e-mail, phone number and
+	// external id, in customerTexts.
+	text    compact.Text
 	created time.Time
 	address *openpay.Address
 	// customerAddress is the Colombian form of the address (also taken
@@ -222,6 +221,22 @@ type customerAccount struct {
 	balance         cents.Balance
 	clabe, storeRef string
 }
+
+// customerTexts keeps the customers' texts (compact.Arena).
+var customerTexts compact.Arena
+
+// setText keeps the customer's id and text in customerTexts.
+func (cu *customer) setText(id, name, lastName, email, phone, externalID string) {
+	cu.text = customerTexts.Make(&[compact.TextFields]string{id, name, lastName, email, phone, externalID})
+	cu.id = cu.text.Field(0)
+}
+
+// Name, LastName, Email, Phone and ExternalID read the customer's text.
+func (cu *customer) Name() string       { return cu.text.Field(1) }
+func (cu *customer) LastName() string   { return cu.text.Field(2) }
+func (cu *customer) Email() string      { return cu.text.Field(3) }
+func (cu *customer) Phone() string      { return cu.text.Field(4) }
+func (cu *customer) ExternalID() string { return cu.text.Field(5) }
 
 func (cu *customer) hasAccount() bool { return cu.customerAccount != nil }
 
@@ -309,9 +324,8 @@ func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpa
 		}
 	}
 	cu := &customer{created: s.nowFor(m), address: req.Address, customerAddress: req.CustomerAddress}
-	var buf [256]byte
-	cu.id, cu.Customer = textpack.NewCustomer(s.ids.AppendIDOr(buf[:0], id, idgen.KindCustomer),
-		req.Name, req.LastName, req.Email, req.PhoneNumber, req.ExternalID)
+	var buf [idgen.Length]byte
+	cu.setText(string(s.ids.AppendIDOr(buf[:0], id, idgen.KindCustomer)), req.Name, req.LastName, req.Email, req.PhoneNumber, req.ExternalID)
 	if req.RequiresAccount {
 		cu.customerAccount = &customerAccount{clabe: s.newCLABE("646"), storeRef: s.ids.CustomerStoreReference()}
 		s.registerBarcodeRef(cu.storeRef)

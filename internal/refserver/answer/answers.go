@@ -8,14 +8,12 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/openpay-go/openpay/internal/refserver/jsonword"
 )
 
 // hexDigits are the digits of the \u00XX escapes.
 const hexDigits = "0123456789abcdef"
-
-// ones and highs are the lowest and the highest bit of each byte of a
-// word (appendJSONString).
-const ones, highs = 0x0101010101010101, 0x8080808080808080
 
 // plainByte marks the bytes appendJSONString copies as they are: ASCII from
 // the space on, but the quote and the backslash (one load per byte instead
@@ -38,18 +36,9 @@ func appendJSONString(b []byte, s string) []byte {
 	slow := 0 // s[:slow] is read a byte at a time
 	for i := 0; i < len(s); {
 		if i >= slow {
-			// Eight bytes tested at once: none is 0x80 or more, below the
-			// space, a quote or a backslash. A byte below n sets its high
-			// bit in (w - n*ones) &^ w when no byte of w has its own set;
-			// a zero byte of w ^ c*ones (a byte c of w) does for n = 1.
-			for ; i+8 <= len(s); i += 8 {
-				p := s[i : i+8]
-				w := uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16 | uint64(p[3])<<24 |
-					uint64(p[4])<<32 | uint64(p[5])<<40 | uint64(p[6])<<48 | uint64(p[7])<<56
-				q, bs := w^'"'*ones, w^'\\'*ones
-				if (w|(w-' '*ones)&^w|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
-					break
-				}
+			// Eight bytes tested at once (jsonword.Special).
+			for i+8 <= len(s) && jsonword.Special(jsonword.StringWord(s, i)) == 0 {
+				i += 8
 			}
 			if i == len(s) {
 				break

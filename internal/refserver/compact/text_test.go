@@ -19,11 +19,14 @@ func TestTextFields(t *testing.T) {
 	t.Parallel()
 	var a Arena
 	assert.Equal(t, [TextFields]string{}, Text{}.Fields())
+	assert.Equal(t, uintptr(32), unsafe.Sizeof(Text{}), "the sixth field costs a Text no byte")
 	long := strings.Repeat("x", maxShort)
 	for _, f := range [][TextFields]string{
 		{"trabc", "ord-1", "Cargo", "acus", "801585"},
+		{"acus", "Juan", "Pérez", "juan@example.com", "5512345678", "ext-1"},
 		{"", "", "", "", ""},
 		{"", "", "", "", "z"},
+		{"", "", "", "", "", "z"},
 		{"a", "", "", "", ""},
 		{"", "ó", "", "ü", ""},
 		{long, "ord", "", "cu", "auth"},          // long: its ends in the header
@@ -48,21 +51,21 @@ func TestTextWith(t *testing.T) {
 	var a Arena
 	before := a.Make(&[TextFields]string{"trid", "ord", "desc"})
 	withCustomer := a.With(before, 3, "acust")
-	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", ""}, withCustomer.Fields())
+	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "", ""}, withCustomer.Fields())
 	assert.Same(t, unsafeData(before.s), unsafeData(withCustomer.s), "extended in place")
 	withAuth := a.With(withCustomer, 4, "123456")
-	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "123456"}, withAuth.Fields())
+	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "123456", ""}, withAuth.Fields())
 	assert.Same(t, unsafeData(before.s), unsafeData(withAuth.s), "extended in place")
-	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "", ""}, before.Fields(), "an older Text is unchanged")
+	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "", "", ""}, before.Fields(), "an older Text is unchanged")
 
 	// Not the last Text made: copied.
 	other := a.Make(&[TextFields]string{"other"})
 	moved := a.With(withAuth, 1, "ord-2")
 	assert.Equal(t, [TextFields]string{"trid", "ord-2", "desc", "acust", "123456"}, moved.Fields())
-	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "123456"}, withAuth.Fields())
+	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "123456", ""}, withAuth.Fields())
 	assert.Equal(t, "other", other.Field(0))
 	stale := a.With(withAuth, 4, "")
-	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", ""}, stale.Fields())
+	assert.Equal(t, [TextFields]string{"trid", "ord", "desc", "acust", "", ""}, stale.Fields())
 	assert.Equal(t, withAuth, a.With(withAuth, 2, "desc"), "the same value: the same Text")
 	assert.Equal(t, [TextFields]string{"", "", "", "", "v"}, a.With(Text{}, 4, "v").Fields())
 }

@@ -1,8 +1,9 @@
 package reqbody
 
 import (
-	"encoding/binary"
 	"math/bits"
+
+	"github.com/openpay-go/openpay/internal/refserver/jsonword"
 )
 
 // maxNesting is the deepest nesting of objects and arrays a body may have,
@@ -98,7 +99,7 @@ func (v validator) str(i int) (int, bool) {
 
 // scanStr is str that also tells a string of plain ASCII: no escape, no
 // byte of 0x80 and up, which reads as it is written. It reads the string
-// eight bytes at a time while they are plain ASCII (specialBytes), a byte
+// eight bytes at a time while they are plain ASCII (jsonword.Special), a byte
 // at a time from a byte that is not.
 func (v validator) scanStr(i int) (end int, plain, ok bool) {
 	d := v.data
@@ -107,7 +108,7 @@ func (v validator) scanStr(i int) (end int, plain, ok bool) {
 	i++
 	for i < len(d) {
 		if i+8 <= len(d) {
-			m := specialBytes(binary.LittleEndian.Uint64(d[i:]))
+			m := jsonword.Special(jsonword.Word(d, i))
 			if m == 0 {
 				i += 8
 				continue
@@ -149,19 +150,6 @@ func (v validator) scanStr(i int) (end int, plain, ok bool) {
 		i++
 	}
 	return i, false, false
-}
-
-// specialBytes returns a mask of the bytes of w, read little-endian, that
-// are not plain ASCII in a string: a quote, a backslash, a control
-// character (below the space) or a byte of 0x80 and up. It is zero when
-// there is none, and its lowest set bit is the high bit of the first such
-// byte (a bit above it may be set for a byte that is plain). (x-ones)&^x&highs
-// marks the zero bytes of x and (x-n*ones)&^x&highs its bytes below n: a
-// byte's borrow only ever reaches the bytes after it.
-func specialBytes(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	quote, backslash := w^(ones*'"'), w^(ones*'\\')
-	return (w | (quote-ones)&^quote | (backslash-ones)&^backslash | (w-ones*0x20)&^w) & highs
 }
 
 // strPlain marks the bytes a string holds as they are: from the space on,

@@ -1,9 +1,7 @@
 package reqbody
 
 import (
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"strings"
 	"testing"
 
@@ -54,30 +52,6 @@ func BenchmarkValid(b *testing.B) {
 			if !json.Valid(body) {
 				b.Fatal("refused")
 			}
-		}
-	})
-}
-
-// FuzzSpecialBytes holds specialBytes to its definition, byte by byte:
-// zero when no byte is a quote, a backslash, a control character or of
-// 0x80 and up, and otherwise its lowest bit is the first such byte's.
-func FuzzSpecialBytes(f *testing.F) {
-	for _, s := range []string{"abcdefgh", `abc"efgh`, `abcdefg\`, "abc\x1fefgh", "abc\x7fefgh", "abc\x80efgh", "\x00\x00\x00\x00\x00\x00\x00\x00",
-		"        ", "!!!!!!!!", "\xff\xff\xff\xff\xff\xff\xff\xff", "\x20\x21\x22\x23\x5b\x5c\x5d\x7e", "########", "]]]]]]]]", "a\x00\x01bcdef", "\"\x01ab\\cde"} {
-		f.Add(binary.LittleEndian.Uint64([]byte(s)))
-	}
-	f.Fuzz(func(t *testing.T, w uint64) {
-		first := -1
-		for i, c := range binary.LittleEndian.AppendUint64(nil, w) {
-			if first < 0 && (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') {
-				first = i
-			}
-		}
-		m := specialBytes(w)
-		if first < 0 {
-			assert.Zero(t, m, "%#016x", w)
-		} else {
-			assert.Equal(t, first, bits.TrailingZeros64(m)/8, "%#016x", w)
 		}
 	})
 }
