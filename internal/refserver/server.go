@@ -486,7 +486,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// The body is read before the request enters the reset gate, so that
 	// a reset waits for handlers at work, never for a client's bytes.
-	c.body.PrereadInto(r, s.maxBody, c.bodyBuf())
+	c.body.Preread(r, s.maxBody, c.bodyBuf())
 	exclusive := rt != nil && rt.exclusive ||
 		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
 	if !exclusive {

@@ -16,12 +16,12 @@ type Body struct {
 	// longer than the limit.
 	err  error
 	orig io.ReadCloser
-	// lent: data is the caller's storage (PrereadInto).
+	// lent: data is the caller's storage (Preread's buf).
 	lent bool
 }
 
 // Done ends the request's use of b: r's body is its own again, and storage
-// lent to PrereadInto is cleared, so that anything that still held a view
+// lent to Preread is cleared, so that anything that still held a view
 // of it would read zeros, never a later request's bytes. b is then empty.
 func (b *Body) Done(r *http.Request) {
 	if r.Body == b {
@@ -41,15 +41,14 @@ func (b *Body) Done(r *http.Request) {
 // without reading on. A body that fails to arrive (the client went away,
 // a read deadline) gives what came and then that error. A request without
 // a body is left as it is.
-func (b *Body) Preread(r *http.Request, limit int64) { b.PrereadInto(r, limit, nil) }
-
-// PrereadInto is Preread reading a body whose announced length fits in
-// buf's capacity into buf: storage the caller lends for the request, and
-// takes back with [Body.Done]. What is decoded from the body must then not
-// refer to its bytes after the request: the strings of the decoded values
-// are copies (only member names are views of the body, and nothing keeps
-// them past the request).
-func (b *Body) PrereadInto(r *http.Request, limit int64, buf []byte) {
+//
+// A body whose announced length fits in buf's capacity is read into buf
+// (nil: none is): storage the caller lends for the request, and takes back
+// with [Body.Done]. What is decoded from the body must then not refer to
+// its bytes after the request: the strings of the decoded values are
+// copies (only member names are views of the body, and nothing keeps them
+// past the request).
+func (b *Body) Preread(r *http.Request, limit int64, buf []byte) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return
 	}

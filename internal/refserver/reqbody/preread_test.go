@@ -20,7 +20,7 @@ func TestPreread(t *testing.T) {
 	t.Parallel()
 	read := func(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		var b Body
-		b.Preread(r, limit)
+		b.Preread(r, limit, nil)
 		return Read(r, limit, false)
 	}
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"a":1}`))
@@ -47,14 +47,14 @@ func TestPreread(t *testing.T) {
 // its own body back and clears the storage, so that nothing can read the
 // body's bytes through it afterwards. A larger body gets storage of its
 // own, which Done leaves alone.
-func TestPrereadIntoLentStorage(t *testing.T) {
+func TestPrereadLentStorage(t *testing.T) {
 	t.Parallel()
 	buf := make([]byte, 0, 16)
 	orig := io.NopCloser(strings.NewReader(`{"a":"xyz"}`))
 	r := httptest.NewRequest(http.MethodPost, "/", nil)
 	r.Body, r.ContentLength = orig, int64(len(`{"a":"xyz"}`))
 	var b Body
-	b.PrereadInto(r, 100, buf)
+	b.Preread(r, 100, buf)
 	f, err := Read(r, 100, false)
 	require.Nil(t, err)
 	var v struct {
@@ -70,7 +70,7 @@ func TestPrereadIntoLentStorage(t *testing.T) {
 
 	long := `{"a":"0123456789abcdef"}`
 	r = httptest.NewRequest(http.MethodPost, "/", strings.NewReader(long))
-	b.PrereadInto(r, 100, buf)
+	b.Preread(r, 100, buf)
 	f, err = Read(r, 100, false)
 	require.Nil(t, err)
 	require.Nil(t, f.Into(&v))
