@@ -359,7 +359,7 @@ func (c *call) scopeCharge() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.typ() != "charge" || (cu != nil && t.customerID() != cu.id) {
+	if t == nil || t.typ() != "charge" || (cu != nil && t.customerID() != cu.id()) {
 		return nil, errNotFound("charge", id)
 	}
 	return t, nil
@@ -383,7 +383,7 @@ func (s *Server) listCharges(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeCharge, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypeCharge && (cu == nil || t.customerID() == cu.id)
+		return t.typ() == openpay.TransactionTypeCharge && (cu == nil || t.customerID() == cu.id())
 	})
 }
 

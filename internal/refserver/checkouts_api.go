@@ -185,7 +185,7 @@ func (s *Server) createCheckout(c *call) (any, *Error) {
 	}}
 	switch {
 	case cu != nil:
-		r.customerID = cu.id
+		r.customerID = cu.id()
 		w := cu.wire(c.baseURL())
 		r.c.Customer = &w
 	case req.Customer != nil:
@@ -264,7 +264,7 @@ func (c *call) scopeCheckout() (*checkoutRecord, *Error) {
 	}
 	id := c.param("checkout_id")
 	r := findCheckout(c.m, id)
-	if r == nil || (cu != nil && r.customerID != cu.id) {
+	if r == nil || (cu != nil && r.customerID != cu.id()) {
 		return nil, errNotFound("checkout", id)
 	}
 	return r, nil
@@ -322,7 +322,7 @@ func (s *Server) listCheckouts(c *call) (any, *Error) {
 	}
 	st := extState(c.m, newCheckoutState)
 	return listquery.Page(p, st.list, func(r *checkoutRecord) (time.Time, bool) {
-		return r.c.CreationDate, cu == nil || r.customerID == cu.id
+		return r.c.CreationDate, cu == nil || r.customerID == cu.id()
 	}, func(r *checkoutRecord) openpay.Checkout { return s.checkoutWire(c.m, r) }), nil
 }
 

@@ -106,7 +106,7 @@ func TestStoredCustomersStayCompact(t *testing.T) {
 		assert.Nil(t, cu.customerAccount, "no account part without requires_account")
 		require.NotNil(t, ca.customerAccount)
 		if !withDataDir(t) {
-			assert.True(t, sameStorage(ca.id, ca.Name()), "the id and the text in one allocation")
+			assert.True(t, sameStorage(ca.id(), ca.Name()), "the id and the text in one allocation")
 		}
 		assert.Equal(t, "ext-1", cu.ExternalID())
 	}()

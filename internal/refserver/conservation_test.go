@@ -56,7 +56,7 @@ func audit(m *merchant) auditView {
 	v := auditView{merchant: m.balance.Amount(), customers: make(map[string]openpay.Amount)}
 	for _, cu := range m.customers.list {
 		if cu.hasAccount() {
-			v.customers[cu.id] = cu.balance.Amount()
+			v.customers[cu.id()] = cu.balance.Amount()
 		}
 	}
 	for _, t := range m.txList {

@@ -132,10 +132,10 @@ func (s *Server) updateCustomer(c *call) (any, *Error) {
 	}
 	// A new address value, never a change to the stored one: answers
 	// encoded after the lock is released may still point at the old one.
-	cu.setText(cu.id, req.Name, req.LastName, req.Email, req.PhoneNumber, cu.ExternalID())
+	cu.setText(cu.id(), req.Name, req.LastName, req.Email, req.PhoneNumber, cu.ExternalID())
 	cu.address = req.Address
 	cu.customerAddress = req.CustomerAddress
-	c.customers().mark(cu.id)
+	c.customers().mark(cu.id())
 	return cu.wire(c.baseURL()), nil
 }
 
@@ -152,7 +152,7 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 	}
 	e = c.eachMerchant(func(m *merchant) *Error {
 		for _, t := range m.txList {
-			if t.typ() == openpay.TransactionTypePayout && t.customerID() == cu.id &&
+			if t.typ() == openpay.TransactionTypePayout && t.customerID() == cu.id() &&
 				t.status() == openpay.TransactionStatusInProgress {
 				return errorf(openpay.ErrInvalidParameter, "The customer cannot be deleted while its payout '%s' is in progress", t.id())
 			}
@@ -163,12 +163,12 @@ func (s *Server) deleteCustomer(c *call) (any, *Error) {
 		return nil, e
 	}
 	cu.deleted = true
-	c.customers().mark(cu.id)
+	c.customers().mark(cu.id())
 	if cs := c.customers(); cu.ExternalID() != "" && cs.externalID[cu.ExternalID()] == cu {
 		delete(cs.externalID, cu.ExternalID())
 	}
 	_ = c.eachMerchant(func(m *merchant) *Error {
-		s.notifyCustomerDeleted(m, cu.id)
+		s.notifyCustomerDeleted(m, cu.id())
 		return nil
 	})
 	return nil, nil

@@ -178,7 +178,7 @@ func (b dashBackend) Customers(merchantID string, offset, limit int) (web.DashCu
 	out.Page = web.Paging{Offset: offset, Limit: limit, Total: len(list)}
 	at := make(map[string]int, hi-lo)
 	for i := hi - 1; i >= lo; i-- {
-		at[list[i].id] = len(out.Customers)
+		at[list[i].id()] = len(out.Customers)
 		out.Customers = append(out.Customers, web.DashCustomer{Customer: list[i].wire(b.s.opts.BaseURL)})
 	}
 	m.mu.Unlock()

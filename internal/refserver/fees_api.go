@@ -68,7 +68,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 		return nil, e
 	}
 	if !cu.hasAccount() {
-		return nil, errNoAccount("customer_id", cu.id)
+		return nil, errNoAccount("customer_id", cu.id())
 	}
 	if e := m.orderIDTaken(req.OrderID); e != nil {
 		return nil, e
@@ -76,10 +76,10 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	if !cu.debit(req.Amount, false) {
 		return nil, insufficientFunds(cu)
 	}
-	m.customers.mark(cu.id)
+	m.customers.mark(cu.id())
 	m.credit(req.Amount)
 	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
-		req.Amount, req.Description, req.OrderID, cu.id)
+		req.Amount, req.Description, req.OrderID, cu.id())
 	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	m.addTx(t)
@@ -145,13 +145,13 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 		return nil, insufficientFunds(m)
 	}
 	cu.credit(fee.amount())
-	m.customers.mark(cu.id)
+	m.customers.mark(cu.id())
 	desc := req.Description
 	if desc == "" {
 		desc = "Refund of fee " + fee.id()
 	}
 	r := s.newMoneyTx(m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
-		fee.amount(), desc, "", cu.id)
+		fee.amount(), desc, "", cu.id())
 	r.setCurrency(fee.currency())
 	m.setStatus(r, openpay.TransactionStatusCompleted)
 	r.conciliated = true

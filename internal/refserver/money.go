@@ -167,7 +167,7 @@ func (f txFilter) list(c *call, typ openpay.TransactionType, keep func(t *tx, cu
 		case f.status != "" && cu == nil:
 			return m.txStatus.Get(txKey{typ: typ, status: f.status}), true
 		case cu != nil:
-			return m.txIndex.Get(txKey{typ: typ, customer: cu.id}), f.status == ""
+			return m.txIndex.Get(txKey{typ: typ, customer: cu.id()}), f.status == ""
 		}
 		return m.txIndex.Get(txKey{typ: typ}), true
 	}

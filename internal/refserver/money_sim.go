@@ -119,7 +119,7 @@ func (s *Server) SetCustomerAccountActive(merchantID, customerID string, active 
 		return errNotFound("customer", customerID)
 	}
 	cu.deactivated = !active
-	m.customers.mark(cu.id)
+	m.customers.mark(cu.id())
 	return nil
 }
 
@@ -207,7 +207,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 		return openpay.Transaction{}, e
 	}
 	if cu != nil && !cu.hasAccount() {
-		return openpay.Transaction{}, errNoAccount("", cu.id)
+		return openpay.Transaction{}, errNoAccount("", cu.id())
 	}
 	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)

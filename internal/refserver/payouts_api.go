@@ -212,7 +212,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	}
 	customerID := ""
 	if cu != nil {
-		customerID = cu.id
+		customerID = cu.id()
 	}
 	t := s.newMoneyTx(m, openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
 		req.amount, req.description, req.orderID, customerID)
@@ -224,7 +224,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		t.card = req.card
 	case req.method == openpay.PayoutMethodBankAccount:
 		b := bankAccounts(m).byID[req.destinationID]
-		if b == nil || b.deleted || (cu != nil && b.customerID != cu.id) || (cu == nil && b.customerID != "" && m.customers.get(b.customerID) == nil) {
+		if b == nil || b.deleted || (cu != nil && b.customerID != cu.id()) || (cu == nil && b.customerID != "" && m.customers.get(b.customerID) == nil) {
 			return nil, errNotFound("bank account", req.destinationID)
 		}
 		w := b.wire()
@@ -232,7 +232,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 		t.more().BankAccount = &w
 	default:
 		k := m.storedCards().get(req.destinationID)
-		if k == nil || k.deleted || (cu == nil && k.customerID != "") || (cu != nil && k.customerID != cu.id) {
+		if k == nil || k.deleted || (cu == nil && k.customerID != "") || (cu != nil && k.customerID != cu.id()) {
 			return nil, errNotFound("card", req.destinationID)
 		}
 		w := k.wire()
@@ -260,7 +260,7 @@ func (c *call) scopePayout() (*tx, *Error) {
 	}
 	id := c.param("transaction_id")
 	t := c.m.txByID(id)
-	if t == nil || t.typ() != openpay.TransactionTypePayout || (cu != nil && t.customerID() != cu.id) {
+	if t == nil || t.typ() != openpay.TransactionTypePayout || (cu != nil && t.customerID() != cu.id()) {
 		return nil, errNotFound("payout", id)
 	}
 	return t, nil
@@ -322,6 +322,6 @@ func (s *Server) listPayouts(c *call) (any, *Error) {
 		flt.p.Limit = 0 // no payout is of the type asked for, but a bad customer still answers 1005
 	}
 	return flt.list(c, openpay.TransactionTypePayout, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.customerID() == cu.id)
+		return t.typ() == openpay.TransactionTypePayout && (cu == nil || t.customerID() == cu.id())
 	})
 }

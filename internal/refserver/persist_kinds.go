@@ -442,7 +442,7 @@ func customerKind(merchant bool) recordKind {
 	return recordKind{name: "customers", merchant: merchant,
 		each: func(_ *Server, o owner, f func(string)) {
 			for _, cu := range set(o).list {
-				f(cu.id)
+				f(cu.id())
 			}
 		},
 		get: func(_ *Server, o owner, id string) (any, bool) {
@@ -450,7 +450,7 @@ func customerKind(merchant bool) recordKind {
 			if cu == nil {
 				return nil, false
 			}
-			r := customerRecord{ID: cu.id, Created: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
+			r := customerRecord{ID: cu.id(), Created: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
 				Phone: cu.Phone(), ExternalID: cu.ExternalID(), Address: cu.address, CustomerAddress: cu.customerAddress,
 				Status: cu.status(), HasAccount: cu.hasAccount(), Deactivated: cu.deactivated}
 			if a := cu.customerAccount; a != nil {
@@ -763,7 +763,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"own":        "set when the set is made",
 	},
 	reflect.TypeFor[customer](): {
-		"id": fieldSaved, "created": fieldSaved, "text": fieldSaved, "address": fieldSaved,
+		"created": fieldSaved, "text": fieldSaved, "address": fieldSaved,
 		"customerAddress": fieldSaved, "deleted": fieldSaved, "customerAccount": fieldSaved, "deactivated": fieldSaved,
 	},
 	reflect.TypeFor[customerAccount](): {"balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved},

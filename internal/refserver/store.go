@@ -198,7 +198,6 @@ func (s *Server) groupMerchants(g *group) []*merchant {
 
 // customer is a customer record. Its wire form is built by wire().
 type customer struct {
-	id string // text's first field
 	// text holds the id, name, last name, e-mail, phone number and
 	// external id, in customerTexts.
 	text    compact.Text
@@ -228,10 +227,10 @@ var customerTexts compact.Arena
 // setText keeps the customer's id and text in customerTexts.
 func (cu *customer) setText(id, name, lastName, email, phone, externalID string) {
 	cu.text = customerTexts.Make(&[compact.TextFields]string{id, name, lastName, email, phone, externalID})
-	cu.id = cu.text.Field(0)
 }
 
-// Name, LastName, Email, Phone and ExternalID read the customer's text.
+// id, Name, LastName, Email, Phone and ExternalID read the customer's text.
+func (cu *customer) id() string         { return cu.text.Field(0) }
 func (cu *customer) Name() string       { return cu.text.Field(1) }
 func (cu *customer) LastName() string   { return cu.text.Field(2) }
 func (cu *customer) Email() string      { return cu.text.Field(3) }
@@ -252,7 +251,7 @@ func (cu *customer) status() openpay.CustomerStatus {
 // served (for the store reference of customers with an account).
 func (cu *customer) wire(baseURL string) openpay.Customer {
 	w := openpay.Customer{
-		ID: cu.id, CreationDate: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
+		ID: cu.id(), CreationDate: cu.created, Name: cu.Name(), LastName: cu.LastName(), Email: cu.Email(),
 		PhoneNumber: cu.Phone(), ExternalID: cu.ExternalID(), Address: cu.address, Status: cu.status(),
 		CustomerAddress: cu.customerAddress,
 	}
@@ -289,7 +288,7 @@ func (cs *customerSet) mark(id string) {
 }
 
 func newCustomerSet() *customerSet {
-	return &customerSet{byID: seqindex.NewKeys(func(cu *customer) string { return cu.id }), externalID: make(map[string]*customer)}
+	return &customerSet{byID: seqindex.NewKeys(func(cu *customer) string { return cu.id() }), externalID: make(map[string]*customer)}
 }
 
 // lookup returns the customer with the given id, deleted or not, or nil.
@@ -298,7 +297,7 @@ func (cs *customerSet) lookup(id string) *customer { cu, _ := cs.byID.Get(cs.lis
 // add stores a new customer.
 func (cs *customerSet) add(cu *customer) {
 	cs.list = append(cs.list, cu)
-	cs.byID.Put(cs.list, cu.id, uint32(len(cs.list)))
+	cs.byID.Put(cs.list, cu.id(), uint32(len(cs.list)))
 }
 
 // get returns the customer with the given id, nil when it does not exist or
@@ -334,7 +333,7 @@ func (s *Server) newCustomer(cs *customerSet, m *merchant, id string, req openpa
 	if req.ExternalID != "" {
 		cs.externalID[cu.ExternalID()] = cu
 	}
-	cs.mark(cu.id)
+	cs.mark(cu.id())
 	return cu, nil
 }
 
@@ -477,7 +476,7 @@ func ownerID(cu *customer) string {
 	if cu == nil {
 		return ""
 	}
-	return cu.id
+	return cu.id()
 }
 
 // token is a single-use card token.
@@ -795,7 +794,7 @@ func (cu *customer) debit(a openpay.Amount, force bool) bool {
 func (m *merchant) accountFor(customerID string) account {
 	if customerID != "" {
 		if cu := m.customers.lookup(customerID); cu != nil && cu.hasAccount() {
-			m.mark(recCustomer, cu.id) // the caller moves its balance
+			m.mark(recCustomer, cu.id()) // the caller moves its balance
 			return cu
 		}
 	}
@@ -842,7 +841,7 @@ func (s *Server) Balances(merchantID string) (merchantBalance openpay.Amount, cu
 	customers = make(map[string]openpay.Amount)
 	for _, cu := range m.customers.list {
 		if cu.hasAccount() {
-			customers[cu.id] = cu.balance.Amount()
+			customers[cu.id()] = cu.balance.Amount()
 		}
 	}
 	return m.balance.Amount(), customers, nil

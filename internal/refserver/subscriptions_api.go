@@ -413,12 +413,12 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 		return nil, false, e
 	}
 	for _, other := range *cards.list {
-		if !other.deleted && other.customerID == cu.id && other.masked == src.inline.masked {
+		if !other.deleted && other.customerID == cu.id() && other.masked == src.inline.masked {
 			return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 		}
 	}
 	n := *src.inline
-	n.id, n.created, n.customerID = c.s.ids.NewID(idgen.KindCard), c.s.nowFor(c.m), cu.id
+	n.id, n.created, n.customerID = c.s.ids.NewID(idgen.KindCard), c.s.nowFor(c.m), cu.id()
 	return cards.add(n), true, nil
 }
 
@@ -478,7 +478,7 @@ func (s *Server) createSubscription(c *call) (any, *Error) {
 		return nil, e
 	}
 	sub := &subscription{id: s.ids.NewID(idgen.KindSubscription), created: now, plan: p, group: c.g,
-		customerID: cu.id, cardID: k.id}
+		customerID: cu.id(), cardID: k.id}
 	switch {
 	case hasTrialEnd && !trialEnd.Before(today):
 		sub.trialEnd, sub.anchor = trialEnd, trialEnd.AddDate(0, 0, 1)
@@ -518,7 +518,7 @@ func (c *call) scopeSubscription() (*subscription, *customer, *Error) {
 	}
 	id := c.param("subscription_id")
 	sub := subscriptionsOf(c.m).byID[id]
-	if sub == nil || sub.customerID != cu.id || sub.group != c.g || sub.deleted {
+	if sub == nil || sub.customerID != cu.id() || sub.group != c.g || sub.deleted {
 		return nil, nil, errNotFound("subscription", id)
 	}
 	return sub, cu, nil
@@ -622,7 +622,7 @@ func (s *Server) deleteSubscription(c *call) (any, *Error) {
 		if e != nil {
 			return nil, e
 		}
-		if sub.customerID == cu.id && sub.group == c.g {
+		if sub.customerID == cu.id() && sub.group == c.g {
 			return nil, nil // a retried DELETE
 		}
 	}
@@ -648,6 +648,6 @@ func (s *Server) listSubscriptions(c *call) (any, *Error) {
 		return nil, e
 	}
 	return listquery.Page(lp, subscriptionsOf(c.m).list, func(sub *subscription) (time.Time, bool) {
-		return sub.created, sub.customerID == cu.id && sub.group == c.g && !sub.deleted
+		return sub.created, sub.customerID == cu.id() && sub.group == c.g && !sub.deleted
 	}, func(sub *subscription) openpay.Subscription { return sub.wire(c.m) }), nil
 }

@@ -78,10 +78,10 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	if !from.hasAccount() {
-		return nil, errNoAccount("", from.id)
+		return nil, errNoAccount("", from.id())
 	}
 	if !to.hasAccount() {
-		return nil, errNoAccount("customer_id", to.id)
+		return nil, errNoAccount("customer_id", to.id())
 	}
 	if e := m.orderIDTaken(req.OrderID); e != nil {
 		return nil, e
@@ -90,14 +90,14 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, insufficientFunds(from)
 	}
 	to.credit(req.Amount)
-	m.customers.mark(from.id)
-	m.customers.mark(to.id)
+	m.customers.mark(from.id())
+	m.customers.mark(to.id())
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
-		req.Amount, req.Description, req.OrderID, from.id)
+		req.Amount, req.Description, req.OrderID, from.id())
 	m.setStatus(out, openpay.TransactionStatusCompleted)
 	in, text := new(tx), out.text.Fields()
 	*in = out.frozen()
-	text[fieldOrderID], text[fieldCustomerID] = "", to.id
+	text[fieldOrderID], text[fieldCustomerID] = "", to.id()
 	in.text = txTexts.Make(&text)
 	in.setOpType(openpay.OperationTypeIn)
 	// The in side first: the merchant's transaction of the id is then the
@@ -123,10 +123,10 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.customerID() == cu.id {
+	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.customerID() == cu.id() {
 		return t.snapshot(), nil
 	}
-	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.customerID() == cu.id {
+	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.customerID() == cu.id() {
 		return t.snapshot(), nil
 	}
 	return nil, errNotFound("transfer", id)
@@ -140,6 +140,6 @@ func (s *Server) listTransfers(c *call) (any, *Error) {
 		return nil, e
 	}
 	return flt.list(c, openpay.TransactionTypeTransfer, func(t *tx, cu *customer) bool {
-		return t.typ() == openpay.TransactionTypeTransfer && cu != nil && t.customerID() == cu.id
+		return t.typ() == openpay.TransactionTypeTransfer && cu != nil && t.customerID() == cu.id()
 	})
 }
