@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
@@ -134,7 +135,10 @@ func TestStoredChargesKeepOneObjectEach(t *testing.T) {
 	assert.True(t, idgen.Valid(last.ID) && strings.HasPrefix(last.ID, "ev"), last.ID)
 	assert.Equal(t, ids[n-1], last.Transaction.ID)
 	assert.Equal(t, fmt.Sprint("ord-", n-1), last.Transaction.OrderID)
-	assert.Equal(t, s.Now(), last.Date)
+	lastCharge := do(http.MethodGet, "/charges/"+ids[n-1], "")
+	created, err := time.Parse(time.RFC3339, lastCharge["creation_date"].(string))
+	require.NoError(t, err)
+	assert.True(t, created.Equal(last.Date), "the event's date is its charge's creation_date: %v, %v", last.Date, created)
 	assert.Equal(t, cu, evs[0].Transaction.CustomerID)
 	assert.Equal(t, first["authorization"], evs[0].Transaction.Authorization)
 }
