@@ -2,11 +2,13 @@ package refserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -122,7 +124,7 @@ func newBenchEnv(b *testing.B) *benchEnv {
 	b.Helper()
 	s := New(Options{})
 	b.Cleanup(s.Close)
-	srv := httptest.NewServer(s)
+	srv := serveLabeled(s, "server")
 	b.Cleanup(srv.Close)
 	m, err := s.AddMerchant(MerchantConfig{})
 	if err != nil {
@@ -306,6 +308,23 @@ type ratioSide struct {
 	took, cpu time.Duration
 }
 
+// sideNames are the values of the "side" profile label of the two sides
+// of alternate: sides[0] is the server, sides[1] its yardstick.
+var sideNames = [2]string{"server", "minimal"}
+
+// serveLabeled serves h over HTTP from goroutines labeled side=name for
+// the CPU profiler: the server's connections inherit the label, as the
+// client goroutines of alternate and their transports' connections do. A
+// profile of BenchmarkEndpointRatios then splits by side, in the same run:
+//
+//	go tool pprof -tagfocus side=server -top -cum refserver.test cpu.prof
+func serveLabeled(h http.Handler, name string) (srv *httptest.Server) {
+	pprof.Do(context.Background(), pprof.Labels("side", name), func(context.Context) {
+		srv = httptest.NewServer(h)
+	})
+	return srv
+}
+
 // alternate sends b.N requests of its own to each side, in alternating
 // rounds of ratioRound requests (the first side first in one round, the
 // other first in the next), each from benchClients clients, so that a
@@ -322,7 +341,11 @@ func alternate(b *testing.B, sides *[2]ratioSide) {
 			i := (k + round) % 2
 			side := &sides[i]
 			start, cpu := time.Now(), processCPU()
-			if failed := fire(clients[i], side.base, side.key, side.rq, &side.next, side.next.Load()+n); failed > 0 {
+			var failed int64
+			pprof.Do(context.Background(), pprof.Labels("side", sideNames[i]), func(context.Context) {
+				failed = fire(clients[i], side.base, side.key, side.rq, &side.next, side.next.Load()+n)
+			})
+			if failed > 0 {
 				b.Fatalf("%d requests to %s failed", failed, side.base)
 			}
 			side.took += time.Since(start)
@@ -348,7 +371,7 @@ func BenchmarkEndpointRatios(b *testing.B) {
 			env := newBenchEnv(b)
 			srv, m := env.srv, env.m
 			rq := ep.setup(b, env)
-			yardstick := httptest.NewServer(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)))
+			yardstick := serveLabeled(ep.minimal(sample(b, srv.URL+"/v1/"+m.ID, m.PrivateKey, rq)), "minimal")
 			defer yardstick.Close()
 			sides := [2]ratioSide{
 				{base: srv.URL + "/v1/" + m.ID, key: m.PrivateKey, rq: rq},
