@@ -3,13 +3,13 @@ package cfdi
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/genfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -255,13 +255,7 @@ func TestSchemaCasesAreGenerated(t *testing.T) {
 	b, err := json.MarshalIndent(schemaCases(t), "", "  ")
 	require.NoError(t, err)
 	b = append(b, '\n')
-	if *updateSchemaCases {
-		require.NoError(t, os.WriteFile(schemaCasesFile, b, 0o644))
-		return
-	}
-	got, err := os.ReadFile(schemaCasesFile)
-	require.NoError(t, err)
-	require.Equal(t, string(b), string(got), "%s is out of date: run go generate ./cfdi", schemaCasesFile)
+	genfile.Check(t, schemaCasesFile, b, *updateSchemaCases, "go generate ./cfdi")
 }
 
 // The schema and Validate agree on decimals: Validate's half (the schema's

@@ -7,12 +7,12 @@ import (
 	"go/format"
 	"go/parser"
 	gotoken "go/token"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/openpay-go/openpay/internal/genfile"
 	"github.com/stretchr/testify/require"
 )
 
@@ -63,13 +63,7 @@ const serverTestsFile = "bothways_gen_test.go"
 func TestServerTestsTableIsGenerated(t *testing.T) {
 	t.Parallel()
 	src := generateServerTests(t)
-	if *updateServerTests {
-		require.NoError(t, os.WriteFile(serverTestsFile, src, 0o644))
-		return
-	}
-	got, err := os.ReadFile(serverTestsFile)
-	require.NoError(t, err)
-	require.Equal(t, string(src), string(got), "%s is out of date: run go generate ./internal/refserver", serverTestsFile)
+	genfile.Check(t, serverTestsFile, src, *updateServerTests, "go generate ./internal/refserver")
 }
 
 // generateServerTests returns the source of serverTests: every Test

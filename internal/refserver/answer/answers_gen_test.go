@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"go/format"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/genfile"
 	"github.com/stretchr/testify/require"
 )
 
@@ -51,13 +51,7 @@ var marshalerRoots = []reflect.Type{reflect.TypeFor[openpay.Checkout]()}
 func TestAnswerEncodersAreGenerated(t *testing.T) {
 	src, _, err := generateAnswerEncoders(answerRoots)
 	require.NoError(t, err)
-	if *updateAnswers {
-		require.NoError(t, os.WriteFile(answersFile, src, 0o644))
-		return
-	}
-	got, err := os.ReadFile(answersFile)
-	require.NoError(t, err)
-	require.Equal(t, string(src), string(got), "%s is out of date: run go generate ./internal/refserver/answer", answersFile)
+	genfile.Check(t, answersFile, src, *updateAnswers, "go generate ./internal/refserver/answer")
 }
 
 // TestAnswerGeneratorRefusesWhatItCannotEncode: a kind the generator does

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"go/format"
 	"math/bits"
-	"os"
 	"reflect"
 	"slices"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/genfile"
 	"github.com/openpay-go/openpay/internal/openapidoc"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,13 +39,10 @@ func TestKeyPlansFollowOpenAPI(t *testing.T) {
 	require.NoError(t, err)
 	src, err := renderKeyPlans(specs)
 	require.NoError(t, err)
+	genfile.Check(t, keyPlansFile, src, *updateKeyPlans, "go generate ./internal/refserver/answer")
 	if *updateKeyPlans {
-		require.NoError(t, os.WriteFile(keyPlansFile, src, 0o644))
 		return
 	}
-	got, err := os.ReadFile(keyPlansFile)
-	require.NoError(t, err)
-	require.Equal(t, string(src), string(got), "%s is out of date: run go generate ./internal/refserver/answer", keyPlansFile)
 	// What the table holds is what the server uses.
 	require.Equal(t, len(specs), len(keyPlans))
 }

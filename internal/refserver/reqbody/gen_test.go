@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"go/format"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/genfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -62,13 +62,7 @@ const generatedFile = "decode_gen.go"
 func TestDecodersAreGenerated(t *testing.T) {
 	src, err := generateDecoders(generatedRoots, generatedMembers)
 	require.NoError(t, err)
-	if *updateDecoders {
-		require.NoError(t, os.WriteFile(generatedFile, src, 0o644))
-		return
-	}
-	have, err := os.ReadFile(generatedFile)
-	require.NoError(t, err)
-	assert.Equal(t, string(src), string(have), "%s is out of date: run go generate ./internal/refserver/reqbody", generatedFile)
+	genfile.Check(t, generatedFile, src, *updateDecoders, "go generate ./internal/refserver/reqbody")
 }
 
 // generateDecoders writes the source of decode_gen.go for roots.
