@@ -232,6 +232,7 @@ var serverTests = []serverTest{
 	{"TestTokenList", TestTokenList},
 	{"TestTokens", TestTokens},
 	{"TestTransactionAnswerKeptInTheCallIsTheSnapshotsBytes", TestTransactionAnswerKeptInTheCallIsTheSnapshotsBytes},
+	{"TestTransferBarcodeFollowsTheBaseURL", TestTransferBarcodeFollowsTheBaseURL},
 	{"TestTransferBetweenCustomers", TestTransferBetweenCustomers},
 	{"TestUSDCharge", TestUSDCharge},
 	{"TestUnknownPathsAnswerTheErrorObject", TestUnknownPathsAnswerTheErrorObject},

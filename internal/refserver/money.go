@@ -256,23 +256,6 @@ func (s *Server) notifyCustomerDeleted(m *merchant, customerID string) {
 	}
 }
 
-// transferState indexes the in side of the merchant's transfers by id (the
-// out side is the merchant's transaction of that id), without a pointer
-// per transfer (see seqindex.Keys).
-type transferState struct {
-	in seqindex.Keys[*tx]
-}
-
-func newTransferState() *transferState {
-	return &transferState{in: seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) })}
-}
-
-// addTransferIn records the in side of a transfer, stored with addTx. The
-// caller holds m.mu.
-func addTransferIn(m *merchant, in *tx) {
-	extState(m, newTransferState).in.Put(m.txList, in.id(), in.seq)
-}
-
 // endPayout moves a payout in progress to its final status: completed, or
 // cancelled or failed, which return its amount to the balance it left. The
 // caller holds m.mu and has checked the status.

@@ -226,9 +226,6 @@ func init() {
 				}
 				t := r.tx()
 				m.addTx(t)
-				if t.typ() == openpay.TransactionTypeTransfer && t.opType() == openpay.OperationTypeIn {
-					addTransferIn(m, t)
-				}
 				if t.later != nil && !t.later.feeCharged.IsZero() {
 					addFeeCharged(m, t)
 				}
@@ -766,7 +763,8 @@ var stateFields = map[reflect.Type]map[string]string{
 		"created": fieldSaved, "text": fieldSaved, "address": fieldSaved,
 		"customerAddress": fieldSaved, "deleted": fieldSaved, "customerAccount": fieldSaved, "deactivated": fieldSaved,
 	},
-	reflect.TypeFor[customerAccount](): {"balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved},
+	reflect.TypeFor[customerAccount](): {"balance": fieldSaved, "clabe": fieldSaved, "storeRef": fieldSaved,
+		"barcode": "built again from storeRef when needed", "barcodeBase": "built again from storeRef when needed"},
 	reflect.TypeFor[card](): {
 		"id": fieldSaved, "customerID": fieldSaved, "created": fieldSaved, "masked": fieldSaved, "holder": fieldSaved,
 		"exp": fieldSaved, "address": fieldSaved, "prof": fieldSaved, "deleted": fieldSaved,
@@ -834,8 +832,5 @@ var stateFields = map[reflect.Type]map[string]string{
 	},
 	reflect.TypeFor[feeReportState](): {
 		"charged": "rebuilt on load from the transactions' feeCharged, in that order (addFeeCharged)",
-	},
-	reflect.TypeFor[transferState](): {
-		"in": "rebuilt on load: the transfer transactions of operation type in",
 	},
 }

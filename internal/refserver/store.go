@@ -219,6 +219,19 @@ type customer struct {
 type customerAccount struct {
 	balance         cents.Balance
 	clabe, storeRef string
+	// barcode is the address of storeRef's barcode image at barcodeBase
+	// (barcodeAt).
+	barcode, barcodeBase string
+}
+
+// barcodeAt returns the address of the account's barcode image at
+// baseURL, built once per base URL rather than on every answer that
+// carries it. The caller holds the lock of the customer's owner.
+func (a *customerAccount) barcodeAt(baseURL string) string {
+	if a.barcode == "" || a.barcodeBase != baseURL {
+		a.barcode, a.barcodeBase = barcodeURL(baseURL, a.storeRef), baseURL
+	}
+	return a.barcode
 }
 
 // customerTexts keeps the customers' texts (compact.Arena).

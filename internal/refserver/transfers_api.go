@@ -100,14 +100,14 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	text[fieldOrderID], text[fieldCustomerID] = "", to.id()
 	in.text = txTexts.Make(&text)
 	in.setOpType(openpay.OperationTypeIn)
-	// The in side first: the merchant's transaction of the id is then the
-	// out side, which holds the order_id.
+	// The in side first, right before the out side (getTransfer finds it
+	// there): the merchant's transaction of the id is then the out side,
+	// which holds the order_id.
 	m.addTx(in)
 	m.addTx(out)
-	addTransferIn(m, in)
 	s.emit(m, openpay.EventTypeTransferSucceeded, out)
 	answer := c.answerTx(out)
-	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: barcodeURL(c.baseURL(), from.storeRef)}
+	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: from.barcodeAt(c.baseURL())}
 	answer.Store, answer.CLABE = &c.store, from.clabe
 	return answer, nil
 }
@@ -123,13 +123,14 @@ func (s *Server) getTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	id := c.param("transaction_id")
-	if t := m.txByID(id); t != nil && t.typ() == openpay.TransactionTypeTransfer && t.customerID() == cu.id() {
-		return t.snapshot(), nil
+	t := m.txByID(id) // the out side, stored right after the in side
+	if t != nil && t.typ() == openpay.TransactionTypeTransfer && t.customerID() != cu.id() && t.seq > 1 {
+		t = m.tx(t.seq - 1)
 	}
-	if t, ok := extState(m, newTransferState).in.Get(m.txList, id); ok && t.customerID() == cu.id() {
-		return t.snapshot(), nil
+	if t == nil || t.typ() != openpay.TransactionTypeTransfer || t.id() != id || t.customerID() != cu.id() {
+		return nil, errNotFound("transfer", id)
 	}
-	return nil, errNotFound("transfer", id)
+	return t.snapshot(), nil
 }
 
 // listTransfers lists the transfers in and out of the customer's balance,

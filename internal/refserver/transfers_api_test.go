@@ -1,7 +1,11 @@
 package refserver
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -152,4 +156,56 @@ func TestCreateTransferErrors(t *testing.T) {
 	requireOK(t, env.del("/customers/"+plain), http.StatusNoContent)
 	requireError(t, env.post("/customers/"+to+"/transfers", transfer(plain, "amount", 2)), 1005)
 	requireError(t, env.do(http.MethodPost, env.mp(path), env.m.PublicKey, transfer(to)), 1010)
+}
+
+// The transfer's answer carries the paying customer's barcode address at
+// the base URL the request came by, as the customer's own answer does: the
+// address is kept between transfers, and built again when a request comes
+// by another host.
+func TestTransferBarcodeFollowsTheBaseURL(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	from := createCustomerHTTP(t, env, "Paga", true)
+	to := createCustomerHTTP(t, env, "Cobra", true)
+	fund(t, env, from, "100.00")
+	serve := func(method, host, path string, body any) map[string]any {
+		t.Helper()
+		var rd io.Reader
+		if body != nil {
+			data, err := json.Marshal(body)
+			require.NoError(t, err)
+			rd = bytes.NewReader(data)
+		}
+		req := httptest.NewRequest(method, "http://"+host+env.mp(path), rd)
+		req.SetBasicAuth(env.m.PrivateKey, "")
+		rec := httptest.NewRecorder()
+		env.s.ServeHTTP(rec, req)
+		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		var o map[string]any
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &o))
+		return o
+	}
+	for i, host := range []string{"shop-a.example", "shop-a.example", "shop-b.example:8443", "shop-a.example"} {
+		o := serve(http.MethodPost, host, "/customers/"+from+"/transfers", transfer(to, "amount", 1.5+float64(i)))
+		cu := serve(http.MethodGet, host, "/customers/"+from, nil)
+		store := o["store"].(map[string]any)
+		assert.Equal(t, cu["store"], store, host)
+		assert.Equal(t, "http://"+host+"/barcode/"+store["reference"].(string)+"?width=1&height=45&text=false", store["barcode_url"], host)
+	}
+	assert.Equal(t, "88.00", balanceOf(t, env, from))
+	assert.Equal(t, "12.00", balanceOf(t, env, to))
+}
+
+// A customer's barcode address, once built for a base URL, is given again
+// without being built. Not parallel: AllocsPerRun counts the whole
+// process's allocations.
+func TestBarcodeAtBuildsOncePerBaseURL(t *testing.T) {
+	a := &customerAccount{storeRef: "1010101010101010"}
+	first := a.barcodeAt("http://shop-a.example")
+	assert.Zero(t, testing.AllocsPerRun(100, func() {
+		if a.barcodeAt("http://shop-a.example") != first {
+			t.Error("the address changed")
+		}
+	}))
+	assert.Equal(t, "http://shop-b.example/barcode/1010101010101010?width=1&height=45&text=false", a.barcodeAt("http://shop-b.example"))
 }
