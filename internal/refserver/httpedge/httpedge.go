@@ -115,7 +115,7 @@ func unstorable(method string) bool {
 func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	const prefix = "Basic "
 	auth := Header(r.Header, "Authorization")
-	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+	if len(auth) < len(prefix) || (auth[:len(prefix)] != prefix && !strings.EqualFold(auth[:len(prefix)], prefix)) {
 		return nil, false
 	}
 	enc := auth[len(prefix):]
@@ -129,8 +129,8 @@ func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
-	return user, ok
+	i := bytes.IndexByte(buf[:n], ':')
+	return buf[:max(i, 0)], i >= 0
 }
 
 // LoopbackHost reports whether a host, with or without its port, is

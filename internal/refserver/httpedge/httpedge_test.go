@@ -182,3 +182,15 @@ func TestLogMethod(t *testing.T) {
 	assert.Equal(t, "other", LogMethod("4111111111111111"))
 	assert.Equal(t, "other", LogMethod("get"))
 }
+
+// BenchmarkBasicAuthUser reads a merchant's private key from a request,
+// as every authenticated request does.
+func BenchmarkBasicAuthUser(b *testing.B) {
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
+	var buf [96]byte
+	b.ReportAllocs()
+	for b.Loop() {
+		BasicAuthUser(r, buf[:])
+	}
+}
