@@ -237,6 +237,7 @@ var serverTests = []serverTest{
 	{"TestUSDCharge", TestUSDCharge},
 	{"TestUnknownPathsAnswerTheErrorObject", TestUnknownPathsAnswerTheErrorObject},
 	{"TestUpdateCard", TestUpdateCard},
+	{"TestVaryOriginOnlyWhereACacheMayStore", TestVaryOriginOnlyWhereACacheMayStore},
 	{"TestWebhookAttemptLogShowsClasses", TestWebhookAttemptLogShowsClasses},
 	{"TestWebhookCreateGetListDelete", TestWebhookCreateGetListDelete},
 	{"TestWebhookDeliversSubscribedEvents", TestWebhookDeliversSubscribedEvents},

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"strings"
@@ -90,6 +91,68 @@ func TestBrowserCallsCarryTheOrigin(t *testing.T) {
 	r = env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111"))
 	assert.Equal(t, http.StatusOK, r.status)
 	assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"))
+}
+
+// TestVaryOriginOnlyWhereACacheMayStore: the answers of the browser routes
+// name Origin in Vary where a cache may store them (GET and HEAD, errors
+// included), for a server's request as for a browser's, and not on the
+// POST answers no cache stores (no explicit freshness): a server's and a
+// browser's card and token creation. The cards are made all the same.
+func TestVaryOriginOnlyWhereACacheMayStore(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	noVary := func(t *testing.T, r resp, what string) {
+		t.Helper()
+		assert.Less(t, r.status, 300, "%s: %s", what, r.body)
+		assert.Empty(t, r.header.Values("Vary"), "%s: a POST answer no cache stores", what)
+	}
+	varyOnce := func(t *testing.T, r resp, what string) {
+		t.Helper()
+		assert.Equal(t, []string{"Origin"}, r.header.Values("Vary"), "%s: an answer a cache may store", what)
+	}
+
+	// The merchant's server makes a card, the shop's page another and a token.
+	r := env.post("/cards", validCard("4111111111111111"))
+	noVary(t, r, "server card")
+	assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"))
+	r = env.do(http.MethodPost, env.mp("/cards"), env.m.PublicKey, validCard("5555555555554444"), "Origin", testOrigin)
+	noVary(t, r, "browser card")
+	assert.Equal(t, testOrigin, r.header.Get("Access-Control-Allow-Origin"), "the page reads its card")
+	assert.Equal(t, "true", r.header.Get("Access-Control-Allow-Credentials"))
+	r = env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, validCard("4111111111111111"), "Origin", testOrigin)
+	noVary(t, r, "browser token")
+	assert.Equal(t, testOrigin, r.header.Get("Access-Control-Allow-Origin"))
+	r = env.do(http.MethodPost, env.mp("/tokens"), env.m.PublicKey, "{}", "Origin", testOrigin)
+	requireError(t, r, 1001)
+	assert.Empty(t, r.header.Values("Vary"), "a POST's error")
+	assert.Equal(t, testOrigin, r.header.Get("Access-Control-Allow-Origin"), "the page reads why")
+
+	// The anti-fraud key is a GET: a cache may keep it, so it varies by
+	// Origin whoever asks, and its errors too.
+	r = env.do(http.MethodGet, env.mp("/antifraudkeys"), env.m.PublicKey, nil)
+	assert.Equal(t, http.StatusOK, r.status)
+	varyOnce(t, r, "server GET")
+	assert.Empty(t, r.header.Get("Access-Control-Allow-Origin"))
+	r = env.do(http.MethodGet, env.mp("/antifraudkeys"), env.m.PublicKey, nil, "Origin", testOrigin)
+	assert.Equal(t, http.StatusOK, r.status)
+	varyOnce(t, r, "browser GET")
+	assert.Equal(t, testOrigin, r.header.Get("Access-Control-Allow-Origin"))
+	r = env.do(http.MethodHead, env.mp("/antifraudkeys"), env.m.PublicKey, nil)
+	assert.Equal(t, http.StatusOK, r.status)
+	varyOnce(t, r, "HEAD")
+	r = env.do(http.MethodGet, env.mp("/antifraudkeys"), "", nil)
+	requireError(t, r, 1002)
+	varyOnce(t, r, "a GET's error")
+	r = env.do(http.MethodGet, "/antifraud/"+env.m.ID+"/components?s=x", "", nil)
+	assert.Equal(t, http.StatusOK, r.status)
+	varyOnce(t, r, "the device data")
+
+	// The books: both cards are the merchant's.
+	cards := env.do(http.MethodGet, env.mp("/cards"), env.m.PrivateKey, nil)
+	require.Equal(t, http.StatusOK, cards.status, "%s", cards.body)
+	var list []openpay.Card
+	require.NoError(t, json.Unmarshal(cards.body, &list))
+	assert.Len(t, list, 2)
 }
 
 // TestPrivateKeyFromBrowserIs1010: the private key (or a group's key) in a

@@ -167,6 +167,17 @@ func routePage(path string) (pg page, merchantID, chargeID string) {
 	// on the stack: no page has more than six segments.
 	var buf [6]string
 	n, rest := 0, strings.TrimPrefix(path, "/")
+	// An API path (/v1/...) is told apart by its end, without a split.
+	switch {
+	case strings.HasPrefix(rest, "v1/"):
+		if !strings.HasSuffix(rest, "/card_capture") && !strings.HasSuffix(rest, "/redirect") &&
+			!strings.HasSuffix(rest, "/redirect/") {
+			return pageNone, "", ""
+		}
+	case !strings.HasPrefix(rest, "paynet-pdf/") && !strings.HasPrefix(rest, "spei-pdf/") &&
+		!strings.HasPrefix(rest, "checkout/"):
+		return pageNone, "", ""
+	}
 	for {
 		if n == len(buf) {
 			return pageNone, "", ""

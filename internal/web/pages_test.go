@@ -60,6 +60,14 @@ func TestRoute(t *testing.T) {
 		{"/v1/m1/customers/c1/charges/tr1/redirect/", pageNone, "", ""},
 		{"/", pageNone, "", ""},
 		{"", pageNone, "", ""},
+		{"v1/m1/charges/tr1/card_capture", pageCard, "m1", "tr1"},
+		{"/v1/m1/charges/tr1/redirectx", pageNone, "", ""},
+		{"/v1/m1/charges/tr1/xredirect", pageNone, "", ""},
+		{"/v1/m1/charges/tr1/card_capturex", pageNone, "", ""},
+		{"/v2/m1/charges/tr1/redirect", pageNone, "", ""},
+		{"/checkoutx/m1/c1", pageNone, "", ""},
+		{"/spei-pdfx/m1/tr1", pageNone, "", ""},
+		{"/paynet-pdf/m1/transactionx/tr1", pageNone, "", ""},
 	}
 	for _, tc := range cases {
 		pg, mid, cid := routePage(tc.path)

@@ -203,6 +203,26 @@ func TestBrowserCheckout(t *testing.T) {
 		assert.EqualValues(t, 1010, res.Data["error_code"])
 	})
 
+	t.Run("a card made from the page is read without Vary", func(t *testing.T) {
+		// No cache stores a POST answer (no explicit freshness), so the
+		// server names no Vary on it; the page reads it all the same.
+		srv, tab := checkout(t, browser)
+		webtest.Eval[any](t, tab, "rawCall('/v1/"+srv.MerchantID+"/cards', "+jsString(srv.PublicKey)+
+			", {card_number: '4111111111111111', holder_name: 'Ana', expiration_month: '12', expiration_year: '30', cvv2: '123'})")
+		res := webtest.Await[tokenResult](t, tab, "window.result")
+		require.True(t, res.OK, "%+v", res)
+		assert.Equal(t, 200, res.Status)
+		assert.Equal(t, "411111XXXXXX1111", res.Data["card_number"])
+		c, err := openpay.New(srv.MerchantID, srv.PrivateKey, openpay.WithBaseURL(srv.URL))
+		require.NoError(t, err)
+		var ids []string
+		for card, err := range c.Cards.List(context.Background(), nil) {
+			require.NoError(t, err)
+			ids = append(ids, card.ID)
+		}
+		assert.Equal(t, []string{res.Data["id"].(string)}, ids, "the merchant has the page's card, once")
+	})
+
 	t.Run("other routes are closed to the page", func(t *testing.T) {
 		srv, tab := checkout(t, browser)
 		webtest.Eval[any](t, tab, "rawCall('/v1/"+srv.MerchantID+"/charges', "+jsString(srv.PublicKey)+")")

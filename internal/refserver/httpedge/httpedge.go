@@ -64,8 +64,22 @@ func Header(h http.Header, key string) string {
 // The opaque origin "null" (sandboxed frames, file: pages, data: URLs,
 // redirects across origins) is one any page can take, so it is let read
 // the answer to its own request only: never with credentials.
+//
+// The answer names Origin in Vary, so that a cache never hands an answer
+// made for one origin (or for a server, without CORS headers) to another,
+// unless the request's method is one whose answers no cache stores
+// (unstorable): the server's answers to POST, PUT, PATCH and DELETE carry
+// no explicit freshness, so Vary would tell a cache about an answer it may
+// not keep. Answers to GET and HEAD (which a cache may store without being
+// told, RFC 9111 section 4.2.2) and to the preflight keep it.
 func AllowOrigin(h http.Header, r *http.Request) {
-	h.Add("Vary", "Origin")
+	if !unstorable(r.Method) {
+		if len(h["Vary"]) == 0 {
+			h["Vary"] = varyOrigin
+		} else {
+			h["Vary"] = append(h["Vary"], "Origin")
+		}
+	}
 	origin := Header(r.Header, "Origin")
 	if origin == "" {
 		return
@@ -76,6 +90,24 @@ func AllowOrigin(h http.Header, r *http.Request) {
 	}
 }
 
+// varyOrigin is the Vary of AllowOrigin's answers, one shared value that
+// net/http only reads (its cap is its length: an append copies it).
+var varyOrigin = []string{"Origin"}
+
+// unstorable reports whether no cache stores the server's answers to
+// requests of method: a cache stores an answer to POST or PATCH only when
+// it carries explicit freshness (Cache-Control max-age, Expires) and a
+// Content-Location, which the server's answers never do, and never an
+// answer to PUT or DELETE (RFC 9110 sections 9.3.3 to 9.3.5, RFC 5789
+// section 2, RFC 9111 section 3).
+func unstorable(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
 // BasicAuthUser returns the user name of the request's HTTP Basic
 // credentials (the API key; the password is empty), as r.BasicAuth reads
 // them, decoded into buf when it is large enough so that checking a key
@@ -83,7 +115,7 @@ func AllowOrigin(h http.Header, r *http.Request) {
 func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	const prefix = "Basic "
 	auth := Header(r.Header, "Authorization")
-	if len(auth) < len(prefix) || !strings.EqualFold(auth[:len(prefix)], prefix) {
+	if len(auth) < len(prefix) || (auth[:len(prefix)] != prefix && !strings.EqualFold(auth[:len(prefix)], prefix)) {
 		return nil, false
 	}
 	enc := auth[len(prefix):]
@@ -97,8 +129,8 @@ func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	user, _, ok := bytes.Cut(buf[:n], []byte(":"))
-	return user, ok
+	i := bytes.IndexByte(buf[:n], ':')
+	return buf[:max(i, 0)], i >= 0
 }
 
 // LoopbackHost reports whether a host, with or without its port, is

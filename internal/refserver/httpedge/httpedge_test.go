@@ -63,6 +63,40 @@ func TestBrowserAndOrigin(t *testing.T) {
 	assert.Empty(t, h.Get("Access-Control-Allow-Credentials"), "the opaque origin never gets credentials")
 }
 
+// TestVaryOnlyWhereACacheMayStore: Vary names Origin on the answers to
+// GET, HEAD and the preflight, added to a Vary already there without
+// touching the value the answers share, and not on the answers to the
+// methods no cache stores, with or without Origin.
+func TestVaryOnlyWhereACacheMayStore(t *testing.T) {
+	for _, origin := range []string{"", "https://shop.example"} {
+		for method, want := range map[string][]string{
+			http.MethodGet: {"Origin"}, http.MethodHead: {"Origin"}, http.MethodOptions: {"Origin"},
+			http.MethodPost: nil, http.MethodPut: nil, http.MethodPatch: nil, http.MethodDelete: nil,
+		} {
+			r := httptest.NewRequest(method, "/", nil)
+			if origin != "" {
+				r.Header.Set("Origin", origin)
+			}
+			h := http.Header{}
+			AllowOrigin(h, r)
+			assert.Equal(t, want, h.Values("Vary"), "%s, Origin %q", method, origin)
+			assert.Equal(t, origin, h.Get("Access-Control-Allow-Origin"), "%s: CORS whatever the method", method)
+		}
+	}
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	h := http.Header{"Vary": {"Accept"}}
+	AllowOrigin(h, r)
+	assert.Equal(t, []string{"Accept", "Origin"}, h.Values("Vary"))
+	h = http.Header{}
+	AllowOrigin(h, r)
+	h.Add("Vary", "Accept-Language")
+	assert.Equal(t, []string{"Origin", "Accept-Language"}, h.Values("Vary"))
+	h = http.Header{}
+	AllowOrigin(h, r)
+	assert.Equal(t, []string{"Origin"}, h.Values("Vary"), "the shared value stays as it was")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { delete(h, "Vary"); AllowOrigin(h, r) }), "the shared value")
+}
+
 func TestLoopbackHost(t *testing.T) {
 	t.Parallel()
 	for host, want := range map[string]bool{
@@ -147,4 +181,16 @@ func TestLogMethod(t *testing.T) {
 	assert.Equal(t, "PATCH", LogMethod(http.MethodPatch))
 	assert.Equal(t, "other", LogMethod("4111111111111111"))
 	assert.Equal(t, "other", LogMethod("get"))
+}
+
+// BenchmarkBasicAuthUser reads a merchant's private key from a request,
+// as every authenticated request does.
+func BenchmarkBasicAuthUser(b *testing.B) {
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.SetBasicAuth("sk_e568c42a6c384b7ab02cd47d2e407cab", "")
+	var buf [96]byte
+	b.ReportAllocs()
+	for b.Loop() {
+		BasicAuthUser(r, buf[:])
+	}
 }

@@ -22,6 +22,8 @@ package idgen
 
 import (
 	crand "crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -310,21 +312,26 @@ func (g *Generator) RequestIDHeader() []string {
 	g.words(w[:])
 	v := new(requestIDValue)
 	id := &v.b
-	// A hex digit of each four bits of the draw, at the id's places of
-	// hex digits; then the dashes, the version nibble 4 and the variant
-	// nibble, one of 8, 9, a, b.
-	for i, at := range requestIDDigits {
-		id[at] = hexDigits[w[i/16]>>(4*(i%16))&0xf]
+	// A hex digit of each four bits of the draw, lowest first (each byte's
+	// halves swapped, as hex.Encode writes a byte's high half first), at
+	// the id's places of hex digits; then the dashes, the version nibble 4
+	// and the variant nibble, one of 8, 9, a, b.
+	var raw [16]byte
+	var digits [32]byte
+	for i, x := range w {
+		binary.LittleEndian.PutUint64(raw[8*i:], x<<4&0xf0f0f0f0f0f0f0f0|x>>4&0x0f0f0f0f0f0f0f0f)
 	}
+	hex.Encode(digits[:], raw[:])
+	copy(id[:8], digits[:8])
+	copy(id[9:13], digits[8:12])
+	copy(id[14:18], digits[12:16])
+	copy(id[19:23], digits[16:20])
+	copy(id[24:], digits[20:])
 	id[8], id[13], id[18], id[23] = '-', '-', '-', '-'
-	id[14], id[19] = '4', hexDigits[8+strings.IndexByte(hexDigits, id[19])%4]
+	id[14], id[19] = '4', hexDigits[8+w[1]&3]
 	v.v[0] = unsafe.String(&v.b[0], len(v.b))
 	return v.v[:]
 }
-
-// requestIDDigits are the places of a request id's 32 hex digits.
-var requestIDDigits = [32]uint8{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22,
-	24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}
 
 // requestIDValue is the storage of a request id and of the header value
 // that holds it.

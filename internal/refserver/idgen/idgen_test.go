@@ -177,6 +177,30 @@ func TestIDsAllocateOnce(t *testing.T) {
 	}
 }
 
+// TestRequestIDsAsBefore: a seed's request ids are the ones it drew before
+// the digits were written eight bytes at a time: each four bits of the two
+// words drawn, lowest first, at the id's places of hex digits, the variant
+// from the second word's lowest four bits.
+func TestRequestIDsAsBefore(t *testing.T) {
+	t.Parallel()
+	places := []int{0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22,
+		24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}
+	for _, s := range []int64{1, 42, 2026} {
+		g, words := New(seed(s)), New(seed(s))
+		for range 500 {
+			var w [2]uint64
+			words.words(w[:])
+			want := []byte("xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx")
+			for i, at := range places {
+				want[at] = hexDigits[w[i/16]>>(4*(i%16))&0xf]
+			}
+			want[14], want[19] = '4', hexDigits[8+strings.IndexByte(hexDigits, want[19])%4]
+			require.Equal(t, string(want), g.RequestID(), "seed %d", s)
+		}
+	}
+	assert.Equal(t, "022e2a40-bfe7-4d8e-9573-0f94d392ba89", New(seed(7)).RequestID(), "a seed's first id, as before")
+}
+
 // Every hex digit occurs at every free place of request ids, and the
 // variant takes its four values: the 128 bits drawn are used whole.
 func TestRequestIDDigitsAreAllUsed(t *testing.T) {
