@@ -196,7 +196,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeCreated, t)
+	s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 	return t, nil
 }
 
@@ -295,29 +295,29 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeCreated, t)
+		s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 		return t, nil
 	}
 	t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
-	t.setOperated(now)
-	m.addTx(t)
 	if !req.capture {
 		t.preauth = true
-		m.setStatus(t, openpay.TransactionStatusInProgress)
-		s.emit(m, openpay.EventTypeChargeCreated, t)
+		t.operatedNs, t.operatedZone = t.createdNs, t.createdZone // now
+		t.putStatus(openpay.TransactionStatusInProgress)          // before addTx: its indexes take it once
+		m.addTx(t)
+		s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 		return t, nil
 	}
-	s.completeCharge(m, t, t.amount())
+	s.completeCharge(m, t, now) // stores t
 	return t, nil
 }
 
 // declineCharge records a new card charge t as failed with the error e
-// that answers it (failTx) and emits charge.failed; it returns e. The
-// caller holds m.mu.
+// that answers it (failTx) and emits charge.failed, dated when t was made;
+// it returns e. The caller holds m.mu.
 func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
 	failTx(m, t, e.Code, e.Description)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeFailed, t)
+	s.emitAt(m, openpay.EventTypeChargeFailed, t, t.created())
 	return e
 }
 
@@ -375,13 +375,13 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 // declineMessage is the error_message of a declined card charge.
 func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
 
-// completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to, and emits charge.succeeded. The caller
-// holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
-	now := s.nowFor(m)
+// completeCharge moves a charge to completed at its amount at now (the
+// merchant's time, nowFor), credits the balance it belongs to, and emits
+// charge.succeeded. A new charge completed at once is stored here, complete,
+// so that its indexes take it once (chargeCard). The caller holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, now time.Time) {
 	t.preauth = false
-	m.setAmount(t, amount)
+	amount := t.amount()
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.setOperated(now)
 	if t.authorization() == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
@@ -401,7 +401,10 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 			t.setCredited(t.credited().Add(credit))
 		}
 	}
-	s.emit(m, openpay.EventTypeChargeSucceeded, t)
+	if t.seq == 0 {
+		m.addTx(t)
+	}
+	s.emitAt(m, openpay.EventTypeChargeSucceeded, t, now)
 }
 
 // pending reports whether a charge still waits for the payer or for its
