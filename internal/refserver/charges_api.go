@@ -156,7 +156,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		if e != nil {
 			return e
 		}
-		req.kind, req.inline, req.metadata = kindCard, &k, w.Metadata
+		req.kind, req.inline, req.inlineCard, req.metadata = kindCard, true, k, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return e

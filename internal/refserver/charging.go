@@ -62,7 +62,7 @@ type chargeRequest struct {
 	customer        *openpay.ChargeCustomer // merchant scope only
 	capture         bool
 	sourceID        string
-	inline          *card // inline card data, checked
+	inline          bool // card data sent inline, checked, in inlineCard
 	cvv2            string
 	useCardPoints   openpay.UseCardPoints
 	use3DS          bool
@@ -73,10 +73,11 @@ type chargeRequest struct {
 	metadata        openpay.Metadata    // echoed on the charge
 	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
 	country         *countryrules.Rules // the merchant's
-	// method and card are where parseCharge decodes the method and a card
-	// charge's members (storage the request has anyway).
-	method openpay.ChargeMethod
-	card   openpay.CardCharge
+	// method, card and inlineCard are where parseCharge decodes the method,
+	// a card charge's members and the card data (storage the request has anyway).
+	method     openpay.ChargeMethod
+	card       openpay.CardCharge
+	inlineCard card
 }
 
 // newChargeTx starts the record of a charge of the given customer (nil at
@@ -208,8 +209,8 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	var k, stored *card
 	var tk *token
 	switch {
-	case req.inline != nil:
-		k = req.inline
+	case req.inline:
+		k = &req.inlineCard
 	default:
 		if sc := cards.find(cu, req.sourceID); sc != nil {
 			stored, k = sc, sc
@@ -264,7 +265,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
 	// request was read).
-	if expired, ok := k.exp.Passed(now); ok && expired && req.inline == nil {
+	if expired, ok := k.exp.Passed(now); ok && expired && !req.inline {
 		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
 	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
