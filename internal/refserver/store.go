@@ -141,8 +141,6 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     newCardKeys(),
 		tokens:    make(map[string]*token),
 		txs:       seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) }),
-		txIndex:   make(seqindex.Lists[txKey]),
-		txStatus:  make(seqindex.Lists[txKey]),
 		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),
 		ext:       make(map[reflect.Type]any),
 	}
