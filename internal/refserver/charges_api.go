@@ -102,7 +102,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return v.Err
 	}
-	*req = chargeRequest{capture: true, customerAtScope: customerScope, country: country}
+	*req = chargeRequest{capture: true, country: country}
 	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return e
 	}
@@ -310,7 +310,6 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture
 		if e := req.country.CheckInstalments(plan); e != nil && v.Err == nil {
 			v.Err = e
 		}
-		req.hasPaymentPlan = true
 	}
 	return v.Err
 }
@@ -411,14 +410,12 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	if !t.preauth {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	amount := t.amount()
 	if f.Has("amount") {
 		if req.Amount.Cmp(t.amount()) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.amount())
 		}
-		amount = req.Amount
+		c.m.setAmount(t, req.Amount)
 	}
-	c.m.setAmount(t, amount)
 	s.completeCharge(c.m, t, s.nowFor(c.m))
 	return t.snapshot(), nil
 }

@@ -54,25 +54,23 @@ const (
 
 // chargeRequest is a validated charge request, whatever its variant.
 type chargeRequest struct {
-	kind            chargeKind
-	amount          openpay.Amount
-	currency        openpay.Currency
-	description     string
-	orderID         string
-	customer        *openpay.ChargeCustomer // merchant scope only
-	capture         bool
-	sourceID        string
-	inline          bool // card data sent inline, checked, in inlineCard
-	cvv2            string
-	useCardPoints   openpay.UseCardPoints
-	use3DS          bool
-	redirectURL     string
-	dueDate         time.Time
-	hasPaymentPlan  bool
-	customerAtScope bool
-	metadata        openpay.Metadata    // echoed on the charge
-	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
-	country         *countryrules.Rules // the merchant's
+	kind          chargeKind
+	amount        openpay.Amount
+	currency      openpay.Currency
+	description   string
+	orderID       string
+	customer      *openpay.ChargeCustomer // merchant scope only
+	capture       bool
+	sourceID      string
+	inline        bool // card data sent inline, checked, in inlineCard
+	cvv2          string
+	useCardPoints openpay.UseCardPoints
+	use3DS        bool
+	redirectURL   string
+	dueDate       time.Time
+	metadata      openpay.Metadata    // echoed on the charge
+	iva           string              // Colombia; checked, not echoed (the gateway shows no echo)
+	country       *countryrules.Rules // the merchant's
 	// method, card and inlineCard are where parseCharge decodes the method,
 	// a card charge's members and the card data (storage the request has anyway).
 	method     openpay.ChargeMethod
@@ -208,10 +206,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// k is the card charged, read in place (stored, a token's, or inline).
 	var k, stored *card
 	var tk *token
-	switch {
-	case req.inline:
+	if req.inline {
 		k = &req.inlineCard
-	default:
+	} else {
 		if sc := cards.find(cu, req.sourceID); sc != nil {
 			stored, k = sc, sc
 		} else if m.tokens[req.sourceID] != nil {
@@ -231,13 +228,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
 	}
 	// The security code serves this charge and is then dropped, whatever
-	// the outcome; the token is consumed.
-	if stored != nil {
-		stored.cvvPending = false
-	}
-	if tk != nil {
+	// the outcome (a stored card's, a token's); the token is consumed.
+	if k.cvvPending = false; tk != nil {
 		tk.used = true
-		tk.card.cvvPending = false
 	}
 	switch {
 	case stored != nil:
@@ -342,10 +335,9 @@ func failTx(m *merchant, t *tx, code openpay.Code, message string) {
 // since it was named (no one sent the charge to be told, so it is recorded
 // as a failed charge of that card, with charge.failed, as a decline is),
 // and 1005 with nothing recorded for a card that was never the owner's; or
-// 3012 for a
-// card that asks for 3-D Secure, whose charge is cancelled at once since no
-// payer is there to authenticate. The caller holds m.mu and the lock of
-// whoever owns cards.
+// 3012 for a card that asks for 3-D Secure, whose charge is cancelled at
+// once since no payer is there to authenticate. The caller holds m.mu and
+// the lock of whoever owns cards.
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
@@ -385,7 +377,7 @@ func (s *Server) completeCharge(m *merchant, t *tx, now time.Time) {
 	amount := t.amount()
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.setOperated(now)
-	if t.authorization() == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
+	if t.authorization() == "" && t.byCard() {
 		t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 	}
 	credit := s.toMXN(t, amount)

@@ -52,10 +52,9 @@ func (t *tx) frozen() tx {
 // caller holds m.mu, so events are recorded in the order the changes
 // happened. Every registered event hook (see onEvent) is called with the
 // event while m.mu is still held: a hook must only hand the event on (to
-// a channel, a queue) and never block or take a merchant's lock.
+// a channel, a queue) and never block or take a merchant's lock. emitAt
+// dates the event at, a time the caller read (the merchant's, nowFor).
 func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) { s.emitAt(m, typ, t, s.nowFor(m)) }
-
-// emitAt is emit with the event dated at (the merchant's time, nowFor).
 func (s *Server) emitAt(m *merchant, typ openpay.EventType, t *tx, at time.Time) {
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
