@@ -1295,7 +1295,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		if v.Card == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCardForTransactionCard(b, v.Card); err != nil {
+			if b, err = appendTransactionCard(b, v.Card); err != nil {
 				return b, err
 			}
 		}

@@ -211,6 +211,10 @@ switch v := v.(type) {
 	return src, structs, nil
 }
 
+// memoizedEncoders are the generated encoders whose callers go through a
+// hand-written memo of their output instead (cardmemo.go), by name.
+var memoizedEncoders = map[string]string{"appendCardForTransactionCard": "appendTransactionCard"}
+
 // unitFunc is the name of the function for u, queued for writing when new:
 // append and the type's name, then For and the plan's when that is another
 // (a card in a transaction: appendCardForTransactionCard), or Bare when it
@@ -548,6 +552,9 @@ func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth
 		addr := "&" + expr
 		if strings.HasPrefix(expr, "(*") && strings.HasSuffix(expr, ")") {
 			addr = expr[2 : len(expr)-1]
+		}
+		if memo, ok := memoizedEncoders[fn]; ok {
+			fn = memo
 		}
 		check(fn + "(b, " + addr + ")")
 	case reflect.Slice:
