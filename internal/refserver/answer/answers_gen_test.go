@@ -319,6 +319,15 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 			}
 		}
 	}
+	// An object with two dates or more writes them through a timeMemo, so
+	// that a date equal to the one written before it (a charge operated
+	// when created) is copied.
+	times := 0
+	for _, f := range fields {
+		if f.typ == timeType {
+			times++
+		}
+	}
 	omits := map[string]string{} // key: condition under which it is left out
 	var w strings.Builder
 	written := false   // a member has surely been written before this one
@@ -342,7 +351,9 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 			w.WriteString("if len(b) > start {\nb = append(b, ',')\n}\n")
 			fmt.Fprintf(&w, "b = append(b, %s...)\n", strconv.Quote(`"`+f.key+`":`))
 		}
-		if err := g.value(&w, f.typ, expr, 0, spec.members[f.key]); err != nil {
+		if f.typ == timeType && times > 1 {
+			fmt.Fprintf(&w, "if b, err = dates.append(b, %s); err != nil {\nreturn b, err\n}\n", expr)
+		} else if err := g.value(&w, f.typ, expr, 0, spec.members[f.key]); err != nil {
 			return "", fmt.Errorf("%s.%s: %w", typ, f.goName, err)
 		}
 		omits[f.key] = omit
@@ -413,6 +424,9 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 	fmt.Fprintf(&out, "func %s(b []byte, v *%s) ([]byte, error) {\n", fn, goTypeName(typ))
 	if strings.Contains(body, "err =") {
 		out.WriteString("var err error\n")
+	}
+	if times > 1 {
+		out.WriteString("var dates timeMemo\n")
 	}
 	if needStart {
 		out.WriteString("b = append(b, '{')\nstart := len(b)\n")

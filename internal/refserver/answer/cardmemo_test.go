@@ -100,3 +100,34 @@ func TestTransactionCardMemoConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestTransactionDatesRepeated: a transaction's dates equal to the one
+// written before them are copied (timeMemo), and the answer is still
+// encoding/json's, byte for byte: the same instant in another zone, a
+// later instant, a due date equal to the operation date, and a
+// transaction in a list after one with other dates.
+func TestTransactionDatesRepeated(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 10, 12, 0, 0, 0, time.FixedZone("", -6*3600))
+	card := memoCard("Juan Perez")
+	cases := []openpay.Transaction{
+		{CreationDate: at, OperationDate: at},
+		{CreationDate: at, OperationDate: at.UTC()},
+		{CreationDate: at, OperationDate: at.Add(time.Second)},
+		{CreationDate: at, OperationDate: at.Add(1500 * time.Millisecond), DueDate: at.Add(1500 * time.Millisecond)},
+		{CreationDate: at, OperationDate: at, DueDate: at, Card: card},
+		{CreationDate: at.Add(time.Hour), OperationDate: at, DueDate: at.Add(time.Hour)},
+	}
+	for i := range cases {
+		cases[i].ID, cases[i].Status, cases[i].TransactionType = "tr1", openpay.TransactionStatusCompleted, "charge"
+		requireSameAnswer(t, &cases[i])
+	}
+	requireSameAnswer(t, cases)
+	b, _, err := Append(nil, &cases[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"creation_date":"2026-03-10T12:00:00-06:00"`)
+	assert.Contains(t, string(b), `"operation_date":"2026-03-10T12:00:00-06:00"`)
+	b, _, err = Append(nil, &cases[1])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"operation_date":"2026-03-10T18:00:00Z"`)
+}
