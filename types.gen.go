@@ -2494,6 +2494,9 @@ type Transaction struct {
 	Method TransactionMethod `json:"method"`
 
 	// OperationDate is when the operation took effect. Most responses carry it.
+	// A card charge decided when it is made (completed, declined or
+	// pre-authorized) took effect then: its operation_date is its
+	// creation_date, and so is the date of its event.
 	OperationDate time.Time `json:"operation_date,omitempty,omitzero"`
 
 	// OperationType says whether the transaction credits (in) or debits (out) the

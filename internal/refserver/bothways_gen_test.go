@@ -24,6 +24,7 @@ var serverTests = []serverTest{
 	{"TestChargeListMatchesNaiveWalk", TestChargeListMatchesNaiveWalk},
 	{"TestChargeListWhileWriting", TestChargeListWhileWriting},
 	{"TestChargeMetadataEchoed", TestChargeMetadataEchoed},
+	{"TestChargePathMerchantSequence", TestChargePathMerchantSequence},
 	{"TestChargeStoredCardFromInside", TestChargeStoredCardFromInside},
 	{"TestChargeStoredCardTokenAndInline", TestChargeStoredCardTokenAndInline},
 	{"TestChargeUpdate", TestChargeUpdate},

@@ -95,16 +95,16 @@ func (s *Server) registerCharges(r *routeTable) {
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
 // /pse paths take a PSE charge only.
-func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool) (*chargeRequest, *Error) {
+func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool, req *chargeRequest) *Error {
 	country := merch.country
 	var v reqbody.Checker
 	v.Required(f, "method")
 	if v.Err != nil {
-		return nil, v.Err
+		return v.Err
 	}
-	req := &chargeRequest{capture: true, customerAtScope: customerScope, country: country}
+	*req = chargeRequest{capture: true, country: country}
 	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
-		return nil, e
+		return e
 	}
 	method := string(req.method)
 	var common struct {
@@ -117,7 +117,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	var extraRequired []string
 	confirm := reqbody.ChargeConfirm(f)
 	if psePath && method != string(openpay.ChargeMethodBankAccount) {
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account on a PSE charge")
+		return errorf(openpay.ErrInvalidParameter, "The field 'method' must be bank_account on a PSE charge")
 	}
 	switch {
 	case method == string(openpay.ChargeMethodCard) && confirm != reqbody.ConfirmYes:
@@ -125,7 +125,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		case reqbody.ConfirmNo:
 			var w openpay.RedirectCharge
 			if e := f.Into(&w); e != nil {
-				return nil, e
+				return e
 			}
 			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
@@ -133,12 +133,12 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		case reqbody.ConfirmIVR:
 			var w openpay.IVRCharge
 			if e := f.Into(&w); e != nil {
-				return nil, e
+				return e
 			}
 			req.kind, req.metadata = kindIVR, w.Metadata
 			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		default:
-			return nil, errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form), \"ivr\" (phone payment) or true")
+			return errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form), \"ivr\" (phone payment) or true")
 		}
 		if !customerScope {
 			extraRequired = append(extraRequired, "customer")
@@ -146,7 +146,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	case method == string(openpay.ChargeMethodCard) && f.Has("card"):
 		var w openpay.InlineCardCharge
 		if e := f.IntoInlineCardCharge(&w); e != nil {
-			return nil, e
+			return e
 		}
 		card := f.Object("card")
 		k, e := s.checkCardData(merch, card, "card.", w.Card, "", "")
@@ -154,39 +154,38 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
 		if e != nil {
-			return nil, e
+			return e
 		}
-		req.kind, req.inline, req.metadata = kindCard, &k, w.Metadata
+		req.kind, req.inline, req.inlineCard, req.metadata = kindCard, true, k, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
-			return nil, e
+			return e
 		}
 	case method == string(openpay.ChargeMethodCard):
 		w := &req.card
 		if e := f.IntoCardCharge(w); e != nil {
-			return nil, e
+			return e
 		}
-		extraRequired = []string{"source_id"}
 		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		v.Required(f, "source_id")
 		if v.Err != nil {
-			return nil, v.Err
+			return v.Err
 		}
 		v.Identifier("source_id", w.SourceID)
 		if f.Has("cvv2") && (!ascii.Digits(w.CVV2) || len(w.CVV2) < 3 || len(w.CVV2) > 4) {
-			return nil, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
+			return errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 		}
 		if v.Err != nil {
-			return nil, v.Err
+			return v.Err
 		}
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
-			return nil, e
+			return e
 		}
 	case method == string(openpay.ChargeMethodStore):
 		var w openpay.StoreCharge
 		if e := f.IntoAt(&w, country.Zone); e != nil {
-			return nil, e
+			return e
 		}
 		req.kind, req.dueDate = kindStore, w.DueDate
 		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
@@ -196,13 +195,13 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	case method == string(openpay.ChargeMethodBankAccount) && country.PSE:
 		var w openpay.PSECharge
 		if e := f.Into(&w); e != nil {
-			return nil, e
+			return e
 		}
 		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
 		// writes itself); the wire may carry one, read here (an absent one
 		// leaves common.currency as it is).
 		if e := f.MemberCurrency("currency", &req.currency); e != nil {
-			return nil, e
+			return e
 		}
 		common.currency = req.currency
 		req.kind, req.redirectURL = kindPSE, w.RedirectURL
@@ -211,31 +210,31 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.SPEI:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
 		// charge sent to a country without PSE.
-		return nil, errorf(openpay.ErrInvalidParameter,
+		return errorf(openpay.ErrInvalidParameter,
 			"The field 'redirect_url' makes a bank_account charge a PSE charge, which merchants in %s do not have", country.Code)
 	case method == string(openpay.ChargeMethodBankAccount):
 		var w openpay.BankCharge
 		if e := f.IntoAt(&w, country.Zone); e != nil {
-			return nil, e
+			return e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
 		if e := f.IntoAt(&w, country.Zone); e != nil {
-			return nil, e
+			return e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
 		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	default:
-		return nil, country.MethodError()
+		return country.MethodError()
 	}
 	if !offers(country, req.kind) {
-		return nil, country.MethodError()
+		return country.MethodError()
 	}
 	if req.useCardPoints != "" && req.useCardPoints != "NONE" && !country.Points {
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.Code)
+		return errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.Code)
 	}
 
 	v.Required(f, "amount", "description")
@@ -247,7 +246,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	}
 	if v.Err != nil {
-		return nil, v.Err
+		return v.Err
 	}
 	req.amount, req.description, req.orderID, req.currency = common.amount, common.description, common.orderID, common.currency
 	v.Amount("amount", req.amount)
@@ -265,20 +264,20 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		v.Failf(openpay.ErrInvalidParameter, "The field 'due_date' must be in the future")
 	}
 	if v.Err != nil {
-		return nil, v.Err
+		return v.Err
 	}
 	cur, e := chargeCurrency(country, req.kind, req.currency)
 	if e != nil {
-		return nil, e
+		return e
 	}
 	req.currency = cur
 	if !customerScope && common.customer != nil {
 		if e := fieldrules.ChargeCustomer(f.Object("customer"), common.customer); e != nil {
-			return nil, e
+			return e
 		}
 		req.customer = common.customer
 	}
-	return req, nil
+	return nil
 }
 
 // cardChargeOptions validates the options of a charge to a card (stored,
@@ -311,7 +310,6 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture
 		if e := req.country.CheckInstalments(plan); e != nil && v.Err == nil {
 			v.Err = e
 		}
-		req.hasPaymentPlan = true
 	}
 	return v.Err
 }
@@ -323,8 +321,8 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	req, e := s.parseCharge(f, c.param("customer_id") != "", c.m, c.route.segs[len(c.route.segs)-1] == "pse")
-	if e != nil {
+	var req chargeRequest // on the stack: parsed, charged, then done with
+	if e := s.parseCharge(f, c.param("customer_id") != "", c.m, c.route.segs[len(c.route.segs)-1] == "pse", &req); e != nil {
 		return nil, e
 	}
 	m := c.m
@@ -342,7 +340,7 @@ func (s *Server) createCharge(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.orderID); e != nil {
 		return nil, e
 	}
-	t, e := s.startCharge(m, c.cards(), cu, req, s.newChargeTx(m, cu, req), c.baseURL())
+	t, e := s.startCharge(m, c.cards(), cu, &req, s.newChargeTx(m, cu, &req), c.baseURL())
 	if e != nil {
 		return nil, e
 	}
@@ -412,14 +410,13 @@ func (s *Server) captureCharge(c *call) (any, *Error) {
 	if !t.preauth {
 		return nil, errorf(openpay.ErrInvalidParameter, descFinalStatus)
 	}
-	amount := t.amount()
 	if f.Has("amount") {
 		if req.Amount.Cmp(t.amount()) > 0 {
 			return nil, errorf(openpay.ErrInvalidParameter, "The field 'amount' cannot exceed the authorized amount %s", t.amount())
 		}
-		amount = req.Amount
+		c.m.setAmount(t, req.Amount)
 	}
-	s.completeCharge(c.m, t, amount)
+	s.completeCharge(c.m, t, s.nowFor(c.m))
 	return t.snapshot(), nil
 }
 

@@ -54,29 +54,28 @@ const (
 
 // chargeRequest is a validated charge request, whatever its variant.
 type chargeRequest struct {
-	kind            chargeKind
-	amount          openpay.Amount
-	currency        openpay.Currency
-	description     string
-	orderID         string
-	customer        *openpay.ChargeCustomer // merchant scope only
-	capture         bool
-	sourceID        string
-	inline          *card // inline card data, checked
-	cvv2            string
-	useCardPoints   openpay.UseCardPoints
-	use3DS          bool
-	redirectURL     string
-	dueDate         time.Time
-	hasPaymentPlan  bool
-	customerAtScope bool
-	metadata        openpay.Metadata    // echoed on the charge
-	iva             string              // Colombia; checked, not echoed (the gateway shows no echo)
-	country         *countryrules.Rules // the merchant's
-	// method and card are where parseCharge decodes the method and a card
-	// charge's members (storage the request has anyway).
-	method openpay.ChargeMethod
-	card   openpay.CardCharge
+	kind          chargeKind
+	amount        openpay.Amount
+	currency      openpay.Currency
+	description   string
+	orderID       string
+	customer      *openpay.ChargeCustomer // merchant scope only
+	capture       bool
+	sourceID      string
+	inline        bool // card data sent inline, checked, in inlineCard
+	cvv2          string
+	useCardPoints openpay.UseCardPoints
+	use3DS        bool
+	redirectURL   string
+	dueDate       time.Time
+	metadata      openpay.Metadata    // echoed on the charge
+	iva           string              // Colombia; checked, not echoed (the gateway shows no echo)
+	country       *countryrules.Rules // the merchant's
+	// method, card and inlineCard are where parseCharge decodes the method,
+	// a card charge's members and the card data (storage the request has anyway).
+	method     openpay.ChargeMethod
+	card       openpay.CardCharge
+	inlineCard card
 }
 
 // newChargeTx starts the record of a charge of the given customer (nil at
@@ -196,7 +195,7 @@ func (s *Server) startCharge(m *merchant, cards cardSet, cu *customer, req *char
 			Bank: bankName, CLABE: s.newCLABE(bankCode), Name: s.ids.BankReference()}
 	}
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeCreated, t)
+	s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 	return t, nil
 }
 
@@ -207,10 +206,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// k is the card charged, read in place (stored, a token's, or inline).
 	var k, stored *card
 	var tk *token
-	switch {
-	case req.inline != nil:
-		k = req.inline
-	default:
+	if req.inline {
+		k = &req.inlineCard
+	} else {
 		if sc := cards.find(cu, req.sourceID); sc != nil {
 			stored, k = sc, sc
 		} else if m.tokens[req.sourceID] != nil {
@@ -230,13 +228,9 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
 	}
 	// The security code serves this charge and is then dropped, whatever
-	// the outcome; the token is consumed.
-	if stored != nil {
-		stored.cvvPending = false
-	}
-	if tk != nil {
+	// the outcome (a stored card's, a token's); the token is consumed.
+	if k.cvvPending = false; tk != nil {
 		tk.used = true
-		tk.card.cvvPending = false
 	}
 	switch {
 	case stored != nil:
@@ -264,7 +258,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 	// stored card or a token whose expiry month has passed since it was
 	// saved declines with 3002 (card data sent inline was checked when the
 	// request was read).
-	if expired, ok := k.exp.Passed(now); ok && expired && req.inline == nil {
+	if expired, ok := k.exp.Passed(now); ok && expired && !req.inline {
 		return nil, s.declineCharge(m, t, errorf(openpay.ErrCardExpired, "%s", declineMessage(openpay.ErrCardExpired)))
 	}
 	// The payer's e-mail decides here (the fraud trigger); only a charge
@@ -295,29 +289,29 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.more().DueDate = dueOr(req.dueDate, now.Add(payerDueAfter))
 		t.more().PaymentMethod = &openpay.PaymentInstructions{Type: openpay.PaymentInstructionsTypeRedirect, URL: chargeURL(baseURL, m, t) + "/redirect/"}
 		m.addTx(t)
-		s.emit(m, openpay.EventTypeChargeCreated, t)
+		s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 		return t, nil
 	}
 	t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
-	t.setOperated(now)
-	m.addTx(t)
 	if !req.capture {
 		t.preauth = true
-		m.setStatus(t, openpay.TransactionStatusInProgress)
-		s.emit(m, openpay.EventTypeChargeCreated, t)
+		t.operatedNs, t.operatedZone = t.createdNs, t.createdZone // now
+		t.putStatus(openpay.TransactionStatusInProgress)          // before addTx: its indexes take it once
+		m.addTx(t)
+		s.emitAt(m, openpay.EventTypeChargeCreated, t, now)
 		return t, nil
 	}
-	s.completeCharge(m, t, t.amount())
+	s.completeCharge(m, t, now) // stores t
 	return t, nil
 }
 
 // declineCharge records a new card charge t as failed with the error e
-// that answers it (failTx) and emits charge.failed; it returns e. The
-// caller holds m.mu.
+// that answers it (failTx) and emits charge.failed, dated when t was made;
+// it returns e. The caller holds m.mu.
 func (s *Server) declineCharge(m *merchant, t *tx, e *Error) *Error {
 	failTx(m, t, e.Code, e.Description)
 	m.addTx(t)
-	s.emit(m, openpay.EventTypeChargeFailed, t)
+	s.emitAt(m, openpay.EventTypeChargeFailed, t, t.created())
 	return e
 }
 
@@ -341,10 +335,9 @@ func failTx(m *merchant, t *tx, code openpay.Code, message string) {
 // since it was named (no one sent the charge to be told, so it is recorded
 // as a failed charge of that card, with charge.failed, as a decline is),
 // and 1005 with nothing recorded for a card that was never the owner's; or
-// 3012 for a
-// card that asks for 3-D Secure, whose charge is cancelled at once since no
-// payer is there to authenticate. The caller holds m.mu and the lock of
-// whoever owns cards.
+// 3012 for a card that asks for 3-D Secure, whose charge is cancelled at
+// once since no payer is there to authenticate. The caller holds m.mu and
+// the lock of whoever owns cards.
 func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, cardID string, amount openpay.Amount,
 	currency openpay.Currency, description string) (*tx, *Error) {
 	if currency == "" {
@@ -375,16 +368,16 @@ func (s *Server) chargeStoredCard(m *merchant, cards cardSet, cu *customer, card
 // declineMessage is the error_message of a declined card charge.
 func declineMessage(code openpay.Code) string { return cardnum.DeclineMessage(int(code)) }
 
-// completeCharge moves a charge to completed with the given amount and
-// credits the balance it belongs to, and emits charge.succeeded. The caller
-// holds m.mu.
-func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
-	now := s.nowFor(m)
+// completeCharge moves a charge to completed at its amount at now (the
+// merchant's time, nowFor), credits the balance it belongs to, and emits
+// charge.succeeded. A new charge completed at once is stored here, complete,
+// so that its indexes take it once (chargeCard). The caller holds m.mu.
+func (s *Server) completeCharge(m *merchant, t *tx, now time.Time) {
 	t.preauth = false
-	m.setAmount(t, amount)
+	amount := t.amount()
 	m.setStatus(t, openpay.TransactionStatusCompleted)
 	t.setOperated(now)
-	if t.authorization() == "" && (t.kind == kindCard || t.kind == kindRedirect || t.kind == kindIVR) {
+	if t.authorization() == "" && t.byCard() {
 		t.setText(fieldAuthorization, s.ids.AuthorizationNumber())
 	}
 	credit := s.toMXN(t, amount)
@@ -401,7 +394,10 @@ func (s *Server) completeCharge(m *merchant, t *tx, amount openpay.Amount) {
 			t.setCredited(t.credited().Add(credit))
 		}
 	}
-	s.emit(m, openpay.EventTypeChargeSucceeded, t)
+	if t.seq == 0 {
+		m.addTx(t)
+	}
+	s.emitAt(m, openpay.EventTypeChargeSucceeded, t, now)
 }
 
 // pending reports whether a charge still waits for the payer or for its

@@ -514,7 +514,7 @@ func (s *Server) payCheckout(merchantID, checkoutID string, method openpay.Charg
 	}
 	req := s.checkoutCharge(m, r, kind)
 	if kind == kindCard {
-		req.inline = &k
+		req.inline, req.inlineCard = true, k
 	}
 	t := s.newChargeTx(m, cu, req)
 	_, declined := s.startCharge(m, m.storedCards(), cu, req, t, r.base)

@@ -52,8 +52,10 @@ func (t *tx) frozen() tx {
 // caller holds m.mu, so events are recorded in the order the changes
 // happened. Every registered event hook (see onEvent) is called with the
 // event while m.mu is still held: a hook must only hand the event on (to
-// a channel, a queue) and never block or take a merchant's lock.
-func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) {
+// a channel, a queue) and never block or take a merchant's lock. emitAt
+// dates the event at, a time the caller read (the merchant's, nowFor).
+func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) { s.emitAt(m, typ, t, s.nowFor(m)) }
+func (s *Server) emitAt(m *merchant, typ openpay.EventType, t *tx, at time.Time) {
 	// The log may grow to twice its bound before the older half is
 	// dropped, so that trimming costs O(1) per event over time.
 	if m.events.Len() >= 2*maxEventsKept {
@@ -66,7 +68,7 @@ func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) {
 		m.events.DropFront(cut)
 	}
 	var id [compact.IDLen]byte
-	ev := m.events.Append(loggedEvent{id: compact.MakeID(s.ids.AppendNewID(id[:0], "ev")), typ: typ, date: txZones.Date(s.nowFor(m)), tx: t.frozen()})
+	ev := m.events.Append(loggedEvent{id: compact.MakeID(s.ids.AppendNewID(id[:0], "ev")), typ: typ, date: txZones.Date(at), tx: t.frozen()})
 	if m.data != nil {
 		m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(m.events.Len()-1)))
 		// The transaction an event is about has changed: the one change

@@ -747,6 +747,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"events":        "the event records (and the key of the first, Dropped)",
 		"inlineCharged": "a cache of the wire form the last inline card charge recorded (see card.charged)",
 		"ext":           "the records of the resource files' kinds; each extState type is listed here too",
+		"webhooked":     "set again when the webhooks load (webhooksOf)",
 		"data":          "the store itself",
 	},
 	reflect.TypeFor[group](): {

@@ -201,13 +201,13 @@ func (s *Server) PayCharge(merchantID, chargeID string) (openpay.Transaction, er
 		}
 		if t.kind == kindPSE && t.status() == openpay.TransactionStatusChargePending {
 			t.conciliated = true
-			s.completeCharge(m, t, t.amount())
+			s.completeCharge(m, t, s.nowFor(m))
 			return nil
 		}
 		if (t.kind != kindStore && t.kind != kindBank) || t.status() != openpay.TransactionStatusInProgress {
 			return errorf(openpay.ErrInvalidParameter, "Only a store or bank charge in progress, or a PSE charge pending, can be paid")
 		}
-		s.completeCharge(m, t, t.amount())
+		s.completeCharge(m, t, s.nowFor(m))
 		return nil
 	})
 }
@@ -236,7 +236,7 @@ func (s *Server) CompleteCharge(merchantID, chargeID string) (openpay.Transactio
 			t.conciliated = t.kind != kindCard
 		}
 		t.countPhoneAttempt()
-		s.completeCharge(m, t, t.amount())
+		s.completeCharge(m, t, s.nowFor(m))
 		return nil
 	})
 }

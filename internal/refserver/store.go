@@ -115,6 +115,7 @@ type merchant struct {
 	// recorded is events.At(n - events.Dropped()).
 	events chunklog.Log[loggedEvent]
 
+	webhooked bool // set by webhooksOf, so that deliverEvent skips a merchant without webhooks
 	// ext holds the state of resources that live in their own files (plans,
 	// webhooks, bank accounts, ...), one value per Go type: see extState.
 	ext map[reflect.Type]any
@@ -140,8 +141,6 @@ func newMerchant(cfg MerchantConfig, now time.Time) *merchant {
 		cards:     newCardKeys(),
 		tokens:    make(map[string]*token),
 		txs:       seqindex.NewKeys(func(t *tx) string { return t.text.Field(fieldID) }),
-		txIndex:   make(seqindex.Lists[txKey]),
-		txStatus:  make(seqindex.Lists[txKey]),
 		orderIDs:  seqindex.NewKeys(func(t *tx) string { return t.orderID() }),
 		ext:       make(map[reflect.Type]any),
 	}

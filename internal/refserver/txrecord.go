@@ -299,7 +299,9 @@ func (t *tx) setWire(id string, w openpay.Transaction) {
 		r.Amount = openpay.Amount{}
 	}
 	t.createdNs, t.createdZone = txZones.Whole(w.CreationDate)
-	t.operatedNs, t.operatedZone = txZones.Whole(w.OperationDate)
+	if t.operatedNs, t.operatedZone = t.createdNs, t.createdZone; w.OperationDate != w.CreationDate { // a new record's are one
+		t.operatedNs, t.operatedZone = txZones.Whole(w.OperationDate)
+	}
 	r.CreationDate, r.OperationDate = time.Time{}, time.Time{}
 	t.statusC = txStatuses.Take((*string)(&r.Status))
 	t.typeC = txTypes.Take((*string)(&r.TransactionType))

@@ -129,7 +129,7 @@ type webhookState struct {
 func newWebhookState() *webhookState { return &webhookState{byID: make(map[string]*webhook)} }
 
 // webhooksOf returns the merchant's webhooks. The caller holds m.mu.
-func webhooksOf(m *merchant) *webhookState { return extState(m, newWebhookState) }
+func webhooksOf(m *merchant) *webhookState { m.webhooked = true; return extState(m, newWebhookState) }
 
 // scopeWebhook returns the webhook the path names, or 1005. The caller holds
 // c.m.mu.
@@ -327,6 +327,9 @@ func (s *Server) verifyWebhook(c *call) (any, *Error) {
 // subscribed to its type. It runs under the merchant's lock (see emit) and
 // only queues: the queue calls nothing back. Deliveries share the body.
 func (s *Server) deliverEvent(m *merchant, ev *loggedEvent) {
+	if !m.webhooked { // no webhook yet: an event costs no lookup
+		return
+	}
 	var body []byte
 	for _, wh := range webhooksOf(m).list {
 		if wh.w.Status != openpay.WebhookStatusVerified || !slices.Contains(wh.w.EventTypes, ev.typ) {

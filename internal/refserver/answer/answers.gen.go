@@ -1271,6 +1271,7 @@ func appendTokenCard(b []byte, v *TokenCard) ([]byte, error) {
 // appendTransaction appends the JSON object of *v, with the keys of plan Transaction.
 func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 	var err error
+	var dates timeMemo
 	b = append(b, '{')
 	b = append(b, "\"amount\":"...)
 	if b, err = v.Amount.AppendText(b); err != nil {
@@ -1295,7 +1296,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		if v.Card == nil {
 			b = append(b, "null"...)
 		} else {
-			if b, err = appendCardForTransactionCard(b, v.Card); err != nil {
+			if b, err = appendTransactionCard(b, v.Card); err != nil {
 				return b, err
 			}
 		}
@@ -1319,7 +1320,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 		b = strconv.AppendBool(b, bool(v.Conciliated))
 	}
 	b = append(b, ",\"creation_date\":"...)
-	if b, err = appendJSONTime(b, v.CreationDate); err != nil {
+	if b, err = dates.append(b, v.CreationDate); err != nil {
 		return b, err
 	}
 	b = append(b, ",\"currency\":"...)
@@ -1342,7 +1343,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 	b = appendJSONString(b, v.Description)
 	if !v.DueDate.IsZero() {
 		b = append(b, ",\"due_date\":"...)
-		if b, err = appendJSONTime(b, v.DueDate); err != nil {
+		if b, err = dates.append(b, v.DueDate); err != nil {
 			return b, err
 		}
 	}
@@ -1403,7 +1404,7 @@ func appendTransaction(b []byte, v *openpay.Transaction) ([]byte, error) {
 	b = appendJSONString(b, string(v.Method))
 	if !v.OperationDate.IsZero() {
 		b = append(b, ",\"operation_date\":"...)
-		if b, err = appendJSONTime(b, v.OperationDate); err != nil {
+		if b, err = dates.append(b, v.OperationDate); err != nil {
 			return b, err
 		}
 	}

@@ -114,6 +114,25 @@ func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
+// timeMemo is the last date an encoder wrote into b and where: a date equal
+// to it (the same instant in the same zone) is copied, not written again.
+type timeMemo struct {
+	t          time.Time
+	start, end int
+}
+
+// append appends t as appendJSONTime does, copying the last date's bytes
+// when t is that date.
+func (m *timeMemo) append(b []byte, t time.Time) ([]byte, error) {
+	if m.end > m.start && t == m.t {
+		return append(b, b[m.start:m.end]...), nil
+	}
+	start := len(b)
+	b, err := appendJSONTime(b, t)
+	m.t, m.start, m.end = t, start, len(b)
+	return b, err
+}
+
 // appendJSONTime appends t as time.Time's MarshalJSON writes it: RFC 3339
 // with as many decimals of the second as needed. That form only holds years
 // 0 to 9999 and offsets under 24 hours; MarshalJSON refuses the rest, and

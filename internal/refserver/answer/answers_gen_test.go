@@ -205,6 +205,10 @@ switch v := v.(type) {
 	return src, structs, nil
 }
 
+// memoizedEncoders are the generated encoders whose callers go through a
+// hand-written memo of their output instead (cardmemo.go), by name.
+var memoizedEncoders = map[string]string{"appendCardForTransactionCard": "appendTransactionCard"}
+
 // unitFunc is the name of the function for u, queued for writing when new:
 // append and the type's name, then For and the plan's when that is another
 // (a card in a transaction: appendCardForTransactionCard), or Bare when it
@@ -309,6 +313,15 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 			}
 		}
 	}
+	// An object with two dates or more writes them through a timeMemo, so
+	// that a date equal to the one written before it (a charge operated
+	// when created) is copied.
+	times := 0
+	for _, f := range fields {
+		if f.typ == timeType {
+			times++
+		}
+	}
 	omits := map[string]string{} // key: condition under which it is left out
 	var w strings.Builder
 	written := false   // a member has surely been written before this one
@@ -332,7 +345,9 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 			w.WriteString("if len(b) > start {\nb = append(b, ',')\n}\n")
 			fmt.Fprintf(&w, "b = append(b, %s...)\n", strconv.Quote(`"`+f.key+`":`))
 		}
-		if err := g.value(&w, f.typ, expr, 0, spec.members[f.key]); err != nil {
+		if f.typ == timeType && times > 1 {
+			fmt.Fprintf(&w, "if b, err = dates.append(b, %s); err != nil {\nreturn b, err\n}\n", expr)
+		} else if err := g.value(&w, f.typ, expr, 0, spec.members[f.key]); err != nil {
 			return "", fmt.Errorf("%s.%s: %w", typ, f.goName, err)
 		}
 		omits[f.key] = omit
@@ -403,6 +418,9 @@ func (g *answerGen) unitBody(u answerUnit) (string, error) {
 	fmt.Fprintf(&out, "func %s(b []byte, v *%s) ([]byte, error) {\n", fn, goTypeName(typ))
 	if strings.Contains(body, "err =") {
 		out.WriteString("var err error\n")
+	}
+	if times > 1 {
+		out.WriteString("var dates timeMemo\n")
 	}
 	if needStart {
 		out.WriteString("b = append(b, '{')\nstart := len(b)\n")
@@ -542,6 +560,9 @@ func (g *answerGen) value(w *strings.Builder, t reflect.Type, expr string, depth
 		addr := "&" + expr
 		if strings.HasPrefix(expr, "(*") && strings.HasSuffix(expr, ")") {
 			addr = expr[2 : len(expr)-1]
+		}
+		if memo, ok := memoizedEncoders[fn]; ok {
+			fn = memo
 		}
 		check(fn + "(b, " + addr + ")")
 	case reflect.Slice:

@@ -36,8 +36,10 @@
 //     types worse to use.
 //
 // The package holds no state but the key plans, built once when it is
-// loaded and only read after; it takes no locks, and every function is safe
-// for concurrent use.
+// loaded and only read after, and a memo of the last card it wrote inside
+// a transaction, whose JSON is copied for a card equal to it field by
+// field (cardmemo.go: the bytes are the encoder's for that value); it
+// takes no locks, and every function is safe for concurrent use.
 //
 // # Generated code
 //

@@ -168,13 +168,22 @@ func (z *Zones) find(zones []zoneEntry, t time.Time, loc *time.Location) (uint8,
 	return 0, false
 }
 
+// surelyStampedFrom and surelyStampedTo bound, in seconds since 1970, the
+// dates Stamp keeps without asking their year (see Stamp).
+var (
+	surelyStampedFrom = time.Date(1679, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	surelyStampedTo   = time.Date(2261, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+)
+
 // Stamp returns t as nanoseconds since 1970 and its zone's number: 0 for
 // the zero time, Full when t must be kept whole.
 func (z *Zones) Stamp(t time.Time) (ns int64, zone uint8) {
 	if t.IsZero() {
 		return 0, 0
 	}
-	if y := t.Year(); y < 1678 || y > 2261 {
+	// A date between 1679 and 2260 in UTC is within 1678 and 2261 in any
+	// zone: its year is not computed.
+	if sec := t.Unix(); (sec < surelyStampedFrom || sec >= surelyStampedTo) && (t.Year() < 1678 || t.Year() > 2261) {
 		return 0, Full
 	}
 	if zone = z.code(t); zone == Full {

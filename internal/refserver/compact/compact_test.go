@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/openpay-go/openpay"
 )
@@ -60,6 +61,24 @@ func TestZonesStamp(t *testing.T) {
 	assert.True(t, z.Time(ns, zone).IsZero())
 	_, zone = z.Stamp(time.Date(1500, 1, 1, 0, 0, 0, 0, time.UTC))
 	assert.Equal(t, uint8(Full), zone)
+	// Around the years Stamp keeps (1678 to 2261 in the date's own zone),
+	// in zones far from UTC: a date is kept by its year there.
+	for _, off := range []int{-12 * 3600, 0, 14 * 3600} {
+		loc := time.FixedZone("", off)
+		for _, d := range []time.Time{
+			time.Date(1677, 12, 31, 23, 59, 59, 0, loc), time.Date(1678, 1, 1, 0, 0, 0, 0, loc),
+			time.Date(1679, 1, 1, 0, 0, 0, 0, loc), time.Date(2260, 12, 31, 23, 59, 59, 0, loc),
+			time.Date(2261, 12, 31, 23, 59, 59, 0, loc), time.Date(2262, 1, 1, 0, 0, 0, 0, loc),
+		} {
+			ns, zone := z.Stamp(d)
+			if y := d.Year(); y < 1678 || y > 2261 {
+				assert.Equal(t, uint8(Full), zone, "%s", d)
+				continue
+			}
+			require.NotEqual(t, uint8(Full), zone, "%s", d)
+			assert.True(t, d.Equal(z.Time(ns, zone)), "%s", d)
+		}
+	}
 }
 
 // TestAmountOfCents: the amount of a number of cents, the same value when

@@ -16,7 +16,8 @@
 //     amount changes.
 //   - [List] is a list of seq in ascending order, searched by binary search;
 //     [List.Add] and [List.Remove] keep the order. [Lists] holds lists by a
-//     key, each reached with one map lookup to change it as to read it.
+//     key, each reached with one map lookup to change it as to read it, and
+//     none for a change to the list changed last.
 //
 // The package does not own the records, their order or their lock: the
 // caller stores the records, gives each its seq, and holds its own lock
@@ -179,24 +180,38 @@ func (l *List) Remove(seq uint32) {
 
 // Lists holds lists by a key of type K. A list is kept behind a pointer,
 // so that changing it takes one map lookup (Edit), not a lookup and a
-// store; the pointers are one per key, not per record.
-type Lists[K comparable] map[K]*List
+// store, and none when it is the list changed last (a run of records of
+// one kind, stored one after the other); the pointers are one per key,
+// not per record. Lists are never dropped, so the last one stays valid.
+// The zero value is ready to use.
+type Lists[K comparable] struct {
+	byKey    map[K]*List
+	lastKey  K
+	lastList *List // nil until the first Edit
+}
 
 // Get returns the list of k (nil when there is none). The list returned
 // is a copy of its header: appends made later do not change it.
-func (ls Lists[K]) Get(k K) List {
-	if l := ls[k]; l != nil {
+func (ls *Lists[K]) Get(k K) List {
+	if l := ls.byKey[k]; l != nil {
 		return *l
 	}
 	return nil
 }
 
 // Edit returns the list of k to change, made empty when there is none.
-func (ls Lists[K]) Edit(k K) *List {
-	l := ls[k]
-	if l == nil {
-		l = new(List)
-		ls[k] = l
+func (ls *Lists[K]) Edit(k K) *List {
+	if ls.lastList != nil && ls.lastKey == k {
+		return ls.lastList
 	}
+	l := ls.byKey[k]
+	if l == nil {
+		if ls.byKey == nil {
+			ls.byKey = make(map[K]*List)
+		}
+		l = new(List)
+		ls.byKey[k] = l
+	}
+	ls.lastKey, ls.lastList = k, l
 	return l
 }

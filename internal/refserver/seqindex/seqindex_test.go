@@ -160,10 +160,11 @@ func TestListAddRemove(t *testing.T) {
 
 // TestLists: a list changed through Edit reads back through Get; a key
 // without a list reads nil; a list read before an append keeps its
-// length.
+// length; changes that go from one list to another and back (the last
+// list changed, then another) reach the list of their key.
 func TestLists(t *testing.T) {
 	t.Parallel()
-	ls := make(Lists[string])
+	var ls Lists[string]
 	assert.Nil(t, ls.Get("a"))
 	ls.Edit("a").Add(1)
 	before := ls.Get("a")
@@ -172,5 +173,13 @@ func TestLists(t *testing.T) {
 	assert.Equal(t, List{1}, before)
 	assert.Equal(t, List{1, 2}, ls.Get("a"))
 	assert.Equal(t, List{3}, ls.Get("b"))
-	assert.Len(t, ls, 2)
+	ls.Edit("a").Add(4)
+	ls.Edit("b").Add(5)
+	ls.Edit("b").Remove(3)
+	ls.Edit("c").Add(6)
+	ls.Edit("a").Remove(1)
+	assert.Equal(t, List{2, 4}, ls.Get("a"))
+	assert.Equal(t, List{5}, ls.Get("b"))
+	assert.Equal(t, List{6}, ls.Get("c"))
+	assert.Len(t, ls.byKey, 3)
 }
