@@ -91,6 +91,7 @@ var serverTests = []serverTest{
 	{"TestDeleteCustomerNotifiesTheResourcesThatListen", TestDeleteCustomerNotifiesTheResourcesThatListen},
 	{"TestDeletedSubscriptionIsGone", TestDeletedSubscriptionIsGone},
 	{"TestDeletedWebhookGetsNothingMore", TestDeletedWebhookGetsNothingMore},
+	{"TestDuplicateCheckReadsOnlyTheCustomersCards", TestDuplicateCheckReadsOnlyTheCustomersCards},
 	{"TestEventHooksAndLog", TestEventHooksAndLog},
 	{"TestEventKeepsTheTransactionAsItStood", TestEventKeepsTheTransactionAsItStood},
 	{"TestEventLogRecordsStayCompact", TestEventLogRecordsStayCompact},

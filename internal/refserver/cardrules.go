@@ -1,8 +1,9 @@
 package refserver
 
 import (
+	"strings"
+
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
@@ -30,41 +31,42 @@ import (
 //   - a sandbox test card on a production server: 2007.
 func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d openpay.CardDetails, idKind idgen.Kind, fixedID string) (card, *Error) {
 	var v reqbody.Checker
-	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
-		if !f.Has(n) {
-			v.Failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
+	// A member d holds non-empty is in f and not null: f is read only for
+	// an empty one. A field's name is put together only for its error.
+	if d.HolderName == "" || d.CardNumber == "" || d.ExpirationMonth == "" || d.ExpirationYear == "" {
+		for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
+			if !f.Has(n) {
+				v.Failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
+			}
 		}
 	}
-	holderName := prefix + "holder_name"
-	v.NonEmpty(holderName, d.HolderName)
+	if strings.TrimSpace(d.HolderName) == "" {
+		v.NonEmpty(prefix+"holder_name", d.HolderName)
+	}
 	if v.Err != nil {
 		return card{}, v.Err
 	}
-	if !ascii.Digits(d.CardNumber) || (len(d.CardNumber) != 15 && len(d.CardNumber) != 16 && len(d.CardNumber) != 19) ||
-		(len(d.CardNumber) == 15 && !cardnum.FormatValid(d.CardNumber)) {
-		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
-	}
-	if !cardnum.LuhnValid(d.CardNumber) {
-		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
-	}
-	prof := cardnum.ProfileOf(d.CardNumber)
-	if prof == nil {
-		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
+	prof, verdict := cardnum.Check(d.CardNumber)
+	if e := numberError(prefix, verdict); e != nil {
+		return card{}, e
 	}
 	month, year, e := fieldrules.Expiry(prefix, d.ExpirationMonth, d.ExpirationYear)
 	if e != nil {
 		return card{}, e
 	}
-	if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(m)); expired {
+	exp := cardnum.ParseExpiry(month, year)
+	if expired, _ := exp.Passed(s.nowOf(m)); expired {
 		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
 	}
-	if !f.Has("cvv2") || d.CVV2 == "" {
+	if d.CVV2 == "" { // the member missing or null
 		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
 	}
 	if !cardnum.CVVValid(d.CVV2, prof.Brand) {
 		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
 	}
-	v.MaxLen(holderName, d.HolderName, 80)
+	if len(d.HolderName) > 80 {
+		v.MaxLen(prefix+"holder_name", d.HolderName, 80)
+	}
 	v.Address(prefix, f, d.Address)
 	if v.Err != nil {
 		return card{}, v.Err
@@ -72,10 +74,24 @@ func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d o
 	if s.opts.Production && cardnum.IsTestCard(d.CardNumber) {
 		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
 	}
-	k := card{address: d.Address, prof: prof, cvvPending: true, exp: cardnum.ParseExpiry(month, year)}
+	k := card{address: d.Address, prof: prof, cvvPending: true, exp: exp}
 	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
 	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.CardNumber, d.HolderName)
 	return k, nil
+}
+
+// numberError is the error of a card number's verdict (cardnum.Check),
+// nil for a valid number; prefix names the field as in checkCardData.
+func numberError(prefix string, v cardnum.Verdict) *Error {
+	switch v {
+	case cardnum.BadFormat:
+		return errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
+	case cardnum.BadLuhn:
+		return errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
+	case cardnum.NoBrand:
+		return errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
+	}
+	return nil
 }
 
 // refusedWhenSaved is the decline of a sandbox test card that the gateway

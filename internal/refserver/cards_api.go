@@ -130,10 +130,8 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	}
 	cards := c.cards()
 	if cu != nil {
-		for _, other := range *cards.list {
-			if !other.deleted && other.customerID == cu.id() && other.masked == k.masked {
-				return nil, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
-			}
+		if cards.holds(cu.id(), k.masked) {
+			return nil, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 		}
 		k.customerID = cu.id()
 	}

@@ -336,3 +336,46 @@ func TestBodyLimit(t *testing.T) {
 	requireError(t, def.post("/cards", `{"x":"`+strings.Repeat("a", 1<<20)+`"}`), 1009)
 	requireError(t, def.post("/cards", `{"x":"`+strings.Repeat("a", 1<<19)+`"}`), 1001)
 }
+
+// The duplicate check (2002) reads the customer's own cards only, however
+// many the merchant and its other customers hold: here every other card's
+// record is made to name the customer (in memory, put back at the end),
+// which a check reading them would take for the customer's own.
+func TestDuplicateCheckReadsOnlyTheCustomersCards(t *testing.T) {
+	t.Parallel()
+	if withDataDir(t) {
+		// The data directory's own check would see the records changed
+		// behind its back; TestCustomerCardsDuplicatesBySequence
+		// (openpaytest) restarts from one.
+		t.Skip("the test changes records in memory only")
+	}
+	env := newTestEnv(t, Options{})
+	a := newCustomer(t, env, false)
+	for range 20 {
+		requireOK(t, env.post("/cards", validCard("5555555555554444")), http.StatusOK)
+		requireOK(t, env.post("/customers/"+newCustomer(t, env, false)+"/cards", validCard("5555555555554444")), http.StatusOK)
+	}
+	requireOK(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), http.StatusOK)
+
+	m := env.s.merchantByID(env.m.ID)
+	m.mu.Lock()
+	owners := make([]string, len(m.cardList))
+	for i, k := range m.cardList {
+		owners[i] = k.customerID
+		if k.customerID != a {
+			k.customerID = a
+		}
+	}
+	m.mu.Unlock()
+	t.Cleanup(func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for i, id := range owners {
+			m.cardList[i].customerID = id
+		}
+	})
+
+	requireOK(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), http.StatusOK)
+	requireError(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), 2002)
+	requireError(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), 2002)
+}
