@@ -20,6 +20,7 @@ var serverTests = []serverTest{
 	{"TestBrowserCallsCarryTheOrigin", TestBrowserCallsCarryTheOrigin},
 	{"TestCancelPayout", TestCancelPayout},
 	{"TestCancelledPayoutsCarryTheirAuthorization", TestCancelledPayoutsCarryTheirAuthorization},
+	{"TestCardAnswerKeptInTheCallIsTheWireFormsBytes", TestCardAnswerKeptInTheCallIsTheWireFormsBytes},
 	{"TestCardValidationErrors", TestCardValidationErrors},
 	{"TestChargeListMatchesNaiveWalk", TestChargeListMatchesNaiveWalk},
 	{"TestChargeListWhileWriting", TestChargeListWhileWriting},

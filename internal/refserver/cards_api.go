@@ -136,7 +136,14 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		k.customerID = cu.id()
 	}
 	k.created = s.nowFor(c.m)
-	return cards.add(k).wire(), nil
+	return c.answerCard(cards.add(k)), nil
+}
+
+// answerCard returns the answer of k, its wire form kept in the call as
+// answerTx keeps a transaction's. The caller holds the lock of k's set.
+func (c *call) answerCard(k *card) *openpay.Card {
+	c.card = k.wire()
+	return &c.card
 }
 
 // getCard answers a stored card.
@@ -146,7 +153,7 @@ func (s *Server) getCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return k.wire(), nil
+	return c.answerCard(k), nil
 }
 
 // updateCard changes the holder name, the expiration or the security code

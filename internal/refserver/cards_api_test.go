@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -378,4 +380,48 @@ func TestDuplicateCheckReadsOnlyTheCustomersCards(t *testing.T) {
 	requireOK(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), http.StatusOK)
 	requireError(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), 2002)
 	requireError(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), 2002)
+}
+
+// A card's answer kept in the call (call.answerCard) is, byte for byte,
+// the answer its boxed wire form gave, at merchant and customer scope,
+// with and without an address, on POST and GET, also when many requests
+// run at once (each keeps its own call).
+func TestCardAnswerKeptInTheCallIsTheWireFormsBytes(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := newCustomer(t, env, false)
+	boxed := func(scope, id string) string {
+		m := env.s.merchantByID(env.m.ID)
+		m.mu.Lock()
+		k := m.storedCards().get(id)
+		require.NotNil(t, k, id)
+		w := k.wire()
+		m.mu.Unlock()
+		data, ok, err := answer.Append(nil, any(w))
+		require.True(t, ok)
+		require.NoError(t, err)
+		return string(data)
+	}
+	address := map[string]any{"line1": "Av. 5 de Mayo 10", "line2": "Piso \"3\"", "postal_code": "06000", "state": "CDMX",
+		"city": "Ciudad de México", "country_code": "MX"}
+	bodies := []map[string]any{validCard("4111111111111111"), with(validCard("5105105105105100"), "address", address),
+		with(validCard("345678000000007"), "holder_name", "José <Pérez> & Hijos")}
+	var wg sync.WaitGroup
+	for _, scope := range []string{"", "/customers/" + cu} {
+		for _, body := range bodies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := env.post(scope+"/cards", body)
+				if !assert.Equal(t, http.StatusOK, r.status, "%s", r.body) {
+					return
+				}
+				id := requireOK(t, r, http.StatusOK)["id"].(string)
+				want := boxed(scope, id)
+				assert.Equal(t, want, string(r.body), "POST %s/cards", scope)
+				assert.Equal(t, want, string(env.get(scope+"/cards/"+id).body), "GET %s/cards/{id}", scope)
+			}()
+		}
+	}
+	wg.Wait()
 }
