@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -157,7 +158,7 @@ func (s *Server) checkPayoutCard(f reqbody.Fields, d openpay.PayoutCardDetails) 
 	}
 	n := d.CardNumber
 	prof, verdict := cardnum.Check(n)
-	if e := numberError("card.", verdict); e != nil {
+	if e := cardrules.NumberError("card.", verdict); e != nil {
 		return nil, e
 	}
 	brand := prof.Brand
