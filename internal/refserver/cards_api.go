@@ -245,8 +245,11 @@ func (s *Server) listCards(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	owner := ownerID(cu)
-	return listquery.Page(p, *c.cards().list, func(k *card) (time.Time, bool) {
+	owner, list := ownerID(cu), *c.cards().list
+	if cu != nil {
+		list = c.cards().customerCards(owner) // not the merchant's every card
+	}
+	return listquery.Page(p, list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
 }

@@ -380,6 +380,13 @@ func TestDuplicateCheckReadsOnlyTheCustomersCards(t *testing.T) {
 	requireOK(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), http.StatusOK)
 	requireError(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), 2002)
 	requireError(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), 2002)
+	// The customer's list reads its own cards too.
+	r := env.get("/customers/" + a + "/cards?limit=100")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	list := r.arr(t)
+	require.Len(t, list, 2)
+	assert.Equal(t, "555555XXXXXX4444", list[0]["card_number"], "newest first")
+	assert.Equal(t, "411111XXXXXX1111", list[1]["card_number"])
 }
 
 // A card's answer kept in the call (call.answerCard) is, byte for byte,

@@ -480,6 +480,17 @@ func (cs cardSet) add(k card) *card {
 	return stored
 }
 
+// customerCards returns the cards of the customer with the id, deleted or
+// not, in creation order.
+func (cs cardSet) customerCards(customerID string) []*card {
+	seqs := cs.of.Get(customerID)
+	out := make([]*card, len(seqs))
+	for i, seq := range seqs {
+		out[i] = (*cs.list)[seq-1]
+	}
+	return out
+}
+
 // holds reports whether a live card of the customer with the id has the
 // masked number (the same card, 2002), reading that customer's cards only.
 func (cs cardSet) holds(customerID, masked string) bool {
