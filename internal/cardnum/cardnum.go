@@ -69,12 +69,17 @@ func Brand(number string) string {
 		return ""
 	}
 	bin, _ := strconv.Atoi(number[:6]) // six digits always parse
+	return binBrand(bin)
+}
+
+// binBrand is [Brand] of a number whose first six digits are bin.
+func binBrand(bin int) string {
 	two := bin / 10000
 	four := bin / 100
 	switch {
 	case bin >= carnetBINLow && bin <= carnetBINHigh:
 		return Carnet
-	case number[0] == '4':
+	case bin/100000 == 4:
 		return Visa
 	case two == 34 || two == 37:
 		return AmericanExpress
@@ -144,6 +149,57 @@ func FormatValid(number string) bool {
 		return Brand(number) == AmericanExpress
 	}
 	return false
+}
+
+// Verdict is what [Check] finds of a card number: [Valid] or the first
+// rule it breaks, in the order the gateway applies them.
+type Verdict uint8
+
+// The verdicts of [Check], each with the error the gateway answers.
+const (
+	Valid     Verdict = iota
+	BadFormat         // not 16 or 19 digits, 15 for American Express ([FormatValid]): 1001
+	BadLuhn           // the Luhn check fails ([LuhnValid]): 2004
+	NoBrand           // of no brand the gateway takes ([ProfileOf] is nil): 1003
+)
+
+// luhnDoubled is the Luhn check's value of a doubled digit.
+var luhnDoubled = [10]uint8{0, 2, 4, 6, 8, 1, 3, 5, 7, 9}
+
+// Check applies the rules of a card number in one pass over its digits:
+// [FormatValid], then [LuhnValid], then [ProfileOf], and returns the
+// number's profile when it passes them all (nil and the rule it breaks
+// otherwise). It answers as the three functions called in turn do.
+func Check(number string) (*Profile, Verdict) {
+	n := len(number)
+	if n != 15 && n != 16 && n != 19 {
+		return nil, BadFormat
+	}
+	var sum, bin uint
+	for i := range n {
+		d := uint(number[i] - '0')
+		if d > 9 {
+			return nil, BadFormat
+		}
+		if i < 6 {
+			bin = bin*10 + d
+		}
+		if (n-i)%2 == 0 {
+			d = uint(luhnDoubled[d])
+		}
+		sum += d
+	}
+	brand := binBrand(int(bin))
+	switch {
+	case n == 15 && brand != AmericanExpress:
+		return nil, BadFormat
+	case sum%10 != 0:
+		return nil, BadLuhn
+	}
+	if p := profileOf(number, brand); p != nil {
+		return p, Valid
+	}
+	return nil, NoBrand
 }
 
 // CVVValid reports whether cvv is an acceptable security code for a card of

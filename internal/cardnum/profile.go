@@ -28,11 +28,14 @@ type Profile struct {
 
 // ProfileOf returns the profile of a card number, or nil when the number
 // is of no brand the gateway takes ([Brand] gives "").
-func ProfileOf(number string) *Profile {
+func ProfileOf(number string) *Profile { return profileOf(number, Brand(number)) }
+
+// profileOf is [ProfileOf] of a number of the given brand.
+func profileOf(number, brand string) *Profile {
 	if i, ok := testCardIndex[number]; ok {
 		return testProfiles[i]
 	}
-	switch Brand(number) {
+	switch brand {
 	case Visa:
 		return brandProfiles[0]
 	case Mastercard:

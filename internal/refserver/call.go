@@ -57,9 +57,10 @@ type call struct {
 	// call from request to request (calls).
 	buf []byte
 	// tx and store are the storage of a transaction's answer (answerTx),
-	// so that the answer is not allocated per request.
+	// card a card's (answerCard), so that the answer is not allocated per request.
 	tx    openpay.Transaction
 	store openpay.StoreReference
+	card  openpay.Card
 }
 
 // calls keeps the calls of answered requests for the next ones, with

@@ -2,9 +2,8 @@ package refserver
 
 import (
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
-	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -15,64 +14,17 @@ import (
 // stored; and the points balance of a card with a points programme, however
 // it is asked for (a stored card, a token).
 
-// checkCardData applies the card rules to data whose members are in f
-// (prefix names them in errors: "card." for a charge's inline card) and
-// returns the card to store, with an id of kind idKind (fixedID when a seed
-// fixes it; none for "") drawn once the data passed. In order:
-//
-//   - holder_name, card_number, expiration_month, expiration_year missing:
-//     1001; card_number not 16 or 19 digits (15 for American Express): 1001;
-//   - the Luhn check fails: 2004; a brand the gateway does not take: 1003;
-//   - expiration not two digits: 1001; month not 01-12: 1003; in the
-//     past: 2005;
-//   - cvv2 missing: 2006; not 3 digits (4 for American Express): 2009;
-//   - holder_name over 80 characters: 1003; address incomplete: 1001/1003;
-//   - a sandbox test card on a production server: 2007.
+// checkCardData applies the card rules (cardrules.Check, where their
+// order is) to data whose members are in f (prefix names them in errors:
+// "card." for a charge's inline card) and returns the card to store, with
+// an id of kind idKind (fixedID when a seed fixes it; none for "") drawn
+// once the data passed.
 func (s *Server) checkCardData(m *merchant, f reqbody.Fields, prefix string, d openpay.CardDetails, idKind idgen.Kind, fixedID string) (card, *Error) {
-	var v reqbody.Checker
-	for _, n := range []string{"holder_name", "card_number", "expiration_month", "expiration_year"} {
-		if !f.Has(n) {
-			v.Failf(openpay.ErrBadRequest, "The field '%s%s' is required", prefix, n)
-		}
-	}
-	holderName := prefix + "holder_name"
-	v.NonEmpty(holderName, d.HolderName)
-	if v.Err != nil {
-		return card{}, v.Err
-	}
-	if !ascii.Digits(d.CardNumber) || (len(d.CardNumber) != 15 && len(d.CardNumber) != 16 && len(d.CardNumber) != 19) ||
-		(len(d.CardNumber) == 15 && !cardnum.FormatValid(d.CardNumber)) {
-		return card{}, errorf(openpay.ErrBadRequest, "The field '%scard_number' must have 16 or 19 digits (15 for American Express)", prefix)
-	}
-	if !cardnum.LuhnValid(d.CardNumber) {
-		return card{}, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
-	}
-	prof := cardnum.ProfileOf(d.CardNumber)
-	if prof == nil {
-		return card{}, errorf(openpay.ErrInvalidParameter, "The field '%scard_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)", prefix)
-	}
-	month, year, e := fieldrules.Expiry(prefix, d.ExpirationMonth, d.ExpirationYear)
+	prof, exp, e := cardrules.Check(f, prefix, d, s.nowOf(m), s.opts.Production)
 	if e != nil {
 		return card{}, e
 	}
-	if expired, _ := cardnum.ExpiryPassed(month, year, s.nowOf(m)); expired {
-		return card{}, errorf(openpay.ErrCardExpirationPast, "The expiration date has expired")
-	}
-	if !f.Has("cvv2") || d.CVV2 == "" {
-		return card{}, errorf(openpay.ErrCVVMissing, "The CVV2 security code is required")
-	}
-	if !cardnum.CVVValid(d.CVV2, prof.Brand) {
-		return card{}, errorf(openpay.ErrCVVInvalid, "The CVV2 security code is invalid")
-	}
-	v.MaxLen(holderName, d.HolderName, 80)
-	v.Address(prefix, f, d.Address)
-	if v.Err != nil {
-		return card{}, v.Err
-	}
-	if s.opts.Production && cardnum.IsTestCard(d.CardNumber) {
-		return card{}, errorf(openpay.ErrTestCardInProduction, "The card number is a sandbox test card and cannot be used in production")
-	}
-	k := card{address: d.Address, prof: prof, cvvPending: true, exp: cardnum.ParseExpiry(month, year)}
+	k := card{address: d.Address, prof: prof, cvvPending: true, exp: exp}
 	var buf [128]byte // the id, the masked number and the holder's name, in one allocation
 	k.id, k.masked, k.holder = cardnum.Keep(s.ids.AppendIDOr(buf[:0], fixedID, idKind), d.CardNumber, d.HolderName)
 	return k, nil

@@ -130,15 +130,20 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	}
 	cards := c.cards()
 	if cu != nil {
-		for _, other := range *cards.list {
-			if !other.deleted && other.customerID == cu.id() && other.masked == k.masked {
-				return nil, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
-			}
+		if cards.holds(cu.id(), k.masked) {
+			return nil, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 		}
 		k.customerID = cu.id()
 	}
 	k.created = s.nowFor(c.m)
-	return cards.add(k).wire(), nil
+	return c.answerCard(cards.add(k)), nil
+}
+
+// answerCard returns the answer of k, its wire form kept in the call as
+// answerTx keeps a transaction's. The caller holds the lock of k's set.
+func (c *call) answerCard(k *card) *openpay.Card {
+	c.card = k.wire()
+	return &c.card
 }
 
 // getCard answers a stored card.
@@ -148,7 +153,7 @@ func (s *Server) getCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return k.wire(), nil
+	return c.answerCard(k), nil
 }
 
 // updateCard changes the holder name, the expiration or the security code
@@ -240,8 +245,11 @@ func (s *Server) listCards(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	owner := ownerID(cu)
-	return listquery.Page(p, *c.cards().list, func(k *card) (time.Time, bool) {
+	owner, list := ownerID(cu), *c.cards().list
+	if cu != nil {
+		list = c.cards().customerCards(owner) // not the merchant's every card
+	}
+	return listquery.Page(p, list, func(k *card) (time.Time, bool) {
 		return k.created, !k.deleted && k.customerID == owner
 	}, (*card).wire), nil
 }

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/answer"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -335,4 +337,98 @@ func TestBodyLimit(t *testing.T) {
 	def := newTestEnv(t, Options{})
 	requireError(t, def.post("/cards", `{"x":"`+strings.Repeat("a", 1<<20)+`"}`), 1009)
 	requireError(t, def.post("/cards", `{"x":"`+strings.Repeat("a", 1<<19)+`"}`), 1001)
+}
+
+// The duplicate check (2002) reads the customer's own cards only, however
+// many the merchant and its other customers hold: here every other card's
+// record is made to name the customer (in memory, put back at the end),
+// which a check reading them would take for the customer's own.
+func TestDuplicateCheckReadsOnlyTheCustomersCards(t *testing.T) {
+	t.Parallel()
+	if withDataDir(t) {
+		// The data directory's own check would see the records changed
+		// behind its back; TestCustomerCardsDuplicatesBySequence
+		// (openpaytest) restarts from one.
+		t.Skip("the test changes records in memory only")
+	}
+	env := newTestEnv(t, Options{})
+	a := newCustomer(t, env, false)
+	for range 20 {
+		requireOK(t, env.post("/cards", validCard("5555555555554444")), http.StatusOK)
+		requireOK(t, env.post("/customers/"+newCustomer(t, env, false)+"/cards", validCard("5555555555554444")), http.StatusOK)
+	}
+	requireOK(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), http.StatusOK)
+
+	m := env.s.merchantByID(env.m.ID)
+	m.mu.Lock()
+	owners := make([]string, len(m.cardList))
+	for i, k := range m.cardList {
+		owners[i] = k.customerID
+		if k.customerID != a {
+			k.customerID = a
+		}
+	}
+	m.mu.Unlock()
+	t.Cleanup(func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for i, id := range owners {
+			m.cardList[i].customerID = id
+		}
+	})
+
+	requireOK(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), http.StatusOK)
+	requireError(t, env.post("/customers/"+a+"/cards", validCard("5555555555554444")), 2002)
+	requireError(t, env.post("/customers/"+a+"/cards", validCard("4111111111111111")), 2002)
+	// The customer's list reads its own cards too.
+	r := env.get("/customers/" + a + "/cards?limit=100")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	list := r.arr(t)
+	require.Len(t, list, 2)
+	assert.Equal(t, "555555XXXXXX4444", list[0]["card_number"], "newest first")
+	assert.Equal(t, "411111XXXXXX1111", list[1]["card_number"])
+}
+
+// A card's answer kept in the call (call.answerCard) is, byte for byte,
+// the answer its boxed wire form gave, at merchant and customer scope,
+// with and without an address, on POST and GET, also when many requests
+// run at once (each keeps its own call).
+func TestCardAnswerKeptInTheCallIsTheWireFormsBytes(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cu := newCustomer(t, env, false)
+	boxed := func(scope, id string) string {
+		m := env.s.merchantByID(env.m.ID)
+		m.mu.Lock()
+		k := m.storedCards().get(id)
+		require.NotNil(t, k, id)
+		w := k.wire()
+		m.mu.Unlock()
+		data, ok, err := answer.Append(nil, any(w))
+		require.True(t, ok)
+		require.NoError(t, err)
+		return string(data)
+	}
+	address := map[string]any{"line1": "Av. 5 de Mayo 10", "line2": "Piso \"3\"", "postal_code": "06000", "state": "CDMX",
+		"city": "Ciudad de México", "country_code": "MX"}
+	bodies := []map[string]any{validCard("4111111111111111"), with(validCard("5105105105105100"), "address", address),
+		with(validCard("345678000000007"), "holder_name", "José <Pérez> & Hijos")}
+	var wg sync.WaitGroup
+	for _, scope := range []string{"", "/customers/" + cu} {
+		for _, body := range bodies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := env.post(scope+"/cards", body)
+				if !assert.Equal(t, http.StatusOK, r.status, "%s", r.body) {
+					return
+				}
+				id := requireOK(t, r, http.StatusOK)["id"].(string)
+				want := boxed(scope, id)
+				assert.Equal(t, want, string(r.body), "POST %s/cards", scope)
+				assert.Equal(t, want, string(env.get(scope+"/cards/"+id).body), "GET %s/cards/{id}", scope)
+			}()
+		}
+	}
+	wg.Wait()
 }

@@ -49,12 +49,13 @@ func NewFakeClock(start time.Time) *FakeClock { return clock.NewFakeClock(start)
 // nowOf returns the merchant's time (nil: the server's) in the gateway's
 // zone, to the second.
 func (s *Server) nowOf(m *merchant) time.Time {
+	c := s.clock
 	if m != nil {
 		if fc := m.clock.Load(); fc != nil {
-			return fc.Now().Truncate(time.Second)
+			c = fc
 		}
 	}
-	return s.Now()
+	return clock.Second(c.Now())
 }
 
 // MerchantClock returns the merchant's time, to the second, and whether

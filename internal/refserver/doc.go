@@ -89,7 +89,8 @@
 // Errors: errorf(code, format, ...) for any code (status and category come
 // from the code), errNotFound(kind, id) for 1005. Request members that
 // several resources share (a customer's data, amount with description and
-// order_id, a bank account, a card's expiration): package fieldrules.
+// order_id, a bank account, a card's expiration): package fieldrules; card
+// data however it comes: s.checkCardData (its rules: package cardrules).
 // Lists: listquery.Parse,
 // listquery.Page, listquery.Amounts and listquery.Status (package
 // listquery); transaction lists:

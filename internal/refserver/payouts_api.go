@@ -9,6 +9,7 @@ import (
 	"github.com/openpay-go/openpay/internal/ascii"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/clabe"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -156,16 +157,11 @@ func (s *Server) checkPayoutCard(f reqbody.Fields, d openpay.PayoutCardDetails) 
 		return nil, v.Err
 	}
 	n := d.CardNumber
-	if !ascii.Digits(n) || (len(n) != 15 && len(n) != 16 && len(n) != 19) || (len(n) == 15 && !cardnum.FormatValid(n)) {
-		return nil, errorf(openpay.ErrBadRequest, "The field 'card.card_number' must have 16 or 19 digits (15 for American Express)")
+	prof, verdict := cardnum.Check(n)
+	if e := cardrules.NumberError("card.", verdict); e != nil {
+		return nil, e
 	}
-	if !cardnum.LuhnValid(n) {
-		return nil, errorf(openpay.ErrCardNumberInvalid, "The card number verification digit is invalid")
-	}
-	brand := cardnum.Brand(n)
-	if brand == "" {
-		return nil, errorf(openpay.ErrInvalidParameter, "The field 'card.card_number' is not a card of a brand the gateway accepts (visa, mastercard, american express, carnet)")
-	}
+	brand := prof.Brand
 	v.MaxLen("card.holder_name", d.HolderName, 80)
 	if len(d.BankCode) != 3 || !ascii.Digits(d.BankCode) {
 		v.Failf(openpay.ErrBadRequest, "The field 'card.bank_code' must be a three-digit code of the bank catalogue")

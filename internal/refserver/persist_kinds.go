@@ -734,7 +734,8 @@ var stateFields = map[reflect.Type]map[string]string{
 		"country":   fieldSaved + " (as its code)",
 		"clock":     fieldSaved + " (the time of the merchant's own clock; none while it follows the server's)",
 		"customers": "the customer records", "cards": "the card records", "cardList": "the card records, in creation order",
-		"tokens": "the token records", "tokenList": "the token records, in creation order",
+		"cardsOf": "rebuilt by cardSet.add",
+		"tokens":  "the token records", "tokenList": "the token records, in creation order",
 		"txs":           "the transaction records (addTx on load)",
 		"txList":        "the transaction records, in seq order",
 		"txIndex":       "rebuilt by addTx",
@@ -753,7 +754,7 @@ var stateFields = map[reflect.Type]map[string]string{
 	reflect.TypeFor[group](): {
 		"mu": "a lock", "id": "the owner bucket's name", "keyHash": fieldSaved, "merchants": fieldSaved,
 		"customers": "the group's customer records", "cards": "the group's card records",
-		"cardList": "the group's card records, in creation order", "data": "the store itself",
+		"cardList": "the group's card records, in creation order", "cardsOf": "rebuilt by cardSet.add", "data": "the store itself",
 	},
 	reflect.TypeFor[customerSet](): {
 		"byID": "the customer records", "list": "the customer records, in creation order",

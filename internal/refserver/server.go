@@ -256,7 +256,7 @@ func (s *Server) onClose(f func()) {
 // Now returns the server's current time in the gateway's zone, to the second
 // (the gateway's timestamps carry no fraction).
 func (s *Server) Now() time.Time {
-	return s.clock.Now().Truncate(time.Second)
+	return s.nowOf(nil)
 }
 
 // Clock returns the server's clock.

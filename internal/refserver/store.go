@@ -72,8 +72,9 @@ type merchant struct {
 	country           *countryrules.Rules // fixed at creation (country.go)
 
 	customers *customerSet
-	cards     seqindex.Keys[*card] // by id (cardSet.get)
-	cardList  []*card              // creation order
+	cards     seqindex.Keys[*card]   // by id (cardSet.get)
+	cardList  []*card                // creation order
+	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds), made with the first
 	tokens    map[string]*token
 	tokenList []*token           // creation order
 	txs       seqindex.Keys[*tx] // by id (txByID)
@@ -172,15 +173,16 @@ type group struct {
 	keyHash   [32]byte
 	merchants map[string]bool // fixed at creation
 	customers *customerSet
-	cards     seqindex.Keys[*card] // the group's customers' cards, by id
-	cardList  []*card              // creation order
-	data      *dataStore           // see merchant.data
+	cards     seqindex.Keys[*card]   // the group's customers' cards, by id
+	cardList  []*card                // creation order
+	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds), made with the first
+	data      *dataStore             // see merchant.data
 }
 
 // storedCards returns the cards of the group's customers. The caller holds
 // g.mu.
 func (g *group) storedCards() cardSet {
-	return cardSet{byID: &g.cards, list: &g.cardList, own: owner{g: g}}
+	return cardSet{byID: &g.cards, list: &g.cardList, of: &g.cardsOf, own: owner{g: g}}
 }
 
 // groupMerchants returns the merchants of the group, in id order.
@@ -437,13 +439,14 @@ func (k *card) wire() openpay.Card {
 // stays, marked, for the transactions that used it.
 type cardSet struct {
 	byID *seqindex.Keys[*card]
-	list *[]*card // creation order
-	own  owner    // whose cards they are, for mark
+	list *[]*card                // creation order
+	of   *seqindex.Lists[string] // the seq (place in list, from 1) of each customer's cards
+	own  owner                   // whose cards they are, for mark
 }
 
 // storedCards returns the merchant's cards. The caller holds m.mu.
 func (m *merchant) storedCards() cardSet {
-	return cardSet{byID: &m.cards, list: &m.cardList, own: owner{m: m}}
+	return cardSet{byID: &m.cards, list: &m.cardList, of: &m.cardsOf, own: owner{m: m}}
 }
 
 // mark marks the card with the given id changed (see persist.go). The
@@ -477,9 +480,38 @@ func cardID(k *card) string             { return k.id }
 func (cs cardSet) add(k card) *card {
 	stored := &k
 	*cs.list = append(*cs.list, stored)
-	cs.byID.Put(*cs.list, stored.id, uint32(len(*cs.list)))
+	seq := uint32(len(*cs.list))
+	cs.byID.Put(*cs.list, stored.id, seq)
+	if k.customerID != "" {
+		if *cs.of == nil {
+			*cs.of = seqindex.Lists[string]{}
+		}
+		cs.of.Edit(k.customerID).Add(seq)
+	}
 	cs.mark(stored.id)
 	return stored
+}
+
+// customerCards returns the cards of the customer with the id, deleted or
+// not, in creation order.
+func (cs cardSet) customerCards(customerID string) []*card {
+	seqs := cs.of.Get(customerID)
+	out := make([]*card, len(seqs))
+	for i, seq := range seqs {
+		out[i] = (*cs.list)[seq-1]
+	}
+	return out
+}
+
+// holds reports whether a live card of the customer with the id has the
+// masked number (the same card, 2002), reading that customer's cards only.
+func (cs cardSet) holds(customerID, masked string) bool {
+	for _, seq := range cs.of.Get(customerID) {
+		if k := (*cs.list)[seq-1]; !k.deleted && k.masked == masked {
+			return true
+		}
+	}
+	return false
 }
 
 // ownerID is the customer id the cards and bank accounts of cu carry ("" at

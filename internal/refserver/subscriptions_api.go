@@ -412,10 +412,8 @@ func (src subscriptionCardSource) resolve(c *call, cu *customer) (k *card, store
 	if e := refusedWhenSaved(src.inline); e != nil {
 		return nil, false, e
 	}
-	for _, other := range *cards.list {
-		if !other.deleted && other.customerID == cu.id() && other.masked == src.inline.masked {
-			return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
-		}
+	if cards.holds(cu.id(), src.inline.masked) {
+		return nil, false, errorf(openpay.ErrCardExists, "The card is already registered on this customer")
 	}
 	n := *src.inline
 	n.id, n.created, n.customerID = c.s.ids.NewID(idgen.KindCard), c.s.nowFor(c.m), cu.id()

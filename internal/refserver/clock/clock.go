@@ -48,6 +48,17 @@ type RealClock struct{}
 // reading (converting zone strips it), so values compare by wall time.
 func (RealClock) Now() time.Time { return time.Now().In(Zone) }
 
+// Second returns t.Truncate(time.Second), without its division for the
+// times after the zero time (every clock's): a request reads the clock
+// once or twice, each to the second.
+func Second(t time.Time) time.Time {
+	t = t.Round(0) // no monotonic reading, as Truncate
+	if t.Before(time.Time{}) {
+		return t.Truncate(time.Second)
+	}
+	return t.Add(-time.Duration(t.Nanosecond()))
+}
+
 // FakeClock is a clock that moves only when told to. It is safe for
 // concurrent use; its zero value stands at the zero time.
 type FakeClock struct {

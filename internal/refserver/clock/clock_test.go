@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
@@ -65,4 +66,20 @@ func TestFakeClockConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	assert.True(t, c.Now().Equal(start.Add(1000*time.Second)))
+}
+
+func TestSecondIsTruncate(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(38, 1))
+	times := []time.Time{{}, time.Now(), time.Now().In(Zone), time.Unix(0, 999_999_999), time.Unix(-1, 1).UTC(),
+		time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(0, 12, 31, 23, 59, 59, 999_999_999, time.UTC),
+		time.Date(-5, 3, 1, 0, 0, 0, 500, Zone), time.Date(2026, 11, 29, 23, 59, 59, 999_999_999, Zone)}
+	for range 10000 {
+		times = append(times, time.Unix(r.Int64N(1<<40)-1<<39, r.Int64N(2e9)-1e9).In([]*time.Location{time.UTC, Zone, time.Local}[r.IntN(3)]))
+	}
+	for _, tm := range times {
+		want := tm.Truncate(time.Second)
+		got := Second(tm)
+		assert.True(t, want == got, "%v: Second %v, Truncate %v", tm, got, want) // the same value, zone and all
+	}
 }
