@@ -483,9 +483,6 @@ func (cs cardSet) add(k card) *card {
 	seq := uint32(len(*cs.list))
 	cs.byID.Put(*cs.list, stored.id, seq)
 	if k.customerID != "" {
-		if *cs.of == nil {
-			*cs.of = seqindex.Lists[string]{}
-		}
 		cs.of.Edit(k.customerID).Add(seq)
 	}
 	cs.mark(stored.id)
