@@ -74,7 +74,7 @@ type merchant struct {
 	customers *customerSet
 	cards     seqindex.Keys[*card]   // by id (cardSet.get)
 	cardList  []*card                // creation order
-	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds), made with the first
+	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds, customerCards)
 	tokens    map[string]*token
 	tokenList []*token           // creation order
 	txs       seqindex.Keys[*tx] // by id (txByID)
@@ -175,7 +175,7 @@ type group struct {
 	customers *customerSet
 	cards     seqindex.Keys[*card]   // the group's customers' cards, by id
 	cardList  []*card                // creation order
-	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds), made with the first
+	cardsOf   seqindex.Lists[string] // by customer id (cardSet.holds, customerCards)
 	data      *dataStore             // see merchant.data
 }
 
