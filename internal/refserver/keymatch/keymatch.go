@@ -33,6 +33,7 @@ package keymatch
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
 	"strings"
 	"sync/atomic"
 	"unsafe"
@@ -60,8 +61,7 @@ func (m *Memo) Known(header string, priv, pub [32]byte) (isPriv, isPub bool) {
 	}
 	for i, want := range [2][32]byte{priv, pub} {
 		k := m.known[i].Load()
-		if k != nil && k.header != "" && k.hash == want &&
-			subtle.ConstantTimeCompare(unsafe.Slice(unsafe.StringData(header), len(header)), unsafe.Slice(unsafe.StringData(k.header), len(k.header))) == 1 {
+		if k != nil && k.header != "" && k.hash == want && same(header, k.header) {
 			return k.hash == priv, k.hash == pub
 		}
 	}
@@ -100,4 +100,22 @@ func (m *Memo) MatchHeader(header string, key []byte, priv, pub [32]byte) (isPri
 		m.known[i].Store(&known{key: string(key), header: strings.Clone(header), hash: sum})
 	}
 	return isPriv, isPub
+}
+
+// same reports whether a and b are equal, in a time that depends on their
+// lengths only (as subtle.ConstantTimeCompare, eight bytes at a time).
+func same(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := unsafe.Slice(unsafe.StringData(a), len(a)), unsafe.Slice(unsafe.StringData(b), len(b))
+	var diff uint64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		diff |= binary.LittleEndian.Uint64(x[i:]) ^ binary.LittleEndian.Uint64(y[i:])
+	}
+	for ; i < len(x); i++ {
+		diff |= uint64(x[i] ^ y[i])
+	}
+	return diff == 0
 }

@@ -148,3 +148,23 @@ func TestKnownHeaderAnswersAsTheHashes(t *testing.T) {
 	assert.True(t, isPriv, "the header learnt on the key's next match")
 	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Known(privHeader, priv, pub) }))
 }
+
+// TestSame: the word-at-a-time comparison agrees with ==, wherever two
+// strings differ (each byte, each bit of it), whatever their length.
+func TestSame(t *testing.T) {
+	for n := range 40 {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte('A' + i)
+		}
+		assert.True(t, same(string(a), string(a)), "len %d", n)
+		assert.False(t, same(string(a), string(a)+"x"), "len %d", n)
+		for i := range a {
+			for bit := range 8 {
+				b := append([]byte(nil), a...)
+				b[i] ^= 1 << bit
+				assert.False(t, same(string(a), string(b)), "len %d, byte %d, bit %d", n, i, bit)
+			}
+		}
+	}
+}
