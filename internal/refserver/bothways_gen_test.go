@@ -12,6 +12,7 @@ var serverTests = []serverTest{
 	{"TestAntifraudEndpoints", TestAntifraudEndpoints},
 	{"TestAuditCatchesAMovementWithoutItsRecord", TestAuditCatchesAMovementWithoutItsRecord},
 	{"TestAuthentication", TestAuthentication},
+	{"TestAuthorizationHeadersKnownAgain", TestAuthorizationHeadersKnownAgain},
 	{"TestBINLookup", TestBINLookup},
 	{"TestBanamexIsSpelledAsDocumented", TestBanamexIsSpelledAsDocumented},
 	{"TestBankAccountLifecycle", TestBankAccountLifecycle},

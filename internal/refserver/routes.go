@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/openpay-go/openpay/internal/refserver/routetree"
 )
 
 // The route table: one entry per operationId of openapi.yaml, plus the
@@ -89,13 +91,8 @@ func (rt *route) needsClientIP() *route { rt.clientIP = true; return rt }
 type routeTable struct {
 	routes []*route
 	byOp   map[string]*route
-	// bySegs indexes routes by their number of segments.
-	bySegs map[int][]*route
-	// byShape indexes them further, by number of segments and last
-	// segment, so that matching a path tries a few routes rather than every
-	// route of its length (routes ending in a parameter are under "").
-	// Each list keeps the order of registration.
-	byShape map[routeShape][]*route
+	// tree finds a path's route, by its index in routes.
+	tree *routetree.Tree
 	// handlers are this server's, by route (route.order-1).
 	handlers []handlerFunc
 	// filling is set while a server registers its handlers against the
@@ -116,14 +113,8 @@ var sharedRoutes struct {
 	table *routeTable
 }
 
-// routeShape is a key of routeTable.byShape.
-type routeShape struct {
-	n    int
-	last string // "" for a parameter
-}
-
 func newRouteTable() *routeTable {
-	return &routeTable{byOp: make(map[string]*route), bySegs: make(map[int][]*route), byShape: make(map[routeShape][]*route)}
+	return &routeTable{byOp: make(map[string]*route), tree: &routetree.Tree{}}
 }
 
 // add registers an operation of the gateway's API: its operationId (as in
@@ -160,17 +151,12 @@ func (t *routeTable) add(operationID, method, pattern string, status int, h hand
 	if _, dup := t.byOp[operationID]; dup {
 		panic("refserver: duplicate operation " + operationID)
 	}
-	for _, other := range t.bySegs[len(rt.segs)] {
-		if other.method == method && slices.Equal(other.segs, rt.segs) {
-			panic(fmt.Sprintf("refserver: %s %s registered twice (%s, %s)", method, pattern, other.operationID, operationID))
-		}
+	if i, ok := t.tree.Add(method, rt.segs, len(t.routes)); !ok {
+		panic(fmt.Sprintf("refserver: %s %s registered twice (%s, %s)", method, pattern, t.routes[i].operationID, operationID))
 	}
 	t.routes = append(t.routes, rt)
 	t.handlers = append(t.handlers, h)
 	t.byOp[operationID] = rt
-	t.bySegs[len(rt.segs)] = append(t.bySegs[len(rt.segs)], rt)
-	shape := routeShape{len(rt.segs), rt.segs[len(rt.segs)-1]}
-	t.byShape[shape] = append(t.byShape[shape], rt)
 	rt.order = len(t.routes)
 	return rt
 }
@@ -192,87 +178,22 @@ func (t *routeTable) simulate(name, pattern string, h handlerFunc) *route {
 // accepts (empty when no route has this path). A path of common length is
 // split without allocating.
 func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []string, []string) {
-	// Without a RawPath the path has no escapes that hide a slash: its
-	// segments are u.Path's, as unescaping the escaped path's gives them.
-	raw, unescape := u.Path, false
-	if u.RawPath != "" {
-		raw, unescape = u.EscapedPath(), true
-	}
-	if !strings.HasPrefix(raw, "/") {
+	var buf [16]string
+	segs := routetree.Split(u, buf[:0])
+	if segs == nil {
 		return nil, nil, nil
 	}
-	var buf [16]string
-	segs := buf[:0]
-	for p := range strings.SplitSeq(raw[1:], "/") {
-		v, err := p, error(nil)
-		if unescape {
-			v, err = url.PathUnescape(p)
-		}
-		if err != nil || v == "" {
-			return nil, nil, nil
-		}
-		segs = append(segs, v)
+	i, allowed := t.tree.Match(method, segs)
+	if i < 0 {
+		return nil, allowed, nil
 	}
-	var best *route
-	bestPathLiterals := -1
-	// The candidates are the routes of the path's length whose last
-	// segment is the path's, or a parameter: two lists, walked merged in
-	// order of registration as one.
-	named := t.byShape[routeShape{len(segs), segs[len(segs)-1]}]
-	param := t.byShape[routeShape{len(segs), ""}]
-	next := func() *route {
-		switch {
-		case len(named) > 0 && (len(param) == 0 || named[0].order < param[0].order):
-			rt := named[0]
-			named = named[1:]
-			return rt
-		case len(param) > 0:
-			rt := param[0]
-			param = param[1:]
-			return rt
-		}
-		return nil
-	}
-	for rt := next(); rt != nil; rt = next() {
-		if !rt.matches(segs) {
-			continue
-		}
-		// Among the patterns that match the path, only the most specific
-		// ones count, for the method and for the Allow list.
-		if rt.literals > bestPathLiterals {
-			bestPathLiterals, best = rt.literals, nil
-		}
-		if rt.literals == bestPathLiterals &&
-			(rt.method == method || (method == http.MethodHead && rt.method == http.MethodGet)) {
-			best = rt
-		}
-	}
-	if best == nil {
-		var allowed []string
-		for _, rt := range t.bySegs[len(segs)] {
-			if rt.literals == bestPathLiterals && rt.matches(segs) {
-				allowed = append(allowed, rt.method)
-			}
-		}
-		slices.Sort(allowed)
-		return nil, slices.Compact(allowed), nil
-	}
-	params := dst[:0]
+	best, params := t.routes[i], dst[:0]
 	for i, lit := range best.segs {
 		if lit == "" {
 			params = append(params, segs[i])
 		}
 	}
 	return best, nil, params
-}
-
-func (rt *route) matches(segs []string) bool {
-	for i, lit := range rt.segs {
-		if lit != "" && lit != segs[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // buildRoutes builds the table. Each resource file contributes through its
@@ -286,7 +207,7 @@ func (s *Server) buildRoutes() *routeTable {
 		sharedRoutes.table = first
 	})
 	shape := sharedRoutes.table
-	t := &routeTable{routes: shape.routes, byOp: shape.byOp, bySegs: shape.bySegs, byShape: shape.byShape, shared: true}
+	t := &routeTable{routes: shape.routes, byOp: shape.byOp, tree: shape.tree, shared: true}
 	if first != nil {
 		t.handlers = first.handlers
 		return t
@@ -306,15 +227,7 @@ func (s *Server) buildRoutes() *routeTable {
 func (t *routeTable) own() {
 	t.routes = slices.Clip(slices.Clone(t.routes))
 	t.byOp = maps.Clone(t.byOp)
-	bySegs := make(map[int][]*route, len(t.bySegs))
-	for k, v := range t.bySegs {
-		bySegs[k] = slices.Clip(v)
-	}
-	byShape := make(map[routeShape][]*route, len(t.byShape))
-	for k, v := range t.byShape {
-		byShape[k] = slices.Clip(v)
-	}
-	t.bySegs, t.byShape = bySegs, byShape
+	t.tree = t.tree.Clone()
 	t.handlers = slices.Clip(t.handlers)
 	t.shared = false
 }

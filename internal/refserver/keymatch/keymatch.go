@@ -16,6 +16,12 @@
 //     differs from a right one (crypto/subtle): a wrong key is hashed and
 //     compared as before; only a key that matches is answered sooner,
 //     which the answer tells anyway.
+//   - [Memo.Known] goes one step further back: the raw Authorization header
+//     value that carried a matching key ([Memo.MatchHeader]) is recognized
+//     by comparing it, without decoding it. It answers only for a header
+//     that is byte for byte the remembered one and for the very hash its
+//     key matched; anything else answers false, false, and the caller
+//     decodes and calls MatchHeader as before.
 //   - The memo is never written anywhere: it is a cache of this process.
 //     A Memo is safe for concurrent use; its zero value is ready, and a
 //     nil *Memo hashes every time.
@@ -27,6 +33,8 @@ package keymatch
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/binary"
+	"strings"
 	"sync/atomic"
 	"unsafe"
 )
@@ -37,19 +45,46 @@ type Memo struct {
 	known [2]atomic.Pointer[known]
 }
 
-// known is a key and the hash it matched.
+// known is a key, the hash it matched and the Authorization header value
+// that carried it ("" when not given).
 type known struct {
-	key  string
-	hash [32]byte
+	key, header string
+	hash        [32]byte
+}
+
+// Known reports whether header is the Authorization header value
+// remembered by MatchHeader with a key whose hash is priv, or pub: then
+// the key it carries is that one, and needs no decoding.
+func (m *Memo) Known(header string, priv, pub [32]byte) (isPriv, isPub bool) {
+	if m == nil || header == "" {
+		return false, false
+	}
+	for i, want := range [2][32]byte{priv, pub} {
+		k := m.known[i].Load()
+		if k != nil && k.header != "" && k.hash == want && same(header, k.header) {
+			return k.hash == priv, k.hash == pub
+		}
+	}
+	return false, false
 }
 
 // Match reports whether key is the key whose SHA-256 hash is priv, or the
 // one whose hash is pub. A hash of zeros (no key) matches nothing.
 func (m *Memo) Match(key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
+	return m.MatchHeader("", key, priv, pub)
+}
+
+// MatchHeader is Match for the key that header (an Authorization header's
+// value) carried, and remembers the header with the key when it matches,
+// for Known.
+func (m *Memo) MatchHeader(header string, key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
 	if m != nil {
 		for i, want := range [2][32]byte{priv, pub} {
 			k := m.known[i].Load()
 			if k != nil && k.hash == want && subtle.ConstantTimeCompare(key, unsafe.Slice(unsafe.StringData(k.key), len(k.key))) == 1 {
+				if k.header != header && header != "" {
+					m.known[i].CompareAndSwap(k, &known{key: k.key, header: strings.Clone(header), hash: k.hash})
+				}
 				return k.hash == priv, k.hash == pub
 			}
 		}
@@ -62,7 +97,25 @@ func (m *Memo) Match(key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
 		if !isPriv {
 			i = 1
 		}
-		m.known[i].Store(&known{key: string(key), hash: sum})
+		m.known[i].Store(&known{key: string(key), header: strings.Clone(header), hash: sum})
 	}
 	return isPriv, isPub
+}
+
+// same reports whether a and b are equal, in a time that depends on their
+// lengths only (as subtle.ConstantTimeCompare, eight bytes at a time).
+func same(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := unsafe.Slice(unsafe.StringData(a), len(a)), unsafe.Slice(unsafe.StringData(b), len(b))
+	var diff uint64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		diff |= binary.LittleEndian.Uint64(x[i:]) ^ binary.LittleEndian.Uint64(y[i:])
+	}
+	for ; i < len(x); i++ {
+		diff |= uint64(x[i] ^ y[i])
+	}
+	return diff == 0
 }

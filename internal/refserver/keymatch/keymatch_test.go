@@ -101,3 +101,70 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	})
 }
+
+// TestKnownHeaderAnswersAsTheHashes: a header is known again only when it
+// is byte for byte the one that carried a matching key, and only for the
+// hash that key matched: a wrong header after a right one, the key's hash
+// rotated or revoked (zeros), the private and public headers alternating.
+func TestKnownHeaderAnswersAsTheHashes(t *testing.T) {
+	priv, pub := sha256.Sum256([]byte("sk_private")), sha256.Sum256([]byte("pk_public"))
+	privHeader, pubHeader := "Basic c2tfcHJpdmF0ZTo=", "Basic cGtfcHVibGljOg=="
+	var m Memo
+	isPriv, isPub := m.Known(privHeader, priv, pub)
+	assert.False(t, isPriv || isPub, "nothing known before a match")
+	m.MatchHeader(privHeader, []byte("sk_private"), priv, pub)
+	m.MatchHeader(pubHeader, []byte("pk_public"), priv, pub)
+	for range 3 {
+		isPriv, isPub = m.Known(privHeader, priv, pub)
+		assert.Equal(t, [2]bool{true, false}, [2]bool{isPriv, isPub})
+		isPriv, isPub = m.Known(pubHeader, priv, pub)
+		assert.Equal(t, [2]bool{false, true}, [2]bool{isPriv, isPub})
+		for _, wrong := range []string{"Basic c2tfcHJpdmF0ZTo", "Basic c2tfcHJpdmF0ZTp=", "basic c2tfcHJpdmF0ZTo=", privHeader + " ", ""} {
+			isPriv, isPub = m.Known(wrong, priv, pub)
+			assert.False(t, isPriv || isPub, "%q", wrong)
+		}
+	}
+	// The hashes swapped: not known (the caller decodes and matches).
+	isPriv, isPub = m.Known(privHeader, pub, priv)
+	assert.False(t, isPriv || isPub, "swapped hashes")
+	// The private key rotated, then revoked: its header is no longer known.
+	rotated := sha256.Sum256([]byte("sk_rotated"))
+	isPriv, isPub = m.Known(privHeader, rotated, pub)
+	assert.False(t, isPriv || isPub, "after rotation")
+	isPriv, isPub = m.Known(privHeader, [32]byte{}, pub)
+	assert.False(t, isPriv || isPub, "after revocation")
+	isPriv, isPub = m.MatchHeader(privHeader, []byte("sk_private"), rotated, pub)
+	assert.False(t, isPriv || isPub, "the old key after rotation")
+	// A nil memo knows nothing.
+	isPriv, isPub = (*Memo)(nil).Known(privHeader, priv, pub)
+	assert.False(t, isPriv || isPub)
+	// A key remembered by Match (no header) makes no header known.
+	var bare Memo
+	bare.Match([]byte("sk_private"), priv, pub)
+	isPriv, isPub = bare.Known(privHeader, priv, pub)
+	assert.False(t, isPriv || isPub)
+	bare.MatchHeader(privHeader, []byte("sk_private"), priv, pub)
+	isPriv, _ = bare.Known(privHeader, priv, pub)
+	assert.True(t, isPriv, "the header learnt on the key's next match")
+	assert.Zero(t, testing.AllocsPerRun(100, func() { m.Known(privHeader, priv, pub) }))
+}
+
+// TestSame: the word-at-a-time comparison agrees with ==, wherever two
+// strings differ (each byte, each bit of it), whatever their length.
+func TestSame(t *testing.T) {
+	for n := range 40 {
+		a := make([]byte, n)
+		for i := range a {
+			a[i] = byte('A' + i)
+		}
+		assert.True(t, same(string(a), string(a)), "len %d", n)
+		assert.False(t, same(string(a), string(a)+"x"), "len %d", n)
+		for i := range a {
+			for bit := range 8 {
+				b := append([]byte(nil), a...)
+				b[i] ^= 1 << bit
+				assert.False(t, same(string(a), string(b)), "len %d, byte %d, bit %d", n, i, bit)
+			}
+		}
+	}
+}
