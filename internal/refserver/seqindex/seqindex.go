@@ -9,7 +9,8 @@
 //   - [Keys] finds a record of a list by a string key (an id, an order_id):
 //     it maps a 32-bit hash of the key to the record's seq and checks the
 //     key of the record found, so a collision costs a little room and never
-//     a wrong answer.
+//     a wrong answer. Storing a key finds its place with one probe of the
+//     table, as reading one does.
 //   - [Amounts] bounds the amounts in cents of the records by blocks of
 //     consecutive seq, so that a list filtered by amount skips whole blocks
 //     that cannot match; its bounds only widen, so they stay true when an
@@ -43,17 +44,63 @@ import (
 // A hash is not the key: a lookup checks the key of the record found, and
 // a key whose hash is already taken by another key goes to more, an
 // ordinary map, so collisions cost a little room and never a wrong answer.
+//
+// The hashes and seqs are an open-addressing table (linear probing) of
+// hash<<32|seq words, 0 where a slot is empty (a seq is never 0): one
+// array, no pointers, at most three quarters full. A store finds the slot
+// of its hash, taken or empty, in the same probe that a lookup makes, and
+// the records a lookup and a store touch are the words of one slot's run,
+// most often in one cache line.
 type Keys[T any] struct {
 	seed maphash.Seed
 	// key is the key the index is by, read from a stored record.
-	key  func(T) string
-	seqs map[uint32]uint32
-	more map[string]uint32
+	key   func(T) string
+	slots []uint64 // a power of two long, or empty
+	n     int      // slots taken
+	more  map[string]uint32
 }
 
 // NewKeys returns an empty index by the key that key reads from a record.
 func NewKeys[T any](key func(T) string) Keys[T] {
-	return Keys[T]{seed: maphash.MakeSeed(), key: key, seqs: make(map[uint32]uint32)}
+	return Keys[T]{seed: maphash.MakeSeed(), key: key}
+}
+
+// slot returns the slot of hash h in x.slots (not empty): the one that
+// holds h, true, or the empty one where h goes, false.
+func (x *Keys[T]) slot(h uint32) (int, bool) {
+	mask := len(x.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		if e := x.slots[i]; e == 0 || uint32(e>>32) == h {
+			return i, e != 0
+		}
+	}
+}
+
+// grow doubles x.slots (eight slots first) and puts each word back in its
+// run.
+func (x *Keys[T]) grow() {
+	old := x.slots
+	x.slots = make([]uint64, max(8, 2*len(old)))
+	for _, e := range old {
+		if e != 0 {
+			i, _ := x.slot(uint32(e >> 32))
+			x.slots[i] = e
+		}
+	}
+}
+
+// free empties slot i, moving back the words after it in its run whose
+// home slot the gap would cut them off from (deletion in linear probing).
+func (x *Keys[T]) free(i int) {
+	mask := len(x.slots) - 1
+	for j := (i + 1) & mask; x.slots[j] != 0; j = (j + 1) & mask {
+		home := int(uint32(x.slots[j]>>32)) & mask
+		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+			x.slots[i], i = x.slots[j], j
+		}
+	}
+	x.slots[i] = 0
+	x.n--
 }
 
 func (x *Keys[T]) hash(k string) uint32 {
@@ -64,9 +111,11 @@ func (x *Keys[T]) hash(k string) uint32 {
 // Get returns the record of list with key k, and false when there is
 // none (the zero T then).
 func (x *Keys[T]) Get(list []T, k string) (T, bool) {
-	if seq, ok := x.seqs[x.hash(k)]; ok {
-		if r := list[seq-1]; x.key(r) == k {
-			return r, true
+	if len(x.slots) > 0 {
+		if i, ok := x.slot(x.hash(k)); ok {
+			if r := list[uint32(x.slots[i])-1]; x.key(r) == k {
+				return r, true
+			}
 		}
 	}
 	if seq, ok := x.more[k]; ok {
@@ -79,24 +128,34 @@ func (x *Keys[T]) Get(list []T, k string) (T, bool) {
 // Put records that the record of seq (already in list) has key k.
 func (x *Keys[T]) Put(list []T, k string, seq uint32) {
 	h := x.hash(k)
-	if old, ok := x.seqs[h]; ok && x.key(list[old-1]) != k {
+	if 4*(x.n+1) > 3*len(x.slots) {
+		x.grow()
+	}
+	i, taken := x.slot(h)
+	if taken && x.key(list[uint32(x.slots[i])-1]) != k {
 		if x.more == nil {
 			x.more = make(map[string]uint32)
 		}
 		x.more[k] = seq
 		return
 	}
-	x.seqs[h] = seq
-	delete(x.more, k)
+	if !taken {
+		x.n++
+	}
+	x.slots[i] = uint64(h)<<32 | uint64(seq)
+	if len(x.more) > 0 {
+		delete(x.more, k)
+	}
 }
 
 // Remove forgets key k. It is called before a record's key changes (an
 // order_id changed), while the key function still gives the old one.
 func (x *Keys[T]) Remove(list []T, k string) {
-	h := x.hash(k)
-	if seq, ok := x.seqs[h]; ok && x.key(list[seq-1]) == k {
-		delete(x.seqs, h)
-		return
+	if len(x.slots) > 0 {
+		if i, ok := x.slot(x.hash(k)); ok && x.key(list[uint32(x.slots[i])-1]) == k {
+			x.free(i)
+			return
+		}
 	}
 	delete(x.more, k)
 }

@@ -1,6 +1,7 @@
 package seqindex
 
 import (
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"testing"
@@ -182,4 +183,54 @@ func TestLists(t *testing.T) {
 	assert.Equal(t, List{5}, ls.Get("b"))
 	assert.Equal(t, List{6}, ls.Get("c"))
 	assert.Len(t, ls.byKey, 3)
+}
+
+// TestKeysAgreeWithAMap stores, renames and removes keys at random, many
+// thousands (the table grows, its runs wrap around its end, removals move
+// words back), and checks after each step against a map of the same keys.
+func TestKeysAgreeWithAMap(t *testing.T) {
+	t.Parallel()
+	x := NewKeys(func(r *rec) string { return r.key })
+	var list []*rec
+	want := map[string]*rec{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(k string) {
+		r, ok := x.Get(list, k)
+		if w := want[k]; w != nil {
+			require.True(t, ok, k)
+			require.Same(t, w, r, k)
+		} else {
+			require.False(t, ok, k)
+		}
+	}
+	for step := range 60_000 {
+		k := "k" + strconv.Itoa(rng.IntN(20_000))
+		switch r := want[k]; {
+		case r == nil: // store it
+			r = &rec{key: k, seq: uint32(len(list) + 1)}
+			list = append(list, r)
+			x.Put(list, k, r.seq)
+			want[k] = r
+		case step%3 == 0: // its key changes and comes back (an order_id)
+			x.Remove(list, k)
+			r.key = k + "-renamed"
+			x.Put(list, r.key, r.seq)
+			_, found := x.Get(list, k)
+			require.False(t, found, "the old key is gone")
+			got, _ := x.Get(list, r.key)
+			require.Same(t, r, got)
+			x.Remove(list, r.key)
+			r.key = k
+			x.Put(list, k, r.seq)
+		default: // it goes
+			x.Remove(list, k)
+			delete(want, k)
+		}
+		check(k)
+		check("k" + strconv.Itoa(rng.IntN(20_000)))
+	}
+	for i := range 20_000 {
+		check("k" + strconv.Itoa(i))
+	}
+	assert.Equal(t, len(want), x.n+len(x.more), "one slot per key stored, or one entry of more when its hash is taken")
 }
