@@ -18,7 +18,7 @@
 //   - [List] is a list of seq in ascending order, searched by binary search;
 //     [List.Add] and [List.Remove] keep the order. [Lists] holds lists by a
 //     key, each reached with one map lookup to change it as to read it, and
-//     none for a change to the list changed last.
+//     none for a change to one of the few lists changed last.
 //
 // The package does not own the records, their order or their lock: the
 // caller stores the records, gives each its seq, and holds its own lock
@@ -239,15 +239,22 @@ func (l *List) Remove(seq uint32) {
 
 // Lists holds lists by a key of type K. A list is kept behind a pointer,
 // so that changing it takes one map lookup (Edit), not a lookup and a
-// store, and none when it is the list changed last (a run of records of
-// one kind, stored one after the other); the pointers are one per key,
-// not per record. Lists are never dropped, so the last one stays valid.
-// The zero value is ready to use.
+// store, and none when it is one of the [recentLists] lists changed last
+// (a run of records of one kind, stored one after the other; a transfer's
+// two sides, each in the lists of its type and of its customer); the
+// pointers are one per key, not per record. Lists are never dropped, so
+// the recent ones stay valid. The zero value is ready to use.
 type Lists[K comparable] struct {
-	byKey    map[K]*List
-	lastKey  K
-	lastList *List // nil until the first Edit
+	byKey  map[K]*List
+	recent [recentLists]struct {
+		key  K
+		list *List // nil until an Edit fills the entry
+	}
+	next int // the entry of recent the next miss replaces
 }
+
+// recentLists is how many lists Lists.Edit reaches without a map lookup.
+const recentLists = 3
 
 // Get returns the list of k (nil when there is none). The list returned
 // is a copy of its header: appends made later do not change it.
@@ -260,8 +267,10 @@ func (ls *Lists[K]) Get(k K) List {
 
 // Edit returns the list of k to change, made empty when there is none.
 func (ls *Lists[K]) Edit(k K) *List {
-	if ls.lastList != nil && ls.lastKey == k {
-		return ls.lastList
+	for i := range ls.recent {
+		if r := &ls.recent[i]; r.list != nil && r.key == k {
+			return r.list
+		}
 	}
 	l := ls.byKey[k]
 	if l == nil {
@@ -271,6 +280,7 @@ func (ls *Lists[K]) Edit(k K) *List {
 		l = new(List)
 		ls.byKey[k] = l
 	}
-	ls.lastKey, ls.lastList = k, l
+	ls.recent[ls.next].key, ls.recent[ls.next].list = k, l
+	ls.next = (ls.next + 1) % recentLists
 	return l
 }

@@ -185,6 +185,34 @@ func TestLists(t *testing.T) {
 	assert.Len(t, ls.byKey, 3)
 }
 
+// TestListsPastTheRecentOnes changes lists of more keys than Edit keeps
+// at hand, in runs and in turns (a transfer's sides: the type's list, then
+// each customer's), and checks each list against the seqs given it.
+func TestListsPastTheRecentOnes(t *testing.T) {
+	t.Parallel()
+	var ls Lists[string]
+	want := map[string]List{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"transfer", "transfer/a", "transfer/b", "charge", "charge/a", "charge/c"}
+	for seq := uint32(1); seq <= 3000; seq++ {
+		k := keys[rng.IntN(len(keys))]
+		if seq%7 < 4 { // runs of a type with alternating customers
+			k = keys[(seq%7)%3]
+		}
+		ls.Edit(k).Add(seq)
+		want[k] = append(want[k], seq)
+		if seq%50 == 0 { // a record leaves a list (a status changed)
+			l := want[k]
+			ls.Edit(k).Remove(l[0])
+			want[k] = l[1:]
+		}
+	}
+	for _, k := range keys {
+		assert.Equal(t, want[k], ls.Get(k), k)
+	}
+	assert.Len(t, ls.byKey, len(keys), "one list per key")
+}
+
 // TestKeysAgreeWithAMap stores, renames and removes keys at random, many
 // thousands (the table grows, its runs wrap around its end, removals move
 // words back), and checks after each step against a map of the same keys.
