@@ -81,11 +81,14 @@ var (
 // byte from limit on is skipped, so that no character is favoured.
 type alphabet struct {
 	limit int
+	// below is 256-limit in each byte: a word x holds a byte from limit on
+	// when one of ^x's bytes is below 256-limit (hasSkipped).
+	below uint64
 	pick  [256]byte
 }
 
 func newAlphabet(chars string) *alphabet {
-	a := &alphabet{limit: 256 - 256%len(chars)}
+	a := &alphabet{limit: 256 - 256%len(chars), below: lowBits * uint64(256%len(chars))}
 	for b := range a.limit {
 		a.pick[b] = chars[b%len(chars)]
 	}
@@ -144,6 +147,13 @@ func (g *Generator) appendDraw(dst []byte, a *alphabet, n int) []byte {
 	for i := 0; i < n; w = words[:1] {
 		g.words(w)
 		for _, x := range w {
+			if i+8 <= n && !a.hasSkipped(x) { // the usual case: eight characters
+				p := (*[8]byte)(out[i:])
+				p[0], p[1], p[2], p[3] = a.pick[byte(x)], a.pick[byte(x>>8)], a.pick[byte(x>>16)], a.pick[byte(x>>24)]
+				p[4], p[5], p[6], p[7] = a.pick[byte(x>>32)], a.pick[byte(x>>40)], a.pick[byte(x>>48)], a.pick[byte(x>>56)]
+				i += 8
+				continue
+			}
 			for k := 0; k < 8 && i < n; k, x = k+1, x>>8 {
 				if b := byte(x); int(b) < a.limit {
 					out[i] = a.pick[b]
@@ -154,6 +164,16 @@ func (g *Generator) appendDraw(dst []byte, a *alphabet, n int) []byte {
 	}
 	return dst[:len(dst)+n]
 }
+
+// hasSkipped reports whether a byte of x is one a draw from a skips (from
+// a.limit on): whether a byte of ^x is below 256-a.limit, at most 128
+// (the test for a byte below n of "Bit Twiddling Hacks", exact for that).
+func (a *alphabet) hasSkipped(x uint64) bool {
+	return (^x-a.below)&x&(lowBits*0x80) != 0
+}
+
+// lowBits is 1 in each byte of a word.
+const lowBits = 0x0101010101010101
 
 // maxDrawWords is how many words appendDraw draws at once at most: those
 // of the longest draw (an API key's 32 characters).
