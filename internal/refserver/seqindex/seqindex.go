@@ -245,12 +245,13 @@ func (l *List) Remove(seq uint32) {
 // pointers are one per key, not per record. Lists are never dropped, so
 // the recent ones stay valid. The zero value is ready to use.
 type Lists[K comparable] struct {
-	byKey  map[K]*List
+	byKey map[K]*List
+	// recent holds the lists last reached through the map, the latest
+	// first, so that a run of one list is found by the first comparison.
 	recent [recentLists]struct {
 		key  K
 		list *List // nil until an Edit fills the entry
 	}
-	next int // the entry of recent the next miss replaces
 }
 
 // recentLists is how many lists Lists.Edit reaches without a map lookup.
@@ -280,7 +281,7 @@ func (ls *Lists[K]) Edit(k K) *List {
 		l = new(List)
 		ls.byKey[k] = l
 	}
-	ls.recent[ls.next].key, ls.recent[ls.next].list = k, l
-	ls.next = (ls.next + 1) % recentLists
+	copy(ls.recent[1:], ls.recent[:recentLists-1])
+	ls.recent[0].key, ls.recent[0].list = k, l
 	return l
 }
