@@ -180,6 +180,11 @@ var amountBlockShift = [3]uint{6, 12, 18}
 // Widen makes the bounds of the blocks of seq (from 1) cover an amount of
 // c cents (any amount when c is NoCents).
 func (s *Amounts) Widen(seq uint32, c int64) {
+	// The larger blocks' bounds hold the smallest's: when it holds c, so
+	// do they (the usual case, a block of like amounts).
+	if b := int((seq - 1) >> amountBlockShift[0]); b < len(s.least[0]) && s.least[0][b] <= c && c <= s.most[0][b] {
+		return
+	}
 	ok := c != NoCents
 	for lv, shift := range amountBlockShift {
 		b := int((seq - 1) >> shift)

@@ -1,6 +1,7 @@
 package seqindex
 
 import (
+	"math"
 	"math/rand/v2"
 	"net/url"
 	"strconv"
@@ -211,6 +212,48 @@ func TestListsPastTheRecentOnes(t *testing.T) {
 		assert.Equal(t, want[k], ls.Get(k), k)
 	}
 	assert.Len(t, ls.byKey, len(keys), "one list per key")
+}
+
+// TestAmountsBoundEveryAmountWidened widens blocks with random seqs (in
+// order and out of it) and amounts (some without cents) and checks each
+// level's bounds against the least and greatest amount given to its
+// blocks, so that Widen's shortcut (the smallest block already holds the
+// amount) never leaves a larger block too narrow.
+func TestAmountsBoundEveryAmountWidened(t *testing.T) {
+	t.Parallel()
+	var s Amounts
+	type bound struct{ least, most int64 }
+	want := [3]map[int]bound{{}, {}, {}}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20_000 {
+		seq := uint32(i + 1)
+		if i%5 == 0 {
+			seq = uint32(1 + rng.IntN(i+1)) // an amount changed
+		}
+		c := int64(rng.IntN(1000))
+		if i%997 == 0 {
+			c = NoCents
+		}
+		s.Widen(seq, c)
+		for lv, shift := range amountBlockShift {
+			b := int((seq - 1) >> shift)
+			w, ok := want[lv][b]
+			switch {
+			case c == NoCents:
+				w = bound{math.MinInt64, math.MaxInt64}
+			case !ok:
+				w = bound{c, c}
+			default:
+				w = bound{min(w.least, c), max(w.most, c)}
+			}
+			want[lv][b] = w
+		}
+	}
+	for lv := range amountBlockShift {
+		for b, w := range want[lv] {
+			require.Equal(t, w, bound{s.least[lv][b], s.most[lv][b]}, "level %d block %d", lv, b)
+		}
+	}
 }
 
 // TestKeysAgreeWithAMap stores, renames and removes keys at random, many
