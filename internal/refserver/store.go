@@ -675,14 +675,13 @@ func (t *tx) snapshot() openpay.Transaction {
 // addTx stores a new transaction and reserves its order_id. The caller
 // holds m.mu and has checked the order_id with orderIDTaken.
 func (m *merchant) addTx(t *tx) {
-	if n := len(m.txList); n > 0 && t.createdBefore(m.txList[n-1]) {
-		m.clockBack = true
-	}
+	m.clockBack = m.clockBack || len(m.txList) > 0 && t.createdBefore(m.txList[len(m.txList)-1])
 	m.txList = append(m.txList, t)
-	m.txSeq++
-	t.seq = m.txSeq
-	m.txs.Put(m.txList, t.id(), t.seq)
+	t.seq, m.txSeq = m.txSeq+1, m.txSeq+1
 	key := txKey{typ: t.typ()}
+	if key.typ != openpay.TransactionTypeTransfer || t.opType() != openpay.OperationTypeIn { // a transfer's in side: the out side, stored next, holds the id
+		m.txs.Put(m.txList, t.id(), t.seq)
+	}
 	m.txIndex.Edit(key).Add(t.seq)
 	if key.customer = t.customerID(); key.customer != "" {
 		m.txIndex.Edit(key).Add(t.seq)

@@ -100,12 +100,12 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	text[fieldOrderID], text[fieldCustomerID] = "", to.id()
 	in.text = txTexts.Make(&text)
 	in.setOpType(openpay.OperationTypeIn)
-	// The in side first, right before the out side (getTransfer finds it
-	// there): the merchant's transaction of the id is then the out side,
-	// which holds the order_id.
+	// The in side first, right before the out side (getTransfer finds it there),
+	// which alone holds the id's index entry (addTx skips an in side's) and the
+	// order_id. The event is dated at the transfer's time, read by newMoneyTx.
 	m.addTx(in)
 	m.addTx(out)
-	s.emit(m, openpay.EventTypeTransferSucceeded, out)
+	s.emitAt(m, openpay.EventTypeTransferSucceeded, out, out.created())
 	answer := c.answerTx(out)
 	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: from.barcodeAt(c.baseURL())}
 	answer.Store, answer.CLABE = &c.store, from.clabe

@@ -6,8 +6,8 @@
 //   - An id is [Length] lower-case ASCII letters and digits that start with
 //     its [Kind]'s prefix ([Valid] tells the form). A reference has the shape
 //     the gateway's references have; each method says which.
-//   - Without a seed a [Generator] is unpredictable (ChaCha8 streams keyed
-//     from crypto/rand). With one it yields the same sequence on every run,
+//   - Without a seed a [Generator] is unpredictable (the runtime's ChaCha8
+//     generators, keyed from the operating system's random source). With one it yields the same sequence on every run,
 //     and [Generator.State] tells where it stands, so that Reset and a
 //     restarted server go on with the sequence rather than repeat it
 //     ([Generator.SetState], [Generator.Restore]).
@@ -21,15 +21,16 @@
 package idgen
 
 import (
-	crand "crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -80,11 +81,14 @@ var (
 // byte from limit on is skipped, so that no character is favoured.
 type alphabet struct {
 	limit int
+	// below is 256-limit in each byte: a word x holds a byte from limit on
+	// when one of ^x's bytes is below 256-limit (hasSkipped).
+	below uint64
 	pick  [256]byte
 }
 
 func newAlphabet(chars string) *alphabet {
-	a := &alphabet{limit: 256 - 256%len(chars)}
+	a := &alphabet{limit: 256 - 256%len(chars), below: lowBits * uint64(256%len(chars))}
 	for b := range a.limit {
 		a.pick[b] = chars[b%len(chars)]
 	}
@@ -92,39 +96,32 @@ func newAlphabet(chars string) *alphabet {
 }
 
 // Generator makes identifiers and references. By default it draws from
-// ChaCha8 streams, each keyed from the operating system's secure random
-// source: as unpredictable as reading that source for every id, at a
-// fraction of the cost (one system read per stream, not per id). The
-// streams are pooled, so that concurrent requests do not queue for one
-// (ids are drawn while a merchant's lock is held). When a test asks for
-// determinism it draws from one seeded generator that yields the same
-// sequence on every run.
+// the runtime's generators (math/rand/v2's top-level functions): ChaCha8,
+// one per thread, keyed from the operating system's secure random source,
+// as unpredictable as reading that source for every id at a fraction of
+// the cost, and without a lock or a pool (ids are drawn while a merchant's
+// lock is held). When a test asks for determinism it draws from one seeded
+// generator that yields the same sequence on every run.
 // It is safe for concurrent use (with a seed, concurrent callers share one
 // sequence, so only a single-goroutine caller sees a reproducible
 // assignment).
 type Generator struct {
 	mu     sync.Mutex
-	seeded *rand.PCG // nil: draw from streams
-	// streams holds *rand.ChaCha8, each keyed from crypto/rand.
-	streams sync.Pool
+	seeded *rand.PCG // nil: draw from the runtime's generators
 
-	reservedMu sync.RWMutex
+	reservedMu sync.Mutex // held by Reserve, which replaces the set
 	// reserved holds identifiers fixed from outside (a seed's), which
 	// NewID never hands out, so that a drawn id cannot take a fixed one.
-	reserved map[string]bool
+	// A set once stored is never changed (Reserve stores a new one), so
+	// that a draw reads it without a lock.
+	reserved atomic.Pointer[map[string]bool]
 }
 
-// New returns a generator. With a nil seed it draws from a
-// ChaCha8 stream keyed from crypto/rand; with a seed it is deterministic.
+// New returns a generator. With a nil seed it draws from the runtime's
+// ChaCha8 generators; with a seed it is deterministic.
 func New(seed *int64) *Generator {
 	if seed == nil {
-		g := &Generator{}
-		g.streams.New = func() any {
-			var key [32]byte
-			_, _ = crand.Read(key[:]) // never fails since Go 1.24: it aborts the program instead
-			return rand.NewChaCha8(key)
-		}
-		return g
+		return &Generator{}
 	}
 	// The second PCG word is a fixed constant so that the seed alone decides
 	// the sequence.
@@ -138,29 +135,49 @@ func (g *Generator) draw(a *alphabet, n int) string {
 }
 
 // appendDraw is draw appending to dst, so that a caller that builds a longer
-// value (an id with its prefix) allocates it once.
+// value (an id with its prefix) allocates it once. It draws the words n
+// characters need at least (n/8 rounded up) at once, then one more at a
+// time while skipped bytes leave characters to pick: the words a seed's
+// sequence gives each draw are those of a word at a time.
 func (g *Generator) appendDraw(dst []byte, a *alphabet, n int) []byte {
-	limit := a.limit
-	var src rand.Source
-	if g.seeded != nil {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		src = g.seeded
-	} else {
-		stream := g.streams.Get().(*rand.ChaCha8)
-		defer g.streams.Put(stream)
-		src = stream
-	}
-	for end := len(dst) + n; len(dst) < end; {
-		w := src.Uint64()
-		for k := 0; k < 8 && len(dst) < end; k++ {
-			if b := int(byte(w >> (8 * k))); b < limit {
-				dst = append(dst, a.pick[b])
+	dst = slices.Grow(dst, n)
+	out := dst[len(dst) : len(dst)+n]
+	var words [maxDrawWords]uint64
+	w := words[:min((n+7)/8, maxDrawWords)]
+	for i := 0; i < n; w = words[:1] {
+		g.words(w)
+		for _, x := range w {
+			if i+8 <= n && !a.hasSkipped(x) { // the usual case: eight characters
+				p := (*[8]byte)(out[i:])
+				p[0], p[1], p[2], p[3] = a.pick[byte(x)], a.pick[byte(x>>8)], a.pick[byte(x>>16)], a.pick[byte(x>>24)]
+				p[4], p[5], p[6], p[7] = a.pick[byte(x>>32)], a.pick[byte(x>>40)], a.pick[byte(x>>48)], a.pick[byte(x>>56)]
+				i += 8
+				continue
+			}
+			for k := 0; k < 8 && i < n; k, x = k+1, x>>8 {
+				if b := byte(x); int(b) < a.limit {
+					out[i] = a.pick[b]
+					i++
+				}
 			}
 		}
 	}
-	return dst
+	return dst[:len(dst)+n]
 }
+
+// hasSkipped reports whether a byte of x is one a draw from a skips (from
+// a.limit on): whether a byte of ^x is below 256-a.limit, at most 128
+// (the test for a byte below n of "Bit Twiddling Hacks", exact for that).
+func (a *alphabet) hasSkipped(x uint64) bool {
+	return (^x-a.below)&x&(lowBits*0x80) != 0
+}
+
+// lowBits is 1 in each byte of a word.
+const lowBits = 0x0101010101010101
+
+// maxDrawWords is how many words appendDraw draws at once at most: those
+// of the longest draw (an API key's 32 characters).
+const maxDrawWords = 4
 
 // NewID returns a new identifier of the given kind: [Length] lowercase
 // letters and digits starting with the kind's prefix ("tr" + 18 more for a
@@ -181,10 +198,7 @@ func (g *Generator) AppendNewID(dst []byte, kind Kind) []byte {
 	}
 	for start := len(dst); ; dst = dst[:start] {
 		dst = g.appendDraw(append(dst, prefix...), drawLower, Length-len(prefix))
-		g.reservedMu.RLock()
-		taken := g.reserved[string(dst[start:])]
-		g.reservedMu.RUnlock()
-		if !taken {
+		if r := g.reserved.Load(); r == nil || !(*r)[string(dst[start:])] {
 			return dst
 		}
 	}
@@ -203,12 +217,14 @@ func (g *Generator) AppendIDOr(dst []byte, fixed string, kind Kind) []byte {
 func (g *Generator) Reserve(ids []string) {
 	g.reservedMu.Lock()
 	defer g.reservedMu.Unlock()
-	if g.reserved == nil {
-		g.reserved = make(map[string]bool)
+	set := make(map[string]bool)
+	if old := g.reserved.Load(); old != nil {
+		maps.Copy(set, *old)
 	}
 	for _, id := range ids {
-		g.reserved[id] = true
+		set[id] = true
 	}
+	g.reserved.Store(&set)
 }
 
 // Valid reports whether id has the form of the identifiers the server
@@ -350,11 +366,9 @@ func (g *Generator) words(w []uint64) {
 		}
 		return
 	}
-	stream := g.streams.Get().(*rand.ChaCha8)
 	for i := range w {
-		w[i] = stream.Uint64()
+		w[i] = rand.Uint64()
 	}
-	g.streams.Put(stream)
 }
 
 // State returns where a seeded generator stands in its sequence, nil for
@@ -395,20 +409,17 @@ func (g *Generator) Restore(b []byte) error {
 
 // Reserved returns the reserved identifiers, sorted.
 func (g *Generator) Reserved() []string {
-	g.reservedMu.RLock()
-	defer g.reservedMu.RUnlock()
-	ids := make([]string, 0, len(g.reserved))
-	for id := range g.reserved {
-		ids = append(ids, id)
+	if r := g.reserved.Load(); r != nil {
+		return slices.Sorted(maps.Keys(*r))
 	}
-	slices.Sort(ids)
-	return ids
+	return []string{}
 }
 
 // ReservedCount is len(Reserved()) without the copy: a change in it tells
 // the server's data directory to save the set again.
 func (g *Generator) ReservedCount() int {
-	g.reservedMu.RLock()
-	defer g.reservedMu.RUnlock()
-	return len(g.reserved)
+	if r := g.reserved.Load(); r != nil {
+		return len(*r)
+	}
+	return 0
 }

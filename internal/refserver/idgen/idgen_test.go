@@ -2,6 +2,7 @@ package idgen
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -303,4 +304,62 @@ func TestSeededDrawsAsBefore(t *testing.T) {
 		g.CustomerStoreReference(), g.BankReference(), g.VerificationCode(), g.APIKey("sk_"), g.IVRKey(), g.CLABEAccount())
 	assert.Equal(t, "trqs5xezu8d72ldl5ald 591077 000020TRABC0125601 0101997813449390 OPENPAYH56WEV0TQM 53262358669913955285 "+
 		"zR8kL8fJ sk_2507a321420ffa6339e6c12d95722305 142711 13539800298\n", got)
+}
+
+// TestHasSkippedIsTheByteByByteTest holds the word-at-once test of
+// appendDraw's usual case to the byte-by-byte one, for every alphabet: each
+// byte value in each place of a word, and random words.
+func TestHasSkippedIsTheByteByByteTest(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, a := range []*alphabet{drawLower, drawUpper, drawMixed, drawDigits, drawNonZero, drawHex} {
+		byByte := func(x uint64) bool {
+			for k := range 8 {
+				if int(byte(x>>(8*k))) >= a.limit {
+					return true
+				}
+			}
+			return false
+		}
+		for range 2000 {
+			base := rng.Uint64()
+			for place := range 8 {
+				for b := range 256 {
+					x := base&^(0xff<<(8*place)) | uint64(b)<<(8*place)
+					if got, want := a.hasSkipped(x), byByte(x); got != want {
+						t.Fatalf("limit %d, word %#x: hasSkipped %v, byte by byte %v", a.limit, x, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSeededDrawsAreAWordAtATime holds a seed's draws, many thousands of
+// every alphabet (with the skipped bytes among them), to the rule they
+// always followed: a word of the seed's PCG at a time, its bytes lowest
+// first, a byte from the alphabet's limit on skipped, the rest of the
+// last word unused.
+func TestSeededDrawsAreAWordAtATime(t *testing.T) {
+	t.Parallel()
+	g := New(seed(7))
+	src := rand.NewPCG(7, 0x6f70656e70617921)
+	want := func(a *alphabet, n int) string {
+		var b []byte
+		for len(b) < n {
+			w := src.Uint64()
+			for k := 0; k < 8 && len(b) < n; k++ {
+				if c := byte(w >> (8 * k)); int(c) < a.limit {
+					b = append(b, a.pick[c])
+				}
+			}
+		}
+		return string(b)
+	}
+	for i := range 20_000 {
+		a := []*alphabet{drawLower, drawUpper, drawMixed, drawDigits, drawNonZero, drawHex}[i%6]
+		n := 1 + i%33
+		require.Equal(t, want(a, n), g.draw(a, n), "draw %d: %d characters, limit %d", i, n, a.limit)
+	}
+	require.Equal(t, "tr"+want(drawLower, Length-2), g.NewID(KindTransaction))
 }

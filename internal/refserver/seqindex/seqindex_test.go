@@ -1,6 +1,8 @@
 package seqindex
 
 import (
+	"math"
+	"math/rand/v2"
 	"net/url"
 	"strconv"
 	"testing"
@@ -182,4 +184,124 @@ func TestLists(t *testing.T) {
 	assert.Equal(t, List{5}, ls.Get("b"))
 	assert.Equal(t, List{6}, ls.Get("c"))
 	assert.Len(t, ls.byKey, 3)
+}
+
+// TestListsPastTheRecentOnes changes lists of more keys than Edit keeps
+// at hand, in runs and in turns (a transfer's sides: the type's list, then
+// each customer's), and checks each list against the seqs given it.
+func TestListsPastTheRecentOnes(t *testing.T) {
+	t.Parallel()
+	var ls Lists[string]
+	want := map[string]List{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	keys := []string{"transfer", "transfer/a", "transfer/b", "charge", "charge/a", "charge/c"}
+	for seq := uint32(1); seq <= 3000; seq++ {
+		k := keys[rng.IntN(len(keys))]
+		if seq%7 < 4 { // runs of a type with alternating customers
+			k = keys[(seq%7)%3]
+		}
+		ls.Edit(k).Add(seq)
+		want[k] = append(want[k], seq)
+		if seq%50 == 0 { // a record leaves a list (a status changed)
+			l := want[k]
+			ls.Edit(k).Remove(l[0])
+			want[k] = l[1:]
+		}
+	}
+	for _, k := range keys {
+		assert.Equal(t, want[k], ls.Get(k), k)
+	}
+	assert.Len(t, ls.byKey, len(keys), "one list per key")
+}
+
+// TestAmountsBoundEveryAmountWidened widens blocks with random seqs (in
+// order and out of it) and amounts (some without cents) and checks each
+// level's bounds against the least and greatest amount given to its
+// blocks, so that Widen's shortcut (the smallest block already holds the
+// amount) never leaves a larger block too narrow.
+func TestAmountsBoundEveryAmountWidened(t *testing.T) {
+	t.Parallel()
+	var s Amounts
+	type bound struct{ least, most int64 }
+	want := [3]map[int]bound{{}, {}, {}}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i := range 20_000 {
+		seq := uint32(i + 1)
+		if i%5 == 0 {
+			seq = uint32(1 + rng.IntN(i+1)) // an amount changed
+		}
+		c := int64(rng.IntN(1000))
+		if i%997 == 0 {
+			c = NoCents
+		}
+		s.Widen(seq, c)
+		for lv, shift := range amountBlockShift {
+			b := int((seq - 1) >> shift)
+			w, ok := want[lv][b]
+			switch {
+			case c == NoCents:
+				w = bound{math.MinInt64, math.MaxInt64}
+			case !ok:
+				w = bound{c, c}
+			default:
+				w = bound{min(w.least, c), max(w.most, c)}
+			}
+			want[lv][b] = w
+		}
+	}
+	for lv := range amountBlockShift {
+		for b, w := range want[lv] {
+			require.Equal(t, w, bound{s.least[lv][b], s.most[lv][b]}, "level %d block %d", lv, b)
+		}
+	}
+}
+
+// TestKeysAgreeWithAMap stores, renames and removes keys at random, many
+// thousands (the table grows, its runs wrap around its end, removals move
+// words back), and checks after each step against a map of the same keys.
+func TestKeysAgreeWithAMap(t *testing.T) {
+	t.Parallel()
+	x := NewKeys(func(r *rec) string { return r.key })
+	var list []*rec
+	want := map[string]*rec{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	check := func(k string) {
+		r, ok := x.Get(list, k)
+		if w := want[k]; w != nil {
+			require.True(t, ok, k)
+			require.Same(t, w, r, k)
+		} else {
+			require.False(t, ok, k)
+		}
+	}
+	for step := range 60_000 {
+		k := "k" + strconv.Itoa(rng.IntN(20_000))
+		switch r := want[k]; {
+		case r == nil: // store it
+			r = &rec{key: k, seq: uint32(len(list) + 1)}
+			list = append(list, r)
+			x.Put(list, k, r.seq)
+			want[k] = r
+		case step%3 == 0: // its key changes and comes back (an order_id)
+			x.Remove(list, k)
+			r.key = k + "-renamed"
+			x.Put(list, r.key, r.seq)
+			_, found := x.Get(list, k)
+			require.False(t, found, "the old key is gone")
+			got, _ := x.Get(list, r.key)
+			require.Same(t, r, got)
+			x.Remove(list, r.key)
+			r.key = k
+			x.Put(list, k, r.seq)
+		default: // it goes
+			x.Remove(list, k)
+			delete(want, k)
+		}
+		check(k)
+		check("k" + strconv.Itoa(rng.IntN(20_000)))
+	}
+	for i := range 20_000 {
+		check("k" + strconv.Itoa(i))
+	}
+	assert.Equal(t, len(want), x.n+len(x.more), "one slot per key stored, or one entry of more when its hash is taken")
 }
