@@ -26,6 +26,8 @@ var serverTests = []serverTest{
 	{"TestChargeListWhileWriting", TestChargeListWhileWriting},
 	{"TestChargeMetadataEchoed", TestChargeMetadataEchoed},
 	{"TestChargePathMerchantSequence", TestChargePathMerchantSequence},
+	{"TestChargeRecordIsTheOneItsWireFormMakes", TestChargeRecordIsTheOneItsWireFormMakes},
+	{"TestChargeRecordsMerchantSequence", TestChargeRecordsMerchantSequence},
 	{"TestChargeStoredCardFromInside", TestChargeStoredCardFromInside},
 	{"TestChargeStoredCardTokenAndInline", TestChargeStoredCardTokenAndInline},
 	{"TestChargeUpdate", TestChargeUpdate},
