@@ -24,6 +24,7 @@ var serverTests = []serverTest{
 	{"TestCardValidationErrors", TestCardValidationErrors},
 	{"TestChargeListMatchesNaiveWalk", TestChargeListMatchesNaiveWalk},
 	{"TestChargeListWhileWriting", TestChargeListWhileWriting},
+	{"TestChargeMembersRequiredAsBefore", TestChargeMembersRequiredAsBefore},
 	{"TestChargeMetadataEchoed", TestChargeMetadataEchoed},
 	{"TestChargePathMerchantSequence", TestChargePathMerchantSequence},
 	{"TestChargeRecordIsTheOneItsWireFormMakes", TestChargeRecordIsTheOneItsWireFormMakes},

@@ -83,7 +83,7 @@ func TestChargeRecordIsTheOneItsWireFormMakes(t *testing.T) {
 				}
 			}
 			assert.Equal(t, wantRec, gotRec)
-			gw, ww := got.wire(), want.wire()
+			gw, ww := wireOf(got), wireOf(want)
 			gw.ExchangeRate = nil
 			assert.Equal(t, ww, gw)
 			if len(c.metadata) > 0 {
@@ -172,4 +172,44 @@ func TestChargeRecordsMerchantSequence(t *testing.T) {
 	usd := made[2]["exchange_rate"].(map[string]any)["value"].(float64)
 	got, _ := strconv.ParseFloat(balance.String(), 64)
 	assert.InDelta(t, 237.25+10*usd, got, 0.005)
+}
+
+// wireOf returns the record's whole wire form (tx.wireTo).
+func wireOf(t *tx) (w openpay.Transaction) {
+	t.wireTo(&w)
+	return w
+}
+
+// TestChargeMembersRequiredAsBefore: a member missing, null or blank is
+// refused with the same error, in the same order, now that a member
+// decoded to a value is not looked up again (Checker.RequiredUnlessGiven).
+func TestChargeMembersRequiredAsBefore(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	cardID := requireOK(t, env.post("/cards", validCard("4111111111111111")), env.created())["id"].(string)
+	for _, c := range []struct {
+		body map[string]any
+		desc string
+	}{
+		{map[string]any{"description": "d"}, "The field 'amount' is required"},
+		{map[string]any{"amount": nil, "description": "d"}, "The field 'amount' is required"},
+		{map[string]any{"amount": "10.00"}, "The field 'description' is required"},
+		{map[string]any{"amount": "10.00", "description": nil}, "The field 'description' is required"},
+		{map[string]any{"amount": "10.00", "description": ""}, "The field 'description' is required and cannot be empty"},
+		{map[string]any{"amount": "10.00", "description": "d", "source_id": nil, "order_id": ""}, "The field 'source_id' is required"},
+		{map[string]any{}, "The field 'amount' is required"},
+		{map[string]any{"amount": "10.00", "description": "d", "source_id": nil}, "The field 'source_id' is required"},
+		{map[string]any{"amount": "10.00", "description": "d", "source_id": ""}, "The field 'source_id' is required and cannot be empty"},
+		{map[string]any{"amount": "10.00", "description": "d", "order_id": ""}, "The field 'order_id' is required and cannot be empty"},
+		{map[string]any{"amount": "10.00", "description": "d", "order_id": "  "}, "The field 'order_id' is required and cannot be empty"},
+		{map[string]any{"amount": "10.00", "description": " ", "order_id": "  "}, "The field 'description' is required and cannot be empty"},
+	} {
+		body := map[string]any{"method": "card", "source_id": cardID}
+		for k, v := range c.body {
+			body[k] = v
+		}
+		r := env.post("/charges", body)
+		assert.Equal(t, c.desc, requireError(t, r, int(openpay.ErrBadRequest)), "%v", c.body)
+	}
+	assert.Empty(t, requireList(t, env.get("/charges")), "no refused request made a charge")
 }

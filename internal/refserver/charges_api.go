@@ -162,7 +162,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
 		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
-		v.Required(f, "source_id")
+		v.RequiredUnlessGiven(w.SourceID != "", f, "source_id")
 		if v.Err != nil {
 			return v.Err
 		}
@@ -230,7 +230,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		return errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.Code)
 	}
 
-	v.Required(f, "amount", "description")
+	v.RequiredUnlessGiven(!req.amount.IsZero() && req.description != "", f, "amount", "description")
 	v.Required(f, extraRequired...)
 	if s.opts.Strict {
 		v.Required(f, "order_id")
@@ -244,7 +244,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	v.Amount("amount", req.amount)
 	v.NonEmpty("description", req.description)
 	v.MaxLen("description", req.description, 250)
-	if f.Has("order_id") {
+	if req.orderID != "" || f.Has("order_id") { // one given is one present
 		v.NonEmpty("order_id", req.orderID)
 	}
 	v.MaxLen("order_id", req.orderID, 100)
