@@ -94,7 +94,7 @@ func (s *Server) registerCharges(r *routeTable) {
 // alipay. confirm true is an ordinary card charge (reqbody.ChargeConfirm). The
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
-// /pse paths take a PSE charge only.
+// /pse paths take a PSE charge only. It fills *req, which is zero.
 func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool, req *chargeRequest) *Error {
 	country := merch.country
 	var v reqbody.Checker
@@ -102,7 +102,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return v.Err
 	}
-	*req = chargeRequest{capture: true, country: country}
+	req.capture, req.country = true, country
 	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return e
 	}
