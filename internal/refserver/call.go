@@ -97,7 +97,7 @@ func (c *call) release() {
 // answerTx returns the answer of t: its wire form (tx.snapshot), taken now
 // under the caller's lock, kept in the call and written by ServeHTTP.
 func (c *call) answerTx(t *tx) *openpay.Transaction {
-	c.tx = t.snapshot()
+	t.snapshotTo(&c.tx)
 	return &c.tx
 }
 

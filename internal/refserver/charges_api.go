@@ -94,7 +94,7 @@ func (s *Server) registerCharges(r *routeTable) {
 // alipay. confirm true is an ordinary card charge (reqbody.ChargeConfirm). The
 // merchant's country decides what bank_account means (SPEI in Mexico, PSE
 // in Colombia), which methods exist and which currencies (country.go); the
-// /pse paths take a PSE charge only.
+// /pse paths take a PSE charge only. It fills *req, which is zero.
 func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool, req *chargeRequest) *Error {
 	country := merch.country
 	var v reqbody.Checker
@@ -102,18 +102,12 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return v.Err
 	}
-	*req = chargeRequest{capture: true, country: country}
+	req.capture, req.country = true, country
 	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return e
 	}
 	method := string(req.method)
-	var common struct {
-		amount      openpay.Amount
-		description string
-		orderID     string
-		customer    *openpay.ChargeCustomer
-		currency    openpay.Currency
-	}
+	var customer *openpay.ChargeCustomer // kept at merchant scope once checked
 	var extraRequired []string
 	confirm := reqbody.ChargeConfirm(f)
 	if psePath && method != string(openpay.ChargeMethodBankAccount) {
@@ -128,7 +122,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 				return e
 			}
 			req.kind, req.redirectURL = kindRedirect, w.RedirectURL
-			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+			req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 			extraRequired = []string{"redirect_url"}
 		case reqbody.ConfirmIVR:
 			var w openpay.IVRCharge
@@ -136,7 +130,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 				return e
 			}
 			req.kind, req.metadata = kindIVR, w.Metadata
-			common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+			req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		default:
 			return errorf(openpay.ErrInvalidParameter, "The field 'confirm' must be false (payment form), \"ivr\" (phone payment) or true")
 		}
@@ -157,7 +151,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return e
 		}
 		req.kind, req.inline, req.inlineCard, req.metadata = kindCard, true, k, w.Metadata
-		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return e
 		}
@@ -167,8 +161,8 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return e
 		}
 		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
-		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
-		v.Required(f, "source_id")
+		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		v.RequiredUnlessGiven(w.SourceID != "", f, "source_id")
 		if v.Err != nil {
 			return v.Err
 		}
@@ -188,7 +182,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return e
 		}
 		req.kind, req.dueDate = kindStore, w.DueDate
-		common.amount, common.description, common.orderID, common.customer, common.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
+		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if s.opts.Strict && !customerScope {
 			extraRequired = []string{"customer"}
 		}
@@ -199,13 +193,12 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 		// The SDK's PSECharge has no currency (PSE's is COP, which the SDK
 		// writes itself); the wire may carry one, read here (an absent one
-		// leaves common.currency as it is).
+		// leaves req.currency as it is).
 		if e := f.MemberCurrency("currency", &req.currency); e != nil {
 			return e
 		}
-		common.currency = req.currency
 		req.kind, req.redirectURL = kindPSE, w.RedirectURL
-		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		req.amount, req.description, req.orderID, customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	case method == string(openpay.ChargeMethodBankAccount) && f.Has("redirect_url") && country.SPEI:
 		// A SPEI body takes no redirect_url (openapi.yaml): this is a PSE
@@ -218,14 +211,14 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 			return e
 		}
 		req.kind, req.dueDate = kindBank, w.DueDate
-		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		req.amount, req.description, req.orderID, customer = w.Amount, w.Description, w.OrderID, w.Customer
 	case method == string(openpay.ChargeMethodAlipay):
 		var w openpay.AlipayCharge
 		if e := f.IntoAt(&w, country.Zone); e != nil {
 			return e
 		}
 		req.kind, req.dueDate, req.redirectURL = kindAlipay, w.DueDate, w.RedirectURL
-		common.amount, common.description, common.orderID, common.customer = w.Amount, w.Description, w.OrderID, w.Customer
+		req.amount, req.description, req.orderID, customer = w.Amount, w.Description, w.OrderID, w.Customer
 		extraRequired = []string{"redirect_url"}
 	default:
 		return country.MethodError()
@@ -237,7 +230,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		return errorf(openpay.ErrInvalidParameter, "The field 'use_card_points' must be NONE: cards have no points in %s", country.Code)
 	}
 
-	v.Required(f, "amount", "description")
+	v.RequiredUnlessGiven(!req.amount.IsZero() && req.description != "", f, "amount", "description")
 	v.Required(f, extraRequired...)
 	if s.opts.Strict {
 		v.Required(f, "order_id")
@@ -248,11 +241,10 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 	if v.Err != nil {
 		return v.Err
 	}
-	req.amount, req.description, req.orderID, req.currency = common.amount, common.description, common.orderID, common.currency
 	v.Amount("amount", req.amount)
 	v.NonEmpty("description", req.description)
 	v.MaxLen("description", req.description, 250)
-	if f.Has("order_id") {
+	if req.orderID != "" || f.Has("order_id") { // one given is one present
 		v.NonEmpty("order_id", req.orderID)
 	}
 	v.MaxLen("order_id", req.orderID, 100)
@@ -271,11 +263,11 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		return e
 	}
 	req.currency = cur
-	if !customerScope && common.customer != nil {
-		if e := fieldrules.ChargeCustomer(f.Object("customer"), common.customer); e != nil {
+	if !customerScope && customer != nil {
+		if e := fieldrules.ChargeCustomer(f.Object("customer"), customer); e != nil {
 			return e
 		}
-		req.customer = common.customer
+		req.customer = customer
 	}
 	return nil
 }

@@ -5,7 +5,9 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/shopspring/decimal"
 )
 
@@ -80,16 +82,22 @@ type chargeRequest struct {
 
 // newChargeTx starts the record of a charge of the given customer (nil at
 // merchant level): id, amount, currency and exchange rate, dates, the
-// payer's e-mail. Its status is for the caller to set.
+// payer's e-mail. Its status is for the caller to set. The record's
+// fields are set as setWire would set them from the wire form, without it.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
 	now := s.nowOf(m).In(req.country.Zone)
-	t := s.newDrawnTx(openpay.Transaction{
-		Amount: req.amount, Currency: req.currency,
-		Description: req.description, OrderID: req.orderID, CustomerID: ownerID(cu), CreationDate: now, OperationDate: now,
-		OperationType: openpay.OperationTypeIn, TransactionType: "charge", Method: openpay.TransactionMethodCard,
-		Metadata: req.metadata,
-	})
-	t.kind = req.kind
+	var id [idgen.Length]byte
+	t := &tx{kind: req.kind, amountC: centsOf(req.amount), typeC: txTypes.Code(string(openpay.TransactionTypeCharge)),
+		methodC: txMethods.Code(string(openpay.TransactionMethodCard)), opTypeC: txOpTypes.Code(string(openpay.OperationTypeIn))}
+	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), req.orderID, req.description, ownerID(cu)})
+	t.createdNs, t.createdZone = txZones.Whole(now)
+	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone
+	if t.setCurrency(req.currency); t.amountC == notCents || len(req.metadata) > 0 {
+		t.more().Metadata = req.metadata
+		if t.amountC == notCents {
+			t.x.Amount = req.amount
+		}
+	}
 	if req.redirectURL != "" {
 		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
 	}

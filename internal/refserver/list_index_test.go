@@ -33,7 +33,7 @@ func naiveChargeList(m *merchant, customerID string, q url.Values) []string {
 	var out []string
 	skipped := 0
 	for i := len(m.txList) - 1; i >= 0 && len(out) < limit; i-- {
-		t := m.txList[i].wire()
+		t := wireOf(m.txList[i])
 		d := t.CreationDate.In(gatewayZone).Format("2006-01-02")
 		keep := t.TransactionType == openpay.TransactionTypeCharge &&
 			(customerID == "" || t.CustomerID == customerID) &&

@@ -598,7 +598,8 @@ type txLaterRecord struct {
 }
 
 func newTxRecord(t *tx) txRecord {
-	r := txRecord{T: t.wire(), Kind: t.kind, Preauth: t.preauth, CaptureOnCompletion: t.captureOnCompletion, Credited: t.credited()}
+	r := txRecord{Kind: t.kind, Preauth: t.preauth, CaptureOnCompletion: t.captureOnCompletion, Credited: t.credited()}
+	t.wireTo(&r.T)
 	// An empty txLater (made by a refund that was then refused) is the
 	// same as none.
 	if l := t.later; l != nil && (l.redirectURL != "" || l.email != "" || !l.refunded.IsZero() || !l.debited.IsZero() ||

@@ -663,13 +663,12 @@ type txKey struct {
 // released (see the copy-on-write rule above). A card charge waiting for
 // its payer (3-D Secure, the card form) keeps its window in DueDate, which
 // the gateway's answer does not show (the documented redirect charge has
-// no due_date; charging.go's payerDueAfter).
-func (t *tx) snapshot() openpay.Transaction {
-	w := t.wire()
-	if t.kind == kindCard || t.kind == kindRedirect {
+// no due_date; charging.go's payerDueAfter). snapshotTo writes it into *w.
+func (t *tx) snapshot() (w openpay.Transaction) { t.snapshotTo(&w); return w }
+func (t *tx) snapshotTo(w *openpay.Transaction) {
+	if t.wireTo(w); t.kind == kindCard || t.kind == kindRedirect {
 		w.DueDate = time.Time{}
 	}
-	return w
 }
 
 // addTx stores a new transaction and reserves its order_id. The caller

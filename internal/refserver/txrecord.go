@@ -325,16 +325,15 @@ func isZeroTransaction(w *openpay.Transaction) bool {
 		w.Status == "" && w.Store == nil && w.TransactionType == ""
 }
 
-// wire returns the transaction's whole wire form, built from the record.
-func (t *tx) wire() openpay.Transaction {
-	w := *t.rare()
+// wireTo writes the transaction's whole wire form, built from the record, into *w.
+func (t *tx) wireTo(w *openpay.Transaction) {
+	*w = *t.rare()
 	w.ID, w.OrderID, w.Description, w.CustomerID, w.Authorization, w.Card = t.text.Field(fieldID), t.text.Field(fieldOrderID),
 		t.text.Field(fieldDescription), t.text.Field(fieldCustomerID), t.text.Field(fieldAuthorization), t.card // Field inlines
 	w.Conciliated = t.conciliated
 	w.Amount = t.amount()
 	w.CreationDate, w.OperationDate = t.created(), t.operated()
 	w.Status, w.TransactionType, w.Method, w.Currency, w.OperationType = t.status(), t.typ(), t.method(), t.currency(), t.opType()
-	return w
 }
 
 // The record's size is part of what a stored charge costs: keep it at

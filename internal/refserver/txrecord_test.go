@@ -57,7 +57,7 @@ func TestCompactRecordKeepsTheWireForm(t *testing.T) {
 
 	for name, w := range map[string]openpay.Transaction{"plain": plain, "full": full, "odd": odd, "parsed": parsed, "unset": unset, "same-name": sameName} {
 		t.Run(name, func(t *testing.T) {
-			got := newTx(w.ID, w).wire()
+			got := wireOf(newTx(w.ID, w))
 			assert.True(t, w.Amount.Decimal().Equal(got.Amount.Decimal()), "%s read back as %s", w.Amount, got.Amount)
 			w.Amount, got.Amount = openpay.Amount{}, openpay.Amount{} // 12.345 has no JSON
 			want, err := json.Marshal(w)

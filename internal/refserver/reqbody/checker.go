@@ -50,6 +50,16 @@ func (v *Checker) Required(f Fields, names ...string) {
 	}
 }
 
+// RequiredUnlessGiven is Required for members the caller has decoded:
+// given says every one of them decoded to a value other than its zero
+// value, which only a member present and not null gives, and then no
+// member is looked up.
+func (v *Checker) RequiredUnlessGiven(given bool, f Fields, names ...string) {
+	if !given {
+		v.Required(f, names...)
+	}
+}
+
 // NonEmpty checks that a required string is not blank (1001).
 func (v *Checker) NonEmpty(name, value string) {
 	if strings.TrimSpace(value) == "" {

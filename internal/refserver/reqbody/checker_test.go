@@ -36,3 +36,30 @@ func TestMaxLenCountsCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestRequiredUnlessGivenIsRequired: whatever the caller says was given,
+// a body's members that decode to a value other than their zero value
+// pass Required, and a missing or null member fails the same way as
+// Required names it when the caller says not all were given.
+func TestRequiredUnlessGivenIsRequired(t *testing.T) {
+	for _, body := range []string{
+		`{"amount":10,"description":"x"}`, `{"amount":10}`, `{"description":"x"}`, `{"amount":null,"description":"x"}`,
+		`{"amount":0,"description":""}`, `{"amount":10,"description":"x","amount":null}`, `{}`,
+	} {
+		f, e := Parse([]byte(body), false)
+		if !assert.Nil(t, e, body) {
+			continue
+		}
+		var want, got Checker
+		want.Required(f, "amount", "description")
+		got.RequiredUnlessGiven(false, f, "amount", "description")
+		assert.Equal(t, want.Err, got.Err, body)
+		if want.Err == nil { // all present: given or not, nothing fails
+			var given Checker
+			given.RequiredUnlessGiven(true, f, "amount", "description")
+			assert.Nil(t, given.Err, body)
+		} else {
+			assert.Contains(t, want.Err.Description, "is required", body)
+		}
+	}
+}
