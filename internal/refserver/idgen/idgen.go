@@ -7,8 +7,9 @@
 //     its [Kind]'s prefix ([Valid] tells the form). A reference has the shape
 //     the gateway's references have; each method says which.
 //   - Without a seed a [Generator] is unpredictable (the runtime's ChaCha8
-//     generators, keyed from the operating system's random source). With one it yields the same sequence on every run,
-//     and [Generator.State] tells where it stands, so that Reset and a
+//     generators, keyed from the operating system's random source). With
+//     one it yields the same sequence on every run, and [Generator.State]
+//     tells where it stands, so that Reset and a
 //     restarted server go on with the sequence rather than repeat it
 //     ([Generator.SetState], [Generator.Restore]).
 //   - An id reserved with [Generator.Reserve] (a seed's fixed ids) is never
