@@ -101,6 +101,13 @@ func (c *call) answerTx(t *tx) *openpay.Transaction {
 	return &c.tx
 }
 
+// answerCard returns the answer of k, its wire form kept in the call as
+// answerTx keeps a transaction's. The caller holds the lock of k's set.
+func (c *call) answerCard(k *card) *openpay.Card {
+	c.card = k.wire()
+	return &c.card
+}
+
 // parseQuery parses the request's query string once, whole: a query that
 // cannot be parsed (a bad escape, a semicolon, more parameters than
 // net/url takes) is refused with 1001 rather than read in part, which

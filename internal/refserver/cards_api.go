@@ -139,13 +139,6 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 	return c.answerCard(cards.add(k)), nil
 }
 
-// answerCard returns the answer of k, its wire form kept in the call as
-// answerTx keeps a transaction's. The caller holds the lock of k's set.
-func (c *call) answerCard(k *card) *openpay.Card {
-	c.card = k.wire()
-	return &c.card
-}
-
 // getCard answers a stored card.
 func (s *Server) getCard(c *call) (any, *Error) {
 	defer c.lock()()
