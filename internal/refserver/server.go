@@ -432,66 +432,93 @@ func (s *Server) groupByID(id string) *group {
 // writes its answer. Whatever the input, the answer is the handler's or the
 // gateway's error object: a panic is recovered into a 1000 error object.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
 	c := newCall(s, r)
 	sw := &c.sw
 	sw.ResponseWriter, c.w = w, sw
-	sw.Header()["X-Request-Id"] = c.idHeader // the key in canonical form: Set would check it
+	h := sw.Header()
+	h["X-Request-Id"] = c.idHeader // the key in canonical form: Set would check it
 	if s.ownDate {
-		sw.Header()["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
+		h["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			if p == http.ErrAbortHandler { // a dropped connection (faults.go): net/http closes it
-				panic(p)
-			}
-			s.log.Warn("refserver: recovered from a panic", "operation", c.operation(), "request_id", c.requestID,
-				"panic_type", fmt.Sprintf("%T", p))
-			if sw.Status == 0 {
-				writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
-			}
-		}
-		if s.log.Enabled(r.Context(), slog.LevelDebug) { // spares the arguments' allocations
-			attrs := []any{"operation", c.operation(), "method", httpedge.LogMethod(r.Method),
-				"status", sw.Status, "duration", time.Since(start), "request_id", c.requestID}
-			if c.route == nil {
-				// What a client with a wrong base URL asked for, with
-				// anything like a card number hidden.
-				attrs = append(attrs, "path", truncateForMessage(r.URL.Path))
-			}
-			s.log.Debug("refserver: request", attrs...)
-		}
-		c.release()
-	}()
+	// One deferred call and few returns in each function of the frame, so
+	// that Go runs their defers inline rather than by the runtime's records.
+	var start time.Time // the log's clock, read when the log is on
+	if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		start = time.Now()
+	}
+	defer s.endRequest(c, start)
+	s.serve(c, w, r)
+}
 
+// endRequest ends ServeHTTP's request c, begun at start (zero: the log is
+// off): the gate is let go, a panic answered with 1000 (or passed on, for a
+// dropped connection), the request logged at debug level, c released.
+func (s *Server) endRequest(c *call, start time.Time) {
+	sw, r := &c.sw, c.r
+	c.leaveGate()
+	if p := recover(); p != nil {
+		if p == http.ErrAbortHandler { // a dropped connection (faults.go): net/http closes it
+			panic(p)
+		}
+		s.log.Warn("refserver: recovered from a panic", "operation", c.operation(), "request_id", c.requestID,
+			"panic_type", fmt.Sprintf("%T", p))
+		if sw.Status == 0 {
+			writeError(sw, c.requestID, errorf(openpay.ErrInternalServer, descInternal))
+		}
+	}
+	if !start.IsZero() { // the log is on: spares the arguments' allocations otherwise
+		attrs := []any{"operation", c.operation(), "method", httpedge.LogMethod(r.Method),
+			"status", sw.Status, "duration", time.Since(start), "request_id", c.requestID}
+		if c.route == nil {
+			// What a client with a wrong base URL asked for, with
+			// anything like a card number hidden.
+			attrs = append(attrs, "path", truncateForMessage(r.URL.Path))
+		}
+		s.log.Debug("refserver: request", attrs...)
+	}
+	c.release()
+}
+
+// serve is ServeHTTP's work on the request c of w and r.
+func (s *Server) serve(c *call, w http.ResponseWriter, r *http.Request) {
 	// Every reader of the query (handlers, pages, the dashboard) reads a
 	// query that parsed whole.
 	if e := c.parseQuery(); e != nil {
-		writeError(sw, c.requestID, e)
+		writeError(&c.sw, c.requestID, e)
 		return
 	}
 	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
-	if f := s.takeFault(rt, params, r); f != nil {
-		if s.applyFault(f, c, w, sw) {
-			return
-		}
-		if f.Drop == DropAfter {
-			defer fault.DropConnection(w)
-		}
-		if f.Acted {
-			// Carried out, then answered with the fault in place of
-			// the server's answer (which went nowhere).
-			defer answerFault(f, c.requestID, w)
-		}
+	f := s.takeFault(rt, params, r)
+	if f == nil {
+		s.serveRoute(c, rt, allowed, params)
+		return
 	}
+	if s.applyFault(f, c, w, &c.sw) {
+		return
+	}
+	if f.Drop == DropAfter {
+		defer fault.DropConnection(w)
+	}
+	if f.Acted {
+		// Carried out, then answered with the fault in place of
+		// the server's answer (which went nowhere).
+		defer answerFault(f, c.requestID, w)
+	}
+	defer c.leaveGate() // before the fault's answer, as before any answer
+	s.serveRoute(c, rt, allowed, params)
+}
+
+// serveRoute answers c, a request for the route rt (nil: none; allowed
+// then lists the methods its path takes) with the path's values params.
+func (s *Server) serveRoute(c *call, rt *route, allowed, params []string) {
+	sw, r := &c.sw, c.r
 	// The body is read before the request enters the reset gate, so that
 	// a reset waits for handlers at work, never for a client's bytes.
 	c.body.Preread(r, s.maxBody, c.bodyBuf())
 	exclusive := rt != nil && rt.exclusive ||
 		rt == nil && r.Method == http.MethodPost && r.URL.Path == web.DashboardResetPath
 	if !exclusive {
-		c.enterGate()
-		defer c.leaveGate()
+		c.enterGate() // let go of by the handler's end or endRequest
 	}
 	if s.serveWeb(sw, r) || s.preflight(sw, r) {
 		return

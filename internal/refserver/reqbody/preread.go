@@ -40,7 +40,7 @@ func (b *Body) Done(r *http.Request) {
 // http.MaxBytesReader would, so a handler refuses it with 1009 (Read does)
 // without reading on. A body that fails to arrive (the client went away,
 // a read deadline) gives what came and then that error. A request without
-// a body is left as it is.
+// a body is left as it is. A body read whole, to its end, is closed.
 //
 // A body whose announced length fits in buf's capacity is read into buf
 // (nil: none is): storage the caller lends for the request, and takes back
@@ -67,6 +67,7 @@ func (b *Body) Preread(r *http.Request, limit int64, buf []byte) {
 		b.data = b.data[:got]
 		if b.err == nil {
 			b.err = io.EOF
+			b.closeRead()
 		}
 	case n < 0: // no announced length (chunked)
 		data, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
@@ -75,10 +76,19 @@ func (b *Body) Preread(r *http.Request, limit int64, buf []byte) {
 			b.err = err
 		} else if int64(len(data)) > limit {
 			b.data, b.err = data[:limit], &http.MaxBytesError{Limit: limit}
+		} else {
+			b.closeRead()
 		}
 	}
 	r.Body = b
 }
+
+// closeRead closes the client's body once it is read whole, to its end:
+// net/http, which reads a body's rest before it answers, then has nothing
+// to look for (it would otherwise read the body again to its end, with a
+// reader and a pooled buffer of its own, on every request with a body).
+// Closing reads nothing more: the body's end was seen.
+func (b *Body) closeRead() { _ = b.orig.Close() }
 
 // Read reads the body from memory.
 func (b *Body) Read(p []byte) (int, error) {

@@ -78,3 +78,46 @@ func TestPrereadLentStorage(t *testing.T) {
 	assert.Equal(t, "0123456789abcdef", v.A)
 	assert.Equal(t, make([]byte, 16), buf[:16], "not used for a body larger than it")
 }
+
+// closeCounter is a client's body that counts its Close calls.
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
+
+// The client's body is closed once read whole to its end (with an
+// announced length or chunked), so that net/http has nothing left to
+// read of it after the handler; a body cut at the limit, or one that ended
+// early, is left to net/http, which decides whether the connection can
+// go on.
+func TestPrereadClosesABodyReadWhole(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		body   string
+		length int64
+		cut    int // the client's bytes stop after cut (0: never)
+		closed int
+	}{
+		{"announced length", `{"a":1}`, 7, 0, 1},
+		{"chunked", `{"a":1}`, -1, 0, 1},
+		{"announced length over the limit", `{"a":"0123456789"}`, 18, 0, 0},
+		{"chunked over the limit", `{"a":"0123456789"}`, -1, 0, 0},
+		{"ended early", `{"a":1}`, 7, 3, 0},
+	} {
+		var rd io.Reader = strings.NewReader(c.body)
+		if c.cut > 0 {
+			rd = io.LimitReader(rd, int64(c.cut))
+		}
+		orig := &closeCounter{Reader: rd}
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		r.Body, r.ContentLength = orig, c.length
+		var b Body
+		b.Preread(r, 10, nil)
+		assert.Equal(t, c.closed, orig.closed, c.name)
+		b.Done(r)
+		assert.Equal(t, c.closed, orig.closed, "%s: Done closes nothing", c.name)
+	}
+}
