@@ -23,7 +23,6 @@ package idgen
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"maps"
 	"math/rand/v2"
@@ -329,16 +328,14 @@ func (g *Generator) RequestIDHeader() []string {
 	g.words(w[:])
 	v := new(requestIDValue)
 	id := &v.b
-	// A hex digit of each four bits of the draw, lowest first (each byte's
-	// halves swapped, as hex.Encode writes a byte's high half first), at
-	// the id's places of hex digits; then the dashes, the version nibble 4
-	// and the variant nibble, one of 8, 9, a, b.
-	var raw [16]byte
+	// A hex digit of each four bits of the draw, lowest first, at the id's
+	// places of hex digits; then the dashes, the version nibble 4 and the
+	// variant nibble, one of 8, 9, a, b.
 	var digits [32]byte
 	for i, x := range w {
-		binary.LittleEndian.PutUint64(raw[8*i:], x<<4&0xf0f0f0f0f0f0f0f0|x>>4&0x0f0f0f0f0f0f0f0f)
+		binary.LittleEndian.PutUint64(digits[16*i:], hexDigitsOf(uint32(x)))
+		binary.LittleEndian.PutUint64(digits[16*i+8:], hexDigitsOf(uint32(x>>32)))
 	}
-	hex.Encode(digits[:], raw[:])
 	copy(id[:8], digits[:8])
 	copy(id[9:13], digits[8:12])
 	copy(id[14:18], digits[12:16])
@@ -348,6 +345,19 @@ func (g *Generator) RequestIDHeader() []string {
 	id[14], id[19] = '4', hexDigits[8+w[1]&3]
 	v.v[0] = unsafe.String(&v.b[0], len(v.b))
 	return v.v[:]
+}
+
+// hexDigitsOf returns the eight hex digits of x's four-bit groups, lowest
+// first, as the bytes of a word (the first digit in its lowest byte): each
+// group spread to a byte, then '0' added, and 'a'-'0'-10 more to those
+// from 10 on, eight bytes at a time (no byte carries into the next).
+func hexDigitsOf(x uint32) uint64 {
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000ffff0000ffff
+	v = (v | v<<8) & 0x00ff00ff00ff00ff
+	v = (v | v<<4) & 0x0f0f0f0f0f0f0f0f
+	letters := (v + 0x0606060606060606) >> 4 & lowBits // 1 in each byte from 10 on
+	return v + 0x3030303030303030 + letters*('a'-'0'-10)
 }
 
 // requestIDValue is the storage of a request id and of the header value

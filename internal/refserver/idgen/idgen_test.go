@@ -363,3 +363,20 @@ func TestSeededDrawsAreAWordAtATime(t *testing.T) {
 	}
 	require.Equal(t, "tr"+want(drawLower, Length-2), g.NewID(KindTransaction))
 }
+
+// hexDigitsOf writes every value of every four-bit group as its hex digit,
+// lowest group in the lowest byte, whatever its neighbours hold.
+func TestHexDigitsOf(t *testing.T) {
+	t.Parallel()
+	for place := range 8 {
+		for d := range uint32(16) {
+			for _, around := range []uint32{0, 0xffffffff, 0x9a9a9a9a} {
+				x := around&^(0xf<<(4*place)) | d<<(4*place)
+				got := hexDigitsOf(x)
+				for k := range 8 {
+					require.Equal(t, hexDigits[x>>(4*k)&0xf], byte(got>>(8*k)), "x %08x digit %d", x, k)
+				}
+			}
+		}
+	}
+}
