@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/clabe"
 	"github.com/openpay-go/openpay/internal/refserver/answer"
+	"github.com/openpay-go/openpay/internal/refserver/apierr"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/delivery"
 	"github.com/openpay-go/openpay/internal/refserver/fault"
@@ -435,24 +435,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := newCall(s, r)
 	sw := &c.sw
 	sw.ResponseWriter, c.w = w, sw
-	h := sw.Header()
-	h["X-Request-Id"] = c.idHeader // the key in canonical form: Set would check it
+	sw.Header()["X-Request-Id"] = c.idHeader // the key in canonical form: Set would check it
 	if s.ownDate {
-		h["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
+		sw.Header()["Date"] = []string{s.clock.Now().UTC().Format(http.TimeFormat)}
 	}
-	// One deferred call and few returns in each function of the frame, so
-	// that Go runs their defers inline rather than by the runtime's records.
+	// Few deferred calls and returns in each function of the frame, so that
+	// Go runs their defers inline rather than by the runtime's records.
 	var start time.Time // the log's clock, read when the log is on
 	if s.log.Enabled(r.Context(), slog.LevelDebug) {
 		start = time.Now()
 	}
 	defer s.endRequest(c, start)
-	s.serve(c, w, r)
+	// Every reader of the query (handlers, pages, the dashboard) reads a
+	// query that parsed whole.
+	if e := c.parseQuery(); e != nil {
+		writeError(sw, c.requestID, e)
+		return
+	}
+	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
+	if f := s.takeFault(rt, params, r); f != nil {
+		if s.applyFault(f, c, w, sw) {
+			return
+		}
+		if f.Drop == DropAfter {
+			defer fault.DropConnection(w)
+		}
+		if f.Acted {
+			// Carried out, then answered with the fault in place of
+			// the server's answer (which went nowhere).
+			defer answerFault(f, c.requestID, w)
+		}
+		defer c.leaveGate() // before the fault's answer, as before any answer
+	}
+	s.serveRoute(c, rt, allowed, params)
 }
 
-// endRequest ends ServeHTTP's request c, begun at start (zero: the log is
-// off): the gate is let go, a panic answered with 1000 (or passed on, for a
-// dropped connection), the request logged at debug level, c released.
+// endRequest ends ServeHTTP's request c, begun at start (zero: no log): it lets go of the gate,
+// answers a panic with 1000 (passes on a dropped connection's), logs the request, releases c.
 func (s *Server) endRequest(c *call, start time.Time) {
 	sw, r := &c.sw, c.r
 	c.leaveGate()
@@ -479,37 +498,7 @@ func (s *Server) endRequest(c *call, start time.Time) {
 	c.release()
 }
 
-// serve is ServeHTTP's work on the request c of w and r.
-func (s *Server) serve(c *call, w http.ResponseWriter, r *http.Request) {
-	// Every reader of the query (handlers, pages, the dashboard) reads a
-	// query that parsed whole.
-	if e := c.parseQuery(); e != nil {
-		writeError(&c.sw, c.requestID, e)
-		return
-	}
-	rt, allowed, params := s.routes.match(r.Method, r.URL, c.paramBuf[:0])
-	f := s.takeFault(rt, params, r)
-	if f == nil {
-		s.serveRoute(c, rt, allowed, params)
-		return
-	}
-	if s.applyFault(f, c, w, &c.sw) {
-		return
-	}
-	if f.Drop == DropAfter {
-		defer fault.DropConnection(w)
-	}
-	if f.Acted {
-		// Carried out, then answered with the fault in place of
-		// the server's answer (which went nowhere).
-		defer answerFault(f, c.requestID, w)
-	}
-	defer c.leaveGate() // before the fault's answer, as before any answer
-	s.serveRoute(c, rt, allowed, params)
-}
-
-// serveRoute answers c, a request for the route rt (nil: none; allowed
-// then lists the methods its path takes) with the path's values params.
+// serveRoute answers c for route rt (nil: none; allowed: its path's methods) with path values params.
 func (s *Server) serveRoute(c *call, rt *route, allowed, params []string) {
 	sw, r := &c.sw, c.r
 	// The body is read before the request enters the reset gate, so that
@@ -520,7 +509,7 @@ func (s *Server) serveRoute(c *call, rt *route, allowed, params []string) {
 	if !exclusive {
 		c.enterGate() // let go of by the handler's end or endRequest
 	}
-	if s.serveWeb(sw, r) || s.preflight(sw, r) {
+	if rt == nil && s.serveWeb(sw, r) || s.preflight(sw, r) { // no web content is at an API route's path
 		return
 	}
 	if rt == nil {
@@ -529,9 +518,7 @@ func (s *Server) serveRoute(c *call, rt *route, allowed, params []string) {
 		}
 		if len(allowed) > 0 {
 			sw.Header().Set("Allow", strings.Join(allowed, ", "))
-			writeError(sw, c.requestID, &Error{Code: MethodNotAllowedCode, Status: http.StatusMethodNotAllowed,
-				Description: fmt.Sprintf("The method %s is not allowed on this resource; allowed: %s",
-					truncateForMessage(r.Method), strings.Join(allowed, ", "))})
+			writeError(sw, c.requestID, apierr.MethodNotAllowed(MethodNotAllowedCode, r.Method, allowed))
 			return
 		}
 		writeError(sw, c.requestID, errorf(openpay.ErrNotFound, descNoSuchPath))
@@ -558,9 +545,13 @@ func (s *Server) serveRoute(c *call, rt *route, allowed, params []string) {
 		writeError(sw, c.requestID, reqbody.TooLarge())
 		return
 	}
-	if rt.clientIP {
-		if e := s.checkClientIP(r); e != nil {
-			writeError(sw, c.requestID, e)
+	if rt.clientIP && s.opts.Strict { // charge creation's X-Forwarded-For rule, which the sandbox does not enforce
+		switch given, ip := httpedge.ForwardedFor(r); {
+		case !given:
+			writeError(sw, c.requestID, errorf(openpay.ErrBadRequest, "The X-Forwarded-For header with the payer's IP address is required"))
+			return
+		case !ip:
+			writeError(sw, c.requestID, errorf(openpay.ErrInvalidParameter, "The X-Forwarded-For header must start with the payer's IP address"))
 			return
 		}
 	}
@@ -617,22 +608,4 @@ func (s *Server) absentHere(c *call, method string) bool {
 type rawBody struct {
 	contentType string
 	data        []byte
-}
-
-// checkClientIP applies the X-Forwarded-For rule of charge creation: the
-// sandbox does not enforce it; strict mode requires the header and an IP
-// address as its first entry.
-func (s *Server) checkClientIP(r *http.Request) *Error {
-	if !s.opts.Strict {
-		return nil
-	}
-	v := r.Header.Get("X-Forwarded-For")
-	if strings.TrimSpace(v) == "" {
-		return errorf(openpay.ErrBadRequest, "The X-Forwarded-For header with the payer's IP address is required")
-	}
-	first, _, _ := strings.Cut(v, ",")
-	if net.ParseIP(strings.TrimSpace(first)) == nil {
-		return errorf(openpay.ErrInvalidParameter, "The X-Forwarded-For header must start with the payer's IP address")
-	}
-	return nil
 }

@@ -22,6 +22,7 @@ package apierr
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/openpay-go/openpay"
 )
@@ -81,6 +82,14 @@ func NotFound(kind, id string) *Error {
 		return &Error{Code: openpay.ErrNotFound, Description: NoSuchResource}
 	}
 	return Errorf(openpay.ErrNotFound, "The %s with id '%s' does not exist", kind, Truncate(id))
+}
+
+// MethodNotAllowed is the 405 answer to a known path called with a method
+// it does not take (allowed lists those it takes): code, the server's
+// MethodNotAllowedCode (1001), as the gateway documents no such answer.
+func MethodNotAllowed(code openpay.Code, method string, allowed []string) *Error {
+	return &Error{Code: code, Status: http.StatusMethodNotAllowed, Description: fmt.Sprintf(
+		"The method %s is not allowed on this resource; allowed: %s", Truncate(method), strings.Join(allowed, ", "))}
 }
 
 // maxEcho is the longest client value a description repeats in full.

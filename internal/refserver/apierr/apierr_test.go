@@ -54,3 +54,14 @@ func TestTruncate(t *testing.T) {
 	assert.Equal(t, "The card with id '(hidden)' does not exist", NotFound("card", "4111111111111111").Description)
 	assert.Equal(t, NoSuchResource, NotFound("plan", "4111111111111111").Description)
 }
+
+// MethodNotAllowed answers 405 with the methods the path takes, and hides
+// a method that looks like a card number.
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	e := MethodNotAllowed(openpay.ErrBadRequest, "PATCH", []string{"GET", "POST"})
+	assert.Equal(t, http.StatusMethodNotAllowed, e.HTTPStatus())
+	assert.Equal(t, openpay.ErrBadRequest, e.Code)
+	assert.Equal(t, "The method PATCH is not allowed on this resource; allowed: GET, POST", e.Description)
+	assert.Equal(t, "The method (hidden) is not allowed on this resource; allowed: GET", MethodNotAllowed(openpay.ErrBadRequest, "4111111111111111", []string{"GET"}).Description)
+}

@@ -21,6 +21,9 @@
 // The browser library the server hands out and the hosted payment pages
 // (package web) are served from the same handler, ahead of the API routes.
 //
+// It reads charge creation's X-Forwarded-For header ([ForwardedFor]), whose
+// rule the server applies in strict mode.
+//
 // It also holds the request's frame the server wraps around its API: the
 // writer that remembers the status written ([StatusWriter]), the method
 // as a log shows it ([LogMethod]), and the base URL a client reached the
@@ -131,6 +134,18 @@ func BasicAuthUser(r *http.Request, buf []byte) ([]byte, bool) {
 	}
 	i := bytes.IndexByte(buf[:n], ':')
 	return buf[:max(i, 0)], i >= 0
+}
+
+// ForwardedFor reads the X-Forwarded-For header as charge creation's rule
+// does: whether it is given (not blank), and whether its first entry is an
+// IP address (the payer's).
+func ForwardedFor(r *http.Request) (given, ip bool) {
+	v := r.Header.Get("X-Forwarded-For")
+	if strings.TrimSpace(v) == "" {
+		return false, false
+	}
+	first, _, _ := strings.Cut(v, ",")
+	return true, net.ParseIP(strings.TrimSpace(first)) != nil
 }
 
 // LoopbackHost reports whether a host, with or without its port, is

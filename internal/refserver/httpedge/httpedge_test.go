@@ -194,3 +194,23 @@ func BenchmarkBasicAuthUser(b *testing.B) {
 		BasicAuthUser(r, buf[:])
 	}
 }
+
+// ForwardedFor tells a missing or blank X-Forwarded-For from one whose
+// first entry is not an IP address.
+func TestForwardedFor(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		header    string
+		given, ip bool
+	}{
+		{"", false, false}, {"  ", false, false}, {"203.0.113.7", true, true}, {" 203.0.113.7 , 10.0.0.1", true, true},
+		{"2001:db8::1", true, true}, {"not-an-ip", true, false}, {"10.0.0.1:80", true, false}, {", 203.0.113.7", true, false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", nil)
+		if c.header != "" {
+			r.Header.Set("X-Forwarded-For", c.header)
+		}
+		given, ip := ForwardedFor(r)
+		assert.Equal(t, [2]bool{c.given, c.ip}, [2]bool{given, ip}, "%q", c.header)
+	}
+}
