@@ -29,6 +29,8 @@ var updateWire = flag.Bool("update-wire", false, "rewrite testdata/wire.golden f
 type wireRequest struct {
 	name, method, path, key, origin, preflight, body string
 	root                                             bool
+	header                                           string // more header lines, each ending in \r\n
+	chunked                                          bool   // the body without a length, in two chunks
 }
 
 // wireSession sends requests on one kept-alive connection, as a client's
@@ -69,10 +71,17 @@ func (s *wireSession) do(rq wireRequest) string {
 	if rq.preflight != "" {
 		b.WriteString("Access-Control-Request-Method: " + rq.preflight + "\r\nAccess-Control-Request-Headers: authorization, content-type\r\n")
 	}
-	if rq.body != "" || rq.method == http.MethodPost || rq.method == http.MethodPut {
-		fmt.Fprintf(&b, "Content-Type: application/json\r\nContent-Length: %d\r\n", len(rq.body))
+	b.WriteString(rq.header)
+	switch {
+	case rq.chunked:
+		half := len(rq.body) / 2
+		fmt.Fprintf(&b, "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n",
+			half, rq.body[:half], len(rq.body)-half, rq.body[half:])
+	case rq.body != "" || rq.method == http.MethodPost || rq.method == http.MethodPut:
+		fmt.Fprintf(&b, "Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(rq.body), rq.body)
+	default:
+		b.WriteString("\r\n")
 	}
-	b.WriteString("\r\n" + rq.body)
 	_, err := io.WriteString(s.conn, b.String())
 	require.NoError(s.t, err)
 
@@ -132,7 +141,7 @@ var (
 // preflight and a browser's answers, the browser library, HEAD) is, byte for
 // byte on the wire (status line, every header in order, body), what it
 // was before the request's frame changed (testdata/wire.golden, written
-// by the server at 05a74b5 with -update-wire): a merchant's sequence on a
+// by the server at cb3f0b3 with -update-wire): a merchant's sequence on a
 // deterministic server, whose ids and times are the same on every run,
 // with the request ids (random on the wire) and net/http's Date told by
 // their form only.
@@ -225,4 +234,57 @@ func TestAnswersOnTheWireAsBefore(t *testing.T) {
 	want, err := os.ReadFile(golden)
 	require.NoError(t, err)
 	assert.Equal(t, string(want), got)
+}
+
+// A merchant's strict-mode charges, sent on one kept-alive connection as a
+// client's pool sends them: a charge without the payer's address (1001) or
+// with one that is not an IP address (1003) records nothing, the charge
+// with it is recorded once whatever the retries of its order_id (1006),
+// its GET answers the bytes its POST did, and every answer keeps the
+// connection open (the server reads each body whole, with a length or
+// chunked, and net/http finds nothing left of it).
+func TestStrictChargesOnOneConnection(t *testing.T) {
+	t.Parallel()
+	srv := openpaytest.NewServer(t, openpaytest.Deterministic(), openpaytest.WithStrict())
+	s := newWireSession(t, srv)
+	body := func(answer string) string {
+		_, b, _ := strings.Cut(answer, "\r\n\r\n")
+		return b
+	}
+	status := func(answer string) string { return answer[len("HTTP/1.1 "):len("HTTP/1.1 200")] }
+	assertCode := func(answer, wantStatus, wantCode string) {
+		t.Helper()
+		assert.Equal(t, wantStatus, status(answer), answer)
+		assert.Contains(t, body(answer), `"error_code":`+wantCode, answer)
+	}
+	listed := func(orderID string) int {
+		t.Helper()
+		got := s.do(wireRequest{name: "list", method: "GET", path: "/charges?order_id=" + orderID})
+		require.Equal(t, "200", status(got), got)
+		return strings.Count(body(got), `"transaction_type":"charge"`)
+	}
+	card := `{"holder_name":"Ana Ruiz","card_number":"4111111111111111","cvv2":"123","expiration_month":"12","expiration_year":"30"}`
+	cd := s.do(wireRequest{name: "card, chunked", method: "POST", path: "/cards", body: card, chunked: true})
+	require.Equal(t, "200", status(cd), cd)
+	cardID := regexp.MustCompile(`"id":"([a-z0-9]+)"`).FindStringSubmatch(body(cd))[1]
+	charge := `{"method":"card","source_id":"` + cardID + `","amount":250.75,"description":"Order 9","order_id":"o-9","device_session_id":"s9",` +
+		`"customer":{"name":"Ana","email":"ana@example.com"}}`
+
+	assertCode(s.do(wireRequest{name: "no address", method: "POST", path: "/charges", body: charge}), "400", "1001")
+	assertCode(s.do(wireRequest{name: "not an address", method: "POST", path: "/charges", body: charge,
+		header: "X-Forwarded-For: junk, 203.0.113.7\r\n"}), "422", "1003")
+	assert.Zero(t, listed("o-9"), "a refused charge records nothing")
+
+	first := s.do(wireRequest{name: "charge", method: "POST", path: "/charges", body: charge, header: "X-Forwarded-For: 203.0.113.7\r\n"})
+	require.Equal(t, "200", status(first), first)
+	for range 3 { // a client's retries of the same order
+		assertCode(s.do(wireRequest{name: "again", method: "POST", path: "/charges", body: charge,
+			header: "X-Forwarded-For: 203.0.113.7, 10.0.0.1\r\n"}), "409", "1006")
+	}
+	assert.Equal(t, 1, listed("o-9"), "one transaction per order_id")
+	chargeID := regexp.MustCompile(`"id":"(tr[a-z0-9]+)"`).FindStringSubmatch(body(first))[1]
+	got := s.do(wireRequest{name: "GET charge", method: "GET", path: "/charges/" + chargeID})
+	assert.Equal(t, body(first), body(got), "GET answers what POST did")
+	assert.Contains(t, body(got), `"amount":250.75`)
+	assert.NotContains(t, first+got, "Connection: close")
 }
