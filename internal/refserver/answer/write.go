@@ -57,7 +57,7 @@ func Write(w http.ResponseWriter, status int, v any) {
 	// length from net/http (documented at ResponseWriter.Write), which spares
 	// the header an entry.
 	if len(data) >= smallAnswer {
-		h.Set("Content-Length", strconv.Itoa(len(data)))
+		h["Content-Length"] = []string{strconv.Itoa(len(data))} // the key in canonical form: Set would check it
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
