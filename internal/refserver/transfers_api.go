@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -19,16 +20,14 @@ import (
 // from the paying one (1003); both need an account (1003); a deactivated
 // account answers 1008; a paying balance short of the amount 4001.
 //
-// A transfer is one step under the merchant's lock: the amount leaves the
-// paying balance and enters the receiving one, and two transactions are
-// stored, completed, with the same id, as the gateway's list example shows
-// them: the out transaction on the paying customer (it carries the
-// order_id, and is the answer, with the paying customer's store reference
-// and CLABE as the gateway's create example carries them) and the in
-// transaction on the receiving customer. Reading the id at a customer's
-// scope answers that customer's side; the list of a customer shows both
-// directions of its transfers. One transfer.succeeded event carries the out
-// transaction.
+// A transfer is one step under the merchant's lock: the amount leaves the paying balance
+// and enters the receiving one, and two transactions are stored, completed, with the same
+// id, as the gateway's list example shows them: the out transaction on the paying customer
+// (it carries the order_id, and is the answer, with the paying customer's store reference
+// and CLABE as the gateway's create example carries them) and the in transaction on the
+// receiving customer. Reading the id at a customer's scope answers that customer's side;
+// the list of a customer shows both directions of its transfers. One transfer.succeeded
+// event carries the out transaction.
 
 // registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
@@ -94,15 +93,13 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	m.customers.mark(to.id())
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id())
-	m.setStatus(out, openpay.TransactionStatusCompleted)
-	in, text := new(tx), out.text.Fields()
+	out.putStatus(openpay.TransactionStatusCompleted) // not stored yet: in no status list (setStatus)
+	in := new(tx)
 	*in = out.frozen()
-	text[fieldOrderID], text[fieldCustomerID] = "", to.id()
-	in.text = txTexts.Make(&text)
+	in.text = txTexts.Make(&[compact.TextFields]string{out.id(), "", out.description(), to.id()})
 	in.setOpType(openpay.OperationTypeIn)
-	// The in side first, right before the out side (getTransfer finds it there),
-	// which alone holds the id's index entry (addTx skips an in side's) and the
-	// order_id. The event is dated at the transfer's time, read by newMoneyTx.
+	// The in side right before the out side (getTransfer finds it there), which alone holds the
+	// id's index entry (addTx skips an in side's) and the order_id. The event: at the transfer's time.
 	m.addTx(in)
 	m.addTx(out)
 	s.emitAt(m, openpay.EventTypeTransferSucceeded, out, out.created())
