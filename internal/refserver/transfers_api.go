@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/cents"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
@@ -85,24 +86,22 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.OrderID); e != nil {
 		return nil, e
 	}
-	if !from.debit(req.Amount, false) {
+	if !cents.Move(&from.balance, &to.balance, req.Amount) {
 		return nil, insufficientFunds(from)
 	}
-	to.credit(req.Amount)
 	m.customers.mark(from.id())
 	m.customers.mark(to.id())
 	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, from.id())
 	out.putStatus(openpay.TransactionStatusCompleted) // not stored yet: in no status list (setStatus)
-	in := new(tx)
-	*in = out.frozen()
+	in := out.frozen()
 	in.text = txTexts.Make(&[compact.TextFields]string{out.id(), "", out.description(), to.id()})
 	in.setOpType(openpay.OperationTypeIn)
 	// The in side right before the out side (getTransfer finds it there), which alone holds the
 	// id's index entry (addTx skips an in side's) and the order_id. The event: at the transfer's time.
-	m.addTx(in)
+	m.addTx(&in)
 	m.addTx(out)
-	s.emitAt(m, openpay.EventTypeTransferSucceeded, out, out.created())
+	s.emitDated(m, openpay.EventTypeTransferSucceeded, out, compact.DateOf(out.createdNs, out.createdZone))
 	answer := c.answerTx(out)
 	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: from.barcodeAt(c.baseURL())}
 	answer.Store, answer.CLABE = &c.store, from.clabe
