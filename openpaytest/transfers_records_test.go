@@ -142,6 +142,23 @@ func TestTransferFeeAndPayoutRecordsReadBackAfterARestart(t *testing.T) {
 	assert.Equal(t, sb, sb2)
 	assert.Equal(t, "3.46", again.Balance().String())
 
+	// A transfer without its receiving customer, or with it blank, is
+	// refused as the gateway refuses a missing or an empty member (1001).
+	for body, want := range map[string]string{
+		`{"amount":2.00,"description":"x"}`:                                                 "The field 'customer_id' is required",
+		`{"customer_id":null,"amount":2.00,"description":"x"}`:                              "The field 'customer_id' is required",
+		`{"customer_id":" ","amount":2.00,"description":"x"}`:                               "The field 'customer_id' is required and cannot be empty",
+		`{"customer_id":"` + seller.ID + `","description":"x"}`:                             "The field 'amount' is required",
+		`{"customer_id":"` + seller.ID + `","amount":2.00}`:                                 "The field 'description' is required",
+		`{"customer_id":"` + seller.ID + `","amount":2.00,"description":"x","order_id":""}`: "The field 'order_id' is required and cannot be empty",
+	} {
+		var apiErr *openpay.Error
+		err := c.Do(ctx, "POST", "customers/"+buyer.ID+"/transfers", json.RawMessage(body), nil)
+		require.True(t, errors.As(err, &apiErr), "%s: %v", body, err)
+		assert.Equal(t, openpay.ErrBadRequest, apiErr.Code, body)
+		assert.Equal(t, want, apiErr.Description, body)
+	}
+
 	// The order_id stays taken; a refused transfer moves nothing; a new
 	// one moves the cents it names.
 	_, err = c.Customer(buyer.ID).Transfers.Create(ctx, openpay.TransferRequest{CustomerID: seller.ID,

@@ -51,7 +51,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var v reqbody.Checker
-	v.Required(f, "customer_id")
+	v.RequiredUnlessGiven(req.CustomerID != "", f, "customer_id")
 	v.Identifier("customer_id", req.CustomerID)
 	fieldrules.Money(&v, f, req.Amount, req.Description, req.OrderID)
 	if v.Err == nil && req.Amount.Cmp(onePeso) <= 0 {
