@@ -62,10 +62,8 @@ func (s *Server) emitDated(m *merchant, typ openpay.EventType, t *tx, date compa
 	// The log grows to twice its bound before the older half goes: O(1) per event over time.
 	if m.events.Len() >= 2*maxEventsKept {
 		cut := m.events.Len() - maxEventsKept
-		if m.data != nil {
-			for i := range cut {
-				m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(i)))
-			}
+		for i := 0; m.data != nil && i < cut; i++ { // the dropped events leave the data directory
+			m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(i)))
 		}
 		m.events.DropFront(cut)
 	}

@@ -86,12 +86,12 @@ func errNoAccount(field, customerID string) *Error {
 		field, truncateForMessage(customerID))
 }
 
-// newMoneyTx starts a transaction record of the merchant's of the given type
-// and method, at the current time, in MXN (balances are kept in MXN).
-func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
+// newMoneyTx starts in t, a zero record, a transaction of the merchant's of the given
+// type and method, at the current time, in MXN (balances are kept in MXN), and returns t.
+func (s *Server) newMoneyTx(t *tx, m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
 	var id [idgen.Length]byte
-	t := &tx{typeC: txTypes.Code(string(typ)), currencyC: txCurrencies.Code(string(openpay.CurrencyMXN)), opTypeC: txOpTypes.Code(string(op))}
+	t.typeC, t.currencyC, t.opTypeC = txTypes.Code(string(typ)), txCurrencies.Code(string(openpay.CurrencyMXN)), txOpTypes.Code(string(op))
 	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), orderID, description, customerID})
 	t.createdNs, t.createdZone = txZones.Whole(s.nowFor(m)) // as setWire sets them, without the wire form
 	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone

@@ -91,15 +91,16 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	}
 	m.customers.mark(from.id())
 	m.customers.mark(to.id())
-	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
-		req.Amount, req.Description, req.OrderID, from.id())
+	// The in side, stored right before the out side (getTransfer finds it there), which alone holds
+	// the id's index entry (addTx skips an in side's) and the order_id; one allocation for both.
+	sides := new([2]tx)
+	out, in := s.newMoneyTx(&sides[1], m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+		req.Amount, req.Description, req.OrderID, from.id()), &sides[0]
 	out.putStatus(openpay.TransactionStatusCompleted) // not stored yet: in no status list (setStatus)
-	in := out.frozen()
+	*in = out.frozen()
 	in.text = txTexts.Make(&[compact.TextFields]string{out.id(), "", out.description(), to.id()})
 	in.setOpType(openpay.OperationTypeIn)
-	// The in side right before the out side (getTransfer finds it there), which alone holds the
-	// id's index entry (addTx skips an in side's) and the order_id. The event: at the transfer's time.
-	m.addTx(&in)
+	m.addTx(in)
 	m.addTx(out)
 	s.emitDated(m, openpay.EventTypeTransferSucceeded, out, compact.DateOf(out.createdNs, out.createdZone))
 	answer := c.answerTx(out)
