@@ -389,7 +389,7 @@ func TestDashboardTransactionPages(t *testing.T) {
 	const n = 3000
 	m.mu.Lock()
 	for i := range n {
-		t := env.s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodStore, openpay.OperationTypeIn,
+		t := env.s.newMoneyTx(new(tx), m, openpay.TransactionTypeCharge, openpay.TransactionMethodStore, openpay.OperationTypeIn,
 			openpay.MustAmount("1.00"), fmt.Sprintf("charge %d", i), "", "")
 		t.kind = kindStore
 		m.setStatus(t, openpay.TransactionStatusInProgress)

@@ -52,27 +52,26 @@ func (t *tx) frozen() tx {
 // caller holds m.mu, so events are recorded in the order the changes
 // happened. Every registered event hook (see onEvent) is called with the
 // event while m.mu is still held: a hook must only hand the event on (to
-// a channel, a queue) and never block or take a merchant's lock. emitAt
-// dates the event at, a time the caller read (the merchant's, nowFor).
+// a channel, a queue) and never block or take a merchant's lock. emitAt dates
+// the event at, a time the caller read (nowFor), emitDated at a record's stamp.
 func (s *Server) emit(m *merchant, typ openpay.EventType, t *tx) { s.emitAt(m, typ, t, s.nowFor(m)) }
 func (s *Server) emitAt(m *merchant, typ openpay.EventType, t *tx, at time.Time) {
-	// The log may grow to twice its bound before the older half is
-	// dropped, so that trimming costs O(1) per event over time.
+	s.emitDated(m, typ, t, txZones.Date(at))
+}
+func (s *Server) emitDated(m *merchant, typ openpay.EventType, t *tx, date compact.Date) {
+	// The log grows to twice its bound before the older half goes: O(1) per event over time.
 	if m.events.Len() >= 2*maxEventsKept {
 		cut := m.events.Len() - maxEventsKept
-		if m.data != nil {
-			for i := range cut {
-				m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(i)))
-			}
+		for i := 0; m.data != nil && i < cut; i++ { // the dropped events leave the data directory
+			m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(i)))
 		}
 		m.events.DropFront(cut)
 	}
 	var id [compact.IDLen]byte
-	ev := m.events.Append(loggedEvent{id: compact.MakeID(s.ids.AppendNewID(id[:0], "ev")), typ: typ, date: txZones.Date(at), tx: t.frozen()})
+	ev := m.events.Append(loggedEvent{id: compact.MakeID(s.ids.AppendNewID(id[:0], "ev")), typ: typ, date: date, tx: t.frozen()})
 	if m.data != nil {
 		m.mark(recEvent, eventKeyOf(m.events.Dropped()+uint64(m.events.Len()-1)))
-		// The transaction an event is about has changed: the one change
-		// every handler announces.
+		// The transaction an event is about has changed: the one change every handler announces.
 		if st := m.txByID(t.id()); st != nil {
 			m.markTx(st)
 		}

@@ -78,7 +78,7 @@ func (s *Server) createFee(c *call) (any, *Error) {
 	}
 	m.customers.mark(cu.id())
 	m.credit(req.Amount)
-	t := s.newMoneyTx(m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+	t := s.newMoneyTx(new(tx), m, openpay.TransactionTypeFee, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
 		req.Amount, req.Description, req.OrderID, cu.id())
 	t.setCurrency(m.country.Currency)
 	m.setStatus(t, openpay.TransactionStatusCompleted)
@@ -150,7 +150,7 @@ func (s *Server) refundFee(c *call) (any, *Error) {
 	if desc == "" {
 		desc = "Refund of fee " + fee.id()
 	}
-	r := s.newMoneyTx(m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
+	r := s.newMoneyTx(new(tx), m, openpay.TransactionTypeRefund, openpay.TransactionMethodCustomer, openpay.OperationTypeIn,
 		fee.amount(), desc, "", cu.id())
 	r.setCurrency(fee.currency())
 	m.setStatus(r, openpay.TransactionStatusCompleted)

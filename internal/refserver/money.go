@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
+	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -84,17 +86,18 @@ func errNoAccount(field, customerID string) *Error {
 		field, truncateForMessage(customerID))
 }
 
-// newMoneyTx starts a transaction record of the merchant's of the given type
-// and method, at the current time, in MXN (balances are kept in MXN).
-func (s *Server) newMoneyTx(m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
+// newMoneyTx starts in t, a zero record, a transaction of the merchant's of the given
+// type and method, at the current time, in MXN (balances are kept in MXN), and returns t.
+func (s *Server) newMoneyTx(t *tx, m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
-	now := s.nowFor(m)
-	return s.newDrawnTx(openpay.Transaction{
-		Amount: amount, Currency: openpay.CurrencyMXN,
-		Description: description, OrderID: orderID, CustomerID: customerID,
-		CreationDate: now, OperationDate: now,
-		TransactionType: typ, Method: method, OperationType: op,
-	})
+	var id [idgen.Length]byte
+	t.typeC, t.currencyC, t.opTypeC = txTypes.Code(string(typ)), txCurrencies.Code(string(openpay.CurrencyMXN)), txOpTypes.Code(string(op))
+	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), orderID, description, customerID})
+	t.createdNs, t.createdZone = txZones.Whole(s.nowFor(m)) // as setWire sets them, without the wire form
+	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone
+	t.putAmount(amount)
+	t.setMethod(method) // a payout's may be one the table does not know yet
+	return t
 }
 
 // txFilter holds the filters of a transaction list: the common ones, and

@@ -209,7 +209,7 @@ func (s *Server) ReceiveSPEI(merchantID, customerID string, amount openpay.Amoun
 	if cu != nil && !cu.hasAccount() {
 		return openpay.Transaction{}, errNoAccount("", cu.id())
 	}
-	t := s.newMoneyTx(m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
+	t := s.newMoneyTx(new(tx), m, openpay.TransactionTypeCharge, openpay.TransactionMethodBankAccount, openpay.OperationTypeIn,
 		amount, description, "", customerID)
 	t.kind = kindBank
 	t.setCurrency(m.country.Currency)

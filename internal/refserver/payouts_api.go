@@ -210,7 +210,7 @@ func (s *Server) createPayout(c *call) (any, *Error) {
 	if cu != nil {
 		customerID = cu.id()
 	}
-	t := s.newMoneyTx(m, openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
+	t := s.newMoneyTx(new(tx), m, openpay.TransactionTypePayout, openpay.TransactionMethod(req.method), openpay.OperationTypeOut,
 		req.amount, req.description, req.orderID, customerID)
 	m.setStatus(t, openpay.TransactionStatusInProgress)
 	switch {

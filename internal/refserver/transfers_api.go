@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/cents"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -19,16 +21,14 @@ import (
 // from the paying one (1003); both need an account (1003); a deactivated
 // account answers 1008; a paying balance short of the amount 4001.
 //
-// A transfer is one step under the merchant's lock: the amount leaves the
-// paying balance and enters the receiving one, and two transactions are
-// stored, completed, with the same id, as the gateway's list example shows
-// them: the out transaction on the paying customer (it carries the
-// order_id, and is the answer, with the paying customer's store reference
-// and CLABE as the gateway's create example carries them) and the in
-// transaction on the receiving customer. Reading the id at a customer's
-// scope answers that customer's side; the list of a customer shows both
-// directions of its transfers. One transfer.succeeded event carries the out
-// transaction.
+// A transfer is one step under the merchant's lock: the amount leaves the paying balance
+// and enters the receiving one, and two transactions are stored, completed, with the same
+// id, as the gateway's list example shows them: the out transaction on the paying customer
+// (it carries the order_id, and is the answer, with the paying customer's store reference
+// and CLABE as the gateway's create example carries them) and the in transaction on the
+// receiving customer. Reading the id at a customer's scope answers that customer's side;
+// the list of a customer shows both directions of its transfers. One transfer.succeeded
+// event carries the out transaction.
 
 // registerTransfers registers transfers between two customers.
 func (s *Server) registerTransfers(r *routeTable) {
@@ -51,7 +51,7 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 		return nil, e
 	}
 	var v reqbody.Checker
-	v.Required(f, "customer_id")
+	v.RequiredUnlessGiven(req.CustomerID != "", f, "customer_id")
 	v.Identifier("customer_id", req.CustomerID)
 	fieldrules.Money(&v, f, req.Amount, req.Description, req.OrderID)
 	if v.Err == nil && req.Amount.Cmp(onePeso) <= 0 {
@@ -86,26 +86,23 @@ func (s *Server) createTransfer(c *call) (any, *Error) {
 	if e := m.orderIDTaken(req.OrderID); e != nil {
 		return nil, e
 	}
-	if !from.debit(req.Amount, false) {
+	if !cents.Move(&from.balance, &to.balance, req.Amount) {
 		return nil, insufficientFunds(from)
 	}
-	to.credit(req.Amount)
 	m.customers.mark(from.id())
 	m.customers.mark(to.id())
-	out := s.newMoneyTx(m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
-		req.Amount, req.Description, req.OrderID, from.id())
-	m.setStatus(out, openpay.TransactionStatusCompleted)
-	in, text := new(tx), out.text.Fields()
+	// The in side, stored right before the out side (getTransfer finds it there), which alone holds
+	// the id's index entry (addTx skips an in side's) and the order_id; one allocation for both.
+	sides := new([2]tx)
+	out, in := s.newMoneyTx(&sides[1], m, openpay.TransactionTypeTransfer, openpay.TransactionMethodCustomer, openpay.OperationTypeOut,
+		req.Amount, req.Description, req.OrderID, from.id()), &sides[0]
+	out.putStatus(openpay.TransactionStatusCompleted) // not stored yet: in no status list (setStatus)
 	*in = out.frozen()
-	text[fieldOrderID], text[fieldCustomerID] = "", to.id()
-	in.text = txTexts.Make(&text)
+	in.text = txTexts.Make(&[compact.TextFields]string{out.id(), "", out.description(), to.id()})
 	in.setOpType(openpay.OperationTypeIn)
-	// The in side first, right before the out side (getTransfer finds it there),
-	// which alone holds the id's index entry (addTx skips an in side's) and the
-	// order_id. The event is dated at the transfer's time, read by newMoneyTx.
 	m.addTx(in)
 	m.addTx(out)
-	s.emitAt(m, openpay.EventTypeTransferSucceeded, out, out.created())
+	s.emitDated(m, openpay.EventTypeTransferSucceeded, out, compact.DateOf(out.createdNs, out.createdZone))
 	answer := c.answerTx(out)
 	c.store = openpay.StoreReference{Reference: from.storeRef, BarcodeURL: from.barcodeAt(c.baseURL())}
 	answer.Store, answer.CLABE = &c.store, from.clabe

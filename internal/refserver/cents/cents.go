@@ -13,6 +13,8 @@
 //     is equal in value and written the same (String, AppendText),
 //     [Balance.Cmp] and [Balance.IsPositive] give the same order.
 //     FuzzBalanceIsTheDecimalArithmetic holds it.
+//   - [Move] moves an amount from one balance to another as Cmp, Sub and
+//     Add would (FuzzMoveIsTheDecimalArithmetic holds it).
 //   - Moving a balance in cents allocates nothing; reading it
 //     ([Balance.Amount]) builds the amount through compact.AmountOfCents.
 //
@@ -99,6 +101,30 @@ func (b *Balance) Sub(a openpay.Amount) {
 	}
 	whole := b.Amount().Sub(a)
 	*b = Balance{whole: &whole}
+}
+
+// Move takes a from the balance from and adds it to the balance to, as
+// from.Cmp(a) >= 0 then from.Sub(a) and to.Add(a) would, reading a's
+// cents once; when from is short of a (Cmp < 0) it moves nothing and
+// reports false.
+func Move(from, to *Balance, a openpay.Amount) bool {
+	if c, ok := listquery.Cents(a); ok && from.whole == nil && to.whole == nil && c != -1<<63 {
+		if from.cents < c {
+			return false
+		}
+		diff, overFrom := add(from.cents, -c)
+		sum, overTo := add(to.cents, c)
+		if !overFrom && !overTo {
+			from.cents, to.cents = diff, sum
+			return true
+		}
+	}
+	if from.Cmp(a) < 0 {
+		return false
+	}
+	from.Sub(a)
+	to.Add(a)
+	return true
 }
 
 // add returns x + y and whether the sum overflows an int64.

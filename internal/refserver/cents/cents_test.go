@@ -87,6 +87,51 @@ func FuzzBalanceIsTheDecimalArithmetic(f *testing.F) {
 	})
 }
 
+// FuzzMoveIsTheDecimalArithmetic: moving any sequence of amounts between
+// two balances opened at any amounts, one way or the other, answers what
+// openpay.Amount's decimal arithmetic answers: a move the paying balance
+// cannot cover moves nothing and reports false, any other takes the amount
+// from one and adds it to the other, written and compared the same.
+func FuzzMoveIsTheDecimalArithmetic(f *testing.F) {
+	f.Add([]byte{8, 0x10, 0x27, 0, 0, 0, 0, 0, 0, 0xfe, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x97, 0x3a, 0, 0, 0, 0, 0, 0, 0xfe, 0})
+	f.Add([]byte{8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xfe, 0, 12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0xfe, 0,
+		4, 1, 0, 0, 0, 0, 0, 0, 0x80, 0xfe, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0x80, 0xfe, 0})
+	f.Add([]byte{8, 0x10, 0x27, 0, 0, 0, 0, 0, 0, 0xfe, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x27, 0, 0, 0, 0, 0, 0, 0xfe, 0}) // the whole balance
+	f.Add([]byte{8, 5, 0, 0, 0, 0, 0, 0, 0, 2, 1, 8, 3, 0, 0, 0, 0, 0, 0, 0, 0xfd, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0, 0xff, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const step = 11 // as FuzzBalanceIsTheDecimalArithmetic's
+		read := func(p []byte) openpay.Amount {
+			coef := int64(binary.LittleEndian.Uint64(p[1:9]))
+			if p[0]&4 == 0 {
+				coef %= 1_000_000_00
+			}
+			return amountOf(coef, int32(int8(p[9]))%6, p[10]&1 == 1)
+		}
+		if len(data) < 2*step {
+			return
+		}
+		var bal [2]Balance
+		var want [2]openpay.Amount
+		for i := range bal {
+			if p := data[i*step:]; p[0]&8 != 0 {
+				want[i] = read(p)
+				bal[i] = Of(want[i])
+			}
+		}
+		for p := data[2*step:]; len(p) >= step; p = p[step:] {
+			a, from := read(p), int(p[0]&1)
+			to := 1 - from
+			moved := Move(&bal[from], &bal[to], a)
+			require.Equal(t, want[from].Cmp(a) >= 0, moved, "moving %s out of %s", a, want[from])
+			if moved {
+				want[from], want[to] = want[from].Sub(a), want[to].Add(a)
+			}
+			checkSame(t, bal[from], want[from], "paying "+a.String())
+			checkSame(t, bal[to], want[to], "receiving "+a.String())
+		}
+	})
+}
+
 // A balance in cents moves without allocating; past an int64 of cents it
 // keeps the amount whole and goes on exactly.
 func TestBalanceInCents(t *testing.T) {
@@ -97,6 +142,12 @@ func TestBalanceInCents(t *testing.T) {
 		b.Add(a)
 		b.Sub(a)
 		_ = b.Cmp(a)
+		var to Balance
+		b.Add(a)
+		if !Move(&b, &to, a) || !Move(&to, &b, a) || Move(&to, &b, a) {
+			panic("a move of what the balance holds is refused, or one of more is not")
+		}
+		b.Sub(a)
 	}))
 	assert.Equal(t, "0.01", b.String())
 

@@ -267,5 +267,9 @@ func (z *Zones) Date(t time.Time) Date {
 	return Date{ns: ns, zone: zone}
 }
 
+// DateOf returns the Date of a stamp Whole returned: the Date that Date
+// gives for the time it stands for, without building that time.
+func DateOf(ns int64, zone uint8) Date { return Date{ns: ns, zone: zone} }
+
 // DateTime returns the date d holds (Time).
 func (z *Zones) DateTime(d Date) time.Time { return z.Time(d.ns, d.zone) }

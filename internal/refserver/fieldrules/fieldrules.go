@@ -66,14 +66,14 @@ func ChargeCustomer(f reqbody.Fields, cu *openpay.ChargeCustomer) *apierr.Error 
 // description required, at most 250 characters; order_id, when sent, not
 // blank and at most 100 characters.
 func Money(v *reqbody.Checker, f reqbody.Fields, amount openpay.Amount, description, orderID string) {
-	v.Required(f, "amount", "description")
+	v.RequiredUnlessGiven(!amount.IsZero() && description != "", f, "amount", "description")
 	if v.Err != nil {
 		return
 	}
 	v.Amount("amount", amount)
 	v.NonEmpty("description", description)
 	v.MaxLen("description", description, 250)
-	if f.Has("order_id") {
+	if orderID != "" || f.Has("order_id") { // one given is one present
 		v.NonEmpty("order_id", orderID)
 	}
 	v.MaxLen("order_id", orderID, 100)
