@@ -2,8 +2,11 @@ package openpaytest_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/openpay-go/openpay"
@@ -129,4 +132,52 @@ func TestSavedCustomersAndCardsKeepTheirTextAcrossRequests(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, again, got)
 	assert.Equal(t, "Ana López", got.HolderName)
+}
+
+// A customer's required members: name and email absent, null (the last of
+// a repeated member counts) or blank are each refused with 1001, naming the
+// member, absent or null as "required", blank as "cannot be empty"; nothing
+// is stored for a refused request.
+func TestCustomerRequiredMembersByRawBody(t *testing.T) {
+	t.Parallel()
+	const id, key = "mrequiredmembers0001", "sk_00000000000000000000000000000045"
+	srv := openpaytest.NewServer(t, openpaytest.WithMerchant(id, key, ""))
+	post := func(body string) (int, openpay.Code, string) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/"+id+"/customers", strings.NewReader(body))
+		require.NoError(t, err)
+		req.SetBasicAuth(key, "")
+		req.Header.Set("Content-Type", "application/json")
+		res, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		defer res.Body.Close()
+		var answer struct {
+			Code        openpay.Code `json:"error_code"`
+			Description string       `json:"description"`
+		}
+		require.NoError(t, json.NewDecoder(res.Body).Decode(&answer))
+		return res.StatusCode, answer.Code, answer.Description
+	}
+	for _, c := range []struct{ body, desc string }{
+		{`{"name":"Ana"}`, "The field 'email' is required"},
+		{`{"email":"ana@example.com"}`, "The field 'name' is required"},
+		{`{"name":null,"email":"ana@example.com"}`, "The field 'name' is required"},
+		{`{"name":"Ana","email":"ana@example.com","name":null}`, "The field 'name' is required"},
+		{`{"name":"Ana","email":null}`, "The field 'email' is required"},
+		{`{"name":" ","email":"ana@example.com"}`, "The field 'name' is required and cannot be empty"},
+		{`{"name":"Ana","email":""}`, "The field 'email' is required and cannot be empty"},
+	} {
+		status, code, desc := post(c.body)
+		assert.Equal(t, http.StatusBadRequest, status, c.body)
+		assert.Equal(t, openpay.ErrBadRequest, code, c.body)
+		assert.Equal(t, c.desc, desc, c.body)
+	}
+	status, _, _ := post(`{"name":"Ana","email":"ana@example.com","name":"Ana María"}`)
+	assert.Equal(t, http.StatusOK, status)
+	c, err := openpay.New(id, key, openpay.WithBaseURL(srv.URL), openpay.WithDefaultClientIP(payerIP))
+	require.NoError(t, err)
+	list, err := c.Customers.ListPage(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, list, 1, "only the accepted customer is stored")
+	assert.Equal(t, "Ana María", list[0].Name, "a repeated member is read as its last value")
 }
