@@ -61,6 +61,8 @@ type call struct {
 	tx    openpay.Transaction
 	store openpay.StoreReference
 	card  openpay.Card
+	// customer is a new customer's answer (createCustomer), kept as card.
+	customer openpay.Customer
 }
 
 // calls keeps the calls of answered requests for the next ones, with

@@ -42,11 +42,10 @@ func (c *call) scopeCard() (*card, *Error) {
 		return nil, e
 	}
 	id := c.param("card_id")
-	k := c.cards().find(cu, id)
-	if k == nil {
-		return nil, errNotFound("card", id)
+	if k := c.cards().find(cu, id); k != nil {
+		return k, nil
 	}
-	return k, nil
+	return nil, errNotFound("card", id)
 }
 
 // createCard stores a card from its data (CardRequest) or from a token
@@ -75,13 +74,14 @@ func (s *Server) createCard(c *call) (created any, _ *Error) {
 		}
 		tokenID = req.TokenID
 	} else {
-		// The card's members and device_session_id beside them, in one
-		// value: decoding takes pointers, so each of two would be allocated.
+		// The card's members and device_session_id in one value (decoding
+		// takes pointers: each of two would be allocated), its strings views
+		// of the body (Borrow): checkCardData copies what stays, never the number.
 		var req struct {
 			card      openpay.CardDetails
 			sessionID string
 		}
-		if e := f.IntoCardDetails(&req.card); e != nil {
+		if e := f.Borrow().IntoCardDetails(&req.card); e != nil {
 			return nil, e
 		}
 		if e := f.MemberString("device_session_id", &req.sessionID); e != nil {
@@ -207,9 +207,7 @@ func (s *Server) updateCard(c *call) (any, *Error) {
 	}
 	k.exp, k.charged = cardnum.ParseExpiry(month, year), nil // charges after this one record the card as it is now
 	c.cards().mark(k.id)
-	if f.Has("cvv2") {
-		k.cvvPending = true
-	}
+	k.cvvPending = k.cvvPending || f.Has("cvv2")
 	return map[string]any{}, nil // the gateway answers an empty object
 }
 
@@ -221,8 +219,7 @@ func (s *Server) deleteCard(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	k.deleted = true
-	k.cvvPending = false
+	k.deleted, k.cvvPending = true, false
 	c.cards().mark(k.id)
 	return nil, nil
 }

@@ -58,8 +58,8 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	var req openpay.CustomerRequest
-	if e := f.IntoCustomerRequest(&req); e != nil {
+	var req openpay.CustomerRequest // its strings views of the body: newCustomer copies them
+	if e := f.Borrow().IntoCustomerRequest(&req); e != nil {
 		return nil, e
 	}
 	if e := fieldrules.Customer(f, req.Name, req.LastName, req.Email, req.PhoneNumber, req.Address, req.CustomerAddress); e != nil {
@@ -85,7 +85,8 @@ func (s *Server) createCustomer(c *call) (any, *Error) {
 	if c.m != nil && c.m.country != countryrules.Mexico && cu.hasAccount() {
 		cu.clabe = "" // a CLABE is a Mexican account number
 	}
-	return cu.wire(c.baseURL()), nil
+	c.customer = cu.wire(c.baseURL()) // kept in the call, as answerCard keeps a card
+	return &c.customer, nil
 }
 
 // getCustomer answers a customer.

@@ -133,11 +133,11 @@ func (m *timeMemo) append(b []byte, t time.Time) ([]byte, error) {
 	return b, err
 }
 
-// appendJSONTime appends t as time.Time's MarshalJSON writes it: RFC 3339
+// formatJSONTime appends t as time.Time's MarshalJSON writes it: RFC 3339
 // with as many decimals of the second as needed. That form only holds years
 // 0 to 9999 and offsets under 24 hours; MarshalJSON refuses the rest, and
-// is asked for its error.
-func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
+// is asked for its error. The encoders call it through appendJSONTime.
+func formatJSONTime(b []byte, t time.Time) ([]byte, error) {
 	// The usual time (a year of four digits, an offset of whole minutes)
 	// is written here from its fields read once in UTC, where reading
 	// them asks no zone; AppendFormat would look the zone up three times.

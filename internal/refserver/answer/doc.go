@@ -38,8 +38,9 @@
 // The package holds no state but the key plans, built once when it is
 // loaded and only read after, and a memo of the last card it wrote inside
 // a transaction, whose JSON is copied for a card equal to it field by
-// field (cardmemo.go: the bytes are the encoder's for that value); it
-// takes no locks, and every function is safe for concurrent use.
+// field (cardmemo.go: the bytes are the encoder's for that value), and one
+// of the last date it kept (timememo.go, the same way); it takes no locks,
+// and every function is safe for concurrent use.
 //
 // # Generated code
 //

@@ -27,7 +27,7 @@ import (
 // Customer applies the field rules of a customer create or update.
 func Customer(f reqbody.Fields, name, lastName, email, phone string, address *openpay.Address, caddr *openpay.ColombianAddress) *apierr.Error {
 	var v reqbody.Checker
-	v.Required(f, "name", "email")
+	v.RequiredUnlessGiven(name != "" && email != "", f, "name", "email") // decoded: present, not null
 	v.NonEmpty("name", name)
 	v.NonEmpty("email", email)
 	for _, fld := range []struct{ n, s string }{{"name", name}, {"last_name", lastName}, {"email", email}, {"phone_number", phone}} {

@@ -34,6 +34,9 @@ type field struct {
 	raw   json.RawMessage
 	sub   Fields // raw split, once asked for when it is an object (field.object)
 	plain bool   // raw is a string of ASCII without escapes (validator.scanStr)
+	// borrow: a string read from raw without escapes is a view of the
+	// body, not a copy ([Fields.Borrow]).
+	borrow bool
 }
 
 // get returns the raw value of the member name (the last one sent when
@@ -80,6 +83,20 @@ func trimSpace(raw []byte) []byte {
 		return raw
 	}
 	return bytes.TrimSpace(raw)
+}
+
+// Borrow makes the strings decoded from f's own members afterwards (by
+// [Fields.Into], the typed entries and [Fields.MemberString]) views of the
+// body when they are written without escapes, rather than copies; those of
+// nested objects (an address) stay copies. It is for a handler that keeps
+// none of those strings past its request: a body read into lent storage is
+// cleared once the request is answered ([Body.Done]), and a view would
+// then read zeros. It returns f.
+func (f Fields) Borrow() Fields {
+	for i := range f {
+		f[i].borrow = true
+	}
+	return f
 }
 
 // Object returns a member that is a JSON object as Fields (nil when absent,
@@ -574,8 +591,9 @@ func skipValue(data []byte, i int) int {
 // has checked it). Anything else is left to encoding/json.
 //
 // plain says raw is known to be a string of plain ASCII (field.plain), so
-// that it is not looked at again.
-func plainString(raw []byte, plain bool) (string, bool) {
+// that it is not looked at again; borrow that the string may be a view of
+// raw (field.borrow).
+func plainString(raw []byte, plain, borrow bool) (string, bool) {
 	in, ok := raw, plain
 	if ok {
 		in = raw[1 : len(raw)-1]
@@ -599,6 +617,9 @@ func plainString(raw []byte, plain bool) (string, bool) {
 		return "PEN", true
 	case "USD":
 		return "USD", true
+	}
+	if borrow && len(in) > 0 {
+		return unsafe.String(&in[0], len(in)), true
 	}
 	return string(in), true
 }

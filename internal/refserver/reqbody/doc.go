@@ -58,7 +58,9 @@
 //     members' slice; a member's name is a view of the body), a nested
 //     object is split once, a body's syntax is checked in one pass without
 //     encoding/json's scanner, and a string without escapes is read
-//     without a second pass of encoding/json.
+//     without a second pass of encoding/json. A decoded string is a copy,
+//     unless the handler asked for views of the body ([Fields.Borrow]),
+//     which it then keeps no longer than its request.
 package reqbody
 
 //go:generate go test -run ^TestDecodersAreGenerated$ . -args -update-decoders

@@ -117,7 +117,7 @@ func (m *field) str(prefix string, forms map[bool]string, numeric bool) (string,
 		}
 		return "", m.bad(prefix, "must be a string")
 	}
-	s, ok := plainString(raw, m.plain && len(raw) == len(m.raw))
+	s, ok := plainString(raw, m.plain && len(raw) == len(m.raw), m.borrow)
 	if !ok {
 		var u string // apart from s, which would otherwise escape on every call
 		if err := json.Unmarshal(raw, &u); err != nil {

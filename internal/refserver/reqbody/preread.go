@@ -46,8 +46,8 @@ func (b *Body) Done(r *http.Request) {
 // (nil: none is): storage the caller lends for the request, and takes back
 // with [Body.Done]. What is decoded from the body must then not refer to
 // its bytes after the request: the strings of the decoded values are
-// copies (only member names are views of the body, and nothing keeps them
-// past the request).
+// copies (only member names are views of the body, and those of
+// [Fields.Borrow], and nothing keeps them past the request).
 func (b *Body) Preread(r *http.Request, limit int64, buf []byte) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return

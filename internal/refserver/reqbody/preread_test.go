@@ -121,3 +121,45 @@ func TestPrereadClosesABodyReadWhole(t *testing.T) {
 		assert.Equal(t, c.closed, orig.closed, "%s: Done closes nothing", c.name)
 	}
 }
+
+// Borrowed members decode to views of the body (they read zeros once lent
+// storage is given back), in every decoding entry, escaped or not plain
+// strings aside; a nested object's members, and members of a body not
+// borrowed, stay copies.
+func TestBorrowGivesViewsOfTheOwnMembersOnly(t *testing.T) {
+	t.Parallel()
+	body := `{"holder_name":"Ana López","card_number":"4111111111111111","cvv2":"123","expiration_month":"12",` +
+		`"expiration_year":"30","device_session_id":"s\u0031","address":{"city":"Puebla","line1":"Calle 1"}}`
+	buf := make([]byte, 0, 256)
+	r := httptest.NewRequest(http.MethodPost, "/", nil)
+	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+	var b Body
+	b.Preread(r, 1000, buf)
+	f, err := Read(r, 1000, false)
+	require.Nil(t, err)
+	var d openpay.CardDetails
+	require.Nil(t, f.Borrow().IntoCardDetails(&d))
+	var session string
+	require.Nil(t, f.MemberString("device_session_id", &session))
+	want := openpay.CardDetails{HolderName: "Ana López", CardNumber: "4111111111111111", CVV2: "123",
+		ExpirationMonth: "12", ExpirationYear: "30", Address: &openpay.Address{City: "Puebla", Line1: "Calle 1"}}
+	assert.Equal(t, want, d)
+	assert.Equal(t, "s1", session)
+	b.Done(r)
+	assert.Equal(t, strings.Repeat("\x00", len("Ana López")), d.HolderName, "a view of the lent storage")
+	assert.Equal(t, strings.Repeat("\x00", 16), d.CardNumber, "a view: the number is never copied")
+	assert.Equal(t, "\x00\x00\x00", d.CVV2)
+	assert.Equal(t, "s1", session, "an escaped string is decoded into a copy")
+	assert.Equal(t, &openpay.Address{City: "Puebla", Line1: "Calle 1"}, d.Address, "a nested object's members are copies")
+
+	// Without Borrow, the same body decodes to copies.
+	r = httptest.NewRequest(http.MethodPost, "/", nil)
+	r.Body, r.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+	b.Preread(r, 1000, buf)
+	f, err = Read(r, 1000, false)
+	require.Nil(t, err)
+	var own openpay.CardDetails
+	require.Nil(t, f.IntoCardDetails(&own))
+	b.Done(r)
+	assert.Equal(t, want, own)
+}
