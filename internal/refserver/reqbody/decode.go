@@ -34,6 +34,9 @@ type field struct {
 	raw   json.RawMessage
 	sub   Fields // raw split, once asked for when it is an object (field.object)
 	plain bool   // raw is a string of ASCII without escapes (validator.scanStr)
+	// own: raw is in storage no later request reuses (ReadOwn); view: the
+	// strings read from raw are views of it, not copies (ShareStrings).
+	own, view bool
 }
 
 // get returns the raw value of the member name (the last one sent when
@@ -103,6 +106,9 @@ func (m *field) object() (Fields, bool) {
 		if !ok {
 			return nil, false
 		}
+		for i := range sub {
+			sub[i].own, sub[i].view = m.own, m.view
+		}
 		m.sub = sub
 	}
 	return m.sub, true
@@ -141,6 +147,54 @@ func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 		}
 	}
 	return Parse(data, optional)
+}
+
+// ReadOwn is Read (of a body that is required) for a handler whose
+// decoded strings may be views of the body ([Fields.ShareStrings]): when
+// the body is in storage lent for the request ([Body.Preread]), the
+// values of its members that are strings, objects or arrays are copied,
+// in one allocation, into storage of their own, which no later request
+// reuses (the members' names and other values stay where they are, read
+// during the request only).
+func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
+	f, e := Read(r, limit, false)
+	if b, ok := r.Body.(*Body); !ok || !b.lent {
+		for i := range f {
+			f[i].own = true
+		}
+		return f, e
+	}
+	n := 0
+	for i := range f {
+		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
+			n += len(f[i].raw)
+		}
+	}
+	own := make([]byte, 0, n)
+	for i := range f {
+		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
+			at := len(own)
+			own = append(own, f[i].raw...)
+			f[i].raw, f[i].own = own[at:len(own):len(own)], true
+		}
+	}
+	return f, e
+}
+
+// ShareStrings has the strings decoded from the members of a body read by
+// [ReadOwn], and from their nested objects, be views of the body's storage
+// instead of one copy each. A string kept past the request then keeps the
+// whole body alive: the caller copies those it keeps (strings.Clone) or
+// accepts the cost. Members of a body read otherwise are left as they are.
+// It returns f.
+func (f Fields) ShareStrings() Fields {
+	for i := range f {
+		f[i].view = f[i].own
+		for j := range f[i].sub {
+			f[i].sub[j].view = f[i].sub[j].own
+		}
+	}
+	return f
 }
 
 // readError is the answer to a body that could not be read: 1009 when it
@@ -574,8 +628,9 @@ func skipValue(data []byte, i int) int {
 // has checked it). Anything else is left to encoding/json.
 //
 // plain says raw is known to be a string of plain ASCII (field.plain), so
-// that it is not looked at again.
-func plainString(raw []byte, plain bool) (string, bool) {
+// that it is not looked at again; view, that the string may be a view of
+// raw (field.view).
+func plainString(raw []byte, plain, view bool) (string, bool) {
 	in, ok := raw, plain
 	if ok {
 		in = raw[1 : len(raw)-1]
@@ -599,6 +654,9 @@ func plainString(raw []byte, plain bool) (string, bool) {
 		return "PEN", true
 	case "USD":
 		return "USD", true
+	}
+	if view && len(in) > 0 {
+		return unsafe.String(&in[0], len(in)), true
 	}
 	return string(in), true
 }
