@@ -155,31 +155,51 @@ func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 // values of its members that are strings, objects or arrays are copied,
 // in one allocation, into storage of their own, which no later request
 // reuses (the members' names and other values stay where they are, read
-// during the request only).
+// during the request only). The members themselves are then kept in
+// storage lent for the request too, which [Body.Done] takes back: the
+// Fields, like the names, must not be used once the request is answered.
 func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
-	f, e := Read(r, limit, false)
-	if b, ok := r.Body.(*Body); !ok || !b.lent {
+	b, ok := r.Body.(*Body)
+	if !ok || !b.lent || b.fields != nil || b.off != 0 || b.err != io.EOF || int64(len(b.data)) > limit { // as Read does
+		f, e := Read(r, limit, false)
 		for i := range f {
 			f[i].own = true
 		}
 		return f, e
 	}
+	store := fieldStores.Get().(*[pooledFields]field)
+	f, ok := gather(b.data, true, store[:0])
+	if !ok || len(f) == 0 || &f[0] != &store[0] { // not an object, empty or too long for the store
+		fieldStores.Put(store)
+		return Read(r, limit, false)
+	}
+	b.off, b.fields = len(b.data), store
 	n := 0
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
 			n += len(f[i].raw)
 		}
 	}
-	own := make([]byte, 0, n)
+	own := make([]byte, n)
+	n = 0
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
-			at := len(own)
-			own = append(own, f[i].raw...)
-			f[i].raw, f[i].own = own[at:len(own):len(own)], true
+			m := copy(own[n:], f[i].raw)
+			f[i].raw, f[i].own = own[n:n+m:n+m], true
+			n += m
 		}
 	}
-	return f, e
+	return f[:len(f):len(f)], nil
 }
+
+// pooledFields is how many members the Fields of a body read by ReadOwn
+// may have to be kept in storage that serves request after request
+// (fieldStores), and how many splitObject gathers on the stack.
+const pooledFields = 16
+
+// fieldStores keeps the members' storage of the bodies read by ReadOwn
+// for the next ones: Body.Done clears it and puts it back.
+var fieldStores = sync.Pool{New: func() any { return new([pooledFields]field) }}
 
 // ShareStrings has the strings decoded from the members of a body read by
 // [ReadOwn], and from their nested objects, be views of the body's storage
@@ -517,21 +537,29 @@ func memberFields(data []byte) (Fields, bool) { return splitObject(data, false) 
 
 // splitObject splits the object data into its members, checking the
 // syntax of the whole of data when check is set (objectFields) and taking
-// it as valid otherwise (memberFields). A member's name, and its value when
-// a string, are read by the check's reading of strings, which tells a
-// string of plain ASCII (field.plain) as it goes.
+// it as valid otherwise (memberFields). The members are gathered on the
+// stack (gather), then copied into a slice of their number (empty, not
+// nil, for an empty object).
 func splitObject(data []byte, check bool) (Fields, bool) {
+	var gathered [pooledFields]field
+	members, ok := gather(data, check, gathered[:0])
+	if !ok {
+		return nil, false
+	}
+	return append(make(Fields, 0, len(members)), members...), true
+}
+
+// gather appends the members of the object data to members (splitObject). A member's name, and its value when a
+// string, are read by the check's reading of strings, which tells a string
+// of plain ASCII (field.plain) as it goes.
+func gather(data []byte, check bool, members []field) ([]field, bool) {
 	v := validator{data: data}
 	i := skipSpace(data, 0)
 	if i == len(data) || data[i] != '{' {
 		return nil, false
 	}
-	// The members are gathered on the stack, then copied into a slice of
-	// their number.
-	var gathered [16]field
-	members := gathered[:0]
 	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
-		return Fields{}, !check || skipSpace(data, i+1) == len(data)
+		return members, !check || skipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
@@ -570,7 +598,7 @@ func splitObject(data []byte, check bool) (Fields, bool) {
 			if check && skipSpace(data, i+1) != len(data) {
 				return nil, false
 			}
-			return append(make(Fields, 0, len(members)), members...), true
+			return members, true
 		case ',':
 			i = skipSpace(data, i+1)
 		default:

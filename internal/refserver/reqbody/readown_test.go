@@ -1,12 +1,15 @@
 package reqbody
 
 import (
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/apierr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -74,4 +77,50 @@ func TestShareStringsNeedsOwnStorage(t *testing.T) {
 	require.Nil(t, f.IntoCardCharge(&w))
 	copy(data, strings.Repeat("x", len(data)))
 	assert.Equal(t, "abc", w.SourceID)
+}
+
+// ReadOwn answers what Read answers, body by body: the members, or the
+// same refusal (not an object, data after it, too large, cut short); a
+// body of more members than its store holds is read as Read reads it.
+// Once the request is done its members' store serves the next body.
+func TestReadOwnAnswersAsRead(t *testing.T) {
+	many := "{" + strings.Repeat(`"a":1,`, pooledFields) + `"b":"x"}`
+	bodies := []string{`{"method":"card","amount":1.50,"card":{"holder_name":"A"},"tags":["x"],"n":null}`, `{}`, `[]`, `{"a":1} x`,
+		`{"a":`, many, `{"a":"` + strings.Repeat("y", 300) + `"}`, ` {"a" : "b" } `}
+	buf := make([]byte, 0, 2048)
+	for _, body := range bodies {
+		for _, cut := range []bool{false, true} {
+			read := func(own bool) (Fields, string, func()) {
+				r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+				if cut {
+					r.Body = io.NopCloser(io.LimitReader(strings.NewReader(body), int64(len(body)/2)))
+				}
+				var b Body
+				b.Preread(r, 200, buf)
+				var f Fields
+				var e *apierr.Error
+				if own {
+					f, e = ReadOwn(r, 200)
+				} else {
+					f, e = Read(r, 200, false)
+				}
+				got := ""
+				if e != nil {
+					got = e.Error()
+				}
+				for _, m := range f {
+					got += fmt.Sprintf("|%s=%s", m.name, m.raw)
+				}
+				return f, got, func() { b.Done(r) }
+			}
+			_, want, done := read(false)
+			done()
+			f, got, done := read(true)
+			assert.Equal(t, want, got, "%q cut %v", body, cut)
+			if len(f) > 0 && f[0].raw[0] == '"' {
+				assert.True(t, f[0].own)
+			}
+			done()
+		}
+	}
 }
