@@ -189,6 +189,19 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 			n += m
 		}
 	}
+	// An object member (a card's data, a customer) is split into the
+	// store's free slots, while they last: decoding would split it anyway.
+	used := len(f)
+	for i := 0; i < len(f) && used < pooledFields; i++ {
+		if f[i].raw[0] == '{' {
+			if sub, _ := gather(f[i].raw, false, store[used:used]); len(sub) > 0 && len(sub) <= pooledFields-used {
+				for j := range sub {
+					sub[j].own = true
+				}
+				f[i].sub, used = sub[:len(sub):len(sub)], used+len(sub)
+			}
+		}
+	}
 	return f[:len(f):len(f)], nil
 }
 
