@@ -174,10 +174,10 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		return Read(r, limit, false)
 	}
 	b.off, b.fields = len(b.data), store
-	n := 0
+	n, objects := 0, false
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
-			n += len(f[i].raw)
+			n, objects = n+len(f[i].raw), objects || c == '{'
 		}
 	}
 	own := make([]byte, n)
@@ -192,7 +192,7 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 	// An object member (a card's data, a customer) is split into the
 	// store's free slots, while they last: decoding would split it anyway.
 	used := len(f)
-	for i := 0; i < len(f) && used < pooledFields; i++ {
+	for i := 0; objects && i < len(f) && used < pooledFields; i++ {
 		if f[i].raw[0] == '{' {
 			if sub, _ := gather(f[i].raw, false, store[used:used]); len(sub) > 0 && len(sub) <= pooledFields-used {
 				for j := range sub {
