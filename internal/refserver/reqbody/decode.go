@@ -562,9 +562,10 @@ func splitObject(data []byte, check bool) (Fields, bool) {
 	return append(make(Fields, 0, len(members)), members...), true
 }
 
-// gather appends the members of the object data to members (splitObject). A member's name, and its value when a
-// string, are read by the check's reading of strings, which tells a string
-// of plain ASCII (field.plain) as it goes.
+// gather appends the members of the object data to members (splitObject,
+// ReadOwn). A member's name, and its value when a string, are read by the
+// check's reading of strings, which tells a string of plain ASCII
+// (field.plain) as it goes.
 func gather(data []byte, check bool, members []field) ([]field, bool) {
 	v := validator{data: data}
 	i := skipSpace(data, 0)
