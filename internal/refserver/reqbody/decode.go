@@ -167,13 +167,13 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		}
 		return f, e
 	}
-	store := fieldStores.Get().(*[pooledFields]field)
-	f, ok := gather(b.data, true, store[:0])
-	if !ok || len(f) == 0 || &f[0] != &store[0] { // not an object, empty or too long for the store
-		fieldStores.Put(store)
+	store := fieldStores.Get().(*fieldStore)
+	f, ok := gather(b.data, true, store.f[:0])
+	if !ok || len(f) == 0 || &f[0] != &store.f[0] { // not an object, empty or too long for the store
+		store.release(pooledFields)
 		return Read(r, limit, false)
 	}
-	b.off, b.fields = len(b.data), store
+	b.off, b.fields, store.used = len(b.data), store, len(f)
 	n, objects := 0, false
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
@@ -194,7 +194,9 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 	used := len(f)
 	for i := 0; objects && i < len(f) && used < pooledFields; i++ {
 		if f[i].raw[0] == '{' {
-			if sub, _ := gather(f[i].raw, false, store[used:used]); len(sub) > 0 && len(sub) <= pooledFields-used {
+			sub, _ := gather(f[i].raw, false, store.f[used:used])
+			store.used = max(store.used, min(used+len(sub), pooledFields)) // what the split wrote
+			if len(sub) > 0 && len(sub) <= pooledFields-used {
 				for j := range sub {
 					sub[j].own = true
 				}
@@ -210,9 +212,24 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 // (fieldStores), and how many splitObject gathers on the stack.
 const pooledFields = 16
 
-// fieldStores keeps the members' storage of the bodies read by ReadOwn
-// for the next ones: Body.Done clears it and puts it back.
-var fieldStores = sync.Pool{New: func() any { return new([pooledFields]field) }}
+// fieldStore is the storage of the members of a body read by ReadOwn;
+// used is how many of f the request wrote.
+type fieldStore struct {
+	f    [pooledFields]field
+	used int
+}
+
+// fieldStores keeps the fieldStores of the bodies read by ReadOwn for the
+// next ones (Body.Done).
+var fieldStores = sync.Pool{New: func() any { return new(fieldStore) }}
+
+// release clears what the request wrote of the store, at most its first
+// used members, and puts it back in fieldStores.
+func (st *fieldStore) release(used int) {
+	clear(st.f[:used])
+	st.used = 0
+	fieldStores.Put(st)
+}
 
 // ShareStrings has the strings decoded from the members of a body read by
 // [ReadOwn], and from their nested objects, be views of the body's storage

@@ -19,7 +19,7 @@ type Body struct {
 	// lent: data is the caller's storage (Preread's buf).
 	lent bool
 	// fields is the storage of the body's members when ReadOwn split it.
-	fields *[pooledFields]field
+	fields *fieldStore
 }
 
 // Done ends the request's use of b: r's body is its own again, and storage
@@ -33,8 +33,7 @@ func (b *Body) Done(r *http.Request) {
 		clear(b.data)
 	}
 	if b.fields != nil {
-		clear(b.fields[:])
-		fieldStores.Put(b.fields)
+		b.fields.release(b.fields.used)
 	}
 	*b = Body{}
 }

@@ -128,3 +128,25 @@ func TestReadOwnAnswersAsRead(t *testing.T) {
 		}
 	}
 }
+
+// Done clears every member the request wrote into its store, the nested
+// ones and those a nested object too long for the store left behind, so
+// that a store waiting in the pool holds no part of a past body.
+func TestDoneClearsTheStore(t *testing.T) {
+	buf := make([]byte, 0, 2048)
+	for _, body := range []string{
+		`{"method":"card","card":{"holder_name":"A","card_number":"4111111111111111"},"amount":1.50}`,
+		`{"a":1,"b":{` + strings.Repeat(`"c":"d",`, pooledFields) + `"e":"f"}}`,
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var b Body
+		b.Preread(r, 4096, buf)
+		f, e := ReadOwn(r, 4096)
+		require.Nil(t, e)
+		require.NotEmpty(t, f)
+		store := b.fields
+		require.NotNil(t, store, body)
+		b.Done(r)
+		assert.Equal(t, fieldStore{}, *store, body)
+	}
+}
