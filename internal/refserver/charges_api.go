@@ -98,13 +98,12 @@ func (s *Server) registerCharges(r *routeTable) {
 func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *merchant, psePath bool, req *chargeRequest) *Error {
 	country := merch.country
 	var v reqbody.Checker
-	v.Required(f, "method")
-	if v.Err != nil {
-		return v.Err
-	}
 	req.capture, req.country = true, country
 	if e := f.MemberChargeMethod("method", &req.method); e != nil { // decoded into storage the request has anyway
 		return e
+	}
+	if v.RequiredUnlessGiven(req.method != "", f, "method"); v.Err != nil { // absent or null: decoding left it empty
+		return v.Err
 	}
 	method := string(req.method)
 	var customer *openpay.ChargeCustomer // kept at merchant scope once checked
@@ -139,7 +138,7 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	case method == string(openpay.ChargeMethodCard) && f.Has("card"):
 		var w openpay.InlineCardCharge
-		if e := f.IntoInlineCardCharge(&w); e != nil {
+		if e := f.ShareStrings().IntoInlineCardCharge(&w); e != nil { // views of the body: newChargeTx copies what a charge keeps
 			return e
 		}
 		card := f.Object("card")
@@ -157,13 +156,12 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		}
 	case method == string(openpay.ChargeMethodCard):
 		w := &req.card
-		if e := f.IntoCardCharge(w); e != nil {
+		if e := f.ShareStrings().IntoCardCharge(w); e != nil {
 			return e
 		}
 		req.kind, req.sourceID, req.cvv2, req.metadata = kindCard, w.SourceID, w.CVV2, w.Metadata
 		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
-		v.RequiredUnlessGiven(w.SourceID != "", f, "source_id")
-		if v.Err != nil {
+		if v.RequiredUnlessGiven(w.SourceID != "", f, "source_id"); v.Err != nil {
 			return v.Err
 		}
 		v.Identifier("source_id", w.SourceID)
@@ -309,7 +307,7 @@ func (s *Server) cardChargeOptions(req *chargeRequest, f reqbody.Fields, capture
 // createCharge creates a charge of any variant at merchant, customer,
 // group-merchant or group-merchant-customer scope.
 func (s *Server) createCharge(c *call) (any, *Error) {
-	f, e := readBody(c, false)
+	f, e := reqbody.ReadOwn(c.r, c.s.maxBody) // its strings may be views (parseCharge)
 	if e != nil {
 		return nil, e
 	}

@@ -1,6 +1,7 @@
 package refserver
 
 import (
+	"strings"
 	"time"
 
 	"github.com/openpay-go/openpay"
@@ -99,7 +100,7 @@ func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx 
 		}
 	}
 	if req.redirectURL != "" {
-		t.later = &txLater{redirectURL: req.redirectURL, email: payerEmail(cu, req)}
+		t.later = &txLater{redirectURL: strings.Clone(req.redirectURL), email: strings.Clone(payerEmail(cu, req))} // not views of the body
 	}
 	if req.currency == openpay.CurrencyUSD {
 		rate := s.usdRate

@@ -34,9 +34,10 @@ type field struct {
 	raw   json.RawMessage
 	sub   Fields // raw split, once asked for when it is an object (field.object)
 	plain bool   // raw is a string of ASCII without escapes (validator.scanStr)
-	// borrow: a string read from raw without escapes is a view of the
-	// body, not a copy ([Fields.Borrow]).
-	borrow bool
+	// own: raw is in storage no later request reuses (ReadOwn); view: the
+	// strings read from raw without escapes are views of it, not copies
+	// ([Fields.ShareStrings], or [Fields.Borrow] for a request's own use).
+	own, view bool
 }
 
 // get returns the raw value of the member name (the last one sent when
@@ -94,7 +95,7 @@ func trimSpace(raw []byte) []byte {
 // then read zeros. It returns f.
 func (f Fields) Borrow() Fields {
 	for i := range f {
-		f[i].borrow = true
+		f[i].view = true
 	}
 	return f
 }
@@ -119,6 +120,9 @@ func (m *field) object() (Fields, bool) {
 		sub, ok := memberFields(m.raw)
 		if !ok {
 			return nil, false
+		}
+		for i := range sub { // a view of lent storage (Borrow) stays at the top
+			sub[i].own, sub[i].view = m.own, m.view && m.own
 		}
 		m.sub = sub
 	}
@@ -158,6 +162,104 @@ func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 		}
 	}
 	return Parse(data, optional)
+}
+
+// ReadOwn is Read (of a body that is required) for a handler whose
+// decoded strings may be views of the body ([Fields.ShareStrings]): when
+// the body is in storage lent for the request ([Body.Preread]), the
+// values of its members that are strings, objects or arrays are copied,
+// in one allocation, into storage of their own, which no later request
+// reuses (the members' names and other values stay where they are, read
+// during the request only). The members themselves are then kept in
+// storage lent for the request too, which [Body.Done] takes back: the
+// Fields, like the names, must not be used once the request is answered.
+func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
+	b, ok := r.Body.(*Body)
+	if !ok || !b.lent || b.fields != nil || b.off != 0 || b.err != io.EOF || int64(len(b.data)) > limit { // as Read does
+		f, e := Read(r, limit, false)
+		for i := range f {
+			f[i].own = true
+		}
+		return f, e
+	}
+	store := fieldStores.Get().(*fieldStore)
+	f, ok := gather(b.data, true, store.f[:0])
+	if !ok || len(f) == 0 || &f[0] != &store.f[0] { // not an object, empty or too long for the store
+		store.release(pooledFields)
+		return Read(r, limit, false)
+	}
+	b.off, b.fields, store.used = len(b.data), store, len(f)
+	n, objects := 0, false
+	for i := range f {
+		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
+			n, objects = n+len(f[i].raw), objects || c == '{'
+		}
+	}
+	own := make([]byte, n)
+	n = 0
+	for i := range f {
+		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
+			m := copy(own[n:], f[i].raw)
+			f[i].raw, f[i].own = own[n:n+m:n+m], true
+			n += m
+		}
+	}
+	// An object member (a card's data, a customer) is split into the
+	// store's free slots, while they last: decoding would split it anyway.
+	used := len(f)
+	for i := 0; objects && i < len(f) && used < pooledFields; i++ {
+		if f[i].raw[0] == '{' {
+			sub, _ := gather(f[i].raw, false, store.f[used:used])
+			store.used = max(store.used, min(used+len(sub), pooledFields)) // what the split wrote
+			if len(sub) > 0 && len(sub) <= pooledFields-used {
+				for j := range sub {
+					sub[j].own = true
+				}
+				f[i].sub, used = sub[:len(sub):len(sub)], used+len(sub)
+			}
+		}
+	}
+	return f[:len(f):len(f)], nil
+}
+
+// pooledFields is how many members the Fields of a body read by ReadOwn
+// may have to be kept in storage that serves request after request
+// (fieldStores), and how many splitObject gathers on the stack.
+const pooledFields = 16
+
+// fieldStore is the storage of the members of a body read by ReadOwn;
+// used is how many of f the request wrote.
+type fieldStore struct {
+	f    [pooledFields]field
+	used int
+}
+
+// fieldStores keeps the fieldStores of the bodies read by ReadOwn for the
+// next ones (Body.Done).
+var fieldStores = sync.Pool{New: func() any { return new(fieldStore) }}
+
+// release clears what the request wrote of the store, at most its first
+// used members, and puts it back in fieldStores.
+func (st *fieldStore) release(used int) {
+	clear(st.f[:used])
+	st.used = 0
+	fieldStores.Put(st)
+}
+
+// ShareStrings has the strings decoded from the members of a body read by
+// [ReadOwn], and from their nested objects, be views of the body's storage
+// instead of one copy each. A string kept past the request then keeps the
+// whole body alive: the caller copies those it keeps (strings.Clone) or
+// accepts the cost. Members of a body read otherwise are left as they are.
+// It returns f.
+func (f Fields) ShareStrings() Fields {
+	for i := range f {
+		f[i].view = f[i].own
+		for j := range f[i].sub {
+			f[i].sub[j].view = f[i].sub[j].own
+		}
+	}
+	return f
 }
 
 // readError is the answer to a body that could not be read: 1009 when it
@@ -480,21 +582,30 @@ func memberFields(data []byte) (Fields, bool) { return splitObject(data, false) 
 
 // splitObject splits the object data into its members, checking the
 // syntax of the whole of data when check is set (objectFields) and taking
-// it as valid otherwise (memberFields). A member's name, and its value when
-// a string, are read by the check's reading of strings, which tells a
-// string of plain ASCII (field.plain) as it goes.
+// it as valid otherwise (memberFields). The members are gathered on the
+// stack (gather), then copied into a slice of their number (empty, not
+// nil, for an empty object).
 func splitObject(data []byte, check bool) (Fields, bool) {
+	var gathered [pooledFields]field
+	members, ok := gather(data, check, gathered[:0])
+	if !ok {
+		return nil, false
+	}
+	return append(make(Fields, 0, len(members)), members...), true
+}
+
+// gather appends the members of the object data to members (splitObject,
+// ReadOwn). A member's name, and its value when a string, are read by the
+// check's reading of strings, which tells a string of plain ASCII
+// (field.plain) as it goes.
+func gather(data []byte, check bool, members []field) ([]field, bool) {
 	v := validator{data: data}
 	i := skipSpace(data, 0)
 	if i == len(data) || data[i] != '{' {
 		return nil, false
 	}
-	// The members are gathered on the stack, then copied into a slice of
-	// their number.
-	var gathered [16]field
-	members := gathered[:0]
 	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
-		return Fields{}, !check || skipSpace(data, i+1) == len(data)
+		return members, !check || skipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
@@ -533,7 +644,7 @@ func splitObject(data []byte, check bool) (Fields, bool) {
 			if check && skipSpace(data, i+1) != len(data) {
 				return nil, false
 			}
-			return append(make(Fields, 0, len(members)), members...), true
+			return members, true
 		case ',':
 			i = skipSpace(data, i+1)
 		default:
@@ -591,9 +702,9 @@ func skipValue(data []byte, i int) int {
 // has checked it). Anything else is left to encoding/json.
 //
 // plain says raw is known to be a string of plain ASCII (field.plain), so
-// that it is not looked at again; borrow that the string may be a view of
-// raw (field.borrow).
-func plainString(raw []byte, plain, borrow bool) (string, bool) {
+// that it is not looked at again; view, that the string may be a view of
+// raw (field.view).
+func plainString(raw []byte, plain, view bool) (string, bool) {
 	in, ok := raw, plain
 	if ok {
 		in = raw[1 : len(raw)-1]
@@ -618,7 +729,7 @@ func plainString(raw []byte, plain, borrow bool) (string, bool) {
 	case "USD":
 		return "USD", true
 	}
-	if borrow && len(in) > 0 {
+	if view && len(in) > 0 {
 		return unsafe.String(&in[0], len(in)), true
 	}
 	return string(in), true

@@ -3,7 +3,7 @@
 // [Parse]), decoded member by member into a wire request type of package
 // openpay ([Fields.Into]) with the loose forms the gateway accepts, and
 // checked ([Checker]). It imports nothing of the server but its error
-// object (package apierr).
+// object (package apierr) and the shared amounts of package compact.
 //
 // A body is decoded in two steps, so that a handler can tell a member that
 // is absent (or null) from one sent with its zero value, and every error
@@ -58,9 +58,12 @@
 //     members' slice; a member's name is a view of the body), a nested
 //     object is split once, a body's syntax is checked in one pass without
 //     encoding/json's scanner, and a string without escapes is read
-//     without a second pass of encoding/json. A decoded string is a copy,
-//     unless the handler asked for views of the body ([Fields.Borrow]),
-//     which it then keeps no longer than its request.
+//     without a second pass of encoding/json. An amount written with two
+//     decimals is read without allocating (compact.AmountOfCents). A
+//     decoded string is a copy, unless the handler asked for views: of one
+//     copy of the body's values, read by [ReadOwn], after
+//     [Fields.ShareStrings]; or of the body itself, kept no longer than its
+//     request, after [Fields.Borrow].
 package reqbody
 
 //go:generate go test -run ^TestDecodersAreGenerated$ . -args -update-decoders

@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/refserver/apierr"
+	"github.com/openpay-go/openpay/internal/refserver/compact"
 )
 
 // The readings of one member by the Go type of the field it fills, each
@@ -32,13 +33,51 @@ func (f Fields) at(i int) *field {
 
 // amount reads an Amount: a number or a number string (number-strings).
 func (m *field) amount(prefix string, dst *openpay.Amount) *apierr.Error {
+	raw := trimSpace(m.raw)
+	if c, ok := centsForm(raw); ok {
+		*dst = compact.AmountOfCents(c) // the value the type's reading gives, shared
+		return nil
+	}
 	// looseNumber answers a checked JSON number, so the type's own reading
 	// is called without encoding/json checking it again.
-	lit, ok := looseNumber(trimSpace(m.raw))
+	lit, ok := looseNumber(raw)
 	if !ok || dst.UnmarshalJSON(lit) != nil {
 		return m.bad(prefix, "must be a number")
 	}
 	return nil
+}
+
+// centsForm reads the form most amounts are sent in, a JSON number with
+// two decimals and at most 15 digits ("100.50", "-3.05"), as cents: the
+// Amount of those cents (openpay.AmountFromCents) is the one the type's
+// own reading gives it, coefficient and exponent alike, and
+// compact.AmountOfCents gives it without allocating. Any other form
+// answers false. raw is a value the body's parser has checked.
+func centsForm(raw []byte) (int64, bool) {
+	n := len(raw)
+	if n < 4 || raw[n-3] != '.' {
+		return 0, false
+	}
+	i, neg := 0, raw[0] == '-'
+	if neg {
+		i = 1
+	}
+	if n-i < 4 || n-i > 16 { // a digit, the point and two; 15 digits at most
+		return 0, false
+	}
+	var c int64
+	for ; i < n; i++ {
+		switch d := raw[i]; {
+		case d >= '0' && d <= '9':
+			c = c*10 + int64(d-'0')
+		case i != n-3:
+			return 0, false
+		}
+	}
+	if neg {
+		c = -c
+	}
+	return c, true
 }
 
 // decimal reads a Decimal as amount reads an Amount.
@@ -117,7 +156,7 @@ func (m *field) str(prefix string, forms map[bool]string, numeric bool) (string,
 		}
 		return "", m.bad(prefix, "must be a string")
 	}
-	s, ok := plainString(raw, m.plain && len(raw) == len(m.raw), m.borrow)
+	s, ok := plainString(raw, m.plain && len(raw) == len(m.raw), m.view)
 	if !ok {
 		var u string // apart from s, which would otherwise escape on every call
 		if err := json.Unmarshal(raw, &u); err != nil {

@@ -18,6 +18,8 @@ type Body struct {
 	orig io.ReadCloser
 	// lent: data is the caller's storage (Preread's buf).
 	lent bool
+	// fields is the storage of the body's members when ReadOwn split it.
+	fields *fieldStore
 }
 
 // Done ends the request's use of b: r's body is its own again, and storage
@@ -29,6 +31,9 @@ func (b *Body) Done(r *http.Request) {
 	}
 	if b.lent {
 		clear(b.data)
+	}
+	if b.fields != nil {
+		b.fields.release(b.fields.used)
 	}
 	*b = Body{}
 }
