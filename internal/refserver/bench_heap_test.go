@@ -118,17 +118,19 @@ func BenchmarkEndpointGC(b *testing.B) {
 // bothSides calls measure for each endpoint of benchEndpoints, on the
 // reference server with one merchant over HTTP ("server") and then on its
 // yardstick ("minimal", which answers the server's sample answer), with
-// the endpoint's request.
+// the endpoint's request. Both sides get the same request bytes: the
+// yardstick is sent the server's merchant id and key, which it ignores.
 func bothSides(b *testing.B, measure func(b *testing.B, base, key string, rq benchRequest)) {
 	for _, ep := range benchEndpoints {
 		var answer []byte
 		var rq benchRequest
+		var path, key string
 		b.Run(ep.name+"/server", func(b *testing.B) {
 			env := newBenchEnv(b)
-			base := env.srv.URL + "/v1/" + env.m.ID
+			path, key = "/v1/"+env.m.ID, env.m.PrivateKey
 			rq = ep.setup(b, env)
-			answer = sample(b, base, env.m.PrivateKey, rq)
-			measure(b, base, env.m.PrivateKey, rq)
+			answer = sample(b, env.srv.URL+path, key, rq)
+			measure(b, env.srv.URL+path, key, rq)
 		})
 		b.Run(ep.name+"/minimal", func(b *testing.B) {
 			if answer == nil {
@@ -136,7 +138,7 @@ func bothSides(b *testing.B, measure func(b *testing.B, base, key string, rq ben
 			}
 			srv := httptest.NewServer(ep.minimal(answer))
 			defer srv.Close()
-			measure(b, srv.URL+"/v1/m", "sk_x", rq)
+			measure(b, srv.URL+path, key, rq)
 		})
 	}
 }
