@@ -629,7 +629,7 @@ func gatherAt(v validator, i, depth int, check bool, members []field, nested *[]
 			return nil, i, false
 		}
 		i = skipSpace(data, i+1)
-		var sub Fields
+		var sub Fields // an object member's, split as checked
 		switch {
 		case i < len(data) && data[i] == '"':
 			end, plain, ok = v.scanStr(i)
@@ -645,7 +645,9 @@ func gatherAt(v validator, i, depth int, check bool, members []field, nested *[]
 		if !ok {
 			return nil, i, false
 		}
-		members = append(members, field{name: name, raw: data[i:end:end], plain: plain, sub: sub})
+		if members = append(members, field{name: name, raw: data[i:end:end], plain: plain}); sub != nil {
+			members[len(members)-1].sub = sub
+		}
 		if i = skipSpace(data, end); i >= len(data) {
 			return nil, i, false
 		}
