@@ -102,27 +102,6 @@ func Mask(number string) string {
 	return string(AppendMask(buf[:0], number))
 }
 
-// IsMask reports whether masked is [Mask] of number, without making the
-// mask: what a memo of a card's answer (the server's last inline card)
-// compares a new number with.
-func IsMask(masked, number string) bool {
-	n := len(number)
-	if len(masked) != n {
-		return false
-	}
-	keep := n >= 13 && ascii.Digits(number)
-	for i := range n {
-		if c := masked[i]; keep && (i < 6 || i >= n-4) {
-			if c != number[i] {
-				return false
-			}
-		} else if c != 'X' {
-			return false
-		}
-	}
-	return true
-}
-
 // Keep returns what a stored card keeps of its data, in one allocation:
 // head (the bytes b holds already, the card's id), the masked number
 // ([Mask]) and the holder's name. Nothing of the full number is kept.

@@ -262,14 +262,6 @@ func FuzzMask(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		m := Mask(s)
-		if !IsMask(m, s) {
-			t.Fatalf("IsMask(Mask(%q)) is false", s)
-		}
-		for _, other := range []string{s + "1", "X" + m, "0" + s[min(1, len(s)):], s[:len(s)/2] + "9" + s[min(len(s)/2+1, len(s)):]} {
-			if IsMask(m, other) != (Mask(other) == m) {
-				t.Fatalf("IsMask(%q, %q) disagrees with Mask", m, other)
-			}
-		}
 		if len(m) != len(s) {
 			t.Fatalf("Mask(%q) = %q: length changed", s, m)
 		}

@@ -256,16 +256,17 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		// Card data sent inline or a token: the charges that follow with the
 		// same card share the wire form, as those to a stored card do. The
 		// charge API's card (req.number, k.holder: views of the body) is
-		// masked and copied only when the memo lacks it.
+		// masked on the stack and copied only when the memo lacks it.
+		var buf [32]byte
 		wireCard, memo := k.wire(), m.inlineCharged
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		if req.number != "" && memo != nil && cardnum.IsMask(memo.CardNumber, req.number) {
+		if req.number != "" && memo != nil && memo.CardNumber == string(cardnum.AppendMask(buf[:0], req.number)) {
 			wireCard.CardNumber = memo.CardNumber
 		}
 		if memo == nil || *memo != wireCard {
 			kept := wireCard
 			if req.number != "" {
-				_, kept.CardNumber, kept.HolderName = cardnum.Keep(nil, req.number, k.holder)
+				_, kept.CardNumber, kept.HolderName = cardnum.Keep(buf[:0], req.number, k.holder)
 			}
 			m.inlineCharged = &kept
 		}
