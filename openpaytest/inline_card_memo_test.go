@@ -76,10 +76,11 @@ func TestInlineCardChargesKeepTheirOwnCard(t *testing.T) {
 		return a
 	}
 	numbers := []string{openpaytest.CardVisa, openpaytest.CardInsufficientFunds, openpaytest.CardMastercard}
+	address := "" // the card's billing address member, when it has one
 	charge := func(number, holder, year, orderID, amount string) (int, []byte) {
 		t.Helper()
-		status, b := post("/charges", fmt.Sprintf(`{"method":"card","card":{"holder_name":%q,"card_number":%q,"cvv2":%q,"expiration_month":"12","expiration_year":%q},"amount":%s,"currency":"MXN","description":"Pedido %s","order_id":%q}`,
-			holder, number, openpaytest.CVV(number), year, amount, orderID, orderID))
+		status, b := post("/charges", fmt.Sprintf(`{"method":"card","card":{"holder_name":%q,"card_number":%q,"cvv2":%q,"expiration_month":"12","expiration_year":%q%s},"amount":%s,"currency":"MXN","description":"Pedido %s","order_id":%q}`,
+			holder, number, openpaytest.CVV(number), year, address, amount, orderID, orderID))
 		for _, n := range numbers {
 			assert.NotContains(t, string(b), n, "an answer holds a card number")
 		}
@@ -96,8 +97,12 @@ func TestInlineCardChargesKeepTheirOwnCard(t *testing.T) {
 
 	// card is a card object as the answers write it.
 	card := func(masked, holder, year, brand, typ, bank, bankCode string, payouts bool) string {
-		return fmt.Sprintf(`{"type":%q,"brand":%q,"address":null,"card_number":%q,"holder_name":%q,"expiration_year":%q,"expiration_month":"12","allows_charges":true,"allows_payouts":%t,"bank_name":%q,"bank_code":%q}`,
-			typ, brand, masked, holder, year, payouts, bank, bankCode)
+		wireAddress := "null"
+		if address != "" {
+			wireAddress = address[len(`,"address":`):]
+		}
+		return fmt.Sprintf(`{"type":%q,"brand":%q,"address":%s,"card_number":%q,"holder_name":%q,"expiration_year":%q,"expiration_month":"12","allows_charges":true,"allows_payouts":%t,"bank_name":%q,"bank_code":%q}`,
+			typ, brand, wireAddress, masked, holder, year, payouts, bank, bankCode)
 	}
 	type want struct {
 		orderID, amount, status, card string
@@ -137,6 +142,16 @@ func TestInlineCardChargesKeepTheirOwnCard(t *testing.T) {
 	pay(openpaytest.CardVisa, "Ana Pereq", "30", "o-5", "7.10", card("411111XXXXXX1111", "Ana Pereq", "30", "visa", "debit", "Banamex", "002", true))
 	pay(openpaytest.CardVisa, "Ana Pereq", "31", "o-6", "1234567.89", card("411111XXXXXX1111", "Ana Pereq", "31", "visa", "debit", "Banamex", "002", true))
 	pay(openpaytest.CardVisa, "Ana Perez", "30", "o-7", "1.00", visaAna)
+	// With a billing address, twice, then another one of the same lengths:
+	// each charge's address is its own, kept apart from its body.
+	address = `,"address":{"line1":"Av. Juarez 1","line2":"Int. 4","line3":null,"state":"Qro","city":"Queretaro","postal_code":"76000","country_code":"MX"}`
+	visaHome := card("411111XXXXXX1111", "Ana Perez", "30", "visa", "debit", "Banamex", "002", true)
+	pay(openpaytest.CardVisa, "Ana Perez", "30", "o-8", "2.00", visaHome)
+	pay(openpaytest.CardVisa, "Ana Perez", "30", "o-9", "3.00", visaHome)
+	address = strings.ReplaceAll(address, "Juarez 1", "Juarez 2")
+	pay(openpaytest.CardVisa, "Ana Perez", "30", "o-10", "4.00", card("411111XXXXXX1111", "Ana Perez", "30", "visa", "debit", "Banamex", "002", true))
+	address = ""
+	pay(openpaytest.CardVisa, "Ana Perez", "30", "o-11", "5.00", visaAna)
 
 	check := func(when string) {
 		t.Helper()

@@ -262,11 +262,15 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
 		if req.number != "" && memo != nil && memo.CardNumber == string(cardnum.AppendMask(buf[:0], req.number)) {
 			wireCard.CardNumber = memo.CardNumber
+			if a := memo.Address; a != nil && wireCard.Address != nil && *a == *wireCard.Address {
+				wireCard.Address = a
+			}
 		}
 		if memo == nil || *memo != wireCard {
 			kept := wireCard
-			if req.number != "" {
+			if req.number != "" { // the address's strings too: the body holds the number and CVV
 				_, kept.CardNumber, kept.HolderName = cardnum.Keep(buf[:0], req.number, k.holder)
+				kept.Address = cardrules.KeepAddress(kept.Address)
 			}
 			m.inlineCharged = &kept
 		}

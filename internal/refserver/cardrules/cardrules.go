@@ -120,3 +120,29 @@ func Points(prof *cardnum.Profile) ([]openpay.PointsBalance, *apierr.Error) {
 	return []openpay.PointsBalance{{PointsType: pointsType,
 		RemainingPoints: openpay.MustDecimal(PointsRemaining), RemainingMXN: openpay.MustAmount(PointsValueMXN)}}, nil
 }
+
+// KeepAddress returns a copy of a card's billing address whose strings are
+// copies too (in one allocation), nil for nil: what a server keeps of a
+// card sent in a request's body holds no view of that body, which holds
+// the card's number and security code.
+func KeepAddress(a *openpay.Address) *openpay.Address {
+	if a == nil {
+		return nil
+	}
+	kept := *a
+	parts := [...]*string{&kept.City, &kept.CountryCode, &kept.Line1, &kept.Line2, &kept.Line3, &kept.PostalCode, &kept.State}
+	n := 0
+	for _, p := range parts {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(*p)
+	}
+	all := b.String()
+	for _, p := range parts {
+		*p, all = all[:len(*p)], all[len(*p):]
+	}
+	return &kept
+}
