@@ -207,3 +207,37 @@ func TestReadOwnSplitsObjectMembersAsItChecks(t *testing.T) {
 		done()
 	}
 }
+
+// FuzzReadOwnSplitsAsParse checks ReadOwn (a body in lent storage, its
+// object members split as it is checked) against Parse: the same bodies
+// accepted, the same members and, for each object member, the same
+// nested members, names, values and plainness.
+func FuzzReadOwnSplitsAsParse(f *testing.F) {
+	for _, s := range []string{`{"card":{"holder_name":"J","card_number":"4111"},"a":1}`, `{"a":{},"b":{"c":{"d":[1]}}}`,
+		`{"card":{"a":1,}}`, `{"x":{"\u00e9":"\u00e9"}, "y" : { "z" : null } }`, `{"a":{"b":1}} x`} {
+		f.Add(s)
+	}
+	buf := make([]byte, 0, 8192)
+	f.Fuzz(func(t *testing.T, body string) {
+		want, wantErr := Parse([]byte(body), false)
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var b Body
+		b.Preread(r, 4096, buf)
+		defer b.Done(r)
+		got, gotErr := ReadOwn(r, 4096)
+		if len(body) > 4096 {
+			return
+		}
+		require.Equal(t, wantErr == nil, gotErr == nil, "%q: %v / %v", body, wantErr, gotErr)
+		require.Equal(t, len(want), len(got))
+		for i := range want {
+			require.Equal(t, want[i].name, got[i].name)
+			require.Equal(t, string(want[i].raw), string(got[i].raw))
+			ws, gs := want.Object(want[i].name), got.Object(got[i].name)
+			require.Equal(t, len(ws), len(gs), "%q", body)
+			for j := range ws {
+				require.Equal(t, [3]any{ws[j].name, string(ws[j].raw), ws[j].plain}, [3]any{gs[j].name, string(gs[j].raw), gs[j].plain}, "%q", body)
+			}
+		}
+	})
+}
