@@ -136,6 +136,7 @@ var serverTests = []serverTest{
 	{"TestIVRChargeCountsThePayersAttempts", TestIVRChargeCountsThePayersAttempts},
 	{"TestInjectFaultWhileRequestsTakeIt", TestInjectFaultWhileRequestsTakeIt},
 	{"TestInlineCardChargesShareTheCardsWireForm", TestInlineCardChargesShareTheCardsWireForm},
+	{"TestInlineCardKeepsNoViewOfTheBody", TestInlineCardKeepsNoViewOfTheBody},
 	{"TestKeysKnownAgainAuthenticateAsBefore", TestKeysKnownAgainAuthenticateAsBefore},
 	{"TestLimitAboveTheMaximumIsCapped", TestLimitAboveTheMaximumIsCapped},
 	{"TestListCards", TestListCards},

@@ -11,8 +11,7 @@ import (
 // The card rules: what card data goes through however it is given (a card
 // stored, a token, the inline card of a charge or a subscription, a card
 // typed on a page or given to a simulation control), before anything is
-// stored; and the points balance of a card with a points programme, however
-// it is asked for (a stored card, a token).
+// stored. A card's points balance is cardrules.Points.
 
 // checkCardData applies the card rules (cardrules.Check, where their
 // order is) to data whose members are in f (prefix names them in errors:
@@ -54,22 +53,3 @@ func (s *Server) checkTypedCard(m *merchant, d openpay.CardDetails) (card, *Erro
 // typedCardMembers are the members card data typed on a page has: all of
 // them.
 var typedCardMembers = []byte(`{"holder_name":"","card_number":"","expiration_month":"","expiration_year":"","cvv2":""}`)
-
-// Points of the test card with a points programme: the figures of the
-// gateway's example (300 points worth 22.50 pesos). They do not go down
-// when points are used.
-const (
-	pointsType      = "santander"
-	pointsRemaining = "300"
-	pointsValueMXN  = "22.50"
-)
-
-// pointsOf answers the points balance of a card, or 2008 when the card has
-// no points programme.
-func pointsOf(k *card) ([]openpay.PointsBalance, *Error) {
-	if !k.prof.Points {
-		return nil, errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
-	}
-	return []openpay.PointsBalance{{PointsType: pointsType,
-		RemainingPoints: openpay.MustDecimal(pointsRemaining), RemainingMXN: openpay.MustAmount(pointsValueMXN)}}, nil
-}

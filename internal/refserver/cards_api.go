@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
@@ -251,5 +252,5 @@ func (s *Server) getCardPoints(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return pointsOf(k)
+	return cardrules.Points(k.prof)
 }

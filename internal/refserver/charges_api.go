@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/ascii"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/fieldrules"
 	"github.com/openpay-go/openpay/internal/refserver/reqbody"
 )
@@ -141,15 +142,16 @@ func (s *Server) parseCharge(f reqbody.Fields, customerScope bool, merch *mercha
 		if e := f.ShareStrings().IntoInlineCardCharge(&w); e != nil { // views of the body: newChargeTx copies what a charge keeps
 			return e
 		}
-		card := f.Object("card")
-		k, e := s.checkCardData(merch, card, "card.", w.Card, "", "")
-		if card == nil {
+		data := f.Object("card")
+		prof, exp, e := cardrules.Check(data, "card.", w.Card, s.nowOf(merch), s.opts.Production) // checkCardData's rules; nothing kept
+		if data == nil {
 			e = errorf(openpay.ErrBadRequest, "The field 'card' must be an object")
 		}
 		if e != nil {
 			return e
 		}
-		req.kind, req.inline, req.inlineCard, req.metadata = kindCard, true, k, w.Metadata
+		req.kind, req.inline, req.number, req.metadata = kindCard, true, w.Card.CardNumber, w.Metadata
+		req.inlineCard = card{address: w.Card.Address, prof: prof, exp: exp, holder: w.Card.HolderName}
 		req.amount, req.description, req.orderID, customer, req.currency = w.Amount, w.Description, w.OrderID, w.Customer, w.Currency
 		if e := s.cardChargeOptions(req, f, w.Capture, w.UseCardPoints, w.Use3DSecure, w.RedirectURL, w.DeviceSessionID, w.PaymentPlan); e != nil {
 			return e

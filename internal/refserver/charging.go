@@ -6,6 +6,7 @@ import (
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
@@ -65,7 +66,8 @@ type chargeRequest struct {
 	customer      *openpay.ChargeCustomer // merchant scope only
 	capture       bool
 	sourceID      string
-	inline        bool // card data sent inline, checked, in inlineCard
+	inline        bool   // card data sent inline, checked, in inlineCard
+	number        string // the charge API's inline card number, a view of the body: chargeCard keeps its mask
 	cvv2          string
 	useCardPoints openpay.UseCardPoints
 	use3DS        bool
@@ -252,11 +254,24 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		t.card = stored.charged
 	default:
 		// Card data sent inline or a token: the charges that follow with the
-		// same card share the wire form, as those to a stored card do.
-		wireCard := k.wire()
+		// same card share the wire form, as those to a stored card do. The
+		// charge API's card (req.number, k.holder: views of the body) is
+		// masked on the stack and copied only when the memo lacks it.
+		var buf [32]byte
+		wireCard, memo := k.wire(), m.inlineCharged
 		wireCard.ID, wireCard.CreationDate, wireCard.CustomerID = "", time.Time{}, ""
-		if m.inlineCharged == nil || *m.inlineCharged != wireCard {
+		if req.number != "" && memo != nil && memo.CardNumber == string(cardnum.AppendMask(buf[:0], req.number)) {
+			wireCard.CardNumber = memo.CardNumber
+			if a := memo.Address; a != nil && wireCard.Address != nil && *a == *wireCard.Address {
+				wireCard.Address = a
+			}
+		}
+		if memo == nil || *memo != wireCard {
 			kept := wireCard
+			if req.number != "" { // the address's strings too: the body holds the number and CVV
+				_, kept.CardNumber, kept.HolderName = cardnum.Keep(buf[:0], req.number, k.holder)
+				kept.Address = cardrules.KeepAddress(kept.Address)
+			}
 			m.inlineCharged = &kept
 		}
 		t.card = m.inlineCharged
@@ -281,7 +296,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		return nil, s.declineCharge(m, t, e)
 	}
 	if req.useCardPoints == "ONLY_POINTS" || req.useCardPoints == "MIXED" {
-		value := openpay.MustAmount(pointsValueMXN)
+		value := openpay.MustAmount(cardrules.PointsValueMXN)
 		if req.useCardPoints == "ONLY_POINTS" && req.amount.Cmp(value) > 0 {
 			return nil, s.declineCharge(m, t, errorf(openpay.ErrCardInsufficientFunds, "The card does not have enough points for this charge"))
 		}
@@ -289,7 +304,7 @@ func (s *Server) chargeCard(m *merchant, cards cardSet, cu *customer, req *charg
 		if req.amount.Cmp(value) < 0 {
 			used = req.amount
 		}
-		t.more().CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(pointsRemaining),
+		t.more().CardPoints = &openpay.CardPoints{Amount: used, Used: openpay.MustDecimal(cardrules.PointsRemaining),
 			Remaining: openpay.MustDecimal("0"), Caption: "Points used with this charge"}
 	}
 	if outcome.Requires3DS || req.use3DS {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
+	"github.com/openpay-go/openpay/internal/refserver/cardrules"
 	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 )
@@ -87,5 +88,5 @@ func (s *Server) getTokenPoints(c *call) (any, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	return pointsOf(&tk.card)
+	return cardrules.Points(tk.card.prof)
 }

@@ -98,3 +98,51 @@ func NumberError(prefix string, v cardnum.Verdict) *apierr.Error {
 	}
 	return nil
 }
+
+// Points of the test card with a points programme: the figures of the
+// gateway's example (300 points worth 22.50 pesos). They do not go down
+// when points are used.
+const (
+	pointsType = "santander"
+	// PointsRemaining and PointsValueMXN are the card's points and what
+	// they are worth, as a charge that uses them records them.
+	PointsRemaining = "300"
+	PointsValueMXN  = "22.50"
+)
+
+// Points answers the points balance of a card whose number told prof,
+// however it is asked for (a stored card, a token), or 2008 when the card
+// has no points programme.
+func Points(prof *cardnum.Profile) ([]openpay.PointsBalance, *apierr.Error) {
+	if !prof.Points {
+		return nil, apierr.Errorf(openpay.ErrCardNotValidForPoints, "The card is not valid for points")
+	}
+	return []openpay.PointsBalance{{PointsType: pointsType,
+		RemainingPoints: openpay.MustDecimal(PointsRemaining), RemainingMXN: openpay.MustAmount(PointsValueMXN)}}, nil
+}
+
+// KeepAddress returns a copy of a card's billing address whose strings are
+// copies too (in one allocation), nil for nil: what a server keeps of a
+// card sent in a request's body holds no view of that body, which holds
+// the card's number and security code.
+func KeepAddress(a *openpay.Address) *openpay.Address {
+	if a == nil {
+		return nil
+	}
+	kept := *a
+	parts := [...]*string{&kept.City, &kept.CountryCode, &kept.Line1, &kept.Line2, &kept.Line3, &kept.PostalCode, &kept.State}
+	n := 0
+	for _, p := range parts {
+		n += len(*p)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		b.WriteString(*p)
+	}
+	all := b.String()
+	for _, p := range parts {
+		*p, all = all[:len(*p)], all[len(*p):]
+	}
+	return &kept
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
@@ -85,4 +86,23 @@ func TestCheckAppliesTheRulesInOrder(t *testing.T) {
 	assert.Equal(t, 2007, code, "a sandbox test card in production")
 	_, _, code, _ = check(t, body("card_number", "4532015112830366"), true)
 	assert.Equal(t, 0, code, "another card in production")
+}
+
+// KeepAddress copies a billing address and its strings, in one allocation
+// for the strings, so that nothing kept is a view of the body it came from.
+func TestKeepAddressHoldsNoViewOfItsSource(t *testing.T) {
+	assert.Nil(t, KeepAddress(nil))
+	body := []byte(`Queretaro|MX|Av. Juarez 1|Int. 4||76000|Qro|4111111111111111|123`)
+	view := func(from, to int) string { return unsafe.String(&body[from], to-from) }
+	a := &openpay.Address{City: view(0, 9), CountryCode: view(10, 12), Line1: view(13, 25), Line2: view(26, 32),
+		PostalCode: view(34, 39), State: view(40, 43)}
+	want := openpay.Address{City: "Queretaro", CountryCode: "MX", Line1: "Av. Juarez 1", Line2: "Int. 4", PostalCode: "76000", State: "Qro"}
+	require.Equal(t, want, *a)
+	var kept *openpay.Address
+	assert.Equal(t, 2.0, testing.AllocsPerRun(20, func() { kept = KeepAddress(a) }), "the address and its strings")
+	for i := range body {
+		body[i] = 'x' // the body's storage cleared or reused
+	}
+	assert.Equal(t, want, *kept)
+	assert.NotSame(t, a, kept)
 }

@@ -183,16 +183,18 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		return f, e
 	}
 	store := fieldStores.Get().(*fieldStore)
-	f, ok := gather(b.data, true, store.f[:0])
+	nested := store.nested[:0]
+	f, ok := gather(b.data, true, store.f[:0], &nested)
+	store.nestedUsed = len(nested)
 	if !ok || len(f) == 0 || &f[0] != &store.f[0] { // not an object, empty or too long for the store
 		store.release(pooledFields)
 		return Read(r, limit, false)
 	}
 	b.off, b.fields, store.used = len(b.data), store, len(f)
-	n, objects := 0, false
+	n := 0
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
-			n, objects = n+len(f[i].raw), objects || c == '{'
+			n += len(f[i].raw)
 		}
 	}
 	own := make([]byte, n)
@@ -200,23 +202,15 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
 			m := copy(own[n:], f[i].raw)
+			// An object member (a card's data, a customer) was split as it
+			// was checked (splitNested): its members move with it.
+			for j := range f[i].sub {
+				s := &f[i].sub[j]
+				at := n + int(uintptr(unsafe.Pointer(unsafe.SliceData(s.raw)))-uintptr(unsafe.Pointer(unsafe.SliceData(f[i].raw))))
+				s.raw, s.own = own[at:at+len(s.raw):at+len(s.raw)], true
+			}
 			f[i].raw, f[i].own = own[n:n+m:n+m], true
 			n += m
-		}
-	}
-	// An object member (a card's data, a customer) is split into the
-	// store's free slots, while they last: decoding would split it anyway.
-	used := len(f)
-	for i := 0; objects && i < len(f) && used < pooledFields; i++ {
-		if f[i].raw[0] == '{' {
-			sub, _ := gather(f[i].raw, false, store.f[used:used])
-			store.used = max(store.used, min(used+len(sub), pooledFields)) // what the split wrote
-			if len(sub) > 0 && len(sub) <= pooledFields-used {
-				for j := range sub {
-					sub[j].own = true
-				}
-				f[i].sub, used = sub[:len(sub):len(sub)], used+len(sub)
-			}
 		}
 	}
 	return f[:len(f):len(f)], nil
@@ -232,6 +226,10 @@ const pooledFields = 16
 type fieldStore struct {
 	f    [pooledFields]field
 	used int
+	// nested holds the members of the body's object members, split as
+	// the body is checked (splitNested); nestedUsed of them were written.
+	nested     [pooledFields]field
+	nestedUsed int
 }
 
 // fieldStores keeps the fieldStores of the bodies read by ReadOwn for the
@@ -242,7 +240,8 @@ var fieldStores = sync.Pool{New: func() any { return new(fieldStore) }}
 // used members, and puts it back in fieldStores.
 func (st *fieldStore) release(used int) {
 	clear(st.f[:used])
-	st.used = 0
+	clear(st.nested[:st.nestedUsed])
+	st.used, st.nestedUsed = 0, 0
 	fieldStores.Put(st)
 }
 
@@ -587,7 +586,7 @@ func memberFields(data []byte) (Fields, bool) { return splitObject(data, false) 
 // nil, for an empty object).
 func splitObject(data []byte, check bool) (Fields, bool) {
 	var gathered [pooledFields]field
-	members, ok := gather(data, check, gathered[:0])
+	members, ok := gather(data, check, gathered[:0], nil)
 	if !ok {
 		return nil, false
 	}
@@ -597,60 +596,87 @@ func splitObject(data []byte, check bool) (Fields, bool) {
 // gather appends the members of the object data to members (splitObject,
 // ReadOwn). A member's name, and its value when a string, are read by the
 // check's reading of strings, which tells a string of plain ASCII
-// (field.plain) as it goes.
-func gather(data []byte, check bool, members []field) ([]field, bool) {
-	v := validator{data: data}
-	i := skipSpace(data, 0)
-	if i == len(data) || data[i] != '{' {
-		return nil, false
+// (field.plain) as it goes. With check, and nested not nil (ReadOwn), an
+// object member is split as it is checked (splitNested), into *nested.
+func gather(data []byte, check bool, members []field, nested *[]field) ([]field, bool) {
+	members, end, ok := gatherAt(validator{data: data}, skipSpace(data, 0), 1, check, members, nested)
+	return members, ok && (!check || skipSpace(data, end) == len(data))
+}
+
+// gatherAt is gather for the object at data[i], whose values are at
+// nesting depth (1 at the top); it also returns the index past the object.
+func gatherAt(v validator, i, depth int, check bool, members []field, nested *[]field) ([]field, int, bool) {
+	data := v.data
+	if i >= len(data) || data[i] != '{' {
+		return nil, i, false
 	}
 	if i = skipSpace(data, i+1); i < len(data) && data[i] == '}' {
-		return members, !check || skipSpace(data, i+1) == len(data)
+		return members, i + 1, true
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return nil, false
+			return nil, i, false
 		}
 		end, plain, ok := v.scanStr(i)
 		if !ok {
-			return nil, false
+			return nil, i, false
 		}
 		name, ok := memberName(data[i:end], plain)
 		if !ok {
-			return nil, false
+			return nil, i, false
 		}
 		if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
-			return nil, false
+			return nil, i, false
 		}
 		i = skipSpace(data, i+1)
+		var sub Fields // an object member's, split as checked
 		switch {
 		case i < len(data) && data[i] == '"':
 			end, plain, ok = v.scanStr(i)
+		case check && nested != nil && i < len(data) && data[i] == '{':
+			sub, end, ok = splitNested(v, i, depth, nested)
+			plain = false
 		case check:
-			end, ok = v.value(i, 1)
+			end, ok = v.value(i, depth)
 			plain = false
 		default:
 			end, plain = skipValue(data, i), false
 		}
 		if !ok {
-			return nil, false
+			return nil, i, false
 		}
-		members = append(members, field{name: name, raw: data[i:end:end], plain: plain})
+		if members = append(members, field{name: name, raw: data[i:end:end], plain: plain}); sub != nil {
+			members[len(members)-1].sub = sub
+		}
 		if i = skipSpace(data, end); i >= len(data) {
-			return nil, false
+			return nil, i, false
 		}
 		switch data[i] {
 		case '}':
-			if check && skipSpace(data, i+1) != len(data) {
-				return nil, false
-			}
-			return members, true
+			return members, i + 1, true
 		case ',':
 			i = skipSpace(data, i+1)
 		default:
-			return nil, false
+			return nil, i, false
 		}
 	}
+}
+
+// splitNested checks the object at data[i], a member's value at nesting
+// depth, as validator.value does, and splits it in the same pass: its
+// members are appended to *nested, and are sub, while they fit in its
+// capacity. An object that does not fit is checked all the same, and sub
+// is nil (field.object splits it when asked); *nested is then full, for
+// its storage was written to the end.
+func splitNested(v validator, i, depth int, nested *[]field) (sub Fields, end int, ok bool) {
+	n := len(*nested)
+	all, end, ok := gatherAt(v, i, depth+1, true, (*nested)[n:n:cap(*nested)], nil)
+	if !ok || cap(all) != cap(*nested)-n { // refused, or moved out of *nested to grow
+		*nested = (*nested)[:cap(*nested)]
+		return nil, end, ok
+	}
+	*nested = (*nested)[:n+len(all)]
+	return (*nested)[n:len(*nested):len(*nested)], end, true // all, not a view of it: members stays on its caller's stack
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

@@ -150,3 +150,94 @@ func TestDoneClearsTheStore(t *testing.T) {
 		assert.Equal(t, fieldStore{}, *store, body)
 	}
 }
+
+// ReadOwn splits a body's object members as it checks the body (one pass
+// over a card's data), so that reading them afterwards splits nothing; a
+// nested object too many for the store is checked all the same and split
+// when asked; a malformed nested object refuses the body as before.
+func TestReadOwnSplitsObjectMembersAsItChecks(t *testing.T) {
+	buf := make([]byte, 0, 4096)
+	read := func(body string) (Fields, *apierr.Error, func()) {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var b Body
+		b.Preread(r, 4096, buf)
+		f, e := ReadOwn(r, 4096)
+		return f, e, func() { b.Done(r) }
+	}
+	const inline = `{"method":"card","card":{"holder_name":"Juan Perez","card_number":"4111111111111111","cvv2":"123",` +
+		`"expiration_month":"12","expiration_year":"30","address":{"city":"Queretaro"}},"amount":100.50,"description":"d","empty":{}}`
+	f, e, done := read(inline)
+	require.Nil(t, e)
+	assert.Zero(t, testing.AllocsPerRun(20, func() { f.Object("card"); f.Object("empty") }), "split as the body was checked")
+	card := f.Object("card")
+	require.Len(t, card, 6)
+	assert.NotNil(t, f.Object("empty"))
+	assert.Empty(t, f.Object("empty"))
+	var w openpay.InlineCardCharge
+	require.Nil(t, f.ShareStrings().IntoInlineCardCharge(&w))
+	done()
+	other := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(strings.Repeat("x", len(inline))))
+	var b Body
+	b.Preread(other, 4096, buf) // the lent storage, cleared and lent again
+	assert.Equal(t, openpay.CardDetails{HolderName: "Juan Perez", CardNumber: "4111111111111111", CVV2: "123",
+		ExpirationMonth: "12", ExpirationYear: "30", Address: &openpay.Address{City: "Queretaro"}}, w.Card)
+	b.Done(other)
+
+	// More nested members than the store holds: the rest are split when read.
+	var many strings.Builder
+	many.WriteString(`{"a":{`)
+	for i := range pooledFields + 3 {
+		fmt.Fprintf(&many, `"m%d":"v%d",`, i, i)
+	}
+	many.WriteString(`"last":1},"b":{"x":"y"}}`)
+	f, e, done = read(many.String())
+	require.Nil(t, e)
+	require.Len(t, f.Object("a"), pooledFields+4)
+	var s string
+	require.Nil(t, f.Object("a").MemberString("m17", &s))
+	assert.Equal(t, "v17", s)
+	require.Nil(t, f.Object("b").MemberString("x", &s))
+	assert.Equal(t, "y", s)
+	done()
+
+	for _, bad := range []string{`{"card":{"a":1,}}`, `{"card":{"a":1}`, `{"card":{"a" 1}}`, `{"card":{"a":"\x01"}}`, `{"card":{"a":[}}`} {
+		_, e, done := read(bad)
+		require.NotNil(t, e, bad)
+		assert.Equal(t, openpay.ErrBadRequest, openpay.Code(e.Code), bad)
+		done()
+	}
+}
+
+// FuzzReadOwnSplitsAsParse checks ReadOwn (a body in lent storage, its
+// object members split as it is checked) against Parse: the same bodies
+// accepted, the same members and, for each object member, the same
+// nested members, names, values and plainness.
+func FuzzReadOwnSplitsAsParse(f *testing.F) {
+	for _, s := range []string{`{"card":{"holder_name":"J","card_number":"4111"},"a":1}`, `{"a":{},"b":{"c":{"d":[1]}}}`,
+		`{"card":{"a":1,}}`, `{"x":{"\u00e9":"\u00e9"}, "y" : { "z" : null } }`, `{"a":{"b":1}} x`} {
+		f.Add(s)
+	}
+	buf := make([]byte, 0, 8192)
+	f.Fuzz(func(t *testing.T, body string) {
+		want, wantErr := Parse([]byte(body), false)
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var b Body
+		b.Preread(r, 4096, buf)
+		defer b.Done(r)
+		got, gotErr := ReadOwn(r, 4096)
+		if len(body) > 4096 {
+			return
+		}
+		require.Equal(t, wantErr == nil, gotErr == nil, "%q: %v / %v", body, wantErr, gotErr)
+		require.Equal(t, len(want), len(got))
+		for i := range want {
+			require.Equal(t, want[i].name, got[i].name)
+			require.Equal(t, string(want[i].raw), string(got[i].raw))
+			ws, gs := want.Object(want[i].name), got.Object(got[i].name)
+			require.Equal(t, len(ws), len(gs), "%q", body)
+			for j := range ws {
+				require.Equal(t, [3]any{ws[j].name, string(ws[j].raw), ws[j].plain}, [3]any{gs[j].name, string(gs[j].raw), gs[j].plain}, "%q", body)
+			}
+		}
+	})
+}
