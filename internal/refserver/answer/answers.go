@@ -32,24 +32,27 @@ var plainByte = func() (t [256]bool) {
 // breaks to JavaScript) as \u2028 and \u2029. Everything else is copied.
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
-	done := 0 // s[:done] is in b
-	slow := 0 // s[:slow] is read a byte at a time
+	done := 0 // s[:done] is in b, s[done:i] is plain
 	for i := 0; i < len(s); {
-		if i >= slow {
-			// Eight bytes tested at once (jsonword.Special).
-			for i+8 <= len(s) && jsonword.Special(jsonword.StringWord(s, i)) == 0 {
-				i += 8
-			}
-			if i == len(s) {
-				break
-			}
-			slow = i + 8 // the word that stopped the test, then again
+		// Eight bytes tested at once (jsonword.Special). With fewer than
+		// eight left in a string of eight or more, its last eight bytes at
+		// once: s[i:] is their end, so when they are plain it is too.
+		for i+8 <= len(s) && jsonword.Special(jsonword.StringWord(s, i)) == 0 {
+			i += 8
 		}
-		c := s[i]
-		if plainByte[c] {
+		if i+8 > len(s) && len(s) >= 8 && i < len(s) && jsonword.Special(jsonword.StringWord(s, len(s)-8)) == 0 {
+			break
+		}
+		// The word that stopped the test, or a short string's bytes, one
+		// at a time.
+		end := min(i+8, len(s))
+		for i < end && plainByte[s[i]] {
 			i++
+		}
+		if i == end {
 			continue
 		}
+		c := s[i]
 		if c < utf8.RuneSelf {
 			b = append(b, s[done:i]...)
 			switch c {

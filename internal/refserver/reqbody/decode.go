@@ -135,16 +135,25 @@ func (m *field) object() (Fields, bool) {
 // wraps the body in http.MaxBytesReader with the same limit, or reads it
 // ahead with [Body.Preread] (ServeHTTP does), so that a long body without
 // a length is cut, not read whole. An announced length sizes the buffer at
-// once; a body read ahead is used as it is.
+// once; a body read ahead is used as it is. The members of a body read
+// ahead into lent storage are kept in storage lent for the request too,
+// which [Body.Done] takes back: those Fields, like their names, must not
+// be used once the request is answered.
 func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 	var data []byte
 	if b, ok := r.Body.(*Body); ok { // read before the request was answered
+		lent := b.lent && b.fields == nil && b.off == 0
 		var err error
 		if data, err = b.rest(); err != nil {
 			return nil, readError(err)
 		}
 		if int64(len(data)) > limit {
 			return nil, TooLarge()
+		}
+		if lent {
+			if f, ok := b.splitLent(data); ok {
+				return f, nil
+			}
 		}
 	} else if r.Body != nil {
 		var err error
@@ -182,15 +191,11 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		}
 		return f, e
 	}
-	store := fieldStores.Get().(*fieldStore)
-	nested := store.nested[:0]
-	f, ok := gather(b.data, true, store.f[:0], &nested)
-	store.nestedUsed = len(nested)
-	if !ok || len(f) == 0 || &f[0] != &store.f[0] { // not an object, empty or too long for the store
-		store.release(pooledFields)
+	f, ok := b.splitLent(b.data)
+	if !ok {
 		return Read(r, limit, false)
 	}
-	b.off, b.fields, store.used = len(b.data), store, len(f)
+	b.off = len(b.data)
 	n := 0
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
@@ -214,6 +219,23 @@ func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 		}
 	}
 	return f[:len(f):len(f)], nil
+}
+
+// splitLent splits data, b's lent storage, when it is one valid JSON object
+// of 1 to pooledFields members, into members kept in storage lent for the
+// request too (a fieldStore, b.fields), which [Body.Done] takes back; ok is
+// false otherwise, and Parse then reads data.
+func (b *Body) splitLent(data []byte) (_ Fields, ok bool) {
+	store := fieldStores.Get().(*fieldStore)
+	nested := store.nested[:0] // its object members' members, split as they are checked (splitNested)
+	f, ok := gather(data, true, store.f[:0], &nested)
+	store.nestedUsed = len(nested)
+	if !ok || len(f) == 0 || &f[0] != &store.f[0] { // not an object, empty or too long for the store
+		store.release(pooledFields)
+		return nil, false
+	}
+	b.fields, store.used = store, len(f)
+	return f[:len(f):len(f)], true
 }
 
 // pooledFields is how many members the Fields of a body read by ReadOwn

@@ -241,3 +241,50 @@ func FuzzReadOwnSplitsAsParse(f *testing.F) {
 		}
 	})
 }
+
+// Read keeps the members of a body read ahead into lent storage in storage
+// lent for the request too: two requests at once never share it, each
+// reads its own members, and Done takes it back cleared, so that Fields
+// kept past the request would read no member at all, never a later
+// request's. A body of more members than the store holds, or not lent
+// (no buffer), is split into Fields of its own (those of a body not lent
+// outlive Done).
+func TestReadLendsTheMembersUntilDone(t *testing.T) {
+	read := func(body string, buf []byte) (Fields, func()) {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var b Body
+		b.Preread(r, 4096, buf)
+		f, e := Read(r, 4096, false)
+		require.Nil(t, e)
+		return f, func() { b.Done(r) }
+	}
+	name := func(f Fields) string {
+		var v struct {
+			Name string `json:"name"`
+		}
+		require.Nil(t, f.Into(&v))
+		return v.Name
+	}
+	first, doneFirst := read(`{"name":"Ana","email":"ana@example.com"}`, make([]byte, 0, 512))
+	second, doneSecond := read(`{"email":"luis@example.com","name":"Luis","phone_number":"5512345678"}`, make([]byte, 0, 512))
+	require.Len(t, first, 2)
+	require.Len(t, second, 3)
+	assert.NotSame(t, &first[0], &second[0], "two requests at once lend two stores")
+	assert.Equal(t, "Ana", name(first))
+	assert.Equal(t, "Luis", name(second))
+	doneFirst()
+	assert.Equal(t, "", first[0].name, "the store is cleared once the request is done")
+	assert.Nil(t, first[1].raw)
+	assert.Equal(t, "Luis", name(second), "another request's members are untouched")
+	doneSecond()
+
+	many := `{` + strings.Repeat(`"name":"otro",`, 20) + `"name":"Último","email":"u@example.com"}`
+	long, doneLong := read(many, make([]byte, 0, 1024))
+	require.Len(t, long, 22)
+	assert.Equal(t, "Último", name(long), "the last of a repeated member")
+	doneLong()
+
+	own, doneOwn := read(`{"name":"Sin buffer","email":"s@example.com"}`, nil)
+	doneOwn()
+	assert.Equal(t, "Sin buffer", name(own), "a body not lent is not taken back")
+}
