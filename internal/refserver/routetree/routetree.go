@@ -31,6 +31,7 @@
 package routetree
 
 import (
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -120,16 +121,14 @@ func (n *node) clone() *node {
 // matches nothing.
 const MaxSegments = 16
 
-// path is a URL path's segments as the server sees them: offsets into s,
-// which is the URL's path itself unless escapes had to be undone.
+// path is a URL path's segments as the server sees them: segment i is
+// s[end[i-1]+1:end[i]] (the first starts at 1), where s is the URL's path
+// itself unless escapes had to be undone.
 type path struct {
-	s          string
-	n          int
-	start, end [MaxSegments]int
+	s   string
+	n   int
+	end [MaxSegments]int32
 }
-
-// seg returns segment i.
-func (p *path) seg(i int) string { return p.s[p.start[i]:p.end[i]] }
 
 // parse finds the segments of u's path (escapes undone, so that "%2F"
 // stays within its segment). It reports false when the path cannot match
@@ -142,31 +141,28 @@ func (p *path) parse(u *url.URL) bool {
 	// Without a RawPath the path has no escapes that hide a slash: its
 	// segments are u.Path's, as unescaping the escaped path's gives them.
 	s := u.Path
-	if len(s) == 0 || s[0] != '/' {
+	if len(s) == 0 || s[0] != '/' || len(s) > math.MaxInt32 {
 		return false
 	}
-	p.s, p.n = s, 0
-	for at := 1; ; p.n++ {
-		if p.n == MaxSegments {
-			return false
-		}
+	p.s = s
+	for at, n := 1, 0; n < MaxSegments; n++ {
 		e := strings.IndexByte(s[at:], '/')
 		if e == 0 || at == len(s) {
 			return false
 		}
-		p.start[p.n] = at
 		if e < 0 {
-			p.end[p.n] = len(s)
-			p.n++
+			p.end[n], p.n = int32(len(s)), n+1
 			return true
 		}
-		p.end[p.n] = at + e
-		at += e + 1
+		at += e
+		p.end[n] = int32(at)
+		at++
 	}
+	return false
 }
 
 // unescape is parse for an escaped path: its segments are unescaped one
-// by one into one string.
+// by one into one string, where they keep their bounds.
 func (p *path) unescape(raw string) bool {
 	if !strings.HasPrefix(raw, "/") {
 		return false
@@ -175,12 +171,11 @@ func (p *path) unescape(raw string) bool {
 	p.n = 0
 	for seg := range strings.SplitSeq(raw[1:], "/") {
 		v, err := url.PathUnescape(seg)
-		if err != nil || v == "" || p.n == MaxSegments {
+		if err != nil || v == "" || p.n == MaxSegments || len(b) > math.MaxInt32/2 {
 			return false
 		}
-		p.start[p.n] = len(b)
-		b = append(b, v...)
-		p.end[p.n] = len(b)
+		b = append(append(b, '/'), v...)
+		p.end[p.n] = int32(len(b))
 		p.n++
 	}
 	p.s = string(b)
@@ -190,6 +185,7 @@ func (p *path) unescape(raw string) bool {
 // found is what a walk of the tree has found so far.
 type found struct {
 	method   string
+	head     bool // the method is HEAD, which GET's patterns answer
 	literals int  // of the patterns that count; -1 before the first
 	end      *end // the winner, nil for none
 	allowed  []string
@@ -205,13 +201,14 @@ func (t *Tree) Match(method string, u *url.URL, params []string) (int, []string,
 	if !p.parse(u) {
 		return -1, nil, nil
 	}
-	f := found{method: method, literals: -1}
-	t.root.walk(&p, &f)
+	f := found{method: method, head: method == http.MethodHead, literals: -1}
+	t.root.walk(&p, 0, 1, 0, &f)
 	if f.end != nil {
-		for i := range p.n {
+		for i, at := 0, int32(1); i < p.n; i++ {
 			if f.end.params&(1<<i) != 0 {
-				params = append(params, p.seg(i))
+				params = append(params, p.s[at:p.end[i]])
 			}
+			at = p.end[i] + 1
 		}
 		return f.end.id, nil, params
 	}
@@ -219,52 +216,29 @@ func (t *Tree) Match(method string, u *url.URL, params []string) (int, []string,
 		return -1, nil, nil
 	}
 	f.allow = true
-	t.root.walk(&p, &f)
+	t.root.walk(&p, 0, 1, 0, &f)
 	slices.Sort(f.allowed)
 	return -1, slices.Compact(f.allowed), nil
 }
 
-// walk visits every node of the tree that the path's segments lead to, the
-// literal child before the parameter child, and gives the nodes where the
-// path ends to f. It keeps the parameter children it passes by to come
-// back to (at most one a segment), rather than recursing.
-func (n *node) walk(p *path, f *found) {
-	type pending struct {
-		n            *node
-		at, literals int
+// walk visits the nodes that the path's segments from segment at (which
+// starts at from) lead to, the literal child before the parameter child,
+// and gives those where the path ends to f.
+func (n *node) walk(p *path, at int, from int32, literals int, f *found) {
+	if at == p.n {
+		f.take(n, literals)
+		return
 	}
-	var stack [MaxSegments]pending
-	sp, at, literals := 0, 0, 0
-	for {
-		if at == p.n {
-			f.take(n, literals)
-		} else {
-			seg, next := p.seg(at), (*node)(nil)
-			for i := range n.lits {
-				if n.lits[i].seg == seg {
-					next = n.lits[i].child
-					break
-				}
-			}
-			switch {
-			case next != nil && n.param != nil:
-				stack[sp] = pending{n.param, at + 1, literals}
-				sp++
-				n, at, literals = next, at+1, literals+1
-				continue
-			case next != nil:
-				n, at, literals = next, at+1, literals+1
-				continue
-			case n.param != nil:
-				n, at = n.param, at+1
-				continue
-			}
+	to := p.end[at]
+	seg := p.s[from:to]
+	for i := range n.lits {
+		if n.lits[i].seg == seg {
+			n.lits[i].child.walk(p, at+1, to+1, literals+1, f)
+			break
 		}
-		if sp == 0 {
-			return
-		}
-		sp--
-		n, at, literals = stack[sp].n, stack[sp].at, stack[sp].literals
+	}
+	if n.param != nil {
+		n.param.walk(p, at+1, to+1, literals, f)
 	}
 }
 
@@ -287,7 +261,7 @@ func (f *found) take(n *node, literals int) {
 	}
 	for i := range n.ends {
 		e := &n.ends[i]
-		if (e.method == f.method || (f.method == http.MethodHead && e.method == http.MethodGet)) && (f.end == nil || e.id > f.end.id) {
+		if (e.method == f.method || f.head && e.method == http.MethodGet) && (f.end == nil || e.id > f.end.id) {
 			f.end = e
 		}
 	}
