@@ -32,6 +32,7 @@ package routetree
 
 import (
 	"math"
+	"math/bits"
 	"net/http"
 	"net/url"
 	"slices"
@@ -204,11 +205,12 @@ func (t *Tree) Match(method string, u *url.URL, params []string) (int, []string,
 	f := found{method: method, head: method == http.MethodHead, literals: -1}
 	t.root.walk(&p, 0, 1, 0, &f)
 	if f.end != nil {
-		for i, at := 0, int32(1); i < p.n; i++ {
-			if f.end.params&(1<<i) != 0 {
-				params = append(params, p.s[at:p.end[i]])
+		for set := f.end.params; set != 0; set &= set - 1 {
+			i, from := bits.TrailingZeros32(set), int32(1)
+			if i > 0 {
+				from = p.end[i-1] + 1
 			}
-			at = p.end[i] + 1
+			params = append(params, p.s[from:p.end[i]])
 		}
 		return f.end.id, nil, params
 	}
