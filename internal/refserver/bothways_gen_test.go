@@ -157,6 +157,7 @@ var serverTests = []serverTest{
 	{"TestMerchantClockControlsOverHTTP", TestMerchantClockControlsOverHTTP},
 	{"TestMerchantClocksUnderConcurrentRequests", TestMerchantClocksUnderConcurrentRequests},
 	{"TestMerchantIsolationOfTheControls", TestMerchantIsolationOfTheControls},
+	{"TestMerchantLookupSeesEveryChange", TestMerchantLookupSeesEveryChange},
 	{"TestMoneyIsConservedUnderConcurrency", TestMoneyIsConservedUnderConcurrency},
 	{"TestMoneyMovementsLeaveNoCardDataInTheLog", TestMoneyMovementsLeaveNoCardDataInTheLog},
 	{"TestNestedAddressesAreCheckedWhereTheyAre", TestNestedAddressesAreCheckedWhereTheyAre},
