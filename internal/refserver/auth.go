@@ -55,8 +55,7 @@ func (s *Server) authenticate(c *call) *Error {
 	if httpedge.FromBrowser(c.r) {
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 	}
-	c.g = g
-	c.key = keyPrivate
+	c.g, c.key = g, keyPrivate
 	if mid := c.param("merchant_id"); mid != "" {
 		m := s.merchantByID(mid)
 		if m == nil || !g.merchants[mid] {
@@ -96,8 +95,7 @@ func (s *Server) authenticateMerchant(c *call) *Error {
 	case isPriv && httpedge.FromBrowser(c.r):
 		return errorf(openpay.ErrPublicKeyNotAllowed, descPrivateKeyInBrowser)
 	}
-	c.m = m
-	c.key = keyPrivate
+	c.m, c.key = m, keyPrivate
 	if isPub {
 		c.key = keyPublic
 	}

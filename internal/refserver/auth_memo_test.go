@@ -56,3 +56,35 @@ func TestAuthorizationHeadersKnownAgain(t *testing.T) {
 	require.Len(t, with(http.MethodGet, mPath+"/charges", mPriv, nil).arr(t), 3)
 	require.Len(t, with(http.MethodGet, oPath+"/charges", oPriv, nil).arr(t), 3)
 }
+
+// TestMerchantLookupSeesEveryChange: the merchants read without the
+// server's lock (merchantByID's copy) are the server's after each change:
+// a merchant added after requests were answered answers at once; a
+// merchant reset (a new record) forgets what it made at once; a whole
+// reset (new records for all, a merchant added since among them, as a
+// configuration step) forgets what each made.
+func TestMerchantLookupSeesEveryChange(t *testing.T) {
+	t.Parallel()
+	env := newTestEnv(t, Options{})
+	customer := map[string]any{"name": "Ana", "email": "ana@example.com"}
+	id := requireOK(t, env.post("/customers", customer), env.created())["id"].(string)
+	requireOK(t, env.get("/customers/"+id), http.StatusOK)
+	late, err := env.s.AddMerchant(MerchantConfig{Name: "Late merchant"})
+	require.NoError(t, err)
+	lateList := func() []map[string]any {
+		r := env.do(http.MethodGet, "/v1/"+late.ID+"/customers", late.PrivateKey, nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		return r.arr(t)
+	}
+	require.Empty(t, lateList())
+	r := env.do(http.MethodPost, "/v1/"+late.ID+"/customers", late.PrivateKey, customer)
+	require.Equal(t, env.created(), r.status, "%s", r.body)
+	require.Len(t, lateList(), 1)
+	require.NoError(t, env.s.ResetMerchant(env.m.ID))
+	requireError(t, env.get("/customers/"+id), 1005)
+	require.Len(t, lateList(), 1, "the other merchants keep theirs")
+	id = requireOK(t, env.post("/customers", customer), env.created())["id"].(string)
+	require.NoError(t, env.s.Reset())
+	require.Empty(t, lateList())
+	requireError(t, env.get("/customers/"+id), 1005)
+}

@@ -158,6 +158,7 @@ var serverTests = []serverTest{
 	{"TestMerchantClockControlsOverHTTP", TestMerchantClockControlsOverHTTP},
 	{"TestMerchantClocksUnderConcurrentRequests", TestMerchantClocksUnderConcurrentRequests},
 	{"TestMerchantIsolationOfTheControls", TestMerchantIsolationOfTheControls},
+	{"TestMerchantLookupSeesEveryChange", TestMerchantLookupSeesEveryChange},
 	{"TestMoneyIsConservedUnderConcurrency", TestMoneyIsConservedUnderConcurrency},
 	{"TestMoneyMovementsLeaveNoCardDataInTheLog", TestMoneyMovementsLeaveNoCardDataInTheLog},
 	{"TestNestedAddressesAreCheckedWhereTheyAre", TestNestedAddressesAreCheckedWhereTheyAre},

@@ -338,6 +338,7 @@ func (d *dataState) Load(r *dataReader) error {
 			s.merchantList = nil
 			s.mu.Unlock()
 		}
+		s.merchantsRO.Store(nil) // after the load, or its undoing
 	}()
 	if err := s.loadMeta(r); err != nil {
 		return err

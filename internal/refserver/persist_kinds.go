@@ -716,6 +716,7 @@ var stateFields = map[reflect.Type]map[string]string{
 		"closers":            "registered by New and OpenData",
 		"closeOnce":          "a lock",
 		"merchantList":       "the order of the merchants bucket",
+		"merchantsRO":        "a copy of merchants, made again from it after a load",
 		"data":               "the store itself",
 		"dash":               "built by New",
 		"gate":               "a lock (Reset's)",

@@ -110,6 +110,7 @@ func (s *Server) Reset() error {
 	return s.resetFrom(func(fresh *Server) error {
 		s.mu.Lock()
 		s.merchants, s.groups, s.merchantList = fresh.merchants, fresh.groups, fresh.merchantList
+		s.merchantsRO.Store(nil)
 		s.mu.Unlock()
 		s.barcodes.Clear()
 		s.addBarcodes(fresh)
@@ -188,6 +189,7 @@ func (s *Server) ResetMerchant(id string) error {
 		s.mu.Lock()
 		old := s.merchants[id]
 		s.merchants[id] = fm
+		s.merchantsRO.Store(nil)
 		s.mu.Unlock()
 		s.hooksMu.Lock()
 		hooks := s.merchantResetHooks

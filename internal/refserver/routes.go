@@ -175,25 +175,13 @@ func (t *routeTable) simulate(name, pattern string, h handlerFunc) *route {
 
 // match finds the route for a method and URL. It returns the route and the
 // values of its parameters, appended to dst; or nil and the methods the path
-// accepts (empty when no route has this path). A path of common length is
-// split without allocating.
+// accepts (empty when no route has this path).
 func (t *routeTable) match(method string, u *url.URL, dst []string) (*route, []string, []string) {
-	var buf [16]string
-	segs := routetree.Split(u, buf[:0])
-	if segs == nil {
-		return nil, nil, nil
-	}
-	i, allowed := t.tree.Match(method, segs)
+	i, allowed, params := t.tree.Match(method, u, dst[:0])
 	if i < 0 {
 		return nil, allowed, nil
 	}
-	best, params := t.routes[i], dst[:0]
-	for i, lit := range best.segs {
-		if lit == "" {
-			params = append(params, segs[i])
-		}
-	}
-	return best, nil, params
+	return t.routes[i], nil, params
 }
 
 // buildRoutes builds the table. Each resource file contributes through its

@@ -156,3 +156,31 @@ func TestRouteTreeMatchesAsBefore(t *testing.T) {
 func hexOf(b byte) string {
 	return strings.ToUpper(string("0123456789abcdef"[b>>4]) + string("0123456789abcdef"[b&15]))
 }
+
+// FuzzRouteTreeMatchesAsBefore holds the matcher to the reference rule on
+// any method and path: odd bytes, escapes (the path as url.Parse reads it,
+// or as it is when Parse refuses it), trailing and doubled slashes, long
+// paths. Seeded with every route's pattern.
+func FuzzRouteTreeMatchesAsBefore(f *testing.F) {
+	s := New(Options{})
+	for _, rt := range s.routes.routes {
+		f.Add(rt.method, strings.NewReplacer("{", "", "}", "").Replace(rt.pattern))
+	}
+	for _, p := range []string{"/v1/m/charges/", "/v1/m//charges", "/v1/a%2Fb/charges", "/v1/m/ch%61rges/x", "/v1/%zz", "/v1/m/charges/\x00", "/v1/m/charges/tr?x=1", "/v1/groups/g/customers", "/v1/m/" + strings.Repeat("a/", 20)} {
+		f.Add(http.MethodGet, p)
+		f.Add(http.MethodHead, p)
+		f.Add(http.MethodPut, p)
+	}
+	f.Fuzz(func(t *testing.T, method, p string) {
+		u, err := url.Parse(p)
+		if err != nil {
+			u = &url.URL{Path: p}
+		}
+		var buf, refBuf [4]string
+		want, wantAllow, wantParams := referenceMatch(s.routes, method, u, refBuf[:0])
+		got, gotAllow, gotParams := s.routes.match(method, u, buf[:0])
+		if want != got || !slices.Equal(wantAllow, gotAllow) || !slices.Equal(wantParams, gotParams) {
+			t.Fatalf("%s %q: got %v %v %q, want %v %v %q", method, p, got, gotAllow, gotParams, want, wantAllow, wantParams)
+		}
+	})
+}

@@ -259,6 +259,7 @@ func (a *seedApply) undo() {
 		removed = append(removed, s.merchants[id])
 		delete(s.merchants, id)
 	}
+	s.merchantsRO.Store(nil)
 	s.merchantList = slices.DeleteFunc(s.merchantList, func(id string) bool { return slices.Contains(a.merchants, id) })
 	for _, id := range a.groups {
 		delete(s.groups, id)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -160,7 +161,9 @@ type Server struct {
 
 	mu        sync.RWMutex
 	merchants map[string]*merchant
-	groups    map[string]*group
+	// merchantsRO: merchants copied under mu.RLock for reads without mu; a change drops it.
+	merchantsRO atomic.Pointer[map[string]*merchant]
+	groups      map[string]*group
 
 	hooksMu sync.Mutex
 	// eventHooks is replaced, never changed in place (under hooksMu), so
@@ -344,6 +347,7 @@ func (s *Server) addMerchant(cfg MerchantConfig) (MerchantConfig, error) {
 		return cfg, errors.New("refserver: a key of this merchant is the server's admin key")
 	}
 	s.merchants[cfg.ID] = m
+	s.merchantsRO.Store(nil)
 	s.merchantList = append(s.merchantList, cfg.ID)
 	if s.data != nil {
 		m.data = s.data
@@ -401,9 +405,14 @@ func (s *Server) addGroup(cfg GroupConfig) (GroupConfig, error) {
 
 // merchantByID returns the merchant with the given id, or nil.
 func (s *Server) merchantByID(id string) *merchant {
+	if ro := s.merchantsRO.Load(); ro != nil {
+		return (*ro)[id]
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.merchants[id]
+	ro := maps.Clone(s.merchants)
+	s.merchantsRO.CompareAndSwap(nil, &ro)
+	return ro[id]
 }
 
 // merchantsInOrder returns the merchants in the order they were added, so

@@ -59,10 +59,10 @@ func (m *Memo) Known(header string, priv, pub [32]byte) (isPriv, isPub bool) {
 	if m == nil || header == "" {
 		return false, false
 	}
-	for i, want := range [2][32]byte{priv, pub} {
+	for i, want := range [2]*[32]byte{&priv, &pub} {
 		k := m.known[i].Load()
-		if k != nil && k.header != "" && k.hash == want && same(header, k.header) {
-			return k.hash == priv, k.hash == pub
+		if k != nil && k.header != "" && sameHash(&k.hash, want) && same(header, k.header) {
+			return sameHash(&k.hash, &priv), sameHash(&k.hash, &pub)
 		}
 	}
 	return false, false
@@ -79,13 +79,13 @@ func (m *Memo) Match(key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
 // for Known.
 func (m *Memo) MatchHeader(header string, key []byte, priv, pub [32]byte) (isPriv, isPub bool) {
 	if m != nil {
-		for i, want := range [2][32]byte{priv, pub} {
+		for i, want := range [2]*[32]byte{&priv, &pub} {
 			k := m.known[i].Load()
-			if k != nil && k.hash == want && subtle.ConstantTimeCompare(key, unsafe.Slice(unsafe.StringData(k.key), len(k.key))) == 1 {
+			if k != nil && sameHash(&k.hash, want) && subtle.ConstantTimeCompare(key, unsafe.Slice(unsafe.StringData(k.key), len(k.key))) == 1 {
 				if k.header != header && header != "" {
 					m.known[i].CompareAndSwap(k, &known{key: k.key, header: strings.Clone(header), hash: k.hash})
 				}
-				return k.hash == priv, k.hash == pub
+				return sameHash(&k.hash, &priv), sameHash(&k.hash, &pub)
 			}
 		}
 	}
@@ -103,19 +103,31 @@ func (m *Memo) MatchHeader(header string, key []byte, priv, pub [32]byte) (isPri
 }
 
 // same reports whether a and b are equal, in a time that depends on their
-// lengths only (as subtle.ConstantTimeCompare, eight bytes at a time).
+// lengths only (as subtle.ConstantTimeCompare, eight bytes at a time; a
+// length not a multiple of eight ends with the last eight bytes again).
 func same(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	x, y := unsafe.Slice(unsafe.StringData(a), len(a)), unsafe.Slice(unsafe.StringData(b), len(b))
-	var diff uint64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		diff |= binary.LittleEndian.Uint64(x[i:]) ^ binary.LittleEndian.Uint64(y[i:])
+	if len(x) < 8 {
+		var diff byte
+		for i := range x {
+			diff |= x[i] ^ y[i]
+		}
+		return diff == 0
 	}
-	for ; i < len(x); i++ {
-		diff |= uint64(x[i] ^ y[i])
+	last := len(x) - 8
+	diff := binary.LittleEndian.Uint64(x[last:]) ^ binary.LittleEndian.Uint64(y[last:])
+	for y = y[:len(x)]; len(x) >= 8; x, y = x[8:], y[8:] {
+		diff |= binary.LittleEndian.Uint64(x) ^ binary.LittleEndian.Uint64(y)
 	}
 	return diff == 0
+}
+
+// sameHash reports whether two hashes are equal, a word at a time.
+func sameHash(a, b *[32]byte) bool {
+	le := binary.LittleEndian
+	return (le.Uint64(a[0:])^le.Uint64(b[0:]))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|
+		(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) == 0
 }

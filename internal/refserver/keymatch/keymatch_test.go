@@ -150,9 +150,10 @@ func TestKnownHeaderAnswersAsTheHashes(t *testing.T) {
 }
 
 // TestSame: the word-at-a-time comparison agrees with ==, wherever two
-// strings differ (each byte, each bit of it), whatever their length.
+// strings differ (each byte, each bit of it), whatever their length
+// (below eight bytes, a multiple of eight, in between).
 func TestSame(t *testing.T) {
-	for n := range 40 {
+	for n := range 80 {
 		a := make([]byte, n)
 		for i := range a {
 			a[i] = byte('A' + i)
@@ -165,6 +166,24 @@ func TestSame(t *testing.T) {
 				b[i] ^= 1 << bit
 				assert.False(t, same(string(a), string(b)), "len %d, byte %d, bit %d", n, i, bit)
 			}
+		}
+	}
+}
+
+// TestSameHash: the word-at-a-time comparison of hashes agrees with ==
+// wherever two hashes differ.
+func TestSameHash(t *testing.T) {
+	var a [32]byte
+	for i := range a {
+		a[i] = byte(7 * i)
+	}
+	b := a
+	assert.True(t, sameHash(&a, &b))
+	for i := range a {
+		for bit := range 8 {
+			c := a
+			c[i] ^= 1 << bit
+			assert.False(t, sameHash(&a, &c), "byte %d, bit %d", i, bit)
 		}
 	}
 }
