@@ -7,9 +7,7 @@ import (
 	"github.com/openpay-go/openpay"
 	"github.com/openpay-go/openpay/internal/cardnum"
 	"github.com/openpay-go/openpay/internal/refserver/cardrules"
-	"github.com/openpay-go/openpay/internal/refserver/compact"
 	"github.com/openpay-go/openpay/internal/refserver/countryrules"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/shopspring/decimal"
 )
 
@@ -89,12 +87,9 @@ type chargeRequest struct {
 // fields are set as setWire would set them from the wire form, without it.
 func (s *Server) newChargeTx(m *merchant, cu *customer, req *chargeRequest) *tx {
 	now := s.nowOf(m).In(req.country.Zone)
-	var id [idgen.Length]byte
 	t := &tx{kind: req.kind, amountC: centsOf(req.amount), typeC: txTypes.Code(string(openpay.TransactionTypeCharge)),
 		methodC: txMethods.Code(string(openpay.TransactionMethodCard)), opTypeC: txOpTypes.Code(string(openpay.OperationTypeIn))}
-	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), req.orderID, req.description, ownerID(cu)})
-	t.createdNs, t.createdZone = txZones.Whole(now)
-	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone
+	s.startTx(t, now, req.orderID, req.description, ownerID(cu))
 	if t.setCurrency(req.currency); t.amountC == notCents || len(req.metadata) > 0 {
 		t.more().Metadata = req.metadata
 		if t.amountC == notCents {

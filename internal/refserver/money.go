@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/openpay-go/openpay"
-	"github.com/openpay-go/openpay/internal/refserver/compact"
-	"github.com/openpay-go/openpay/internal/refserver/idgen"
 	"github.com/openpay-go/openpay/internal/refserver/listquery"
 	"github.com/openpay-go/openpay/internal/refserver/seqindex"
 )
@@ -90,11 +88,8 @@ func errNoAccount(field, customerID string) *Error {
 // type and method, at the current time, in MXN (balances are kept in MXN), and returns t.
 func (s *Server) newMoneyTx(t *tx, m *merchant, typ openpay.TransactionType, method openpay.TransactionMethod, op openpay.OperationType,
 	amount openpay.Amount, description, orderID, customerID string) *tx {
-	var id [idgen.Length]byte
 	t.typeC, t.currencyC, t.opTypeC = txTypes.Code(string(typ)), txCurrencies.Code(string(openpay.CurrencyMXN)), txOpTypes.Code(string(op))
-	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), orderID, description, customerID})
-	t.createdNs, t.createdZone = txZones.Whole(s.nowFor(m)) // as setWire sets them, without the wire form
-	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone
+	s.startTx(t, s.nowFor(m), orderID, description, customerID)
 	t.putAmount(amount)
 	t.setMethod(method) // a payout's may be one the table does not know yet
 	return t

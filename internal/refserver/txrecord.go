@@ -284,6 +284,17 @@ func (s *Server) newDrawnTx(w openpay.Transaction) *tx {
 	return newTx(string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), w)
 }
 
+// startTx sets in t, a new record built from its compact fields rather than
+// a wire form (newChargeTx, newMoneyTx), what setWire would set of a new
+// transaction's text and dates: an id drawn into its text, the order_id,
+// description and customer, created and operated at now.
+func (s *Server) startTx(t *tx, now time.Time, orderID, description, customerID string) {
+	var id [idgen.Length]byte
+	t.text = txTexts.Make(&[compact.TextFields]string{string(s.ids.AppendNewID(id[:0], idgen.KindTransaction)), orderID, description, customerID})
+	t.createdNs, t.createdZone = txZones.Whole(now)
+	t.operatedNs, t.operatedZone = t.createdNs, t.createdZone
+}
+
 // setWire sets the record's fields from the wire form w, its id to id.
 func (t *tx) setWire(id string, w openpay.Transaction) {
 	t.text = txTexts.Make(&[compact.TextFields]string{id, w.OrderID, w.Description, w.CustomerID, w.Authorization})
