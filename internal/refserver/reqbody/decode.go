@@ -142,7 +142,7 @@ func (m *field) object() (Fields, bool) {
 func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 	var data []byte
 	if b, ok := r.Body.(*Body); ok { // read before the request was answered
-		lent := b.lent && b.fields == nil && b.off == 0
+		lent := b.lentUnread()
 		var err error
 		if data, err = b.rest(); err != nil {
 			return nil, readError(err)
@@ -184,18 +184,18 @@ func Read(r *http.Request, limit int64, optional bool) (Fields, *apierr.Error) {
 // Fields, like the names, must not be used once the request is answered.
 func ReadOwn(r *http.Request, limit int64) (Fields, *apierr.Error) {
 	b, ok := r.Body.(*Body)
-	if !ok || !b.lent || b.fields != nil || b.off != 0 || b.err != io.EOF || int64(len(b.data)) > limit { // as Read does
+	if !ok || !b.lentUnread() || b.err != io.EOF || int64(len(b.data)) > limit { // as Read does
 		f, e := Read(r, limit, false)
 		for i := range f {
 			f[i].own = true
 		}
 		return f, e
 	}
+	b.off = len(b.data) // read, as Read's b.rest() leaves it
 	f, ok := b.splitLent(b.data)
 	if !ok {
-		return Read(r, limit, false)
+		return Parse(b.data, false) // Read's answer, without trying the split again
 	}
-	b.off = len(b.data)
 	n := 0
 	for i := range f {
 		if c := f[i].raw[0]; c == '"' || c == '{' || c == '[' {
@@ -238,12 +238,12 @@ func (b *Body) splitLent(data []byte) (_ Fields, ok bool) {
 	return f[:len(f):len(f)], true
 }
 
-// pooledFields is how many members the Fields of a body read by ReadOwn
-// may have to be kept in storage that serves request after request
-// (fieldStores), and how many splitObject gathers on the stack.
+// pooledFields is how many members the Fields of a lent body (Read,
+// ReadOwn) may have to be kept in storage that serves request after
+// request (fieldStores), and how many splitObject gathers on the stack.
 const pooledFields = 16
 
-// fieldStore is the storage of the members of a body read by ReadOwn;
+// fieldStore is the storage of the members of a lent body (splitLent);
 // used is how many of f the request wrote.
 type fieldStore struct {
 	f    [pooledFields]field
@@ -254,8 +254,8 @@ type fieldStore struct {
 	nestedUsed int
 }
 
-// fieldStores keeps the fieldStores of the bodies read by ReadOwn for the
-// next ones (Body.Done).
+// fieldStores keeps the fieldStores of the lent bodies split (splitLent)
+// for the next ones (Body.Done).
 var fieldStores = sync.Pool{New: func() any { return new(fieldStore) }}
 
 // release clears what the request wrote of the store, at most its first
@@ -616,9 +616,9 @@ func splitObject(data []byte, check bool) (Fields, bool) {
 }
 
 // gather appends the members of the object data to members (splitObject,
-// ReadOwn). A member's name, and its value when a string, are read by the
+// splitLent). A member's name, and its value when a string, are read by the
 // check's reading of strings, which tells a string of plain ASCII
-// (field.plain) as it goes. With check, and nested not nil (ReadOwn), an
+// (field.plain) as it goes. With check, and nested not nil (splitLent), an
 // object member is split as it is checked (splitNested), into *nested.
 func gather(data []byte, check bool, members []field, nested *[]field) ([]field, bool) {
 	members, end, ok := gatherAt(validator{data: data}, skipSpace(data, 0), 1, check, members, nested)

@@ -18,9 +18,15 @@ type Body struct {
 	orig io.ReadCloser
 	// lent: data is the caller's storage (Preread's buf).
 	lent bool
-	// fields is the storage of the body's members when ReadOwn split it.
+	// fields is the storage of the body's members when Read or ReadOwn
+	// split it (splitLent).
 	fields *fieldStore
 }
+
+// lentUnread reports whether b's data is storage lent for the request
+// that no reading has taken yet, so that its members may be split into
+// storage lent too (splitLent).
+func (b *Body) lentUnread() bool { return b.lent && b.fields == nil && b.off == 0 }
 
 // Done ends the request's use of b: r's body is its own again, and storage
 // lent to Preread is cleared, so that anything that still held a view
